@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+// The bootsmith command line.
+//   bootsmith serve [--role all|image|core]   run the service (configuration from the environment)
+//   bootsmith iso inspect <file.iso>           print the parsed CoreOS live layout as JSON
+import { ConfigError, loadConfig } from '../config.js';
+import { describeError } from '../errors.js';
+import { parseLiveIso } from '../iso/live-layout.js';
+import { createLogger } from '../logger.js';
+import { startService } from '../service.js';
+
+const USAGE = `usage:
+  bootsmith serve [--role all|image|core]
+  bootsmith iso inspect <file.iso>`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return serve(rest);
+    case 'iso':
+      if (rest[0] === 'inspect' && rest[1]) {
+        process.stdout.write(`${JSON.stringify(await parseLiveIso(rest[1]), null, 2)}\n`);
+        return 0;
+      }
+      break;
+    case '--help':
+    case '-h':
+    case 'help':
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+  }
+  process.stderr.write(`${USAGE}\n`);
+  return 2;
+}
+
+async function serve(args: string[]): Promise<number> {
+  let config;
+  try {
+    config = loadConfig(process.env, args);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`bootsmith: configuration error: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel);
+  const service = await startService(config, logger);
+  const stop = (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    service.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err: describeError(err) }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return new Promise<number>(() => undefined); // runs until a signal arrives
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 0) process.exit(code);
+  },
+  (err: unknown) => {
+    process.stderr.write(`bootsmith: ${describeError(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEMO_IMAGE_PATH, loadConfig, parseDuration } from './config.js';
+
+describe('loadConfig', () => {
+  it('has embedded defaults that work on a fresh machine', () => {
+    const config = loadConfig({});
+    expect(config.role).toBe('all');
+    expect(config.listenPort).toBe(8080);
+    expect(config.usingDemoImage).toBe(true);
+    expect(config.osImages.entries[0]!.url).toBe(`file://${DEMO_IMAGE_PATH}`);
+    expect(config.imageServiceBaseUrl).toBe('http://127.0.0.1:8080');
+    expect(config.assistedServiceUrl).toBeUndefined();
+    expect(config.hostMaxDisconnectionMs).toBe(180_000);
+  });
+
+  it('honours the upstream variable names', () => {
+    const config = loadConfig({
+      LISTEN_PORT: '9000',
+      ASSISTED_SERVICE_SCHEME: 'https',
+      ASSISTED_SERVICE_HOST: 'assisted:8090',
+      IMAGE_SERVICE_BASE_URL: 'https://images.example.com/',
+      HOST_MAX_DISCONNECTION_TIME: '1m30s',
+      OS_IMAGES: '[]',
+    });
+    expect(config.assistedServiceUrl).toBe('https://assisted:8090');
+    expect(config.imageServiceBaseUrl).toBe('https://images.example.com');
+    expect(config.hostMaxDisconnectionMs).toBe(90_000);
+    expect(config.usingDemoImage).toBe(false);
+  });
+
+  it('reads --role and refuses an image-only role without an upstream', () => {
+    expect(loadConfig({}, ['--role', 'core']).role).toBe('core');
+    expect(loadConfig({ ASSISTED_SERVICE_URL: 'http://a:1' }, ['--role=image']).role).toBe('image');
+    expect(() => loadConfig({}, ['--role', 'image'])).toThrow(/ASSISTED_SERVICE_URL/);
+    expect(() => loadConfig({}, ['--role', 'x'])).toThrow(ConfigError);
+  });
+
+  it.each([
+    ['LISTEN_PORT', 'eighty'],
+    ['AUTH_TYPE', 'rhsso'],
+    ['EMBED_COMPRESSION', 'bzip2'],
+    ['HOST_MAX_DISCONNECTION_TIME', '3 minutes'],
+    ['IMAGE_SERVICE_BASE_URL', 'ftp://x'],
+  ])('rejects an invalid %s naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
+  });
+});
+
+describe('parseDuration', () => {
+  it('parses Go-style durations', () => {
+    expect(parseDuration('3m')).toBe(180_000);
+    expect(parseDuration('1h30m')).toBe(5_400_000);
+    expect(parseDuration('250ms')).toBe(250);
+    expect(parseDuration('3')).toBeUndefined();
+    expect(parseDuration('')).toBeUndefined();
+  });
+});

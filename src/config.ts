@@ -1,0 +1,169 @@
+// Reads bootsmith's configuration from the environment (and the --role flag), with the
+// same variable names as assisted-image-service / assisted-service where they exist.
+// Every value has an embedded default so `npm start` works on a fresh machine.
+//
+// Invalid values stop the process with a message naming the variable; invalid OS image
+// entries do not (they are reported and skipped, see images/os-images-config.ts).
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { EmbedCompression } from './initrd/embed-archive.js';
+import { type OsImagesConfig, osImagesFromEnvironment } from './images/os-images-config.js';
+
+export type Role = 'all' | 'image' | 'core';
+
+export interface Config {
+  role: Role;
+  listenAddress: string;
+  listenPort: number;
+  dataDir: string;
+  osImages: OsImagesConfig;
+  /** True when OS_IMAGES was not set and the bundled demo fixture is served. */
+  usingDemoImage: boolean;
+  imageServiceBaseUrl: string;
+  serviceBaseUrl: string;
+  /** Remote assisted-service for Ignition lookups; undefined = in-process core. */
+  assistedServiceUrl: string | undefined;
+  ignitionCacheTtlMs: number;
+  embedCompression: EmbedCompression;
+  authType: 'none' | 'local';
+  databaseUrl: string | undefined;
+  hostMaxDisconnectionMs: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+export const PACKAGE_ROOT = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
+export const DEMO_IMAGE_PATH = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64.iso');
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly string[] = []): Config {
+  const role = roleFrom(argv, env);
+  const listenPort = integer(env, 'LISTEN_PORT', 8080, 0, 65535);
+  const listenAddress = env.LISTEN_ADDRESS || '0.0.0.0';
+  const localBase = `http://${listenAddress === '0.0.0.0' || listenAddress === '::' ? '127.0.0.1' : listenAddress}:${listenPort}`;
+  const configured = osImagesFromEnvironment(env);
+  const assistedServiceUrl = assistedServiceUrlFrom(env);
+  if (role === 'image' && !assistedServiceUrl) {
+    throw new ConfigError('--role image needs ASSISTED_SERVICE_URL (or ASSISTED_SERVICE_SCHEME and ASSISTED_SERVICE_HOST) to fetch Ignition from');
+  }
+  return {
+    role,
+    listenAddress,
+    listenPort,
+    dataDir: path.resolve(env.DATA_DIR || path.join(PACKAGE_ROOT, 'data')),
+    osImages: configured ?? demoImages(),
+    usingDemoImage: configured === undefined,
+    imageServiceBaseUrl: baseUrl(env, 'IMAGE_SERVICE_BASE_URL', localBase),
+    serviceBaseUrl: baseUrl(env, 'SERVICE_BASE_URL', localBase),
+    assistedServiceUrl,
+    ignitionCacheTtlMs: integer(env, 'IGNITION_CACHE_TTL_SECONDS', 60, 0, 86_400) * 1000,
+    embedCompression: oneOf(env, 'EMBED_COMPRESSION', ['gzip', 'xz'] as const, 'gzip'),
+    authType: oneOf(env, 'AUTH_TYPE', ['none', 'local'] as const, 'none'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    hostMaxDisconnectionMs: duration(env, 'HOST_MAX_DISCONNECTION_TIME', 3 * 60_000),
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+}
+
+function roleFrom(argv: readonly string[], env: NodeJS.ProcessEnv): Role {
+  const index = argv.findIndex((a) => a === '--role' || a.startsWith('--role='));
+  let value = env.BOOTSMITH_ROLE || 'all';
+  if (index >= 0) {
+    const arg = argv[index]!;
+    value = arg.includes('=') ? arg.slice('--role='.length) : (argv[index + 1] ?? '');
+  }
+  if (value === 'all' || value === 'image' || value === 'core') return value;
+  throw new ConfigError(`--role must be all, image or core, not ${JSON.stringify(value)}`);
+}
+
+function assistedServiceUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.ASSISTED_SERVICE_URL) return baseUrl(env, 'ASSISTED_SERVICE_URL', '');
+  if (env.ASSISTED_SERVICE_HOST) {
+    const scheme = env.ASSISTED_SERVICE_SCHEME || 'http';
+    if (scheme !== 'http' && scheme !== 'https') throw new ConfigError(`ASSISTED_SERVICE_SCHEME must be http or https, not ${JSON.stringify(scheme)}`);
+    return checkedUrl(`${scheme}://${env.ASSISTED_SERVICE_HOST}`, 'ASSISTED_SERVICE_HOST');
+  }
+  return undefined;
+}
+
+function demoImages(): OsImagesConfig {
+  return {
+    entries: [
+      {
+        openshiftVersion: '4.17',
+        version: '417.94.202410090854-0',
+        cpuArchitecture: 'x86_64',
+        url: pathToFileURL(DEMO_IMAGE_PATH).toString(),
+        type: 'full-iso',
+      },
+    ],
+    problems: [],
+  };
+}
+
+function baseUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const value = env[name] || fallback;
+  return checkedUrl(value, name).replace(/\/+$/, '');
+}
+
+function checkedUrl(value: string, name: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, not ${JSON.stringify(value)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must use http or https`);
+  return value;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if ((allowed as readonly string[]).includes(raw)) return raw as T;
+  throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, not ${JSON.stringify(raw)}`);
+}
+
+/** Go-style durations as upstream uses them: `3m`, `90s`, `1h30m`, `500ms`. */
+export function parseDuration(text: string): number | undefined {
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
+  let total = 0;
+  let matched = 0;
+  while (re.lastIndex < text.length) {
+    const m = re.exec(text);
+    if (!m) return undefined;
+    total += Number(m[1]) * units[m[2]!]!;
+    matched++;
+  }
+  return matched > 0 ? total : undefined;
+}
+
+function duration(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = parseDuration(raw);
+  if (value === undefined || value <= 0) throw new ConfigError(`${name} must be a duration such as 3m or 90s, not ${JSON.stringify(raw)}`);
+  return value;
+}
+
+function findPackageRoot(start: string): string {
+  let dir = start;
+  while (!existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) return start;
+    dir = parent;
+  }
+  return dir;
+}

@@ -1,0 +1,29 @@
+// What every part of the core is handed: repository, catalog, auth, settings, logger.
+//
+// One object built by createCore (index.ts) so handlers and services take a single
+// argument. Holds no request state.
+import type { Logger } from 'pino';
+import type { ImageCatalog } from '../images/catalog.js';
+import type { Authorizer } from './auth/authorizer.js';
+import type { LocalKeys } from './auth/local-keys.js';
+import type { Repository } from './db/repository.js';
+
+export interface CoreSettings {
+  serviceBaseUrl: string;
+  imageServiceBaseUrl: string;
+  authType: 'none' | 'local';
+  hostMaxDisconnectionMs: number;
+  agentImage: string;
+  imageTokenTtlMs: number;
+}
+
+export interface CoreContext {
+  repo: Repository;
+  catalog: ImageCatalog;
+  authorizer: Authorizer;
+  /** Present with AUTH_TYPE=local. */
+  keys: LocalKeys | undefined;
+  settings: CoreSettings;
+  logger: Logger;
+  now(): Date;
+}

@@ -1,0 +1,112 @@
+// The core's one SQL schema, as numbered migrations applied in order.
+//
+// Each migration runs once, inside a transaction, guarded by an advisory lock so
+// replicas starting together do not race. Append new migrations; never edit an
+// applied one. Plain PostgreSQL 13+ SQL that PGlite also runs.
+import type { SqlDatabase } from './sql.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'infra envs, hosts, events, service keys',
+    sql: `
+      CREATE TABLE infra_envs (
+        id uuid PRIMARY KEY,
+        name text NOT NULL,
+        cluster_id uuid,
+        openshift_version text NOT NULL,
+        cpu_architecture text NOT NULL,
+        image_type text NOT NULL,
+        pull_secret text NOT NULL,
+        ssh_authorized_key text NOT NULL DEFAULT '',
+        proxy jsonb,
+        additional_ntp_sources text NOT NULL DEFAULT '',
+        static_network_config jsonb,
+        ignition_config_override text NOT NULL DEFAULT '',
+        kernel_arguments jsonb,
+        additional_trust_bundle text NOT NULL DEFAULT '',
+        image_token_key text NOT NULL,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL
+      );
+      CREATE INDEX infra_envs_cluster_id ON infra_envs (cluster_id);
+
+      CREATE TABLE hosts (
+        infra_env_id uuid NOT NULL REFERENCES infra_envs (id) ON DELETE CASCADE,
+        id uuid NOT NULL,
+        status text NOT NULL,
+        status_info text NOT NULL,
+        validations_info text NOT NULL DEFAULT '',
+        inventory text,
+        requested_hostname text NOT NULL DEFAULT '',
+        role text NOT NULL DEFAULT 'auto-assign',
+        discovery_agent_version text NOT NULL DEFAULT '',
+        progress jsonb,
+        host_timestamp bigint,
+        checked_in_at timestamptz NOT NULL,
+        registered_at timestamptz NOT NULL,
+        status_updated_at timestamptz NOT NULL,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        PRIMARY KEY (infra_env_id, id)
+      );
+      CREATE INDEX hosts_status ON hosts (status);
+
+      CREATE TABLE events (
+        seq bigserial PRIMARY KEY,
+        name text NOT NULL,
+        infra_env_id uuid,
+        host_id uuid,
+        cluster_id uuid,
+        severity text NOT NULL,
+        category text NOT NULL DEFAULT 'user',
+        message text NOT NULL,
+        event_time timestamptz NOT NULL,
+        props text
+      );
+      CREATE INDEX events_infra_env ON events (infra_env_id, event_time);
+      CREATE INDEX events_host ON events (host_id, event_time);
+
+      CREATE TABLE service_keys (
+        name text PRIMARY KEY,
+        value text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
+  {
+    version: 2,
+    name: 'stable per-infra-env agent token',
+    sql: `ALTER TABLE infra_envs ADD COLUMN agent_token text;`,
+  },
+];
+
+/** Arbitrary constant naming the migration lock (pg advisory locks are keyed by bigint). */
+const MIGRATION_LOCK = 7_236_001;
+
+export async function migrate(db: SqlDatabase, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`).catch(async (err) => {
+    // Two replicas creating the table at once: the loser sees a unique violation; the table exists now.
+    const exists = await db.query(`SELECT to_regclass('schema_migrations') AS t`);
+    if (!exists[0]?.t) throw err;
+  });
+  const applied: number[] = [];
+  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      const done = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [m.version]);
+      if (done.length > 0) return;
+      await tx.exec(m.sql);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+      applied.push(m.version);
+    });
+  }
+  return applied;
+}

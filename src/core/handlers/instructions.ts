@@ -1,0 +1,34 @@
+// /v2/infra-envs/{id}/hosts/{host_id}/instructions: GET is the agent's heartbeat (steps),
+// POST a step reply (204; an `inventory` reply stores the inventory).
+import type { Router } from 'express';
+import { BadRequestError } from '../../errors.js';
+import type { CoreContext } from '../context.js';
+import { nextSteps } from '../host/instructions.js';
+import { heartbeat, postStepReply, type StepReply } from '../host/service.js';
+import { authorize, queryString, uuidParam, wrap } from '../http/request.js';
+
+export function registerInstructionRoutes(router: Router, ctx: CoreContext): void {
+  router.get('/v2/infra-envs/:infra_env_id/hosts/:host_id/instructions', wrap(async (req, res) => {
+    const infraEnvId = uuidParam(req, 'infra_env_id');
+    const hostId = uuidParam(req, 'host_id');
+    await authorize(ctx, req, { infraEnvId });
+    const ts = queryString(req, 'timestamp');
+    if (ts !== undefined && !/^-?\d+$/.test(ts)) throw new BadRequestError('timestamp must be an integer');
+    const h = await heartbeat(ctx, infraEnvId, hostId, ts === undefined ? undefined : Number(ts), req.get('discovery_agent_version') ?? undefined);
+    res.json(nextSteps(h));
+  }));
+
+  router.post('/v2/infra-envs/:infra_env_id/hosts/:host_id/instructions', wrap(async (req, res) => {
+    const infraEnvId = uuidParam(req, 'infra_env_id');
+    const hostId = uuidParam(req, 'host_id');
+    await authorize(ctx, req, { infraEnvId });
+    const body = req.body as unknown;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadRequestError('step reply must be a JSON object');
+    const r = body as Record<string, unknown>;
+    if (r.step_type !== undefined && typeof r.step_type !== 'string') throw new BadRequestError('step_type must be a string');
+    if (r.exit_code !== undefined && !Number.isInteger(r.exit_code)) throw new BadRequestError('exit_code must be an integer');
+    if (r.output !== undefined && typeof r.output !== 'string') throw new BadRequestError('output must be a string');
+    await postStepReply(ctx, infraEnvId, hostId, r as StepReply);
+    res.status(204).end();
+  }));
+}

@@ -1,0 +1,53 @@
+// The in-process IgnitionSource: what the image side calls to customize an InfraEnv's ISO/initrd.
+//
+// Validates the caller's credential exactly as the API would (AUTH_TYPE none/local,
+// api key, bearer JWT, image token; a token of one InfraEnv never opens another),
+// then returns the discovery Ignition, the append-only kernel arguments and, when the
+// InfraEnv has static networking, the minimal-initrd archive. Never logs the result.
+import type { Credential, DiscoveryCustomization, DiscoveryRequest, IgnitionSource } from '../ignition/source.js';
+import { BadRequestError } from '../errors.js';
+import type { RequestCredentials } from './auth/authorizer.js';
+import type { CoreContext } from './context.js';
+import { renderIgnition } from './ignition/discovery.js';
+import { isUuid } from './infraenv/params.js';
+import { minimalInitrd } from './infraenv/minimal-initrd.js';
+import { buildDiscoveryIgnition, ensureAgentToken, getInfraEnvOr404 } from './infraenv/service.js';
+
+export function credentialToRequest(c: Credential): RequestCredentials {
+  switch (c.kind) {
+    case 'none':
+      return {};
+    case 'api-key':
+      return { apiKey: c.value };
+    case 'image-token':
+      return { imageToken: c.value };
+    case 'authorization': {
+      const m = /^Bearer\s+(.+)$/i.exec(c.value);
+      return { bearer: (m ? m[1]! : c.value).trim() };
+    }
+  }
+}
+
+export function createIgnitionSource(ctx: CoreContext): IgnitionSource {
+  return {
+    async discoveryCustomization(request: DiscoveryRequest): Promise<DiscoveryCustomization> {
+      if (!isUuid(request.infraEnvId)) throw new BadRequestError('infra-env id must be a UUID');
+      const id = request.infraEnvId.toLowerCase();
+      await ctx.authorizer.authorize(credentialToRequest(request.credential), { infraEnvId: id, allowImageToken: true });
+      let infraEnv = await getInfraEnvOr404(ctx.repo, id);
+      if (ctx.settings.authType === 'local' && !infraEnv.agentToken) {
+        infraEnv = await ctx.repo.transaction(async (repo) => {
+          const locked = await getInfraEnvOr404(repo, id);
+          await ensureAgentToken(ctx, repo, locked);
+          return locked;
+        });
+      }
+      const extra = minimalInitrd(infraEnv);
+      return {
+        ignition: renderIgnition(buildDiscoveryIgnition(ctx, infraEnv)),
+        kernelArguments: (infraEnv.kernelArguments ?? []).map((k) => k.value),
+        ...(extra ? { extraInitrd: extra } : {}),
+      };
+    },
+  };
+}

@@ -1,0 +1,168 @@
+// Builds an InfraEnv's discovery Ignition (spec 3.1.0): what the live ISO boots with.
+//
+// Contents: user `core` with the SSH keys; the pull secret at /root/.docker/config.json;
+// agent.service running the discovery agent against SERVICE_BASE_URL with the
+// InfraEnv id, its token and proxy environment; ignition.proxy and /etc/profile.d/proxy.sh;
+// the additional trust bundle; extra NTP sources; static network config as
+// NetworkManager keyfiles; then the user's ignition_config_override merged on top.
+// The result is validated. Templates are our own; the shape follows assisted-service's.
+import type { InfraEnvRecord } from '../model.js';
+import { generateKeyfiles } from '../infraenv/static-network.js';
+import { mergeIgnition } from './merge.js';
+import { parseIgnition, validateIgnition, type IgnitionConfig } from './validate.js';
+
+export const DEFAULT_AGENT_IMAGE = 'quay.io/edge-infrastructure/assisted-installer-agent:latest';
+export const TRUST_BUNDLE_PATH = '/etc/pki/ca-trust/source/anchors/assisted-infraenv-additional-trust-bundle.pem';
+
+export interface DiscoveryContext {
+  serviceBaseUrl: string;
+  agentImage: string;
+  /** The agent's credential (PULL_SECRET_TOKEN, sent as X-Secret-Key); undefined with AUTH_TYPE=none. Secret. */
+  agentToken: string | undefined;
+}
+
+const AGENT_UNIT = `[Unit]
+Description=Assisted Installer discovery agent
+Wants=network-online.target
+After=network-online.target
+
+[Service]
+Type=simple
+Restart=always
+RestartSec=3
+StartLimitInterval=0
+TimeoutStartSec=3600
+@@ENV@@
+ExecStartPre=/bin/sh -c 'until podman pull --authfile /root/.docker/config.json @@IMAGE@@; do echo "agent image pull failed, retrying"; sleep 5; done'
+ExecStartPre=podman run --pull=never --privileged --rm -v /usr/local/bin:/hostbin @@IMAGE@@ cp /usr/bin/agent /hostbin
+ExecStart=/usr/local/bin/agent --url @@URL@@ --infra-env-id @@INFRA_ENV_ID@@ --agent-version @@IMAGE@@ --insecure=false
+
+[Install]
+WantedBy=multi-user.target
+`;
+
+const NTP_UNIT = `[Unit]
+Description=Add the InfraEnv's NTP sources to chrony
+Before=agent.service
+After=chronyd.service
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/usr/local/bin/add-ntp-sources.sh
+
+[Install]
+WantedBy=multi-user.target
+`;
+
+const NTP_SCRIPT = `#!/bin/sh
+# Appends each NTP source given to the InfraEnv to chrony's configuration once, then restarts chronyd.
+set -eu
+changed=0
+for src in @@SOURCES@@; do
+  if ! grep -qE "^(server|pool) $src( |$)" /etc/chrony.conf; then
+    echo "server $src iburst" >> /etc/chrony.conf
+    changed=1
+  fi
+done
+if [ "$changed" = 1 ]; then systemctl try-restart chronyd.service; fi
+`;
+
+const MOTD = `This is a discovery image host of an Assisted Installer InfraEnv.
+The discovery agent (agent.service) reports this host's hardware to the service.
+Logs: journalctl -u agent.service
+`;
+
+function dataUrl(text: string): string {
+  return `data:text/plain;charset=utf-8;base64,${Buffer.from(text, 'utf8').toString('base64')}`;
+}
+
+function file(path: string, text: string, mode: number): Record<string, unknown> {
+  return { path, mode, overwrite: true, user: { name: 'root' }, contents: { source: dataUrl(text) } };
+}
+
+function proxyEnv(infraEnv: InfraEnvRecord): [string, string][] {
+  const p = infraEnv.proxy ?? {};
+  return [
+    ['HTTP_PROXY', p.http_proxy ?? ''],
+    ['http_proxy', p.http_proxy ?? ''],
+    ['HTTPS_PROXY', p.https_proxy ?? ''],
+    ['https_proxy', p.https_proxy ?? ''],
+    ['NO_PROXY', p.no_proxy ?? ''],
+    ['no_proxy', p.no_proxy ?? ''],
+  ];
+}
+
+function hasProxy(infraEnv: InfraEnvRecord): boolean {
+  const p = infraEnv.proxy;
+  return !!p && !!(p.http_proxy || p.https_proxy);
+}
+
+export function ntpSources(infraEnv: InfraEnvRecord): string[] {
+  return infraEnv.additionalNtpSources.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** The discovery config before the user's override. */
+export function baseDiscoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryContext): IgnitionConfig {
+  const env = proxyEnv(infraEnv).map(([k, v]) => `Environment=${k}=${v}`);
+  if (ctx.agentToken) env.push(`Environment=PULL_SECRET_TOKEN=${ctx.agentToken}`);
+  const agentUnit = AGENT_UNIT.replace('@@ENV@@', env.join('\n'))
+    .replaceAll('@@IMAGE@@', ctx.agentImage)
+    .replace('@@URL@@', ctx.serviceBaseUrl)
+    .replace('@@INFRA_ENV_ID@@', infraEnv.id);
+
+  const sshKeys = infraEnv.sshAuthorizedKey.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const units: Record<string, unknown>[] = [{ name: 'agent.service', enabled: true, contents: agentUnit }];
+  const files: Record<string, unknown>[] = [
+    file('/root/.docker/config.json', infraEnv.pullSecret, 0o600),
+    file('/etc/motd', MOTD, 0o644),
+  ];
+  const ignition: Record<string, unknown> = { version: '3.1.0' };
+
+  if (hasProxy(infraEnv)) {
+    const p = infraEnv.proxy!;
+    const noProxy = (p.no_proxy ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+    ignition.proxy = {
+      ...(p.http_proxy ? { httpProxy: p.http_proxy } : {}),
+      ...(p.https_proxy ? { httpsProxy: p.https_proxy } : {}),
+      ...(noProxy.length ? { noProxy } : {}),
+    };
+    const exports = proxyEnv(infraEnv).filter(([, v]) => v !== '').map(([k, v]) => `export ${k}="${v.replaceAll('"', '\\"')}"`);
+    files.push(file('/etc/profile.d/proxy.sh', `${exports.join('\n')}\n`, 0o644));
+  }
+  if (infraEnv.additionalTrustBundle.trim() !== '') {
+    files.push(file(TRUST_BUNDLE_PATH, infraEnv.additionalTrustBundle, 0o644));
+  }
+  const ntp = ntpSources(infraEnv);
+  if (ntp.length > 0) {
+    const quoted = ntp.map((s) => `'${s.replaceAll("'", '')}'`).join(' ');
+    files.push(file('/usr/local/bin/add-ntp-sources.sh', NTP_SCRIPT.replace('@@SOURCES@@', quoted), 0o755));
+    units.push({ name: 'add-ntp-sources.service', enabled: true, contents: NTP_UNIT });
+  }
+  for (const kf of generateKeyfiles(infraEnv.staticNetworkConfig ?? [])) {
+    files.push(file(`/etc/NetworkManager/system-connections/${kf.name}`, kf.contents, 0o600));
+  }
+
+  const cfg = {
+    ignition,
+    passwd: { users: [{ name: 'core', passwordHash: '!', ...(sshKeys.length ? { sshAuthorizedKeys: sshKeys } : {}) }] },
+    systemd: { units },
+    storage: { files },
+  };
+  validateIgnition(cfg, 'discovery ignition');
+  return cfg;
+}
+
+/** The full discovery Ignition: base merged with the InfraEnv's override, validated. */
+export function discoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryContext): IgnitionConfig {
+  const base = baseDiscoveryIgnition(infraEnv, ctx);
+  if (infraEnv.ignitionConfigOverride.trim() === '') return base;
+  const override = parseIgnition(infraEnv.ignitionConfigOverride, 'ignition_config_override');
+  const merged = mergeIgnition(base, override);
+  validateIgnition(merged, 'merged discovery ignition');
+  return merged;
+}
+
+export function renderIgnition(cfg: IgnitionConfig): Buffer {
+  return Buffer.from(JSON.stringify(cfg), 'utf8');
+}

@@ -1,0 +1,126 @@
+// The compact assisted core: createCore wires storage, auth, the host monitor and the
+// assisted-service v2 router (mounted by the app at /api/assisted-install).
+//
+// Exports the Core the app and the image side use: `router`, `ignitionSource`, `close`,
+// plus `auth` helpers (tokens for operators and tests). Does not listen on a port.
+import express, { type Router } from 'express';
+import type { Logger } from 'pino';
+import type { ImageCatalog } from '../images/catalog.js';
+import type { IgnitionSource } from '../ignition/source.js';
+import { Authorizer } from './auth/authorizer.js';
+import { DEFAULT_IMAGE_TOKEN_TTL_MS, issueImageToken } from './auth/image-tokens.js';
+import { LocalKeys } from './auth/local-keys.js';
+import type { CoreContext } from './context.js';
+import { migrate } from './db/migrations.js';
+import { createRepository } from './db/repository.js';
+import { openDatabase } from './db/sql.js';
+import { registerDownloadRoutes } from './handlers/downloads.js';
+import { registerEventRoutes } from './handlers/events.js';
+import { registerHostRoutes } from './handlers/hosts.js';
+import { registerInfraEnvRoutes } from './handlers/infra-envs.js';
+import { registerInstructionRoutes } from './handlers/instructions.js';
+import { startMonitor } from './host/monitor.js';
+import { assistedErrorHandler } from './http/error-handler.js';
+import { DEFAULT_AGENT_IMAGE } from './ignition/discovery.js';
+import { getInfraEnvOr404 } from './infraenv/service.js';
+import { createIgnitionSource } from './ignition-source.js';
+
+export interface CoreOptions {
+  databaseUrl?: string;
+  dataDir: string;
+  serviceBaseUrl: string;
+  imageServiceBaseUrl: string;
+  authType: 'none' | 'local';
+  hostMaxDisconnectionMs: number;
+  catalog: ImageCatalog;
+  logger: Logger;
+  runMonitor?: boolean;
+  /** How often the host monitor runs; default min(hostMaxDisconnectionMs / 3, 30 s), at least 100 ms. */
+  monitorIntervalMs?: number;
+  /** Discovery agent image (upstream AGENT_DOCKER_IMAGE); default env AGENT_DOCKER_IMAGE or upstream's. */
+  agentImage?: string;
+  /** Image token lifetime (upstream IMAGE_EXPIRATION_TIME), default 4 h. */
+  imageTokenTtlMs?: number;
+  /** Request body limit of the API; default 2 MiB. */
+  bodyLimitBytes?: number;
+}
+
+export interface CoreAuthHelpers {
+  /** Admin bearer token (AUTH_TYPE=local); also written to DATA_DIR/auth/admin-token. */
+  adminToken(): Promise<string>;
+  /** The InfraEnv-scoped ES256 token (agent X-Secret-Key / api_key). */
+  infraEnvToken(infraEnvId: string): Promise<string>;
+  /** A fresh expiring image token of the InfraEnv. */
+  imageToken(infraEnvId: string, ttlMs?: number): Promise<{ token: string; expiresAt: Date }>;
+}
+
+export interface Core {
+  router: Router;
+  ignitionSource: IgnitionSource;
+  auth: CoreAuthHelpers;
+  close(): Promise<void>;
+}
+
+export async function createCore(options: CoreOptions): Promise<Core> {
+  const db = await openDatabase(options);
+  try {
+    await migrate(db);
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+  const repo = createRepository(db);
+  const keys = options.authType === 'local' ? await LocalKeys.load(repo, options.dataDir) : undefined;
+  const logger = options.logger.child({ component: 'core' });
+  const ctx: CoreContext = {
+    repo,
+    catalog: options.catalog,
+    authorizer: new Authorizer(options.authType, keys, repo),
+    keys,
+    settings: {
+      serviceBaseUrl: options.serviceBaseUrl,
+      imageServiceBaseUrl: options.imageServiceBaseUrl,
+      authType: options.authType,
+      hostMaxDisconnectionMs: options.hostMaxDisconnectionMs,
+      agentImage: options.agentImage ?? process.env.AGENT_DOCKER_IMAGE ?? DEFAULT_AGENT_IMAGE,
+      imageTokenTtlMs: options.imageTokenTtlMs ?? DEFAULT_IMAGE_TOKEN_TTL_MS,
+    },
+    logger,
+    now: () => new Date(),
+  };
+
+  const router = express.Router();
+  router.use(express.json({ limit: options.bodyLimitBytes ?? 2 * 1024 * 1024, type: ['application/json', 'application/*+json'] }));
+  registerInfraEnvRoutes(router, ctx);
+  registerDownloadRoutes(router, ctx);
+  registerHostRoutes(router, ctx);
+  registerInstructionRoutes(router, ctx);
+  registerEventRoutes(router, ctx);
+  router.use(assistedErrorHandler(logger));
+
+  const intervalMs = options.monitorIntervalMs ?? Math.max(100, Math.min(options.hostMaxDisconnectionMs / 3, 30_000));
+  const monitor = options.runMonitor === false
+    ? undefined
+    : startMonitor({ repo, logger, intervalMs, maxDisconnectionMs: options.hostMaxDisconnectionMs, now: ctx.now });
+
+  const needKeys = (): LocalKeys => {
+    if (!keys) throw new Error('tokens exist only with AUTH_TYPE=local');
+    return keys;
+  };
+  return {
+    router,
+    ignitionSource: createIgnitionSource(ctx),
+    auth: {
+      adminToken: () => needKeys().adminToken(),
+      infraEnvToken: (id) => needKeys().infraEnvToken(id),
+      imageToken: async (id, ttlMs) => {
+        const rec = await getInfraEnvOr404(repo, id);
+        return issueImageToken(rec.id, rec.imageTokenKey, ttlMs ?? ctx.settings.imageTokenTtlMs);
+      },
+    },
+    async close() {
+      await monitor?.stop();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,203 @@
+// Validates InfraEnv create/update parameters (infra-env-create-params / infra-env-update-params).
+//
+// Checks types and formats the way assisted-service does: pull secret is JSON with
+// `auths` whose entries carry base64 `user:password`; SSH keys are OpenSSH public keys
+// whose blob names their type; kernel_arguments are append-only; proxy URLs parse;
+// image_type and cpu_architecture are known. Returns normalized values; catalog
+// lookups, Ignition and URL checks happen in service.ts. Errors never echo secrets.
+import { BadRequestError } from '../../errors.js';
+import type { ImageType, KernelArgument, Proxy, StaticNetworkConfigEntry } from '../model.js';
+import { validateStaticNetworkConfig } from './static-network.js';
+
+export interface InfraEnvParams {
+  name?: string;
+  pullSecret?: string;
+  sshAuthorizedKey?: string;
+  proxy?: Proxy | null;
+  additionalNtpSources?: string;
+  staticNetworkConfig?: StaticNetworkConfigEntry[] | null;
+  imageType?: ImageType;
+  ignitionConfigOverride?: string;
+  openshiftVersion?: string;
+  cpuArchitecture?: string;
+  kernelArguments?: KernelArgument[] | null;
+  additionalTrustBundle?: string;
+  clusterId?: string | null;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const KARG_RE = /^(?:(?:[^ \t\n\r"]+)|(?:"[^"]*"))+$/;
+const SSH_TYPES = new Set([
+  'ssh-rsa', 'ssh-dss', 'ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521',
+  'sk-ssh-ed25519@openssh.com', 'sk-ecdsa-sha2-nistp256@openssh.com',
+]);
+const CREATE_KEYS = new Set([
+  'name', 'pull_secret', 'ssh_authorized_key', 'proxy', 'additional_ntp_sources', 'ntp_sources', 'static_network_config',
+  'image_type', 'ignition_config_override', 'openshift_version', 'cpu_architecture', 'kernel_arguments',
+  'additional_trust_bundle', 'cluster_id', 'rendezvous_ip', 'network_discovery_delay_seconds',
+]);
+
+export function isUuid(s: string): boolean {
+  return UUID_RE.test(s);
+}
+
+type Obj = Record<string, unknown>;
+
+function str(body: Obj, key: string, opts: { nullable?: boolean; max?: number } = {}): string | undefined {
+  const v = body[key];
+  if (v === undefined || (v === null && opts.nullable)) return undefined;
+  if (typeof v !== 'string') throw new BadRequestError(`${key} must be a string`);
+  if (opts.max !== undefined && v.length > opts.max) throw new BadRequestError(`${key} must be at most ${opts.max} characters`);
+  return v;
+}
+
+export function parseInfraEnvParams(body: unknown, mode: 'create' | 'update'): InfraEnvParams {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadRequestError('request body must be a JSON object');
+  const b = body as Obj;
+  for (const k of Object.keys(b)) {
+    if (!CREATE_KEYS.has(k) || (mode === 'update' && (k === 'name' || k === 'cluster_id' || k === 'cpu_architecture'))) {
+      throw new BadRequestError(`unknown or read-only parameter ${k}`);
+    }
+  }
+  const out: InfraEnvParams = {};
+  const name = str(b, 'name');
+  if (mode === 'create') {
+    if (name === undefined || name.trim() === '') throw new BadRequestError('name is required');
+    if (b.pull_secret === undefined) throw new BadRequestError('pull_secret is required');
+  }
+  if (name !== undefined) out.name = name;
+  const ps = str(b, 'pull_secret');
+  if (ps !== undefined) out.pullSecret = validatePullSecret(ps);
+  const ssh = str(b, 'ssh_authorized_key', { nullable: true });
+  if (ssh !== undefined) out.sshAuthorizedKey = validateSshKeys(ssh);
+  if (b.proxy !== undefined) out.proxy = validateProxy(b.proxy);
+  const ntp = str(b, 'additional_ntp_sources', { nullable: true });
+  if (ntp !== undefined) out.additionalNtpSources = validateNtpSources(ntp);
+  if (b.static_network_config !== undefined && b.static_network_config !== null) {
+    const cfg = validateStaticNetworkConfig(b.static_network_config);
+    out.staticNetworkConfig = cfg.length > 0 ? cfg : null;
+  }
+  const it = str(b, 'image_type');
+  if (it !== undefined) {
+    if (it !== 'full-iso' && it !== 'minimal-iso') throw new BadRequestError(`image_type ${JSON.stringify(it)} is not supported (full-iso, minimal-iso)`);
+    out.imageType = it;
+  }
+  const ico = str(b, 'ignition_config_override');
+  if (ico !== undefined) out.ignitionConfigOverride = ico;
+  const ov = str(b, 'openshift_version', { nullable: true });
+  if (ov !== undefined) out.openshiftVersion = ov;
+  const arch = str(b, 'cpu_architecture');
+  if (arch !== undefined) out.cpuArchitecture = arch;
+  if (b.kernel_arguments !== undefined) out.kernelArguments = validateKernelArguments(b.kernel_arguments);
+  const atb = str(b, 'additional_trust_bundle', { nullable: true, max: 65535 });
+  if (atb !== undefined) out.additionalTrustBundle = validateTrustBundle(atb);
+  if (b.cluster_id !== undefined && b.cluster_id !== null) {
+    if (typeof b.cluster_id !== 'string' || !isUuid(b.cluster_id)) throw new BadRequestError('cluster_id must be a UUID');
+    out.clusterId = b.cluster_id.toLowerCase();
+  }
+  return out;
+}
+
+export function validatePullSecret(ps: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(ps);
+  } catch {
+    throw new BadRequestError('pull secret must be a well-formed JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new BadRequestError('pull secret must be a JSON object');
+  const auths = (parsed as Obj).auths;
+  if (typeof auths !== 'object' || auths === null || Array.isArray(auths)) {
+    throw new BadRequestError("pull secret must contain an 'auths' JSON-object field");
+  }
+  for (const [registry, entry] of Object.entries(auths as Obj)) {
+    const auth = typeof entry === 'object' && entry !== null ? (entry as Obj).auth : undefined;
+    if (typeof auth !== 'string' || auth === '') {
+      throw new BadRequestError(`invalid pull secret: 'auth' is missing for registry ${registry}`);
+    }
+    const decoded = Buffer.from(auth, 'base64').toString('utf8');
+    if (!/^[A-Za-z0-9+/=\s]+$/.test(auth) || !decoded.includes(':')) {
+      throw new BadRequestError(`invalid pull secret: 'auth' for registry ${registry} is not base64 of user:password`);
+    }
+  }
+  return ps;
+}
+
+export function validateSshKeys(text: string): string {
+  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  for (const [i, line] of lines.entries()) {
+    const [type, blob] = line.split(/\s+/);
+    if (!type || !blob || !SSH_TYPES.has(type) || !/^[A-Za-z0-9+/]+={0,2}$/.test(blob)) {
+      throw new BadRequestError(`ssh_authorized_key line ${i + 1} is not a valid SSH public key`);
+    }
+    const raw = Buffer.from(blob, 'base64');
+    const len = raw.length >= 4 ? raw.readUInt32BE(0) : -1;
+    if (len <= 0 || raw.length < 4 + len || raw.subarray(4, 4 + len).toString('latin1') !== type) {
+      throw new BadRequestError(`ssh_authorized_key line ${i + 1} is not a valid SSH public key`);
+    }
+  }
+  return lines.join('\n');
+}
+
+function validateProxy(v: unknown): Proxy | null {
+  if (v === null) return null;
+  if (typeof v !== 'object' || Array.isArray(v)) throw new BadRequestError('proxy must be an object');
+  const p = v as Obj;
+  const out: Proxy = {};
+  for (const key of ['http_proxy', 'https_proxy'] as const) {
+    const s = p[key];
+    if (s === undefined || s === null || s === '') continue;
+    if (typeof s !== 'string') throw new BadRequestError(`proxy.${key} must be a string`);
+    let u: URL;
+    try {
+      u = new URL(s);
+    } catch {
+      throw new BadRequestError(`proxy.${key} is not a valid URL`);
+    }
+    if (u.protocol !== 'http:' && !(key === 'https_proxy' && u.protocol === 'https:')) {
+      throw new BadRequestError(`proxy.${key} must use the http${key === 'https_proxy' ? '(s)' : ''} scheme`);
+    }
+    out[key] = s;
+  }
+  if (p.no_proxy !== undefined && p.no_proxy !== null && p.no_proxy !== '') {
+    if (typeof p.no_proxy !== 'string' || !/^(\*|[A-Za-z0-9.:/_\-\s,]+)$/.test(p.no_proxy)) {
+      throw new BadRequestError('proxy.no_proxy must be "*" or a comma-separated list of domains, IPs or CIDRs');
+    }
+    out.no_proxy = p.no_proxy;
+  }
+  return Object.keys(out).length > 0 ? out : null;
+}
+
+function validateNtpSources(s: string): string {
+  const items = s.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  for (const item of items) {
+    if (!/^[A-Za-z0-9.:\-\[\]]+$/.test(item)) throw new BadRequestError(`NTP source ${JSON.stringify(item.slice(0, 64))} is not a valid hostname or IP address`);
+  }
+  return items.join(',');
+}
+
+function validateKernelArguments(v: unknown): KernelArgument[] | null {
+  if (v === null) return null;
+  if (!Array.isArray(v)) throw new BadRequestError('kernel_arguments must be a list');
+  const out = v.map((a, i): KernelArgument => {
+    if (typeof a !== 'object' || a === null) throw new BadRequestError(`kernel_arguments[${i}] must be an object`);
+    const { operation, value } = a as Obj;
+    if (operation !== 'append') {
+      throw new BadRequestError(`kernel_arguments[${i}]: only 'append' operation is allowed, got '${String(operation)}'`);
+    }
+    if (typeof value !== 'string' || !KARG_RE.test(value)) throw new BadRequestError(`kernel_arguments[${i}].value is not a valid kernel argument`);
+    return { operation: 'append', value };
+  });
+  return out.length > 0 ? out : null;
+}
+
+function validateTrustBundle(pem: string): string {
+  if (pem.trim() === '') return '';
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
+  if (!blocks) throw new BadRequestError('additional_trust_bundle must contain PEM-encoded certificates');
+  for (const b of blocks) {
+    const body = b.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '');
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body)) throw new BadRequestError('additional_trust_bundle contains a malformed certificate');
+  }
+  return pem;
+}

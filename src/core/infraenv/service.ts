@@ -1,0 +1,176 @@
+// InfraEnv lifecycle: create, update, delete, rotate the image-token key; discovery Ignition and URLs.
+//
+// Every write runs in one transaction and is checked before it commits: the OS image
+// exists in the catalog, the discovery Ignition (with the override merged) is valid
+// and its gzip'd cpio fits the image's embed area, and the ISO URL stays within
+// 255 characters. Does not parse HTTP; handlers/infra-envs.ts does.
+import { randomUUID } from 'node:crypto';
+import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../../errors.js';
+import { normalizeArchitecture, type CatalogImage } from '../../images/catalog.js';
+import { embeddedIgnitionSize } from '../archive/cpio.js';
+import { issueImageToken, newImageTokenKey } from '../auth/image-tokens.js';
+import type { CoreContext } from '../context.js';
+import type { Repository } from '../db/repository.js';
+import { events } from '../events/events.js';
+import { discoveryIgnition, renderIgnition } from '../ignition/discovery.js';
+import type { IgnitionConfig } from '../ignition/validate.js';
+import type { InfraEnvRecord } from '../model.js';
+import { assertIsoUrlLength, isoUrl, type IsoAuth } from '../urls.js';
+import type { InfraEnvParams } from './params.js';
+
+/** Orders "4.16.3" after "4.9" and "4.16"; non-numeric parts compare as text. */
+function compareVersions(a: string, b: string): number {
+  const pa = a.split(/[.-]/);
+  const pb = b.split(/[.-]/);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const x = pa[i] ?? '';
+    const y = pb[i] ?? '';
+    const nx = Number(x);
+    const ny = Number(y);
+    const c = Number.isFinite(nx) && Number.isFinite(ny) && x !== '' && y !== '' ? nx - ny : x.localeCompare(y);
+    if (c !== 0) return c;
+  }
+  return 0;
+}
+
+export function resolveImage(ctx: CoreContext, version: string | undefined, arch: string | undefined): CatalogImage {
+  const archName = arch ?? 'x86_64';
+  const norm = normalizeArchitecture(archName);
+  if (!norm) throw new BadRequestError(`cpu_architecture ${JSON.stringify(archName)} is not supported`);
+  if (version) {
+    const img = ctx.catalog.find(version, norm);
+    if (!img) throw new BadRequestError(`no OS image for openshift_version ${JSON.stringify(version)} and cpu_architecture ${norm}`);
+    return img;
+  }
+  const candidates = ctx.catalog.images().filter((i) => i.cpuArchitecture === norm && i.state !== 'failed');
+  candidates.sort((a, b) => compareVersions(b.openshiftVersion, a.openshiftVersion));
+  const latest = candidates[0];
+  if (!latest) throw new BadRequestError(`no OS image for cpu_architecture ${norm}`);
+  return latest;
+}
+
+/** The agent token / api_key of this InfraEnv under AUTH_TYPE=local, created on first use. */
+export async function ensureAgentToken(ctx: CoreContext, repo: Repository, infraEnv: InfraEnvRecord): Promise<string | undefined> {
+  if (ctx.settings.authType !== 'local') return undefined;
+  if (infraEnv.agentToken) return infraEnv.agentToken;
+  infraEnv.agentToken = await ctx.keys!.infraEnvToken(infraEnv.id);
+  await repo.updateInfraEnv(infraEnv);
+  return infraEnv.agentToken;
+}
+
+export function isoAuthFor(ctx: CoreContext, infraEnv: InfraEnvRecord): IsoAuth {
+  if (ctx.settings.authType === 'local' && infraEnv.agentToken) return { kind: 'byapikey', apiKey: infraEnv.agentToken };
+  return { kind: 'byid' };
+}
+
+export function downloadUrl(ctx: CoreContext, infraEnv: InfraEnvRecord): string {
+  return isoUrl(ctx.settings.imageServiceBaseUrl, infraEnv.id, isoAuthFor(ctx, infraEnv), infraEnv.openshiftVersion, infraEnv.cpuArchitecture, infraEnv.imageType);
+}
+
+/** A presigned URL with an expiring image token (`/bytoken/`), or the plain URL when auth is none. */
+export async function presignedDownloadUrl(ctx: CoreContext, infraEnv: InfraEnvRecord): Promise<{ url: string; expiresAt: Date | undefined }> {
+  if (ctx.settings.authType === 'none') return { url: downloadUrl(ctx, infraEnv), expiresAt: undefined };
+  const { token, expiresAt } = await issueImageToken(infraEnv.id, infraEnv.imageTokenKey, ctx.settings.imageTokenTtlMs, ctx.now().getTime());
+  const url = isoUrl(ctx.settings.imageServiceBaseUrl, infraEnv.id, { kind: 'bytoken', token }, infraEnv.openshiftVersion, infraEnv.cpuArchitecture, infraEnv.imageType);
+  return { url, expiresAt };
+}
+
+export function buildDiscoveryIgnition(ctx: CoreContext, infraEnv: InfraEnvRecord): IgnitionConfig {
+  return discoveryIgnition(infraEnv, {
+    serviceBaseUrl: ctx.settings.serviceBaseUrl,
+    agentImage: ctx.settings.agentImage,
+    agentToken: infraEnv.agentToken ?? undefined,
+  });
+}
+
+/** Everything that must hold before an InfraEnv is stored. */
+async function checkDeliverable(ctx: CoreContext, infraEnv: InfraEnvRecord, image: CatalogImage): Promise<void> {
+  assertIsoUrlLength(downloadUrl(ctx, infraEnv));
+  // The presigned (/bytoken/) form must fit as well.
+  assertIsoUrlLength((await presignedDownloadUrl(ctx, infraEnv)).url);
+  const bytes = renderIgnition(buildDiscoveryIgnition(ctx, infraEnv));
+  if (image.embedAreaBytes !== undefined) {
+    const size = embeddedIgnitionSize(bytes);
+    if (size > image.embedAreaBytes) {
+      throw new PayloadTooLargeError('the compressed discovery ignition (with ignition_config_override)', size, image.embedAreaBytes, {
+        openshiftVersion: image.openshiftVersion, cpuArchitecture: image.cpuArchitecture,
+      });
+    }
+  }
+  if (infraEnv.imageType === 'minimal-iso' && !image.minimalIsoSupported) {
+    throw new BadRequestError(`the ${image.openshiftVersion} ${image.cpuArchitecture} image cannot serve a minimal ISO`);
+  }
+}
+
+function applyParams(rec: InfraEnvRecord, p: InfraEnvParams): void {
+  if (p.name !== undefined) rec.name = p.name;
+  if (p.pullSecret !== undefined) rec.pullSecret = p.pullSecret;
+  if (p.sshAuthorizedKey !== undefined) rec.sshAuthorizedKey = p.sshAuthorizedKey;
+  if (p.proxy !== undefined) rec.proxy = p.proxy;
+  if (p.additionalNtpSources !== undefined) rec.additionalNtpSources = p.additionalNtpSources;
+  if (p.staticNetworkConfig !== undefined) rec.staticNetworkConfig = p.staticNetworkConfig;
+  if (p.imageType !== undefined) rec.imageType = p.imageType;
+  if (p.ignitionConfigOverride !== undefined) rec.ignitionConfigOverride = p.ignitionConfigOverride;
+  if (p.kernelArguments !== undefined) rec.kernelArguments = p.kernelArguments;
+  if (p.additionalTrustBundle !== undefined) rec.additionalTrustBundle = p.additionalTrustBundle;
+  if (p.clusterId !== undefined) rec.clusterId = p.clusterId;
+}
+
+export async function createInfraEnv(ctx: CoreContext, p: InfraEnvParams): Promise<InfraEnvRecord> {
+  const image = resolveImage(ctx, p.openshiftVersion, p.cpuArchitecture);
+  const now = ctx.now();
+  const rec: InfraEnvRecord = {
+    id: randomUUID(), name: '', clusterId: null, openshiftVersion: image.openshiftVersion,
+    cpuArchitecture: image.cpuArchitecture, imageType: 'full-iso', pullSecret: '', sshAuthorizedKey: '', proxy: null,
+    additionalNtpSources: '', staticNetworkConfig: null, ignitionConfigOverride: '', kernelArguments: null,
+    additionalTrustBundle: '', imageTokenKey: newImageTokenKey(), agentToken: null, createdAt: now, updatedAt: now,
+  };
+  applyParams(rec, p);
+  if (ctx.settings.authType === 'local') rec.agentToken = await ctx.keys!.infraEnvToken(rec.id);
+  await checkDeliverable(ctx, rec, image);
+  await ctx.repo.transaction(async (repo) => {
+    await repo.insertInfraEnv(rec);
+    await events.infraEnvRegistered(repo, now, rec.id);
+  });
+  return rec;
+}
+
+export async function updateInfraEnv(ctx: CoreContext, id: string, p: InfraEnvParams): Promise<InfraEnvRecord> {
+  return ctx.repo.transaction(async (repo) => {
+    const rec = await repo.getInfraEnv(id, { forUpdate: true });
+    if (!rec) throw new NotFoundError(`infra-env ${id} not found`);
+    const image = resolveImage(ctx, p.openshiftVersion ?? rec.openshiftVersion, rec.cpuArchitecture);
+    rec.openshiftVersion = image.openshiftVersion;
+    applyParams(rec, p);
+    await ensureAgentToken(ctx, repo, rec);
+    rec.updatedAt = ctx.now();
+    await checkDeliverable(ctx, rec, image);
+    await repo.updateInfraEnv(rec);
+    await events.infraEnvUpdated(repo, rec.updatedAt, rec.id);
+    return rec;
+  });
+}
+
+export async function deleteInfraEnv(ctx: CoreContext, id: string): Promise<void> {
+  await ctx.repo.transaction(async (repo) => {
+    if (!(await repo.deleteInfraEnv(id))) throw new NotFoundError(`infra-env ${id} not found`);
+    await events.infraEnvDeregistered(repo, ctx.now(), id);
+  });
+}
+
+export async function regenerateSigningKey(ctx: CoreContext, id: string): Promise<void> {
+  await ctx.repo.transaction(async (repo) => {
+    const rec = await repo.getInfraEnv(id, { forUpdate: true });
+    if (!rec) throw new NotFoundError(`infra-env ${id} not found`);
+    rec.imageTokenKey = newImageTokenKey();
+    rec.updatedAt = ctx.now();
+    await repo.updateInfraEnv(rec);
+    await events.signingKeyRegenerated(repo, rec.updatedAt, rec.id);
+  });
+}
+
+export async function getInfraEnvOr404(repo: Repository, id: string): Promise<InfraEnvRecord> {
+  const rec = await repo.getInfraEnv(id);
+  if (!rec) throw new NotFoundError(`infra-env ${id} not found`);
+  return rec;
+}

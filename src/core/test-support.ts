@@ -1,0 +1,154 @@
+// Test helpers for the core's suites: a fake ImageCatalog, a core behind a real HTTP
+// server on port 0, and throwaway databases (PGlite in a temp dir, or a fresh
+// database on TEST_DATABASE_URL). Used only by *.test.ts files.
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import express from 'express';
+import pino from 'pino';
+import type { CatalogImage, ImageCatalog } from '../images/catalog.js';
+import { normalizeArchitecture } from '../images/catalog.js';
+import { createCore, type Core, type CoreOptions } from './index.js';
+
+export function fakeCatalog(images: Partial<CatalogImage>[] = [{}]): ImageCatalog {
+  const all: CatalogImage[] = images.map((i) => ({
+    openshiftVersion: '4.16', version: '416.94.202406251923-0', cpuArchitecture: 'x86_64',
+    embedAreaBytes: 256 * 1024, minimalIsoSupported: true, state: 'ready', ...i,
+  }));
+  return {
+    images: () => all,
+    find: (version, arch) => {
+      const a = normalizeArchitecture(arch);
+      return all.find((i) => i.cpuArchitecture === a && (i.openshiftVersion === version || i.version === version));
+    },
+  };
+}
+
+export interface Backend {
+  name: string;
+  /** Fresh storage for one core; returns options and a cleanup. */
+  create(): Promise<{ dataDir: string; databaseUrl?: string; cleanup(): Promise<void> }>;
+}
+
+export const pgliteBackend: Backend = {
+  name: 'pglite',
+  async create() {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bootsmith-core-'));
+    return { dataDir, cleanup: () => rm(dataDir, { recursive: true, force: true }) };
+  },
+};
+
+export function postgresBackend(url: string): Backend {
+  return {
+    name: 'postgres',
+    async create() {
+      const pg = (await import('pg')).default;
+      const dbName = `bootsmith_test_${randomBytes(6).toString('hex')}`;
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${dbName}`);
+      await admin.end();
+      const u = new URL(url);
+      u.pathname = `/${dbName}`;
+      const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bootsmith-core-pg-'));
+      return {
+        dataDir,
+        databaseUrl: u.toString(),
+        async cleanup() {
+          const c = new pg.Client({ connectionString: url });
+          await c.connect();
+          await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+          await c.end();
+          await rm(dataDir, { recursive: true, force: true });
+        },
+      };
+    },
+  };
+}
+
+export function backends(): Backend[] {
+  const url = process.env.TEST_DATABASE_URL;
+  return url ? [pgliteBackend, postgresBackend(url)] : [pgliteBackend];
+}
+
+export interface Harness {
+  core: Core;
+  baseUrl: string;
+  api: string;
+  close(): Promise<void>;
+}
+
+export async function startHarness(
+  storage: { dataDir: string; databaseUrl?: string },
+  overrides: Partial<CoreOptions> = {},
+): Promise<Harness> {
+  const core = await createCore({
+    dataDir: storage.dataDir,
+    ...(storage.databaseUrl ? { databaseUrl: storage.databaseUrl } : {}),
+    serviceBaseUrl: 'http://api.example.test:8090',
+    imageServiceBaseUrl: 'http://img.example.test:8080',
+    authType: 'none',
+    hostMaxDisconnectionMs: 180_000,
+    catalog: fakeCatalog(),
+    logger: pino({ level: 'silent' }),
+    ...overrides,
+  });
+  const app = express();
+  app.use('/api/assisted-install', core.router);
+  const server = await new Promise<import('node:http').Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    core,
+    baseUrl,
+    api: `${baseUrl}/api/assisted-install/v2`,
+    async close() {
+      await new Promise<void>((r) => server.close(() => r()));
+      await core.close();
+    },
+  };
+}
+
+export const PULL_SECRET = JSON.stringify({ auths: { 'quay.io': { auth: Buffer.from('user:pass').toString('base64'), email: 'u@example.com' } } });
+
+/** A syntactically valid ed25519 OpenSSH public key (random key bytes). */
+export function sshKey(): string {
+  const type = Buffer.from('ssh-ed25519');
+  const key = randomBytes(32);
+  const blob = Buffer.concat([Buffer.from([0, 0, 0, type.length]), type, Buffer.from([0, 0, 0, 32]), key]);
+  return `ssh-ed25519 ${blob.toString('base64')} test@example`;
+}
+
+export async function http(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url, {
+    method,
+    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json: json as any };
+}
+
+/** A realistic agent inventory. */
+export function inventory(opts: { hostname?: string; cores?: number; ramGiB?: number; diskGB?: number; mac?: string } = {}) {
+  return {
+    hostname: opts.hostname ?? 'worker-0.example.com',
+    cpu: { count: opts.cores ?? 4, architecture: 'x86_64', model_name: 'Intel Xeon' },
+    memory: { physical_bytes: (opts.ramGiB ?? 16) * 1024 ** 3, usable_bytes: (opts.ramGiB ?? 16) * 1024 ** 3 - 1024 },
+    disks: [{
+      name: 'sda', path: '/dev/sda', drive_type: 'SSD', size_bytes: (opts.diskGB ?? 200) * 1000 ** 3,
+      installation_eligibility: { eligible: true, not_eligible_reasons: [] },
+    }],
+    interfaces: [{ name: 'eth0', mac_address: opts.mac ?? '52:54:00:aa:bb:01', ipv4_addresses: ['192.168.122.10/24'] }],
+    system_vendor: { manufacturer: 'QEMU', product_name: 'Standard PC', virtual: true },
+  };
+}

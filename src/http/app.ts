@@ -1,0 +1,71 @@
+// Builds the express application for a role: the image side (ISOs, PXE, boot artifacts),
+// the assisted API (mounted at /api/assisted-install), or both, plus health and metrics.
+//
+// It wires parts together and records per-request metrics and access logs (with
+// credentials redacted from paths); it holds no business rules.
+import express, { type Express, type Router } from 'express';
+import type { Logger } from 'pino';
+import type { ArtifactService } from '../artifacts/artifact-service.js';
+import type { ImageRegistry } from '../images/registry.js';
+import { redactRequestPath } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import { imageErrorHandler } from './error-mapping.js';
+import { bootArtifactRoutes } from './routes/boot-artifacts.js';
+import { discoveryImageRoutes } from './routes/discovery-image.js';
+import { healthRoutes } from './routes/health.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { pxeInitrdRoutes } from './routes/pxe-initrd.js';
+
+export interface AppParts {
+  logger: Logger;
+  metrics: Metrics;
+  registry?: ImageRegistry;
+  /** Present when this process serves the image side. */
+  artifacts?: ArtifactService;
+  /** Present when this process serves the assisted API. */
+  coreRouter?: Router;
+}
+
+export function createApp(parts: AppParts): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag'); // the range layer sets strong ETags itself; JSON answers need none
+  app.set('query parser', 'simple');
+
+  app.use((req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const route = routeLabel(req.route?.path, req.baseUrl);
+      parts.metrics.requests.inc({ route, method: req.method, status: String(res.statusCode) });
+      parts.logger.debug(
+        { method: req.method, path: redactRequestPath(req.originalUrl), status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+        'request',
+      );
+    });
+    next();
+  });
+
+  app.use(healthRoutes(parts.registry));
+  app.use(metricsRoutes(parts.metrics));
+  if (parts.coreRouter) app.use('/api/assisted-install', parts.coreRouter);
+  if (parts.artifacts) {
+    app.use(discoveryImageRoutes(parts.artifacts, parts.metrics));
+    app.use(pxeInitrdRoutes(parts.artifacts, parts.metrics));
+    app.use(bootArtifactRoutes(parts.artifacts, parts.metrics));
+  }
+  app.use((req, res) => {
+    res.status(404).json({ code: 404, message: `no route for ${req.method} ${redactRequestPath(req.path)}` });
+  });
+  app.use(
+    imageErrorHandler((err, req) =>
+      parts.logger.error({ err, method: req.method, path: redactRequestPath(req.originalUrl) }, 'request failed'),
+    ),
+  );
+  return app;
+}
+
+function routeLabel(routePath: unknown, baseUrl: string): string {
+  if (typeof routePath === 'string') return baseUrl + routePath;
+  if (Array.isArray(routePath)) return baseUrl + routePath.join('|');
+  return 'unmatched';
+}

@@ -1,0 +1,76 @@
+// Discovery ISO routes, compatible with assisted-image-service:
+//   GET|HEAD /images/{id}?version=&arch=&type=full-iso|minimal-iso[&api_key=|&image_token=]
+//   GET|HEAD /byid/{id}/{version}/{arch}/{full|minimal}.iso
+//   GET|HEAD /bytoken/{image_token}/{version}/{arch}/{full|minimal}.iso
+//   GET|HEAD /byapikey/{api_key}/{version}/{arch}/{full|minimal}.iso
+// Path-style URLs need no query string, which BMC virtual-media clients require.
+import { type Request, type Response, Router } from 'express';
+import type { ArtifactService } from '../../artifacts/artifact-service.js';
+import type { Credential, DiscoveryImageType } from '../../ignition/source.js';
+import type { Metrics } from '../../metrics.js';
+import { artifactRepresentation, sendArtifact } from '../artifact-response.js';
+import { credentialFromRequest } from '../request-credential.js';
+import { infraEnvIdFromToken, infraEnvIdParam, isoTypeFromFilename, isoTypeFromQuery, stringQuery } from '../request-params.js';
+
+interface IsoTarget {
+  infraEnvId: string;
+  version: string | undefined;
+  arch: string | undefined;
+  type: DiscoveryImageType;
+  credential: Credential;
+}
+
+export function discoveryImageRoutes(artifacts: ArtifactService, metrics: Metrics): Router {
+  const router = Router();
+
+  const serve = async (req: Request, res: Response, target: IsoTarget): Promise<void> => {
+    const artifact = await artifacts.discoveryIso(target, target.type);
+    const filename = `${target.infraEnvId}-discovery.iso`;
+    sendArtifact(req, res, metrics, target.type, artifactRepresentation(artifact, filename));
+  };
+
+  router.get('/images/:id', async (req, res) => {
+    const infraEnvId = infraEnvIdParam(req.params.id);
+    await serve(req, res, {
+      infraEnvId,
+      version: stringQuery(req, 'version'),
+      arch: stringQuery(req, 'arch'),
+      type: isoTypeFromQuery(req),
+      credential: credentialFromRequest(req),
+    });
+  });
+
+  router.get('/byid/:id/:version/:arch/:filename', async (req, res) => {
+    await serve(req, res, {
+      infraEnvId: infraEnvIdParam(req.params.id),
+      version: req.params.version,
+      arch: req.params.arch,
+      type: isoTypeFromFilename(req.params.filename),
+      credential: credentialFromRequest(req),
+    });
+  });
+
+  router.get('/bytoken/:token/:version/:arch/:filename', async (req, res) => {
+    const token = req.params.token;
+    await serve(req, res, {
+      infraEnvId: infraEnvIdFromToken(token),
+      version: req.params.version,
+      arch: req.params.arch,
+      type: isoTypeFromFilename(req.params.filename),
+      credential: { kind: 'image-token', value: token },
+    });
+  });
+
+  router.get('/byapikey/:apiKey/:version/:arch/:filename', async (req, res) => {
+    const apiKey = req.params.apiKey;
+    await serve(req, res, {
+      infraEnvId: infraEnvIdFromToken(apiKey),
+      version: req.params.version,
+      arch: req.params.arch,
+      type: isoTypeFromFilename(req.params.filename),
+      credential: { kind: 'api-key', value: apiKey },
+    });
+  });
+
+  return router;
+}

@@ -1,0 +1,26 @@
+// Liveness and readiness:
+//   GET /live    200 as long as the process serves HTTP
+//   GET /health  200 when at least one base image is ready (503 otherwise), with every
+//                image's state and reason, and the configuration problems found at start.
+import { Router } from 'express';
+import type { ImageRegistry } from '../../images/registry.js';
+
+export function healthRoutes(registry: ImageRegistry | undefined): Router {
+  const router = Router();
+  router.get('/live', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  router.get(['/health', '/ready'], (_req, res) => {
+    if (!registry) {
+      res.json({ status: 'ok', images: [] });
+      return;
+    }
+    const health = registry.health();
+    res.status(health.ready ? 200 : 503).set('Cache-Control', 'no-store').json({
+      status: health.ready ? 'ok' : 'no base image is ready',
+      images: health.images,
+      problems: health.problems,
+    });
+  });
+  return router;
+}

@@ -1,0 +1,107 @@
+// Parses the OS image configuration (`OS_IMAGES` JSON or `OS_IMAGES_FILE` JSON/YAML),
+// compatible with assisted-image-service: openshift_version, cpu_architecture, url, version,
+// plus optional sha256 and type.
+//
+// Invalid entries are reported by name and skipped, never fatal: one bad entry must not
+// stop the others from being served. It does not download or open anything.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { type CpuArchitecture, normalizeArchitecture } from './catalog.js';
+
+export interface OsImageEntry {
+  openshiftVersion: string;
+  version: string;
+  cpuArchitecture: CpuArchitecture;
+  url: string;
+  sha256?: string;
+  type: 'full-iso';
+}
+
+export interface OsImagesConfig {
+  entries: OsImageEntry[];
+  /** One sentence per rejected entry, naming it and saying why. */
+  problems: string[];
+}
+
+export function parseOsImages(text: string, origin: string): OsImagesConfig {
+  let raw: unknown;
+  try {
+    raw = origin.endsWith('.yaml') || origin.endsWith('.yml') ? parseYaml(text) : JSON.parse(text);
+  } catch (err) {
+    return { entries: [], problems: [`${origin}: not valid ${origin.match(/\.ya?ml$/) ? 'YAML' : 'JSON'}: ${(err as Error).message}`] };
+  }
+  if (!Array.isArray(raw)) return { entries: [], problems: [`${origin}: expected a list of images`] };
+  const entries: OsImageEntry[] = [];
+  const problems: string[] = [];
+  raw.forEach((item: unknown, index) => {
+    const result = parseEntry(item);
+    const name = describeEntry(item, index);
+    if (typeof result === 'string') problems.push(`${origin}: image ${name}: ${result}`);
+    else if (entries.some((e) => e.openshiftVersion === result.openshiftVersion && e.cpuArchitecture === result.cpuArchitecture)) {
+      problems.push(`${origin}: image ${name}: duplicate of an earlier entry for the same openshift_version and cpu_architecture`);
+    } else entries.push(result);
+  });
+  return { entries, problems };
+}
+
+/** Reads OS_IMAGES / OS_IMAGES_FILE from the environment; undefined when neither is set. */
+export function osImagesFromEnvironment(env: NodeJS.ProcessEnv): OsImagesConfig | undefined {
+  if (env.OS_IMAGES_FILE) {
+    let text: string;
+    try {
+      text = readFileSync(env.OS_IMAGES_FILE, 'utf8');
+    } catch (err) {
+      return { entries: [], problems: [`OS_IMAGES_FILE ${env.OS_IMAGES_FILE}: ${(err as Error).message}`] };
+    }
+    return parseOsImages(text, env.OS_IMAGES_FILE);
+  }
+  if (env.OS_IMAGES) return parseOsImages(env.OS_IMAGES, 'OS_IMAGES');
+  return undefined;
+}
+
+function describeEntry(item: unknown, index: number): string {
+  if (item && typeof item === 'object') {
+    const o = item as Record<string, unknown>;
+    const parts = [o.openshift_version, o.cpu_architecture].filter((p) => typeof p === 'string');
+    if (parts.length) return `#${index} (${parts.join(' ')})`;
+  }
+  return `#${index}`;
+}
+
+function parseEntry(item: unknown): OsImageEntry | string {
+  if (!item || typeof item !== 'object' || Array.isArray(item)) return 'not an object';
+  const o = item as Record<string, unknown>;
+  for (const field of ['openshift_version', 'url', 'version'] as const) {
+    if (typeof o[field] !== 'string' || (o[field] as string).trim() === '') return `missing or empty "${field}"`;
+  }
+  const archName = o.cpu_architecture === undefined ? 'x86_64' : o.cpu_architecture;
+  const cpuArchitecture = typeof archName === 'string' ? normalizeArchitecture(archName) : undefined;
+  if (!cpuArchitecture) return `unknown cpu_architecture ${JSON.stringify(archName)}`;
+  if (o.sha256 !== undefined && (typeof o.sha256 !== 'string' || !/^[0-9a-fA-F]{64}$/.test(o.sha256))) {
+    return '"sha256" must be 64 hexadecimal digits';
+  }
+  if (o.type !== undefined && o.type !== 'full-iso') return `unsupported type ${JSON.stringify(o.type)} (only "full-iso")`;
+  const url = o.url as string;
+  if (!/^(file|https?|s3):\/\//.test(url) && !url.startsWith('/')) return `unsupported url ${JSON.stringify(redactUrl(url))}`;
+  return {
+    openshiftVersion: o.openshift_version as string,
+    version: o.version as string,
+    cpuArchitecture,
+    url,
+    ...(typeof o.sha256 === 'string' ? { sha256: o.sha256.toLowerCase() } : {}),
+    type: 'full-iso',
+  };
+}
+
+/** Drops credentials and query strings (presigned URLs carry secrets) from a URL for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    return u.toString();
+  } catch {
+    return url.replace(/\?.*$/, '');
+  }
+}

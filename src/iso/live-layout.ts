@@ -1,0 +1,109 @@
+// Parsing a CoreOS live ISO once into a LiveManifest (src/iso/manifest.ts): the Ignition embed
+// area, the kernel-argument areas, coreos/features.json and the extents of the boot files.
+//
+// Does: open the image, locate every area (src/iso/ignition-area.ts, kargs-areas.ts), check that
+// all kargs areas currently agree and that no two areas overlap, find boot files by their friendly
+// paths (resolved like coreos-installer's 8.3 names, see src/iso/iso9660.ts), and check every
+// extent lies inside the file. Every problem is a FormatError naming the image and the reason.
+// Does NOT: decode the Ignition area, unpack miniso.dat, cache manifests (src/images does), or
+// serve bytes (src/splice does).
+
+import { FormatError } from '../errors.js';
+import { locateIgnitionArea } from './ignition-area.js';
+import { extentContains, withIsoFs, type IsoFs } from './iso9660.js';
+import { JsonFileContext, readJsonObject } from './json-file.js';
+import { locateKargsAreas } from './kargs-areas.js';
+import type { BootFiles, Extent, IgnitionArea, KargsAreas, LiveManifest } from './manifest.js';
+import { kargsInAreas } from './read-kargs.js';
+
+export const FEATURES_JSON_PATH = 'coreos/features.json';
+const S390X_AREA_FILE = 'images/cdboot.img';
+const S390X_INS_FILE = 'generic.ins';
+
+/**
+ * Candidate paths of each boot file, best first. s390x ISOs call the kernel kernel.img
+ * (z/VM CMS names are 8.3); newer ones put kernel and initrd directly under images/.
+ */
+const BOOT_FILE_PATHS: Record<keyof BootFiles, { default: string[]; s390x: string[] }> = {
+  kernel: {
+    default: ['images/pxeboot/vmlinuz', 'images/kernel.img', 'images/pxeboot/kernel.img'],
+    s390x: ['images/kernel.img', 'images/pxeboot/kernel.img', 'images/pxeboot/vmlinuz'],
+  },
+  initrd: {
+    default: ['images/pxeboot/initrd.img', 'images/initrd.img'],
+    s390x: ['images/pxeboot/initrd.img', 'images/initrd.img'],
+  },
+  rootfs: { default: ['images/pxeboot/rootfs.img'], s390x: ['images/pxeboot/rootfs.img'] },
+  insFile: { default: [S390X_INS_FILE], s390x: [S390X_INS_FILE] },
+  initrdAddrsize: { default: ['images/initrd.addrsize'], s390x: ['images/initrd.addrsize'] },
+  minisoData: { default: ['coreos/miniso.dat'], s390x: ['coreos/miniso.dat'] },
+};
+
+/** Parses the live ISO at `path` into its manifest. */
+export async function parseLiveIso(path: string): Promise<LiveManifest> {
+  return withIsoFs(path, parseLiveIsoFs);
+}
+
+/** Parses an already opened image (the caller keeps ownership of `iso`). */
+export async function parseLiveIsoFs(iso: IsoFs): Promise<LiveManifest> {
+  const ignition = await locateIgnitionArea(iso);
+  const kargs = await locateKargsAreas(iso);
+  if (kargs !== undefined) await kargsInAreas((o, l, what) => iso.readAt(o, l, what), kargs, iso.path);
+  checkNoOverlap(iso.path, ignition, kargs);
+  const layoutArch = await detectLayoutArch(iso, ignition);
+  const manifest: LiveManifest = {
+    formatVersion: 1,
+    size: iso.size,
+    volumeId: iso.volumeId,
+    layoutArch,
+    ignition,
+    files: await findBootFiles(iso, layoutArch),
+  };
+  if (kargs !== undefined) manifest.kargs = kargs;
+  const features = await readFeatures(iso);
+  if (features !== undefined) manifest.features = features;
+  return manifest;
+}
+
+async function detectLayoutArch(iso: IsoFs, ignition: IgnitionArea): Promise<LiveManifest['layoutArch']> {
+  const cdboot = await iso.lookup(S390X_AREA_FILE);
+  const inCdboot = cdboot !== undefined && !cdboot.isDirectory && extentContains(cdboot, ignition);
+  if (inCdboot || (await iso.lookup(S390X_INS_FILE)) !== undefined) return 's390x';
+  return 'default';
+}
+
+async function findBootFiles(iso: IsoFs, arch: LiveManifest['layoutArch']): Promise<BootFiles> {
+  const files: BootFiles = {};
+  for (const key of Object.keys(BOOT_FILE_PATHS) as (keyof BootFiles)[]) {
+    for (const candidate of BOOT_FILE_PATHS[key][arch]) {
+      const entry = await iso.lookup(candidate);
+      if (entry === undefined || entry.isDirectory) continue;
+      iso.assertInside(entry, candidate);
+      files[key] = { offset: entry.offset, length: entry.length };
+      break;
+    }
+  }
+  return files;
+}
+
+async function readFeatures(iso: IsoFs): Promise<Record<string, unknown> | undefined> {
+  const entry = await iso.lookupFile(FEATURES_JSON_PATH);
+  if (entry === undefined) return undefined;
+  return readJsonObject(iso, entry, new JsonFileContext(iso.path, FEATURES_JSON_PATH));
+}
+
+/** Patches must not overlap: the Ignition area and every kargs area are disjoint. */
+function checkNoOverlap(path: string, ignition: IgnitionArea, kargs: KargsAreas | undefined): void {
+  const areas: (Extent & { what: string })[] = [{ ...ignition, what: `Ignition embed area in ${ignition.file}` }];
+  for (const loc of kargs?.locations ?? []) {
+    areas.push({ offset: loc.offset, length: kargs?.size ?? 0, what: `kargs area in ${loc.file}` });
+  }
+  areas.sort((a, b) => a.offset - b.offset);
+  for (let i = 1; i < areas.length; i++) {
+    const prev = areas[i - 1];
+    const cur = areas[i];
+    if (prev !== undefined && cur !== undefined && prev.offset + prev.length > cur.offset) {
+      throw new FormatError(`checking embed areas of ${path}: the ${prev.what} overlaps the ${cur.what}`, { path });
+    }
+  }
+}

@@ -1,0 +1,49 @@
+// Prometheus metrics of one bootsmith process, on a registry of its own (so tests can
+// build several apps side by side). Exposed by the /metrics route.
+//
+// It only defines and holds the instruments; callers record into them.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly requests = new Counter({
+    name: 'bootsmith_http_requests_total',
+    help: 'HTTP requests answered, by route and status code',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly bytesServed = new Counter({
+    name: 'bootsmith_bytes_served_total',
+    help: 'Body bytes written to clients, by artifact',
+    labelNames: ['artifact'] as const,
+    registers: [this.registry],
+  });
+
+  readonly streamsInFlight = new Gauge({
+    name: 'bootsmith_streams_in_flight',
+    help: 'Artifact bodies being streamed right now, by artifact',
+    labelNames: ['artifact'] as const,
+    registers: [this.registry],
+  });
+
+  readonly upstreamDuration = new Histogram({
+    name: 'bootsmith_upstream_request_duration_seconds',
+    help: 'Latency of calls to the remote assisted-service API, by endpoint and outcome',
+    labelNames: ['endpoint', 'outcome'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly ignitionLookups = new Counter({
+    name: 'bootsmith_ignition_lookups_total',
+    help: 'Discovery customization lookups by the image side, by result (hit: served from cache; miss: fetched)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(options: { defaultMetrics?: boolean } = {}) {
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'bootsmith_' });
+  }
+}

@@ -1,0 +1,89 @@
+// Starts one bootsmith process for its role: loads the base images, creates the
+// in-process assisted core (roles all/core) or the remote Ignition source (when
+// ASSISTED_SERVICE_URL is set), builds the app and listens. `close()` undoes it all.
+//
+// The process is live at once; base images load in the background and are reported
+// per image by /health.
+import type { AddressInfo } from 'node:net';
+import http from 'node:http';
+import type { Logger } from 'pino';
+import { ArtifactService } from './artifacts/artifact-service.js';
+import type { Config } from './config.js';
+import { createCore, type Core } from './core/index.js';
+import { createApp } from './http/app.js';
+import { CachedIgnitionSource } from './ignition/cached-source.js';
+import { RemoteIgnitionSource } from './ignition/remote-source.js';
+import type { IgnitionSource } from './ignition/source.js';
+import { ImageRegistry } from './images/registry.js';
+import { Metrics } from './metrics.js';
+
+export interface RunningService {
+  server: http.Server;
+  /** e.g. http://127.0.0.1:8080 */
+  url: string;
+  registry: ImageRegistry;
+  metrics: Metrics;
+  /** Resolves once every configured base image has been loaded or marked failed. */
+  imagesLoaded: Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startService(config: Config, logger: Logger, options: { defaultMetrics?: boolean } = {}): Promise<RunningService> {
+  const metrics = new Metrics({ defaultMetrics: options.defaultMetrics ?? true });
+  for (const problem of config.osImages.problems) logger.error({ problem }, 'invalid OS image entry skipped');
+  if (config.usingDemoImage) logger.warn('OS_IMAGES is not set: serving the bundled demo fixture image (not bootable on real hardware)');
+  const registry = new ImageRegistry(config.osImages.entries, config.osImages.problems, logger);
+  const imagesLoaded = registry.loadAll();
+
+  let core: Core | undefined;
+  if (config.role !== 'image') {
+    core = await createCore({
+      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+      dataDir: config.dataDir,
+      serviceBaseUrl: config.serviceBaseUrl,
+      imageServiceBaseUrl: config.imageServiceBaseUrl,
+      authType: config.authType,
+      hostMaxDisconnectionMs: config.hostMaxDisconnectionMs,
+      catalog: registry,
+      logger,
+    });
+  }
+
+  let artifacts: ArtifactService | undefined;
+  if (config.role !== 'core') {
+    const source: IgnitionSource | undefined = config.assistedServiceUrl
+      ? new RemoteIgnitionSource({ baseUrl: config.assistedServiceUrl, metrics })
+      : core?.ignitionSource;
+    if (!source) throw new Error('no Ignition source: set ASSISTED_SERVICE_URL or run the core in-process');
+    const ttlMs = config.assistedServiceUrl ? config.ignitionCacheTtlMs : 0;
+    artifacts = new ArtifactService(registry, new CachedIgnitionSource(source, { ttlMs, metrics }), config.embedCompression);
+  }
+
+  const app = createApp({ logger, metrics, registry, ...(artifacts ? { artifacts } : {}), ...(core ? { coreRouter: core.router } : {}) });
+  const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.listenPort, config.listenAddress, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+  logger.info({ url, role: config.role, ignition: config.assistedServiceUrl ? 'remote' : 'in-process' }, 'bootsmith listening');
+
+  return {
+    server,
+    url,
+    registry,
+    metrics,
+    imagesLoaded,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await core?.close();
+      await imagesLoaded;
+      registry.close();
+    },
+  };
+}

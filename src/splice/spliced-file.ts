@@ -1,0 +1,227 @@
+// A virtual file: a window of an immutable base file (the whole file by default) with byte
+// patches laid over it and optional tail buffers appended after it. This is how every
+// artifact is served: a discovery ISO (patches), a PXE initrd (window + tail), a kernel
+// or rootfs (window only).
+//
+// `stream(start, end)` reads base bytes from the shared file descriptor and patch/tail
+// bytes from memory; a patch shorter than its area is zero-filled from a shared zero
+// buffer, so memory per artifact is O(patch bytes), independent of the ISO size.
+// It knows nothing about ISO structure or HTTP.
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { BootsmithError } from '../errors.js';
+import type { BaseFile } from './base-file.js';
+
+/**
+ * Bytes written over `[offset, offset + length)` of the window (offsets relative to the
+ * window's start); zero-filled past `bytes.length`.
+ */
+export interface Patch {
+  offset: number;
+  length: number;
+  bytes: Buffer;
+}
+
+export interface SplicedFileParts {
+  /** The part of the base file to expose; the whole file when absent. */
+  window?: { offset: number; length: number };
+  patches?: readonly Patch[];
+  /** Buffers appended after the window. */
+  tail?: readonly Buffer[];
+}
+
+type Segment =
+  | { kind: 'base'; start: number; end: number; delta: number } // virtual [start, end) = base [start+delta, end+delta)
+  | { kind: 'memory'; start: number; end: number; bytes: Buffer; zeroFrom: number }; // virtual coordinates
+
+/** Largest single read from the base file; also the stream's high-water mark. */
+const READ_CHUNK = 1024 * 1024;
+const ZEROS = Buffer.alloc(256 * 1024);
+
+export class SplicedFile {
+  readonly base: BaseFile;
+  readonly size: number;
+  readonly etag: string;
+  /** Segments covering [0, size) in order; `start`/`end` are virtual offsets. */
+  private readonly segments: Segment[];
+
+  constructor(base: BaseFile, parts: SplicedFileParts = {}) {
+    this.base = base;
+    const window = parts.window ?? { offset: 0, length: base.size };
+    const tail = parts.tail ?? [];
+    const sorted = [...(parts.patches ?? [])].sort((a, b) => a.offset - b.offset);
+    validateWindow(window, base);
+    validatePatches(sorted, window.length, base.path);
+    this.segments = buildSegments(sorted, window, tail);
+    this.size = window.length + tail.reduce((sum, b) => sum + b.length, 0);
+    this.etag = computeEtag(base.identity, window, sorted, tail);
+  }
+
+  /** A readable of bytes `start..end` inclusive. */
+  stream(start: number, end: number): Readable {
+    if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 0 && start <= end && end < this.size)) {
+      throw new BootsmithError('internal', `invalid range ${start}-${end} for a ${this.size}-byte file`);
+    }
+    return new SplicedStream(this.base, this.segments, start, end + 1);
+  }
+
+  /** Reads a whole range into memory (for tests and small artifacts). */
+  async read(start: number, end: number): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of this.stream(start, end)) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+}
+
+function validateWindow(window: { offset: number; length: number }, base: BaseFile): void {
+  const ok =
+    Number.isSafeInteger(window.offset) && Number.isSafeInteger(window.length) && window.offset >= 0 &&
+    window.length >= 0 && window.offset + window.length <= base.size;
+  if (!ok) {
+    throw new BootsmithError('internal', `window ${window.offset}+${window.length} lies outside ${base.path} (${base.size} bytes)`, {
+      path: base.path,
+    });
+  }
+}
+
+function validatePatches(sorted: readonly Patch[], baseSize: number, path: string): void {
+  let previousEnd = 0;
+  for (const p of sorted) {
+    const ok =
+      Number.isSafeInteger(p.offset) && Number.isSafeInteger(p.length) && p.offset >= previousEnd &&
+      p.length >= p.bytes.length && p.offset + p.length <= baseSize;
+    if (!ok) {
+      throw new BootsmithError('internal', `patch at ${p.offset} (+${p.length}, ${p.bytes.length} bytes) is invalid for ${path}`, {
+        path,
+        baseSize,
+      });
+    }
+    previousEnd = p.offset + p.length;
+  }
+}
+
+function buildSegments(sorted: readonly Patch[], window: { offset: number; length: number }, tail: readonly Buffer[]): Segment[] {
+  const segments: Segment[] = [];
+  const baseSize = window.length;
+  const delta = window.offset;
+  let cursor = 0;
+  for (const p of sorted) {
+    if (p.offset > cursor) segments.push({ kind: 'base', start: cursor, end: p.offset, delta });
+    if (p.length > 0) {
+      segments.push({ kind: 'memory', start: p.offset, end: p.offset + p.length, bytes: p.bytes, zeroFrom: p.offset + p.bytes.length });
+    }
+    cursor = p.offset + p.length;
+  }
+  if (cursor < baseSize) segments.push({ kind: 'base', start: cursor, end: baseSize, delta });
+  let virtual = baseSize;
+  for (const bytes of tail) {
+    if (bytes.length === 0) continue;
+    segments.push({ kind: 'memory', start: virtual, end: virtual + bytes.length, bytes, zeroFrom: virtual + bytes.length });
+    virtual += bytes.length;
+  }
+  return segments;
+}
+
+function computeEtag(
+  identity: string,
+  window: { offset: number; length: number },
+  sorted: readonly Patch[],
+  tail: readonly Buffer[],
+): string {
+  const hash = createHash('sha256').update(`base:${identity}\nwindow:${window.offset}:${window.length}\n`);
+  for (const p of sorted) hash.update(`patch:${p.offset}:${p.length}:${p.bytes.length}\n`).update(p.bytes);
+  for (const t of tail) hash.update(`tail:${t.length}\n`).update(t);
+  return `"${hash.digest('base64url').slice(0, 32)}"`;
+}
+
+/** Index of the segment containing virtual offset `position` (binary search). */
+function segmentIndexAt(segments: readonly Segment[], position: number): number {
+  let lo = 0;
+  let hi = segments.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (segments[mid]!.start <= position) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+class SplicedStream extends Readable {
+  private position: number;
+  private index: number;
+  private reading = false;
+
+  constructor(
+    private readonly base: BaseFile,
+    private readonly segments: readonly Segment[],
+    start: number,
+    private readonly endExclusive: number,
+  ) {
+    super({ highWaterMark: READ_CHUNK });
+    this.position = start;
+    this.index = segmentIndexAt(segments, start);
+  }
+
+  override _read(): void {
+    if (this.reading) return;
+    this.pump();
+  }
+
+  /** Pushes synchronously available memory chunks; starts at most one async base read. */
+  private pump(): void {
+    for (;;) {
+      if (this.position >= this.endExclusive) {
+        this.push(null);
+        return;
+      }
+      const segment = this.segments[this.index]!;
+      if (this.position >= segment.end) {
+        this.index += 1;
+        continue;
+      }
+      const limit = Math.min(segment.end, this.endExclusive);
+      if (segment.kind === 'base') {
+        this.readBase(Math.min(limit - this.position, READ_CHUNK), segment.delta);
+        return;
+      }
+      const chunk = memoryChunk(segment, this.position, limit);
+      this.position += chunk.length;
+      if (!this.push(chunk)) return;
+    }
+  }
+
+  private readBase(length: number, delta: number): void {
+    this.reading = true;
+    const buffer = Buffer.allocUnsafeSlow(length);
+    const position = this.position + delta;
+    const fill = (filled: number): void => {
+      this.base.read(buffer, filled, length - filled, position + filled, (err, n) => {
+        if (this.destroyed) return;
+        if (err) {
+          this.destroy(err);
+          return;
+        }
+        if (n === 0) {
+          this.destroy(new Error(`reading base image ${this.base.path}: file ended at ${position + filled}, expected more bytes`));
+          return;
+        }
+        if (filled + n < length) {
+          fill(filled + n);
+          return;
+        }
+        this.reading = false;
+        this.position += length;
+        if (this.push(buffer)) this.pump();
+      });
+    };
+    fill(0);
+  }
+}
+
+function memoryChunk(segment: Extract<Segment, { kind: 'memory' }>, position: number, limit: number): Buffer {
+  if (position < segment.zeroFrom) {
+    const from = position - segment.start;
+    return segment.bytes.subarray(from, from + Math.min(limit, segment.zeroFrom) - position);
+  }
+  return ZEROS.subarray(0, Math.min(limit - position, ZEROS.length));
+}
