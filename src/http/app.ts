@@ -49,9 +49,8 @@ export function createApp(parts: AppParts): Express {
   app.use(metricsRoutes(parts.metrics));
   if (parts.coreRouter) app.use('/api/assisted-install', parts.coreRouter);
   if (parts.artifacts) {
-    app.use(discoveryImageRoutes(parts.artifacts, parts.metrics));
-    app.use(pxeInitrdRoutes(parts.artifacts, parts.metrics));
-    app.use(bootArtifactRoutes(parts.artifacts, parts.metrics));
+    const context = { artifacts: parts.artifacts, metrics: parts.metrics, logger: parts.logger };
+    app.use(discoveryImageRoutes(context), pxeInitrdRoutes(context), bootArtifactRoutes(context));
   }
   app.use((req, res) => {
     res.status(404).json({ code: 404, message: `no route for ${req.method} ${redactRequestPath(req.path)}` });

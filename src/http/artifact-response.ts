@@ -1,8 +1,10 @@
 // Glue between an artifact (a SplicedFile plus its modification time) and the range
-// layer: builds the Representation, and records bytes served and streams in flight per
-// artifact in the metrics. Holds no routing logic.
+// layer: builds the Representation, records bytes served and streams in flight per
+// artifact in the metrics, and logs artifacts that fail while streaming. No routing logic.
 import type { Request, Response } from 'express';
-import type { ServedArtifact } from '../artifacts/artifact-service.js';
+import type { Logger } from 'pino';
+import type { ArtifactService, ServedArtifact } from '../artifacts/artifact-service.js';
+import { redactRequestPath } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { Representation } from './representation.js';
 import { serveRepresentation } from './serve-representation.js';
@@ -17,17 +19,25 @@ export type ArtifactLabel =
   | 'ins-file'
   | 'initrd-addrsize';
 
+/** What every image-side route needs. */
+export interface ImageRouteContext {
+  artifacts: ArtifactService;
+  metrics: Metrics;
+  logger: Logger;
+}
+
 export function sendArtifact(
   req: Request,
   res: Response,
-  metrics: Metrics,
+  { metrics, logger }: ImageRouteContext,
   label: ArtifactLabel,
   representation: Representation,
-): void {
-  serveRepresentation(req, res, representation, {
+): Promise<void> {
+  return serveRepresentation(req, res, representation, {
     onBytes: (n) => metrics.bytesServed.inc({ artifact: label }, n),
     onStreamStart: () => metrics.streamsInFlight.inc({ artifact: label }),
     onStreamEnd: () => metrics.streamsInFlight.dec({ artifact: label }),
+    onError: (err) => logger.error({ err, artifact: label, path: redactRequestPath(req.originalUrl) }, 'serving artifact failed'),
   });
 }
 

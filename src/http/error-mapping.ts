@@ -4,6 +4,7 @@
 // the extra headers (Retry-After, Content-Range) and the JSON body of the image side.
 // The assisted API (src/core) renders its own upstream-shaped bodies but takes the
 // status from statusForError() here. It never includes secrets or stack traces.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { BootsmithError, RangeNotSatisfiableError, UnavailableError, UpstreamError } from '../errors.js';
 
@@ -53,16 +54,32 @@ function isBodyParserError(err: unknown): err is { status: number; message: stri
   );
 }
 
-/** Express error handler for the image side: `{ "code": <status>, "message": "..." }`. */
+/**
+ * Writes the image side's error response: status and extra headers for `err`, body
+ * `{ "code": <status>, "message": "..." }` (none for HEAD). When headers are already out,
+ * the connection is destroyed instead, so a client never mistakes a short body for a whole one.
+ */
+export function writeErrorResponse(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  for (const name of res.getHeaderNames()) res.removeHeader(name); // drop anything half-set
+  const status = statusForError(err);
+  const body = JSON.stringify({ code: status, message: publicMessage(err) });
+  res.writeHead(status, {
+    ...headersForError(err),
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+  });
+  if (req.method === 'HEAD') res.end();
+  else res.end(body);
+}
+
+/** Express error handler for the image side; logs only unexpected (untyped) failures. */
 export function imageErrorHandler(onInternal: (err: unknown, req: Request) => void) {
-  return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
-    if (res.headersSent) {
-      res.destroy(err instanceof Error ? err : undefined);
-      return;
-    }
-    const status = statusForError(err);
-    if (status >= 500 && !(err instanceof BootsmithError)) onInternal(err, req);
-    res.status(status).set(headersForError(err)).json({ code: status, message: publicMessage(err) });
-    void next;
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    if (statusForError(err) >= 500 && !(err instanceof BootsmithError)) onInternal(err, req);
+    writeErrorResponse(req, res, err);
   };
 }

@@ -46,7 +46,6 @@ const SP = 0x20;
 const HTAB = 0x09;
 const COMMA = 0x2c;
 const DASH = 0x2d;
-const EQUALS = 0x3d;
 const DQUOTE = 0x22;
 const ZERO = 0x30;
 const NINE = 0x39;

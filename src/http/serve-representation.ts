@@ -16,7 +16,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { RangeNotSatisfiableError } from '../errors.js';
-import { headersForError, publicMessage, statusForError } from './error-mapping.js';
+import { writeErrorResponse } from './error-mapping.js';
 import type { Representation } from './representation.js';
 import { ifRangeMatches, matchEntityTag, parseHttpDate, parseRange, type ByteRange } from './range.js';
 
@@ -71,7 +71,7 @@ export function serveRepresentation(
     return respond(req, res, rep, hooks) ?? DONE;
   } catch (err) {
     if (!(err instanceof RangeNotSatisfiableError)) hooks?.onError?.(err);
-    writeError(req, res, err);
+    writeErrorResponse(req, res, err);
     return DONE;
   }
 }
@@ -217,28 +217,6 @@ function notModified(res: ServerResponse, rep: Representation, lastModified: str
   res.writeHead(304, headers);
   res.end();
   return undefined;
-}
-
-/**
- * The error response imageErrorHandler would send (status and extra headers from
- * error-mapping.ts, `{ code, message }` JSON), or a destroyed connection when headers are
- * already out.
- */
-function writeError(req: IncomingMessage, res: ServerResponse, err: unknown): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  for (const name of res.getHeaderNames()) res.removeHeader(name); // drop anything half-set
-  const status = statusForError(err);
-  const body = JSON.stringify({ code: status, message: publicMessage(err) });
-  res.writeHead(status, {
-    ...headersForError(err),
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': String(Buffer.byteLength(body)),
-  });
-  if (req.method === 'HEAD') res.end();
-  else res.end(body);
 }
 
 function noop(): void {}

@@ -68,14 +68,13 @@ export function registerHostRoutes(router: Router, ctx: CoreContext): void {
     res.status(204).end();
   }));
 
-  router.get('/v2/infra-envs/:infra_env_id/hosts/:host_id/ignition', wrap(async (req, res) => {
+  router.get('/v2/infra-envs/:infra_env_id/hosts/:host_id/ignition', wrap(async (req) => {
     const infraEnvId = uuidParam(req, 'infra_env_id');
     const hostId = uuidParam(req, 'host_id');
     await authorize(ctx, req, { infraEnvId });
     const h = await ctx.repo.getHost(infraEnvId, hostId);
     if (!h) throw new NotFoundError(`host ${hostId} not found in infra env ${infraEnvId}`);
     throw new NotFoundError(`Cluster not found for host ${hostId} in infra env ${infraEnvId}`);
-    void res;
   }));
 
   router.put('/v2/infra-envs/:infra_env_id/hosts/:host_id/progress', wrap(async (req, res) => {

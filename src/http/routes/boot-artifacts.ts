@@ -1,10 +1,9 @@
 // InfraEnv-independent boot files, served as byte ranges of the cached ISO (never extracted):
 //   GET|HEAD /boot-artifacts/{kernel|rootfs|initrd|ins-file}?version=&arch=
 import { Router } from 'express';
-import type { ArtifactService, BootArtifactKind } from '../../artifacts/artifact-service.js';
+import type { BootArtifactKind } from '../../artifacts/artifact-service.js';
 import { NotFoundError } from '../../errors.js';
-import type { Metrics } from '../../metrics.js';
-import { artifactRepresentation, sendArtifact } from '../artifact-response.js';
+import { type ImageRouteContext, artifactRepresentation, sendArtifact } from '../artifact-response.js';
 import { stringQuery } from '../request-params.js';
 
 const FILE_NAMES: Record<BootArtifactKind, string> = {
@@ -18,15 +17,16 @@ function isBootArtifactKind(value: string): value is BootArtifactKind {
   return Object.hasOwn(FILE_NAMES, value);
 }
 
-export function bootArtifactRoutes(artifacts: ArtifactService, metrics: Metrics): Router {
+export function bootArtifactRoutes(context: ImageRouteContext): Router {
+  const { artifacts } = context;
   const router = Router();
-  router.get('/boot-artifacts/:kind', (req, res) => {
+  router.get('/boot-artifacts/:kind', async (req, res) => {
     const kind = req.params.kind;
     if (!isBootArtifactKind(kind)) {
       throw new NotFoundError(`unknown boot artifact ${JSON.stringify(kind)}: expected kernel, rootfs, initrd or ins-file`);
     }
     const artifact = artifacts.bootArtifact(kind, stringQuery(req, 'version'), stringQuery(req, 'arch'));
-    sendArtifact(req, res, metrics, kind, artifactRepresentation(artifact, FILE_NAMES[kind]));
+    await sendArtifact(req, res, context, kind, artifactRepresentation(artifact, FILE_NAMES[kind]));
   });
   return router;
 }

@@ -5,10 +5,8 @@
 //   GET|HEAD /byapikey/{api_key}/{version}/{arch}/{full|minimal}.iso
 // Path-style URLs need no query string, which BMC virtual-media clients require.
 import { type Request, type Response, Router } from 'express';
-import type { ArtifactService } from '../../artifacts/artifact-service.js';
 import type { Credential, DiscoveryImageType } from '../../ignition/source.js';
-import type { Metrics } from '../../metrics.js';
-import { artifactRepresentation, sendArtifact } from '../artifact-response.js';
+import { type ImageRouteContext, artifactRepresentation, sendArtifact } from '../artifact-response.js';
 import { credentialFromRequest } from '../request-credential.js';
 import { infraEnvIdFromToken, infraEnvIdParam, isoTypeFromFilename, isoTypeFromQuery, stringQuery } from '../request-params.js';
 
@@ -20,13 +18,14 @@ interface IsoTarget {
   credential: Credential;
 }
 
-export function discoveryImageRoutes(artifacts: ArtifactService, metrics: Metrics): Router {
+export function discoveryImageRoutes(context: ImageRouteContext): Router {
+  const { artifacts } = context;
   const router = Router();
 
   const serve = async (req: Request, res: Response, target: IsoTarget): Promise<void> => {
     const artifact = await artifacts.discoveryIso(target, target.type);
     const filename = `${target.infraEnvId}-discovery.iso`;
-    sendArtifact(req, res, metrics, target.type, artifactRepresentation(artifact, filename));
+    await sendArtifact(req, res, context, target.type, artifactRepresentation(artifact, filename));
   };
 
   router.get('/images/:id', async (req, res) => {

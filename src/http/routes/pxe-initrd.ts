@@ -2,14 +2,13 @@
 //   GET|HEAD /images/{id}/pxe-initrd?version=&arch=      base initrd + Ignition archive
 //   GET|HEAD /images/{id}/s390x-initrd-addrsize?version=  addrsize for that initrd (s390x)
 import { Router } from 'express';
-import type { ArtifactService } from '../../artifacts/artifact-service.js';
-import type { Metrics } from '../../metrics.js';
-import { artifactRepresentation, sendArtifact } from '../artifact-response.js';
+import { type ImageRouteContext, artifactRepresentation, sendArtifact } from '../artifact-response.js';
 import { bufferRepresentation } from '../buffer-representation.js';
 import { credentialFromRequest } from '../request-credential.js';
 import { infraEnvIdParam, stringQuery } from '../request-params.js';
 
-export function pxeInitrdRoutes(artifacts: ArtifactService, metrics: Metrics): Router {
+export function pxeInitrdRoutes(context: ImageRouteContext): Router {
+  const { artifacts } = context;
   const router = Router();
 
   router.get('/images/:id/pxe-initrd', async (req, res) => {
@@ -20,7 +19,7 @@ export function pxeInitrdRoutes(artifacts: ArtifactService, metrics: Metrics): R
       arch: stringQuery(req, 'arch'),
       credential: credentialFromRequest(req),
     });
-    sendArtifact(req, res, metrics, 'pxe-initrd', artifactRepresentation(artifact, `${infraEnvId}-initrd.img`));
+    await sendArtifact(req, res, context, 'pxe-initrd', artifactRepresentation(artifact, `${infraEnvId}-initrd.img`));
   });
 
   router.get('/images/:id/s390x-initrd-addrsize', async (req, res) => {
@@ -36,7 +35,7 @@ export function pxeInitrdRoutes(artifacts: ArtifactService, metrics: Metrics): R
       lastModified: addrsize.lastModified,
       filename: `${infraEnvId}-initrd.addrsize`,
     });
-    sendArtifact(req, res, metrics, 'initrd-addrsize', representation);
+    await sendArtifact(req, res, context, 'initrd-addrsize', representation);
   });
 
   return router;
