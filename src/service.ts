@@ -35,6 +35,9 @@ export async function startService(config: Config, logger: Logger, options: { de
   const registry = new ImageRegistry(config.osImages.entries, config.osImages.problems, logger);
   const imagesLoaded = registry.loadAll();
 
+  // In-process Ignition is cached like remote Ignition (a BMC's range storm must not
+  // re-render it per request); the core invalidates an InfraEnv's entries on every change.
+  let ignitionCache: CachedIgnitionSource | undefined;
   let core: Core | undefined;
   if (config.role !== 'image') {
     core = await createCore({
@@ -46,6 +49,7 @@ export async function startService(config: Config, logger: Logger, options: { de
       hostMaxDisconnectionMs: config.hostMaxDisconnectionMs,
       catalog: registry,
       logger,
+      onInfraEnvChange: (id) => ignitionCache?.invalidate(id),
     });
   }
 
@@ -55,8 +59,8 @@ export async function startService(config: Config, logger: Logger, options: { de
       ? new RemoteIgnitionSource({ baseUrl: config.assistedServiceUrl, metrics })
       : core?.ignitionSource;
     if (!source) throw new Error('no Ignition source: set ASSISTED_SERVICE_URL or run the core in-process');
-    const ttlMs = config.assistedServiceUrl ? config.ignitionCacheTtlMs : 0;
-    artifacts = new ArtifactService(registry, new CachedIgnitionSource(source, { ttlMs, metrics }), config.embedCompression);
+    ignitionCache = new CachedIgnitionSource(source, { ttlMs: config.ignitionCacheTtlMs, metrics });
+    artifacts = new ArtifactService(registry, ignitionCache, config.embedCompression);
   }
 
   const app = createApp({ logger, metrics, registry, ...(artifacts ? { artifacts } : {}), ...(core ? { coreRouter: core.router } : {}) });

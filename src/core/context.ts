@@ -26,4 +26,6 @@ export interface CoreContext {
   settings: CoreSettings;
   logger: Logger;
   now(): Date;
+  /** Called after a change to an InfraEnv (update, delete, key rotation) has committed. */
+  onInfraEnvChange(infraEnvId: string): void;
 }

@@ -47,6 +47,7 @@ export function createIgnitionSource(ctx: CoreContext): IgnitionSource {
         ignition: renderIgnition(buildDiscoveryIgnition(ctx, infraEnv)),
         kernelArguments: (infraEnv.kernelArguments ?? []).map((k) => k.value),
         ...(extra ? { extraInitrd: extra } : {}),
+        lastModified: infraEnv.updatedAt,
       };
     },
   };

@@ -43,6 +43,8 @@ export interface CoreOptions {
   imageTokenTtlMs?: number;
   /** Request body limit of the API; default 2 MiB. */
   bodyLimitBytes?: number;
+  /** Called after a change to an InfraEnv has committed (the image side drops cached artifacts). */
+  onInfraEnvChange?: (infraEnvId: string) => void;
 }
 
 export interface CoreAuthHelpers {
@@ -87,6 +89,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     },
     logger,
     now: () => new Date(),
+    onInfraEnvChange: options.onInfraEnvChange ?? (() => undefined),
   };
 
   const router = express.Router();

@@ -136,7 +136,7 @@ export async function createInfraEnv(ctx: CoreContext, p: InfraEnvParams): Promi
 }
 
 export async function updateInfraEnv(ctx: CoreContext, id: string, p: InfraEnvParams): Promise<InfraEnvRecord> {
-  return ctx.repo.transaction(async (repo) => {
+  return changed(ctx, id, ctx.repo.transaction(async (repo) => {
     const rec = await repo.getInfraEnv(id, { forUpdate: true });
     if (!rec) throw new NotFoundError(`infra-env ${id} not found`);
     const image = resolveImage(ctx, p.openshiftVersion ?? rec.openshiftVersion, rec.cpuArchitecture);
@@ -148,25 +148,32 @@ export async function updateInfraEnv(ctx: CoreContext, id: string, p: InfraEnvPa
     await repo.updateInfraEnv(rec);
     await events.infraEnvUpdated(repo, rec.updatedAt, rec.id);
     return rec;
-  });
+  }));
 }
 
 export async function deleteInfraEnv(ctx: CoreContext, id: string): Promise<void> {
-  await ctx.repo.transaction(async (repo) => {
+  await changed(ctx, id, ctx.repo.transaction(async (repo) => {
     if (!(await repo.deleteInfraEnv(id))) throw new NotFoundError(`infra-env ${id} not found`);
     await events.infraEnvDeregistered(repo, ctx.now(), id);
-  });
+  }));
 }
 
 export async function regenerateSigningKey(ctx: CoreContext, id: string): Promise<void> {
-  await ctx.repo.transaction(async (repo) => {
+  await changed(ctx, id, ctx.repo.transaction(async (repo) => {
     const rec = await repo.getInfraEnv(id, { forUpdate: true });
     if (!rec) throw new NotFoundError(`infra-env ${id} not found`);
     rec.imageTokenKey = newImageTokenKey();
     rec.updatedAt = ctx.now();
     await repo.updateInfraEnv(rec);
     await events.signingKeyRegenerated(repo, rec.updatedAt, rec.id);
-  });
+  }));
+}
+
+/** Tells the image side (cache invalidation) once a change of InfraEnv `id` has committed. */
+async function changed<T>(ctx: CoreContext, id: string, committed: Promise<T>): Promise<T> {
+  const result = await committed;
+  ctx.onInfraEnvChange(id);
+  return result;
 }
 
 export async function getInfraEnvOr404(repo: Repository, id: string): Promise<InfraEnvRecord> {

@@ -1,0 +1,156 @@
+// The all-in-one service end to end, in process: the assisted API creates an InfraEnv,
+// its download_url (served by the image side of the same process) yields an ISO whose
+// embedded Ignition is exactly the InfraEnv's discovery Ignition, with its kargs; changes
+// to the InfraEnv show up in the next download; tokens of one InfraEnv open no other.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_IMAGE_PATH, loadConfig } from './config.js';
+import { readEmbedArea } from './initrd/embed-archive.js';
+import { parseLiveIso } from './iso/live-layout.js';
+import { readEmbeddedKargs } from './iso/read-kargs.js';
+import type { LiveManifest } from './iso/manifest.js';
+import { createLogger } from './logger.js';
+import { type RunningService, startService } from './service.js';
+
+const API = '/api/assisted-install/v2';
+const PULL_SECRET = JSON.stringify({ auths: { 'quay.io': { auth: Buffer.from('user:pass').toString('base64'), email: 'a@b.c' } } });
+const SSH_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl user@host';
+
+interface Harness {
+  service: RunningService;
+  dir: string;
+  manifest: LiveManifest;
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
+}
+
+async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'bootsmith-e2e-'));
+  const config = loadConfig({ LISTEN_PORT: '0', LISTEN_ADDRESS: '127.0.0.1', DATA_DIR: dir, ...env });
+  const service = await startService(config, createLogger('silent'), { defaultMetrics: false });
+  await service.imagesLoaded;
+  // the URLs the core hands out must point at this process, whose port is only known now
+  const manifest = await parseLiveIso(DEMO_IMAGE_PATH);
+  const call = (method: string, p: string, body?: unknown, headers: Record<string, string> = {}) =>
+    fetch(service.url + p, {
+      method,
+      headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  return { service, dir, manifest, call };
+}
+
+async function stopHarness(h: Harness | undefined): Promise<void> {
+  if (!h) return;
+  await h.service.close();
+  await rm(h.dir, { recursive: true, force: true });
+}
+
+/** Rewrites a URL the core generated for the default base URL to the test server's port. */
+function onServer(url: string, service: RunningService): string {
+  const u = new URL(url);
+  const s = new URL(service.url);
+  u.host = s.host;
+  return u.toString();
+}
+
+async function embedded(iso: Buffer, manifest: LiveManifest): Promise<{ ignition: string; kargs: string }> {
+  const area = iso.subarray(manifest.ignition.offset, manifest.ignition.offset + manifest.ignition.length);
+  const contents = await readEmbedArea(area);
+  const file = path.join(tmpdir(), `downloaded-${process.pid}-${Date.now()}.iso`);
+  await (await import('node:fs/promises')).writeFile(file, iso);
+  try {
+    return { ignition: contents.ignition?.toString() ?? '', kargs: await readEmbeddedKargs(file, manifest) };
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
+describe('all-in-one service with AUTH_TYPE=none', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => stopHarness(h));
+
+  it('serves, at the InfraEnv download_url, an ISO carrying its discovery Ignition and kernel arguments', async () => {
+    const created = await h.call('POST', `${API}/infra-envs`, {
+      name: 'lab',
+      pull_secret: PULL_SECRET,
+      ssh_authorized_key: SSH_KEY,
+      openshift_version: '4.17',
+      cpu_architecture: 'x86_64',
+      image_type: 'full-iso',
+      kernel_arguments: [{ operation: 'append', value: 'console=ttyS0' }],
+    });
+    expect(created.status).toBe(201);
+    const infraEnv = (await created.json()) as { id: string; download_url: string };
+    expect(infraEnv.download_url).toMatch(new RegExp(`/byid/${infraEnv.id}/4\\.17/x86_64/full\\.iso$`));
+
+    const discovery = await (await h.call('GET', `${API}/infra-envs/${infraEnv.id}/downloads/files?file_name=discovery.ign`)).text();
+    expect(JSON.parse(discovery).ignition.version).toBe('3.1.0');
+
+    const iso = Buffer.from(await (await fetch(onServer(infraEnv.download_url, h.service))).arrayBuffer());
+    const base = await readFile(DEMO_IMAGE_PATH);
+    expect(iso.length).toBe(base.length);
+    const got = await embedded(iso, h.manifest);
+    expect(JSON.parse(got.ignition)).toEqual(JSON.parse(discovery));
+    expect(got.ignition).toContain(SSH_KEY);
+    expect(got.kargs).toBe(`${h.manifest.kargs!.default} console=ttyS0`);
+  });
+
+  it('serves the change after a PATCH at once (no stale cached ISO)', async () => {
+    const created = (await (await h.call('POST', `${API}/infra-envs`, { name: 'patchme', pull_secret: PULL_SECRET, openshift_version: '4.17' })).json()) as {
+      id: string;
+      download_url: string;
+    };
+    const url = onServer(created.download_url, h.service);
+    const before = await fetch(url, { method: 'HEAD' });
+    const patched = await h.call('PATCH', `${API}/infra-envs/${created.id}`, { ssh_authorized_key: SSH_KEY });
+    expect(patched.status).toBe(201);
+    const after = await fetch(url);
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+    const got = await embedded(Buffer.from(await after.arrayBuffer()), h.manifest);
+    expect(got.ignition).toContain(SSH_KEY);
+  });
+
+  it('answers 404 for an unknown InfraEnv on every image route', async () => {
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    expect((await fetch(`${h.service.url}/byid/${unknown}/4.17/x86_64/full.iso`, { method: 'HEAD' })).status).toBe(404);
+    expect((await fetch(`${h.service.url}/images/${unknown}/pxe-initrd?version=4.17`)).status).toBe(404);
+  });
+});
+
+describe('all-in-one service with AUTH_TYPE=local', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ AUTH_TYPE: 'local' });
+  });
+  afterAll(() => stopHarness(h));
+
+  it('opens an ISO only with its own InfraEnv token', async () => {
+    const admin = (await readFile(path.join(h.dir, 'auth', 'admin-token'), 'utf8')).trim();
+    const auth = { Authorization: `Bearer ${admin}` };
+    const create = async (name: string) =>
+      (await (await h.call('POST', `${API}/infra-envs`, { name, pull_secret: PULL_SECRET, openshift_version: '4.17' }, auth)).json()) as {
+        id: string;
+        download_url: string;
+      };
+    const a = await create('a');
+    const b = await create('b');
+    expect(a.download_url).toMatch(/\/byapikey\/[^/]+\/4\.17\/x86_64\/full\.iso$/);
+
+    const ok = await fetch(onServer(a.download_url, h.service), { method: 'HEAD' });
+    expect(ok.status).toBe(200);
+
+    // b's token used for a's ISO
+    const bToken = new URL(b.download_url).pathname.split('/')[2]!;
+    const crossed = await fetch(`${h.service.url}/images/${a.id}?version=4.17&type=full-iso&api_key=${bToken}`, { method: 'HEAD' });
+    expect([401, 403]).toContain(crossed.status);
+    const anonymous = await fetch(`${h.service.url}/byid/${a.id}/4.17/x86_64/full.iso`, { method: 'HEAD' });
+    expect(anonymous.status).toBe(401);
+    const forged = await fetch(`${h.service.url}/images/${a.id}?version=4.17&type=full-iso&api_key=${bToken.slice(0, -4)}AAAA`, { method: 'HEAD' });
+    expect(forged.status).toBe(401);
+  });
+});
