@@ -1,6 +1,6 @@
 // The process logger (pino, JSON lines) with redaction of every field that could carry a
 // secret, as a second line of defence: code must not log secrets in the first place.
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export const REDACTED_PATHS = [
   'pull_secret',
@@ -18,8 +18,9 @@ export const REDACTED_PATHS = [
   '*.ignition',
 ];
 
-export function createLogger(level: string): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: { service: 'bootsmith' } });
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: { service: 'bootsmith' } };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** A request path with credentials removed: /bytoken/<token>/..., /byapikey/<key>/..., ?api_key=, ?image_token=. */

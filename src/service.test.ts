@@ -25,10 +25,11 @@ interface Harness {
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
 }
 
-async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+async function startHarness(env: Record<string, string> = {}, logs?: string[]): Promise<Harness> {
   const dir = await mkdtemp(path.join(tmpdir(), 'bootsmith-e2e-'));
   const config = loadConfig({ LISTEN_PORT: '0', LISTEN_ADDRESS: '127.0.0.1', DATA_DIR: dir, ...env });
-  const service = await startService(config, createLogger('silent'), { defaultMetrics: false });
+  const logger = logs ? createLogger('debug', { write: (line: string) => logs.push(line) }) : createLogger('silent');
+  const service = await startService(config, logger, { defaultMetrics: false });
   await service.imagesLoaded;
   // the URLs the core hands out must point at this process, whose port is only known now
   const manifest = await parseLiveIso(DEMO_IMAGE_PATH);
@@ -124,8 +125,9 @@ describe('all-in-one service with AUTH_TYPE=none', () => {
 
 describe('all-in-one service with AUTH_TYPE=local', () => {
   let h: Harness;
+  const logs: string[] = [];
   beforeAll(async () => {
-    h = await startHarness({ AUTH_TYPE: 'local' });
+    h = await startHarness({ AUTH_TYPE: 'local' }, logs);
   });
   afterAll(() => stopHarness(h));
 
@@ -152,5 +154,12 @@ describe('all-in-one service with AUTH_TYPE=local', () => {
     expect(anonymous.status).toBe(401);
     const forged = await fetch(`${h.service.url}/images/${a.id}?version=4.17&type=full-iso&api_key=${bToken.slice(0, -4)}AAAA`, { method: 'HEAD' });
     expect(forged.status).toBe(401);
+
+    // debug logs of all of the above carry no secret: no token, no pull secret, no Ignition
+    const text = logs.join('');
+    expect(text).toContain('request'); // the access log did run at debug level
+    for (const secret of [admin, bToken, new URL(a.download_url).pathname.split('/')[2]!, 'dXNlcjpwYXNz', 'quay.io']) {
+      expect(text).not.toContain(secret);
+    }
   });
 });

@@ -72,7 +72,7 @@ export async function startService(config: Config, logger: Logger, options: { de
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
-  logger.info({ url, role: config.role, ignition: config.assistedServiceUrl ? 'remote' : 'in-process' }, 'bootsmith listening');
+  logger.info({ url, role: config.role, ignitionSource: config.assistedServiceUrl ? 'remote' : 'in-process' }, 'bootsmith listening');
 
   return {
     server,

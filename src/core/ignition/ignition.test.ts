@@ -1,7 +1,5 @@
 // Unit tests of the Ignition validator, the override merge and the embedded-size estimate.
-import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { embeddedIgnitionSize, writeNewc } from '../archive/cpio.js';
 import { mergeIgnition } from './merge.js';
 import { parseIgnition, validateIgnition } from './validate.js';
 
@@ -33,18 +31,3 @@ describe('ignition validator', () => {
     expect(m.passwd.users).toEqual([{ name: 'core', sshAuthorizedKeys: ['a', 'b'] }, { name: 'ops' }]);
   });
 });
-
-describe('embedded size', () => {
-  it('is the gzip of a newc archive holding config.ign and a trailer', () => {
-    const ign = Buffer.from('{"ignition":{"version":"3.1.0"}}');
-    const cpio = writeNewc([{ name: 'config.ign', data: ign }]);
-    expect(cpio.subarray(0, 6).toString()).toBe('070701');
-    expect(cpio.length % 4).toBe(0);
-    expect(cpio.toString('latin1')).toContain('TRAILER!!!');
-    expect(cpio.length).toBe(112 + 12 + 32 + 112 + 12); // header+name padded, data, trailer padded
-    expect(embeddedIgnitionSize(ign)).toBeGreaterThan(20);
-    expect(embeddedIgnitionSize(ign)).toBe(gzipSync(cpio).length);
-    expect(gunzipSync(gzipSync(cpio)).equals(cpio)).toBe(true);
-  });
-});
-

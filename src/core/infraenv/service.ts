@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../../errors.js';
 import { normalizeArchitecture, type CatalogImage } from '../../images/catalog.js';
-import { embeddedIgnitionSize } from '../archive/cpio.js';
+import { buildEmbedArchive } from '../../initrd/embed-archive.js';
 import { issueImageToken, newImageTokenKey } from '../auth/image-tokens.js';
 import type { CoreContext } from '../context.js';
 import type { Repository } from '../db/repository.js';
@@ -90,7 +90,8 @@ async function checkDeliverable(ctx: CoreContext, infraEnv: InfraEnvRecord, imag
   assertIsoUrlLength((await presignedDownloadUrl(ctx, infraEnv)).url);
   const bytes = renderIgnition(buildDiscoveryIgnition(ctx, infraEnv));
   if (image.embedAreaBytes !== undefined) {
-    const size = embeddedIgnitionSize(bytes);
+    // gzip, the default EMBED_COMPRESSION; xz archives are smaller, so this check is conservative
+    const size = (await buildEmbedArchive({ ignition: bytes }, { compression: 'gzip' })).length;
     if (size > image.embedAreaBytes) {
       throw new PayloadTooLargeError('the compressed discovery ignition (with ignition_config_override)', size, image.embedAreaBytes, {
         openshiftVersion: image.openshiftVersion, cpuArchitecture: image.cpuArchitecture,
