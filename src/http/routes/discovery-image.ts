@@ -49,27 +49,23 @@ export function discoveryImageRoutes(context: ImageRouteContext): Router {
     });
   });
 
-  router.get('/bytoken/:token/:version/:arch/:filename', async (req, res) => {
-    const token = req.params.token;
-    await serve(req, res, {
-      infraEnvId: infraEnvIdFromToken(token),
-      version: req.params.version,
-      arch: req.params.arch,
-      type: isoTypeFromFilename(req.params.filename),
-      credential: { kind: 'image-token', value: token },
+  // Path style with the credential in the path; the InfraEnv id is read from the token's claims.
+  const credentialPaths = [
+    ['bytoken', 'image-token'],
+    ['byapikey', 'api-key'],
+  ] as const;
+  for (const [prefix, kind] of credentialPaths) {
+    router.get(`/${prefix}/:token/:version/:arch/:filename`, async (req, res) => {
+      const token = req.params.token;
+      await serve(req, res, {
+        infraEnvId: infraEnvIdFromToken(token),
+        version: req.params.version,
+        arch: req.params.arch,
+        type: isoTypeFromFilename(req.params.filename),
+        credential: { kind, value: token },
+      });
     });
-  });
-
-  router.get('/byapikey/:apiKey/:version/:arch/:filename', async (req, res) => {
-    const apiKey = req.params.apiKey;
-    await serve(req, res, {
-      infraEnvId: infraEnvIdFromToken(apiKey),
-      version: req.params.version,
-      arch: req.params.arch,
-      type: isoTypeFromFilename(req.params.filename),
-      credential: { kind: 'api-key', value: apiKey },
-    });
-  });
+  }
 
   return router;
 }
