@@ -8,7 +8,7 @@ describe('loadConfig', () => {
     expect(config.listenPort).toBe(8080);
     expect(config.usingDemoImage).toBe(true);
     expect(config.osImages.entries[0]!.url).toBe(`file://${DEMO_IMAGE_PATH}`);
-    expect(config.imageServiceBaseUrl).toBe('http://127.0.0.1:8080');
+    expect(config.imageServiceBaseUrl).toBeUndefined(); // derived from the listening address
     expect(config.assistedServiceUrl).toBeUndefined();
     expect(config.hostMaxDisconnectionMs).toBe(180_000);
   });

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { EmbedCompression } from './initrd/embed-archive.js';
 import { type OsImagesConfig, osImagesFromEnvironment } from './images/os-images-config.js';
+import { type ImageStoreSettings, ImageSettingsError, imageStoreSettingsFromEnvironment } from './images/store-settings.js';
 
 export type Role = 'all' | 'image' | 'core';
 
@@ -20,8 +21,12 @@ export interface Config {
   osImages: OsImagesConfig;
   /** True when OS_IMAGES was not set and the bundled demo fixture is served. */
   usingDemoImage: boolean;
-  imageServiceBaseUrl: string;
-  serviceBaseUrl: string;
+  /** Downloads, disk budget, source credentials (src/images/store-settings.ts). */
+  imageStore: ImageStoreSettings;
+  /** IMAGE_SERVICE_BASE_URL; undefined = the URL this process listens on (known after listen). */
+  imageServiceBaseUrl: string | undefined;
+  /** SERVICE_BASE_URL; undefined = the URL this process listens on (known after listen). */
+  serviceBaseUrl: string | undefined;
   /** Remote assisted-service for Ignition lookups; undefined = in-process core. */
   assistedServiceUrl: string | undefined;
   ignitionCacheTtlMs: number;
@@ -41,7 +46,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
   const role = roleFrom(argv, env);
   const listenPort = integer(env, 'LISTEN_PORT', 8080, 0, 65535);
   const listenAddress = env.LISTEN_ADDRESS || '0.0.0.0';
-  const localBase = `http://${listenAddress === '0.0.0.0' || listenAddress === '::' ? '127.0.0.1' : listenAddress}:${listenPort}`;
   const configured = osImagesFromEnvironment(env);
   const assistedServiceUrl = assistedServiceUrlFrom(env);
   if (role === 'image' && !assistedServiceUrl) {
@@ -54,8 +58,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     dataDir: path.resolve(env.DATA_DIR || path.join(PACKAGE_ROOT, 'data')),
     osImages: configured ?? demoImages(),
     usingDemoImage: configured === undefined,
-    imageServiceBaseUrl: baseUrl(env, 'IMAGE_SERVICE_BASE_URL', localBase),
-    serviceBaseUrl: baseUrl(env, 'SERVICE_BASE_URL', localBase),
+    imageStore: imageStoreSettings(env),
+    imageServiceBaseUrl: optionalBaseUrl(env, 'IMAGE_SERVICE_BASE_URL'),
+    serviceBaseUrl: optionalBaseUrl(env, 'SERVICE_BASE_URL'),
     assistedServiceUrl,
     ignitionCacheTtlMs: integer(env, 'IGNITION_CACHE_TTL_SECONDS', 60, 0, 86_400) * 1000,
     embedCompression: oneOf(env, 'EMBED_COMPRESSION', ['gzip', 'xz'] as const, 'gzip'),
@@ -64,6 +69,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     hostMaxDisconnectionMs: duration(env, 'HOST_MAX_DISCONNECTION_TIME', 3 * 60_000),
     logLevel: env.LOG_LEVEL || 'info',
   };
+}
+
+function imageStoreSettings(env: NodeJS.ProcessEnv): ImageStoreSettings {
+  try {
+    return imageStoreSettingsFromEnvironment(env);
+  } catch (err) {
+    if (err instanceof ImageSettingsError) throw new ConfigError(err.message);
+    throw err;
+  }
 }
 
 function roleFrom(argv: readonly string[], env: NodeJS.ProcessEnv): Role {
@@ -78,7 +92,7 @@ function roleFrom(argv: readonly string[], env: NodeJS.ProcessEnv): Role {
 }
 
 function assistedServiceUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
-  if (env.ASSISTED_SERVICE_URL) return baseUrl(env, 'ASSISTED_SERVICE_URL', '');
+  if (env.ASSISTED_SERVICE_URL) return optionalBaseUrl(env, 'ASSISTED_SERVICE_URL');
   if (env.ASSISTED_SERVICE_HOST) {
     const scheme = env.ASSISTED_SERVICE_SCHEME || 'http';
     if (scheme !== 'http' && scheme !== 'https') throw new ConfigError(`ASSISTED_SERVICE_SCHEME must be http or https, not ${JSON.stringify(scheme)}`);
@@ -102,9 +116,9 @@ function demoImages(): OsImagesConfig {
   };
 }
 
-function baseUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
-  const value = env[name] || fallback;
-  return checkedUrl(value, name).replace(/\/+$/, '');
+function optionalBaseUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  return value ? checkedUrl(value, name).replace(/\/+$/, '') : undefined;
 }
 
 function checkedUrl(value: string, name: string): string {

@@ -1,15 +1,16 @@
-// Starts one bootsmith process for its role: loads the base images, creates the
+// Starts one bootsmith process for its role: listens, loads the base images, creates the
 // in-process assisted core (roles all/core) or the remote Ignition source (when
-// ASSISTED_SERVICE_URL is set), builds the app and listens. `close()` undoes it all.
+// ASSISTED_SERVICE_URL is set), and builds the app. `close()` undoes it all.
 //
-// The process is live at once; base images load in the background and are reported
-// per image by /health.
-import type { AddressInfo } from 'node:net';
+// The process is live at once; base images load in the background and are reported per
+// image by /health. It listens before anything else so that default base URLs
+// (IMAGE_SERVICE_BASE_URL, SERVICE_BASE_URL) are the address it really listens on.
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ArtifactService } from './artifacts/artifact-service.js';
 import type { Config } from './config.js';
-import { createCore, type Core } from './core/index.js';
+import { type Core, createCore } from './core/index.js';
 import { createApp } from './http/app.js';
 import { CachedIgnitionSource } from './ignition/cached-source.js';
 import { RemoteIgnitionSource } from './ignition/remote-source.js';
@@ -19,7 +20,7 @@ import { Metrics } from './metrics.js';
 
 export interface RunningService {
   server: http.Server;
-  /** e.g. http://127.0.0.1:8080 */
+  /** The URL this process listens on, e.g. http://127.0.0.1:8080 */
   url: string;
   registry: ImageRegistry;
   metrics: Metrics;
@@ -29,50 +30,67 @@ export interface RunningService {
 }
 
 export async function startService(config: Config, logger: Logger, options: { defaultMetrics?: boolean } = {}): Promise<RunningService> {
+  let handler: http.RequestListener = (_req, res) => {
+    res.writeHead(503, { 'Retry-After': '1', 'Content-Type': 'application/json' }).end('{"code":503,"message":"starting"}');
+  };
+  const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => handler(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.listenPort, config.listenAddress, () => resolve());
+  });
+  const url = listeningUrl(server.address() as AddressInfo);
+  const imageServiceBaseUrl = config.imageServiceBaseUrl ?? url;
+  const serviceBaseUrl = config.serviceBaseUrl ?? url;
+
   const metrics = new Metrics({ defaultMetrics: options.defaultMetrics ?? true });
   for (const problem of config.osImages.problems) logger.error({ problem }, 'invalid OS image entry skipped');
   if (config.usingDemoImage) logger.warn('OS_IMAGES is not set: serving the bundled demo fixture image (not bootable on real hardware)');
-  const registry = new ImageRegistry(config.osImages.entries, config.osImages.problems, logger);
+  const registry = new ImageRegistry(config.osImages.entries, config.osImages.problems, logger, {
+    dataDir: config.dataDir,
+    settings: config.imageStore,
+    metricsRegistry: metrics.registry,
+  });
   const imagesLoaded = registry.loadAll();
 
   // In-process Ignition is cached like remote Ignition (a BMC's range storm must not
   // re-render it per request); the core invalidates an InfraEnv's entries on every change.
   let ignitionCache: CachedIgnitionSource | undefined;
   let core: Core | undefined;
-  if (config.role !== 'image') {
-    core = await createCore({
-      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
-      dataDir: config.dataDir,
-      serviceBaseUrl: config.serviceBaseUrl,
-      imageServiceBaseUrl: config.imageServiceBaseUrl,
-      authType: config.authType,
-      hostMaxDisconnectionMs: config.hostMaxDisconnectionMs,
-      catalog: registry,
-      logger,
-      onInfraEnvChange: (id) => ignitionCache?.invalidate(id),
-    });
-  }
+  try {
+    if (config.role !== 'image') {
+      core = await createCore({
+        ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+        dataDir: config.dataDir,
+        serviceBaseUrl,
+        imageServiceBaseUrl,
+        authType: config.authType,
+        hostMaxDisconnectionMs: config.hostMaxDisconnectionMs,
+        catalog: registry,
+        logger,
+        onInfraEnvChange: (id) => ignitionCache?.invalidate(id),
+      });
+    }
 
-  let artifacts: ArtifactService | undefined;
-  if (config.role !== 'core') {
-    const source: IgnitionSource | undefined = config.assistedServiceUrl
-      ? new RemoteIgnitionSource({ baseUrl: config.assistedServiceUrl, metrics })
-      : core?.ignitionSource;
-    if (!source) throw new Error('no Ignition source: set ASSISTED_SERVICE_URL or run the core in-process');
-    ignitionCache = new CachedIgnitionSource(source, { ttlMs: config.ignitionCacheTtlMs, metrics });
-    artifacts = new ArtifactService(registry, ignitionCache, config.embedCompression);
+    let artifacts: ArtifactService | undefined;
+    if (config.role !== 'core') {
+      const source: IgnitionSource | undefined = config.assistedServiceUrl
+        ? new RemoteIgnitionSource({ baseUrl: config.assistedServiceUrl, metrics })
+        : core?.ignitionSource;
+      if (!source) throw new Error('no Ignition source: set ASSISTED_SERVICE_URL or run the core in-process');
+      ignitionCache = new CachedIgnitionSource(source, { ttlMs: config.ignitionCacheTtlMs, metrics });
+      artifacts = new ArtifactService(registry, ignitionCache, config.embedCompression, imageServiceBaseUrl);
+    }
+    handler = createApp({ logger, metrics, registry, ...(artifacts ? { artifacts } : {}), ...(core ? { coreRouter: core.router } : {}) });
+  } catch (err) {
+    server.close();
+    await core?.close();
+    await registry.close();
+    throw err;
   }
-
-  const app = createApp({ logger, metrics, registry, ...(artifacts ? { artifacts } : {}), ...(core ? { coreRouter: core.router } : {}) });
-  const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.listenPort, config.listenAddress, () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
-  logger.info({ url, role: config.role, ignitionSource: config.assistedServiceUrl ? 'remote' : 'in-process' }, 'bootsmith listening');
+  logger.info(
+    { url, imageServiceBaseUrl, serviceBaseUrl, role: config.role, ignitionSource: config.assistedServiceUrl ? 'remote' : 'in-process' },
+    'bootsmith listening',
+  );
 
   return {
     server,
@@ -86,8 +104,14 @@ export async function startService(config: Config, logger: Logger, options: { de
         server.closeAllConnections();
       });
       await core?.close();
+      await registry.close(); // stops downloads (their .part files are kept for resume)
       await imagesLoaded;
-      registry.close();
     },
   };
+}
+
+function listeningUrl(address: AddressInfo): string {
+  const wildcard = address.address === '0.0.0.0' || address.address === '::';
+  const host = wildcard ? '127.0.0.1' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
 }

@@ -1,19 +1,22 @@
 // Turns an image-side request (which InfraEnv, which image, which artifact) into a
 // SplicedFile ready for the HTTP range layer.
 //
-// Each artifact is built once per (content of the customization, base image, kind) and
-// shared by every Range request that follows (a bounded LRU keyed by a hash of the
-// content), so nothing is recompressed per request whatever the Ignition source caches.
-// Knows nothing about HTTP headers or routes.
+// Each artifact is built once per (content of the customization, open base file, kind)
+// and shared by every Range request that follows, so nothing is recompressed per request
+// whatever the Ignition source caches. Caches hang off the BaseFile object (WeakMap): an
+// image evicted and fetched again gets a new BaseFile, so no artifact ever outlives the
+// file it reads, and nothing keeps an old file reachable. No HTTP headers or routes here.
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError, UnavailableError } from '../errors.js';
 import type { Credential, DiscoveryCustomization, DiscoveryImageType, IgnitionSource } from '../ignition/source.js';
-import type { ImageRegistry, LiveImage } from '../images/registry.js';
+import type { ImageRegistry, LiveImage, MinimalVariant } from '../images/registry.js';
 import type { EmbedCompression } from '../initrd/embed-archive.js';
 import type { Extent } from '../iso/manifest.js';
+import type { BaseFile } from '../splice/base-file.js';
 import { SplicedFile } from '../splice/spliced-file.js';
 import { buildDiscoveryIso } from './discovery-iso.js';
+import { MinimalPlans, buildMinimalIso } from './minimal-iso.js';
 import { buildPxeInitrd, initrdAddrsize } from './pxe-initrd.js';
 
 export interface ArtifactRequest {
@@ -30,35 +33,39 @@ export interface ServedArtifact {
 
 export type BootArtifactKind = 'kernel' | 'rootfs' | 'initrd' | 'ins-file';
 
-type BuiltKind = 'full-iso' | 'pxe-initrd';
+type BuiltKind = 'full-iso' | 'minimal-iso' | 'pxe-initrd';
+
+/** Built per-InfraEnv artifacts of one base file, by kind and content fingerprint. */
+type BuiltCache = LRUCache<string, Promise<SplicedFile>>;
+
+const MINIMAL_RETRY_SECONDS = 30;
 
 export class ArtifactService {
-  /** Built artifacts (or builds in flight), keyed by content fingerprint, base identity and kind. */
-  private readonly built = new LRUCache<string, Promise<SplicedFile>>({ max: 1000 });
-  /** Plain windows of base images (kernel, rootfs, ...), keyed by base identity and kind. */
-  private readonly windows = new Map<string, SplicedFile>();
+  private readonly built = new WeakMap<BaseFile, BuiltCache>();
+  private readonly windows = new WeakMap<BaseFile, Map<BootArtifactKind, SplicedFile>>();
+  private readonly minimalPlans = new MinimalPlans();
 
   constructor(
     private readonly registry: ImageRegistry,
     private readonly ignition: IgnitionSource,
     private readonly compression: EmbedCompression,
+    /** IMAGE_SERVICE_BASE_URL: minimal ISOs fetch their rootfs from here. */
+    private readonly imageServiceBaseUrl: string,
   ) {}
 
   async discoveryIso(request: ArtifactRequest, imageType: DiscoveryImageType): Promise<ServedArtifact> {
     const image = this.registry.resolve(request.version, request.arch);
-    if (imageType === 'minimal-iso') {
-      throw new BadRequestError(
-        image.manifest.files.minisoData
-          ? 'minimal ISOs are not served yet; request type=full-iso'
-          : `minimal ISOs need a base image that carries coreos/miniso.dat, and ${image.entry.openshiftVersion} ${image.entry.cpuArchitecture} does not`,
-      );
+    if (imageType === 'full-iso') {
+      return this.customized(image.base, request, 'full-iso', (c) => buildDiscoveryIso(image, c, this.compression));
     }
-    return this.customized(image, request, 'full-iso', 'full-iso', (c) => buildDiscoveryIso(image, c, this.compression));
+    const minimal = minimalVariant(image);
+    const plan = await this.minimalPlans.get(minimal, this.rootfsUrl(image));
+    return this.customized(minimal.base, request, 'minimal-iso', (c) => buildMinimalIso(minimal, plan, c, this.compression));
   }
 
   async pxeInitrd(request: ArtifactRequest): Promise<ServedArtifact> {
     const image = this.registry.resolve(request.version, request.arch);
-    return this.customized(image, request, 'full-iso', 'pxe-initrd', (c) => buildPxeInitrd(image, c, this.compression));
+    return this.customized(image.base, request, 'pxe-initrd', (c) => buildPxeInitrd(image, c, this.compression));
   }
 
   /** s390x `initrd.addrsize` matching the PXE initrd this InfraEnv gets. */
@@ -73,38 +80,67 @@ export class ArtifactService {
 
   bootArtifact(kind: BootArtifactKind, version: string | undefined, arch: string | undefined): ServedArtifact {
     const image = this.registry.resolve(version, arch);
-    const extent = bootArtifactExtent(image, kind);
-    const key = `${image.base.identity}|${kind}`;
-    let file = this.windows.get(key);
+    let perBase = this.windows.get(image.base);
+    if (!perBase) {
+      perBase = new Map();
+      this.windows.set(image.base, perBase);
+    }
+    let file = perBase.get(kind);
     if (!file) {
-      file = new SplicedFile(image.base, { window: extent });
-      this.windows.set(key, file);
+      file = new SplicedFile(image.base, { window: bootArtifactExtent(image, kind) });
+      perBase.set(kind, file);
     }
     return { file, lastModified: image.base.mtime };
   }
 
+  /** Where a minimal ISO of `image` boots its rootfs from (this service's boot-artifacts route). */
+  rootfsUrl(image: LiveImage): string {
+    const query = new URLSearchParams({ arch: image.entry.cpuArchitecture, version: image.entry.openshiftVersion });
+    return `${this.imageServiceBaseUrl}/boot-artifacts/rootfs?${query.toString()}`;
+  }
+
   private async customized(
-    image: LiveImage,
+    base: BaseFile,
     request: ArtifactRequest,
-    imageType: DiscoveryImageType,
     kind: BuiltKind,
     build: (c: DiscoveryCustomization) => Promise<SplicedFile>,
   ): Promise<ServedArtifact> {
     const customization = await this.ignition.discoveryCustomization({
       infraEnvId: request.infraEnvId,
-      imageType,
+      imageType: kind === 'minimal-iso' ? 'minimal-iso' : 'full-iso',
       credential: request.credential,
     });
-    const key = `${image.base.identity}|${kind}|${fingerprint(customization)}`;
-    let pending = this.built.get(key);
+    let cache = this.built.get(base);
+    if (!cache) {
+      cache = new LRUCache({ max: 1000 });
+      this.built.set(base, cache);
+    }
+    const key = `${kind}|${fingerprint(customization)}`;
+    let pending = cache.get(key);
     if (!pending) {
-      pending = build(customization);
-      this.built.set(key, pending);
-      pending.catch(() => this.built.delete(key));
+      const building = build(customization);
+      cache.set(key, building);
+      building.catch(() => cache.delete(key));
+      pending = building;
     }
     const file = await pending;
-    const lastModified = customization.lastModified && customization.lastModified > image.base.mtime ? customization.lastModified : image.base.mtime;
+    const lastModified = customization.lastModified && customization.lastModified > base.mtime ? customization.lastModified : base.mtime;
     return { file, lastModified };
+  }
+}
+
+/** The minimal variant of `image`, or why there is none: 400 when it can never exist, 503 while it is being made. */
+function minimalVariant(image: LiveImage): MinimalVariant {
+  const name = `${image.entry.openshiftVersion} ${image.entry.cpuArchitecture}`;
+  const state = image.minimalState;
+  if (image.minimal && state.state === 'ready') return image.minimal;
+  switch (state.state) {
+    case 'absent':
+      throw new BadRequestError(`minimal ISOs need a base image that carries coreos/miniso.dat, and ${name} does not; request type=full-iso`);
+    case 'failed':
+      throw new UnavailableError(`the minimal ISO of ${name} could not be built: ${state.reason}`, 300);
+    default:
+      throw new UnavailableError(`the minimal ISO of ${name} is still being built`, MINIMAL_RETRY_SECONDS);
   }
 }
 

@@ -21,6 +21,9 @@ const ID = '0b0c2f5e-7c8d-4e6f-9a1b-2c3d4e5f6a7b';
 const IGNITION = JSON.stringify({ ignition: { version: '3.1.0' }, passwd: { users: [{ name: 'core', sshAuthorizedKeys: ['ssh-ed25519 AAAA test'] }] } });
 const X86_ISO = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64.iso');
 const S390X_ISO = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 's390x.iso');
+const MINISO_ISO = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64-miniso.iso');
+/** sha256 of the minimal ISO that MINISO_ISO's coreos/miniso.dat rebuilds (fixtures/README.md). */
+const MINIMAL_SHA256 = 'ebdbe45944929bc56147c8d3a7dce7ad7a4ef453ec84b6de14d4c7174a337bec';
 const hasXorriso = spawnSync('xorriso', ['-version']).status === 0;
 
 interface Reply {
@@ -65,6 +68,7 @@ describe('image side over HTTP', () => {
           { openshift_version: '4.17', cpu_architecture: 'x86_64', url: `file://${X86_ISO}`, version: '417.94.1' },
           { openshift_version: '4.17', cpu_architecture: 's390x', url: S390X_ISO, version: '417.94.1' },
           { openshift_version: '4.18', cpu_architecture: 'x86_64', url: path.join(dir, 'missing.iso'), version: '418.94.1' },
+          { openshift_version: '4.16', cpu_architecture: 'x86_64', url: MINISO_ISO, version: '416.94.1' },
         ]),
       },
       ['--role', 'image'],
@@ -197,6 +201,53 @@ describe('image side over HTTP', () => {
     });
   });
 
+  describe('minimal ISO', () => {
+    it('is the byte-exact minimal ISO from miniso.dat with Ignition, rootfs_url and kargs spliced in', async () => {
+      const url = `${base}/byid/${ID}/4.16/x86_64/minimal.iso`;
+      let reply = await request(url);
+      for (let i = 0; i < 100 && reply.status === 503; i++) {
+        await new Promise((r) => setTimeout(r, 100)); // the minimal ISO is rebuilt in the background once
+        reply = await request(url);
+      }
+      expect(reply.status).toBe(200);
+      const rebuilt = path.join(dir, 'minimal-rebuilt.iso');
+      const { rebuildMinimalIso } = await import('../iso/miniso.js');
+      const result = await rebuildMinimalIso(MINISO_ISO, await parseLiveIso(MINISO_ISO), rebuilt);
+      expect(result.sha256).toBe(MINIMAL_SHA256);
+      const minimal = await parseLiveIso(rebuilt);
+      const minimalBytes = await readFile(rebuilt);
+      expect(reply.body.length).toBe(minimalBytes.length);
+
+      const contents = await readEmbedArea(reply.body.subarray(minimal.ignition.offset, minimal.ignition.offset + minimal.ignition.length));
+      expect(contents.ignition?.toString()).toBe(IGNITION);
+      const rootfsUrl = `${base}/boot-artifacts/rootfs?arch=x86_64&version=4.16`;
+      const kargs = minimal.kargs!;
+      for (const location of kargs.locations) {
+        const area = reply.body.subarray(location.offset, location.offset + kargs.size).toString('latin1');
+        expect(area).not.toContain('coreos.liveiso=');
+        expect(area).toContain(`coreos.live.rootfs_url="${rootfsUrl}"`);
+        expect(area).toContain(' console=ttyS0 rd.debug\n');
+      }
+      // everything but the embed area, the kargs areas and kargs.json is the rebuilt minimal ISO
+      const patched = new Uint8Array(minimalBytes.length);
+      patched.fill(1, minimal.ignition.offset, minimal.ignition.offset + minimal.ignition.length);
+      for (const l of kargs.locations) patched.fill(1, l.offset, l.offset + kargs.size);
+      let differing = 0;
+      for (let i = 0; i < minimalBytes.length; i++) if (!patched[i] && reply.body[i] !== minimalBytes[i]) differing++;
+      expect(differing).toBeLessThanOrEqual(4096); // kargs.json (its `default` rewritten in place) and nothing else
+      expect(reply.body.toString('latin1')).not.toContain('coreos.liveiso=fedora');
+
+      const rootfs = await request(rootfsUrl);
+      expect(rootfs.status).toBe(200);
+    });
+
+    it('answers 400 for a base image without miniso.dat', async () => {
+      const reply = await request(`${base}/byid/${ID}/4.17/x86_64/minimal.iso`);
+      expect(reply.status).toBe(400);
+      expect(JSON.parse(reply.body.toString()).message).toMatch(/miniso\.dat/);
+    });
+  });
+
   describe('PXE artifacts', () => {
     it('serves the pxe-initrd as the base initrd followed by the Ignition archive', async () => {
       const reply = await request(`${base}/images/${ID}/pxe-initrd?version=4.17&arch=x86_64`);
@@ -277,7 +328,6 @@ describe('image side over HTTP', () => {
       [`/images/${ID}?version=9.99&type=full-iso`, 404, /no base image/],
       [`/byid/${ID}/4.17/x86_64/other.iso`, 404, /unrecognized file name/],
       [`/bytoken/garbage/4.17/x86_64/full.iso`, 404, /does not name an InfraEnv/],
-      [`/images/${ID}?version=4.17&type=minimal-iso`, 400, /miniso\.dat/],
       [`/images/${ID}?version=4.18&type=full-iso`, 503, /unusable/],
       [`/boot-artifacts/bootx64?version=4.17`, 404, /unknown boot artifact/],
     ])('GET %s → %i', async (pathAndQuery, status, message) => {
@@ -315,7 +365,7 @@ describe('image side over HTTP', () => {
       const health = await request(`${base}/health`);
       expect(health.status).toBe(200);
       const body = JSON.parse(health.body.toString()) as { images: Array<{ state: string; reason?: string }> };
-      expect(body.images.map((i) => i.state)).toEqual(['ready', 'ready', 'failed']);
+      expect(body.images.map((i) => i.state)).toEqual(['ready', 'ready', 'failed', 'ready']);
       expect(body.images[2]!.reason).toMatch(/missing\.iso/);
       expect((await request(`${base}/live`)).status).toBe(200);
       const metrics = (await request(`${base}/metrics`)).body.toString();

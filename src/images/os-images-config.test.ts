@@ -26,11 +26,14 @@ describe('parseOsImages', () => {
         { ...good, openshift_version: '4.13', sha256: 'xyz' },
         { ...good, openshift_version: '4.12', url: 'ftp://user:pw@host/x.iso' },
         good,
+        { ...good, openshift_version: '4.11', url: 's3://bucket-only' },
+        { ...good, openshift_version: '4.10', url: 's3://isos/rhcos/live.zip' },
       ]),
       'OS_IMAGES',
     );
-    expect(entries).toHaveLength(1);
-    expect(problems).toHaveLength(5);
+    expect(entries.map((e) => e.openshiftVersion)).toEqual(['4.16', '4.10']);
+    expect(problems).toHaveLength(6);
+    expect(problems[5]).toMatch(/#6 \(4\.11 x86_64\).*must be s3:\/\/bucket\/key/);
     expect(problems[0]).toMatch(/#1 \(4\.15 sparc\).*unknown cpu_architecture/);
     expect(problems[1]).toMatch(/#2.*"url"/);
     expect(problems[2]).toMatch(/sha256/);

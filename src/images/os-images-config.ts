@@ -1,6 +1,8 @@
 // Parses the OS image configuration (`OS_IMAGES` JSON or `OS_IMAGES_FILE` JSON/YAML),
 // compatible with assisted-image-service: openshift_version, cpu_architecture, url, version,
-// plus optional sha256 and type.
+// plus optional sha256 (of the ISO, also when `url` names a .zip holding it) and type.
+// URLs: http(s)://, s3://bucket/key, file:// or an absolute path; a path ending in .zip is a
+// zip archive holding exactly one .iso.
 //
 // Invalid entries are reported by name and skipped, never fatal: one bad entry must not
 // stop the others from being served. It does not download or open anything.
@@ -83,6 +85,7 @@ function parseEntry(item: unknown): OsImageEntry | string {
   if (o.type !== undefined && o.type !== 'full-iso') return `unsupported type ${JSON.stringify(o.type)} (only "full-iso")`;
   const url = o.url as string;
   if (!/^(file|https?|s3):\/\//.test(url) && !url.startsWith('/')) return `unsupported url ${JSON.stringify(redactUrl(url))}`;
+  if (url.startsWith('s3://') && !/^s3:\/\/[^/?#]+\/[^?#]+$/.test(url)) return `url ${JSON.stringify(redactUrl(url))} must be s3://bucket/key`;
   return {
     openshiftVersion: o.openshift_version as string,
     version: o.version as string,

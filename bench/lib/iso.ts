@@ -1,0 +1,51 @@
+// The base ISOs of the benchmark: CoreOS-style live ISOs from fixtures/build-live-iso.sh,
+// padded to the requested size (sparse), built once per size and script version and kept
+// in bench/work/iso. Also reads their layout with `bootsmith iso inspect` and pulls files
+// into the page cache so that every server reads warm pages.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { run } from './proc.js';
+
+export interface IsoLayout {
+  size: number;
+  ignition: { offset: number; length: number };
+  kargs?: { size: number; locations: Array<{ offset: number }> };
+}
+
+export interface BaseIso {
+  path: string;
+  paddingMiB: number;
+  size: number;
+  layout: IsoLayout;
+}
+
+export async function baseIso(repoRoot: string, workDir: string, paddingMiB: number, serviceMain: string, log: (l: string) => void): Promise<BaseIso> {
+  const script = path.join(repoRoot, 'fixtures', 'build-live-iso.sh');
+  const version = createHash('sha256').update(readFileSync(script)).digest('hex').slice(0, 10);
+  const dir = path.join(workDir, 'iso');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `live-${paddingMiB}-${version}.iso`);
+  if (!existsSync(file)) {
+    log(`building a ${paddingMiB} MiB CoreOS-style ISO (fixtures/build-live-iso.sh --size-pad ${paddingMiB})`);
+    const partial = `${file}.partial`;
+    rmSync(partial, { force: true });
+    await run(script, ['--size-pad', String(paddingMiB), '--out', partial]);
+    renameSync(partial, file);
+  }
+  const inspected = await run(process.execPath, [serviceMain, 'iso', 'inspect', file]);
+  const layout = JSON.parse(inspected.stdout) as IsoLayout;
+  return { path: file, paddingMiB, size: statSync(file).size, layout };
+}
+
+/** Reads a file once so that its pages (holes included) sit in the page cache; returns seconds. */
+export async function warmPageCache(file: string): Promise<number> {
+  const t0 = performance.now();
+  await run('dd', [`if=${file}`, 'of=/dev/null', 'bs=8M', 'status=none']);
+  return (performance.now() - t0) / 1000;
+}
+
+/** Punches holes where a file has runs of zeros, so a downloaded copy is laid out like the sparse base. */
+export async function digHoles(file: string): Promise<void> {
+  await run('fallocate', ['--dig-holes', file], { allowFail: true });
+}

@@ -1,0 +1,87 @@
+// Workload 1, full download: N concurrent curl clients each download the whole ISO, from
+// bootsmith (spliced while streaming) and from nginx (the pre-embedded copy, sendfile),
+// alternating which server goes first in each repeat (ABBA), so that drifting background
+// load hits both alike. Throughput = all bytes / the longest client's transfer time.
+import type { CpuAccount } from '../lib/context.js';
+import { accounted, type Context } from '../lib/context.js';
+import { download } from '../lib/clients.js';
+import { type Figure, figure } from '../lib/report.js';
+import { max, median, spread } from '../lib/stats.js';
+import { round } from '../lib/system.js';
+import type { Pair } from './pair.js';
+
+type Server = 'bootsmith' | 'nginx';
+
+interface DownloadRun {
+  repeat: number;
+  server: Server;
+  clients: number;
+  megabytesPerSecond: number;
+  cpu: CpuAccount;
+  serverCpuSecondsPerGiB: number;
+  clientCpuSecondsPerGiB: number | undefined;
+}
+
+export async function fullDownload(ctx: Context, pair: Pair): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  for (const clients of ctx.options.downloadClients) {
+    const runs: DownloadRun[] = [];
+    for (let r = 0; r < ctx.options.repeats; r++) {
+      const order: Server[] = r % 2 === 0 ? ['nginx', 'bootsmith'] : ['bootsmith', 'nginx'];
+      for (const server of order) {
+        const url = server === 'nginx' ? pair.nginxUrl : pair.bootsmithUrl;
+        const cpuOf = server === 'nginx' ? () => pair.nginx.cpuSeconds() : () => pair.bootsmith.cpuSeconds();
+        const { result, cpu } = await accounted(cpuOf, () => download(ctx.tools.curl, Array<string>(clients).fill(url)));
+        const bad = result.statuses.filter((s) => s !== '200');
+        if (bad.length > 0 || result.bytes !== clients * pair.size) {
+          throw new Error(`${server}: ${clients} downloads gave statuses ${result.statuses.join(',')} and ${result.bytes} bytes (expected ${clients * pair.size})`);
+        }
+        const seconds = max(result.totalSeconds);
+        const gib = result.bytes / 2 ** 30;
+        const run: DownloadRun = {
+          repeat: r,
+          server,
+          clients,
+          megabytesPerSecond: round(result.bytes / seconds / 1e6, 1),
+          cpu,
+          serverCpuSecondsPerGiB: round(cpu.serverCpuSeconds / gib, 3),
+          clientCpuSecondsPerGiB: cpu.clientCpuSeconds === undefined ? undefined : round(cpu.clientCpuSeconds / gib, 3),
+        };
+        runs.push(run);
+        ctx.log(
+          `  download ×${clients} ${server.padEnd(9)} ${run.megabytesPerSecond} MB/s  server ${run.serverCpuSecondsPerGiB} CPU-s/GiB, ` +
+            `clients ${run.clientCpuSecondsPerGiB} CPU-s/GiB, others ${cpu.foreignShare ?? '?'} of the machine`,
+        );
+      }
+    }
+    const of = (s: Server) => runs.filter((x) => x.server === s);
+    const ratios = [];
+    for (let r = 0; r < ctx.options.repeats; r++) {
+      const b = runs.find((x) => x.repeat === r && x.server === 'bootsmith')!;
+      const n = runs.find((x) => x.repeat === r && x.server === 'nginx')!;
+      ratios.push(b.megabytesPerSecond / n.megabytesPerSecond);
+    }
+    figures.push(
+      figure({
+        id: `download-${clients}`,
+        workload: 1,
+        title: `full download, ${clients} client${clients === 1 ? '' : 's'}`,
+        unit: 'MB/s',
+        value: median(of('bootsmith').map((x) => x.megabytesPerSecond)),
+        comparator: { name: 'nginx', value: median(of('nginx').map((x) => x.megabytesPerSecond)) },
+        ratio: median(ratios),
+        target: { kind: 'min', on: 'ratio', value: 0.9, text: '≥ 0.9×' },
+        higherIsBetter: true,
+        details: {
+          ratiosPerRepeat: ratios.map((x) => round(x, 3)),
+          ratioSpread: round(spread(ratios), 3),
+          serverCpuSecondsPerGiB: { bootsmith: median(of('bootsmith').map((x) => x.serverCpuSecondsPerGiB)), nginx: median(of('nginx').map((x) => x.serverCpuSecondsPerGiB)) },
+          clientCpuSecondsPerGiB: { againstNginx: median(of('nginx').map((x) => x.clientCpuSecondsPerGiB ?? NaN)), againstBootsmith: median(of('bootsmith').map((x) => x.clientCpuSecondsPerGiB ?? NaN)) },
+          foreignCpuShareMedian: median(runs.map((x) => x.cpu.foreignShare ?? NaN)),
+          runs,
+        },
+      }),
+    );
+  }
+  return figures;
+}

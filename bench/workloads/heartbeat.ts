@@ -1,0 +1,151 @@
+// Workload 6, agent heartbeat rate: 5,000 hosts registered across InfraEnvs (100 each), then
+// wrk cycles through their `GET .../hosts/{host_id}/instructions` URLs (the discovery agent's
+// heartbeat: one transaction with the host row locked, state refresh, next steps), on
+// embedded PGlite and on PostgreSQL, each in a fresh process. Only 2xx answers count. The
+// comparator is the same process's GET /live under the same wrk settings: the request-rate
+// ceiling of the HTTP stack alone on this machine.
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { accounted, type Context } from '../lib/context.js';
+import { runWrk, type WrkResult } from '../lib/clients.js';
+import { benchDatabase } from '../lib/postgres.js';
+import { type Figure, figure } from '../lib/report.js';
+import { round } from '../lib/system.js';
+
+const API = '/api/assisted-install/v2';
+
+interface HeartbeatRun {
+  database: 'pglite' | 'postgres';
+  hosts: number;
+  infraEnvs: number;
+  registrationsPerSecond: number;
+  heartbeat: WrkResult;
+  okPerSecond: number;
+  live: WrkResult;
+  serverCpuSecondsPer1000: number;
+  foreignShare: number | undefined;
+  /** Heartbeats answered 200 in each second of the run (from the service's own request counter). */
+  perSecond: number[];
+  /** Longest run of consecutive seconds with no heartbeat answered. */
+  longestStallSeconds: number;
+}
+
+const ROUTE = '/api/assisted-install/v2/infra-envs/:infra_env_id/hosts/:host_id/instructions';
+
+async function measure(ctx: Context, database: 'pglite' | 'postgres', databaseUrl: string | undefined): Promise<HeartbeatRun> {
+  const o = ctx.options;
+  const service = await ctx.startBootsmith(`bootsmith-heartbeat-${database}`, databaseUrl ? { env: { DATABASE_URL: databaseUrl } } : {});
+  try {
+    const infraEnvCount = Math.ceil(o.hosts / o.hostsPerInfraEnv);
+    const paths: string[] = [];
+    const t0 = performance.now();
+    for (let i = 0; i < infraEnvCount; i++) {
+      const ie = await service.createInfraEnv(`heartbeat-${i}`);
+      const hosts = Math.min(o.hostsPerInfraEnv, o.hosts - i * o.hostsPerInfraEnv);
+      const ids = Array.from({ length: hosts }, () => randomUUID());
+      let next = 0;
+      const worker = async () => {
+        while (next < ids.length) {
+          const id = ids[next++]!;
+          await service.registerHost(ie.id, id);
+          paths.push(`${API}/infra-envs/${ie.id}/hosts/${id}/instructions`);
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, worker));
+    }
+    const registrationsPerSecond = paths.length / ((performance.now() - t0) / 1000);
+    ctx.log(`  ${database}: registered ${paths.length} hosts in ${infraEnvCount} InfraEnvs (${Math.round(registrationsPerSecond)}/s)`);
+    const pathsFile = path.join(ctx.runDir, `heartbeat-${database}.paths`);
+    writeFileSync(pathsFile, `${paths.join('\n')}\n`);
+    const liveFile = path.join(ctx.runDir, 'live.paths');
+    writeFileSync(liveFile, '/live\n');
+    const wrk = (file: string, seconds: number) =>
+      runWrk(
+        {
+          wrk: ctx.tools.wrk,
+          url: service.url,
+          script: 'paths.lua',
+          scriptArgs: [file, String(o.wrkThreads)],
+          threads: o.wrkThreads,
+          connections: o.heartbeatConnections,
+          seconds,
+        },
+        ctx.luaDir,
+      );
+    // /live first: after the heartbeat storm the process may still be draining queued transactions
+    const live = await wrk(liveFile, Math.min(10, o.heartbeatSeconds));
+    const answered = () => service.metric('bootsmith_http_requests_total', { route: ROUTE, method: 'GET', status: '200' }).catch(() => NaN);
+    const counts: number[] = [await answered()];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        await new Promise((r) => setTimeout(r, 1000));
+        if (sampling) counts.push(await answered());
+      }
+    })();
+    const { result: heartbeat, cpu } = await accounted(() => service.cpuSeconds(), () => wrk(pathsFile, o.heartbeatSeconds)).finally(() => {
+      sampling = false;
+    });
+    await sampler;
+    const perSecond = counts.slice(1).map((c, i) => c - counts[i]!);
+    let stall = 0;
+    let longestStall = 0;
+    for (const n of perSecond) {
+      stall = n === 0 ? stall + 1 : 0;
+      longestStall = Math.max(longestStall, stall);
+    }
+    const ok = heartbeat.requests - heartbeat.errors.status;
+    const run: HeartbeatRun = {
+      database,
+      hosts: paths.length,
+      infraEnvs: infraEnvCount,
+      registrationsPerSecond: round(registrationsPerSecond, 0),
+      heartbeat,
+      okPerSecond: ok / heartbeat.durationSeconds,
+      live,
+      serverCpuSecondsPer1000: round((cpu.serverCpuSeconds / Math.max(1, heartbeat.requests)) * 1000, 3),
+      foreignShare: cpu.foreignShare,
+      perSecond,
+      longestStallSeconds: longestStall,
+    };
+    ctx.log(
+      `  ${database}: ${Math.round(run.okPerSecond)} heartbeats/s (p50 ${heartbeat.latencyMs.p50.toFixed(1)} ms, p99 ${heartbeat.latencyMs.p99.toFixed(1)} ms, ` +
+        `${heartbeat.errors.status} non-2xx, longest stall ${longestStall} s), /live ${Math.round(live.requestsPerSecond)} req/s, others ${cpu.foreignShare ?? '?'} of the machine`,
+    );
+    return run;
+  } finally {
+    await service.stop();
+  }
+}
+
+export async function heartbeatRate(ctx: Context): Promise<Figure[]> {
+  const o = ctx.options;
+  const figures: Figure[] = [];
+  const make = (r: HeartbeatRun, note?: string) =>
+    figure({
+      id: `heartbeat-${r.database}`,
+      workload: 6,
+      title: `agent heartbeats/s, ${r.hosts} hosts, ${r.database === 'pglite' ? 'PGlite' : 'PostgreSQL'}`,
+      unit: 'req/s',
+      value: round(r.okPerSecond, 0),
+      comparator: { name: 'GET /live', value: round(r.live.requestsPerSecond, 0) },
+      target: { kind: 'min', on: 'value', value: 2000, text: '≥ 2,000/s' },
+      higherIsBetter: true,
+      details: { ...r, ...(note ? { note } : {}) },
+    });
+  figures.push(make(await measure(ctx, 'pglite', undefined)));
+  if (o.postgres) {
+    const db = await benchDatabase(o.databaseUrl, ctx.log);
+    if ('skipped' in db) {
+      ctx.log(`  PostgreSQL skipped: ${db.skipped}`);
+    } else {
+      try {
+        figures.push(make(await measure(ctx, 'postgres', db.url), db.note));
+      } finally {
+        await db.cleanup();
+      }
+    }
+  }
+  return figures;
+}

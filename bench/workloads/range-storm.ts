@@ -1,0 +1,112 @@
+// Workload 2, BMC range storm: 64 connections of wrk issue single Range requests of random
+// length (64 KiB to 1 MiB) at random offsets of one InfraEnv's ISO, for 20 s, the same
+// seeded sequence against bootsmith and nginx, alternating which goes first per repeat.
+import { accounted, type Context, type CpuAccount } from '../lib/context.js';
+import { runWrk, type WrkResult } from '../lib/clients.js';
+import { type Figure, figure } from '../lib/report.js';
+import { median, spread } from '../lib/stats.js';
+import { round } from '../lib/system.js';
+import type { Pair } from './pair.js';
+
+type Server = 'bootsmith' | 'nginx';
+
+export const RANGE_MIN = 64 * 1024;
+export const RANGE_MAX = 1024 * 1024;
+
+interface StormRun {
+  repeat: number;
+  server: Server;
+  seed: number;
+  wrk: WrkResult;
+  cpu: CpuAccount;
+}
+
+export async function rangeStorm(ctx: Context, pair: Pair): Promise<Figure[]> {
+  const o = ctx.options;
+  const runs: StormRun[] = [];
+  for (let r = 0; r < o.repeats; r++) {
+    const seed = o.seed + r;
+    const order: Server[] = r % 2 === 0 ? ['nginx', 'bootsmith'] : ['bootsmith', 'nginx'];
+    for (const server of order) {
+      const url = server === 'nginx' ? pair.nginxUrl : pair.bootsmithUrl;
+      const cpuOf = server === 'nginx' ? () => pair.nginx.cpuSeconds() : () => pair.bootsmith.cpuSeconds();
+      const { result, cpu } = await accounted(cpuOf, () =>
+        runWrk(
+          {
+            wrk: ctx.tools.wrk,
+            url,
+            script: 'range.lua',
+            scriptArgs: [String(seed), String(pair.size), String(RANGE_MIN), String(RANGE_MAX)],
+            threads: o.wrkThreads,
+            connections: o.stormConnections,
+            seconds: o.stormSeconds,
+          },
+          ctx.luaDir,
+        ),
+      );
+      const errors = Object.values(result.errors).reduce((a, b) => a + b, 0);
+      if (result.requests === 0 || errors > result.requests * 0.01) {
+        throw new Error(`${server}: range storm had ${errors} errors in ${result.requests} requests: ${JSON.stringify(result.errors)}`);
+      }
+      runs.push({ repeat: r, server, seed, wrk: result, cpu });
+      ctx.log(
+        `  range storm ${server.padEnd(9)} ${Math.round(result.requestsPerSecond)} req/s  p50 ${result.latencyMs.p50.toFixed(2)} ms  ` +
+          `p99 ${result.latencyMs.p99.toFixed(2)} ms  server ${cpu.serverCpuSeconds.toFixed(1)} CPU-s, others ${cpu.foreignShare ?? '?'} of the machine`,
+      );
+    }
+  }
+  const of = (s: Server) => runs.filter((x) => x.server === s);
+  const pairRatio = (f: (x: StormRun) => number) =>
+    [...Array(o.repeats).keys()].map((r) => {
+      const b = runs.find((x) => x.repeat === r && x.server === 'bootsmith')!;
+      const n = runs.find((x) => x.repeat === r && x.server === 'nginx')!;
+      return f(b) / f(n);
+    });
+  const rpsRatios = pairRatio((x) => x.wrk.requestsPerSecond);
+  const p99Ratios = pairRatio((x) => x.wrk.latencyMs.p99);
+  const summary = (s: Server) => ({
+    requestsPerSecond: median(of(s).map((x) => x.wrk.requestsPerSecond)),
+    p50Ms: median(of(s).map((x) => x.wrk.latencyMs.p50)),
+    p99Ms: median(of(s).map((x) => x.wrk.latencyMs.p99)),
+    megabytesPerSecond: median(of(s).map((x) => x.wrk.bytes / x.wrk.durationSeconds / 1e6)),
+    serverCpuSecondsPer1000Requests: median(of(s).map((x) => (x.cpu.serverCpuSeconds / x.wrk.requests) * 1000)),
+  });
+  const details = {
+    connections: o.stormConnections,
+    seconds: o.stormSeconds,
+    rangeBytes: [RANGE_MIN, RANGE_MAX],
+    bootsmith: summary('bootsmith'),
+    nginx: summary('nginx'),
+    rpsRatiosPerRepeat: rpsRatios.map((x) => round(x, 3)),
+    p99RatiosPerRepeat: p99Ratios.map((x) => round(x, 3)),
+    rpsRatioSpread: round(spread(rpsRatios), 3),
+    foreignCpuShareMedian: median(runs.map((x) => x.cpu.foreignShare ?? NaN)),
+    runs,
+  };
+  return [
+    figure({
+      id: 'range-rps',
+      workload: 2,
+      title: `range storm, ${o.stormConnections} clients: requests/s`,
+      unit: 'req/s',
+      value: details.bootsmith.requestsPerSecond,
+      comparator: { name: 'nginx', value: details.nginx.requestsPerSecond },
+      ratio: median(rpsRatios),
+      target: { kind: 'min', on: 'ratio', value: 0.8, text: '≥ 0.8×' },
+      higherIsBetter: true,
+      details,
+    }),
+    figure({
+      id: 'range-p99',
+      workload: 2,
+      title: 'range storm: p99 latency',
+      unit: 'ms',
+      value: details.bootsmith.p99Ms,
+      comparator: { name: 'nginx', value: details.nginx.p99Ms },
+      ratio: median(p99Ratios),
+      target: { kind: 'max', on: 'ratio', value: 2, text: '≤ 2×' },
+      higherIsBetter: false,
+      details: { p50Ms: { bootsmith: details.bootsmith.p50Ms, nginx: details.nginx.p50Ms } },
+    }),
+  ];
+}

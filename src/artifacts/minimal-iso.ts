@@ -1,0 +1,48 @@
+// Builds a per-InfraEnv *minimal* discovery ISO as a SplicedFile over the byte-exact
+// minimal ISO rebuilt once from the full ISO's coreos/miniso.dat (src/images): the
+// Ignition archive (followed by the InfraEnv's extra initrd, e.g. static networking,
+// since a minimal ISO has no other place for it) in the embed area, and the kargs edited
+// as `coreos-installer iso extract minimal-iso --rootfs-url` does (coreos.liveiso= removed,
+// coreos.live.rootfs_url= added, kargs.json `default` rewritten) plus the InfraEnv's kargs.
+//
+// The kargs plan is computed once per minimal image (MinimalPlans); nothing here does I/O
+// per request. It does not decide the rootfs URL (the artifact service does).
+import type { DiscoveryCustomization } from '../ignition/source.js';
+import type { MinimalVariant } from '../images/live-image.js';
+import { type EmbedCompression, buildEmbedArchive, fitToArea } from '../initrd/embed-archive.js';
+import { buildPxeInitrdTail } from '../initrd/pxe-initrd.js';
+import { withIsoFs } from '../iso/iso9660.js';
+import { type MinimalKargsPlan, minimalKargsPatches, planMinimalKargs } from '../iso/minimal-kargs-patches.js';
+import { SplicedFile } from '../splice/spliced-file.js';
+
+export async function buildMinimalIso(
+  minimal: MinimalVariant,
+  plan: MinimalKargsPlan,
+  customization: DiscoveryCustomization,
+  compression: EmbedCompression,
+): Promise<SplicedFile> {
+  const { ignition: area } = minimal.manifest;
+  const archive = await buildEmbedArchive({ ignition: customization.ignition }, { compression });
+  const embedded = customization.extraInitrd ? buildPxeInitrdTail(0, [archive, customization.extraInitrd]).tail : archive;
+  const patches = [
+    { offset: area.offset, length: area.length, bytes: fitToArea(embedded, area.length) },
+    ...minimalKargsPatches(plan, customization.kernelArguments),
+  ];
+  return new SplicedFile(minimal.base, { patches });
+}
+
+/** The kargs plan of each minimal image, computed on first use, keyed by base identity and rootfs URL. */
+export class MinimalPlans {
+  private readonly plans = new Map<string, Promise<MinimalKargsPlan>>();
+
+  get(minimal: MinimalVariant, rootfsUrl: string): Promise<MinimalKargsPlan> {
+    const key = `${minimal.base.identity}|${rootfsUrl}`;
+    let plan = this.plans.get(key);
+    if (!plan) {
+      plan = withIsoFs(minimal.base.path, (iso) => planMinimalKargs(iso, minimal.manifest, rootfsUrl));
+      this.plans.set(key, plan);
+      plan.catch(() => this.plans.delete(key));
+    }
+    return plan;
+  }
+}

@@ -1,0 +1,71 @@
+// A store process killed (SIGKILL) in the middle of a download leaves only a .part that is
+// never served, and the next start resumes it with Range and completes it with exactly the
+// served bytes.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT } from '../config.js';
+import { UnavailableError } from '../errors.js';
+import { createLogger } from '../logger.js';
+import { ImageRegistry } from './registry.js';
+import { entry, fixtureBytes, sha256 } from './test-support/images.js';
+import { IsoServer } from './test-support/iso-server.js';
+import { waitFor } from './test-support/wait.js';
+
+const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'test-support', 'store-child.mjs');
+
+describe('kill and restart during a download', () => {
+  const iso = fixtureBytes();
+  const server = new IsoServer();
+  let dataDir: string;
+
+  beforeAll(async () => {
+    await server.start();
+    dataDir = await mkdtemp(path.join(tmpdir(), 'bootsmith-kill-'));
+  });
+  afterAll(async () => {
+    await server.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('never serves the half file and completes the download after a restart', async () => {
+    server.serve('/slow.iso', iso, { chunkBytes: 32 * 1024, delayMs: 25 });
+    const entries = [entry('4.17', server.url('/slow.iso'), { sha256: sha256(iso) })];
+    const child = spawn(process.execPath, [CHILD, PACKAGE_ROOT, dataDir, JSON.stringify(entries)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+
+    await waitFor(() => server.bytesSent >= 300_000, 'the child to be half way through the download', 20_000);
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    expect(output).toContain('"state":"downloading"');
+    expect(output).not.toContain('loaded');
+
+    const images = path.join(dataDir, 'images');
+    const left = await readdir(images);
+    expect(left.filter((f) => f.endsWith('.iso'))).toEqual([]);
+    const part = left.find((f) => f.endsWith('.iso.part'))!;
+    const partBytes = (await stat(path.join(images, part))).size;
+    expect(partBytes).toBeGreaterThan(0);
+    expect(partBytes).toBeLessThan(iso.length);
+
+    const registry = new ImageRegistry(entries, [], createLogger('silent'), { dataDir });
+    try {
+      const loaded = registry.loadAll();
+      expect(() => registry.resolve('4.17', 'x86_64')).toThrow(UnavailableError);
+      await loaded;
+      const image = registry.resolve('4.17', 'x86_64');
+      expect(image.base.path.endsWith('.iso')).toBe(true);
+      expect((await readFile(image.base.path)).equals(iso)).toBe(true);
+      const resumed = server.hitsFor('/slow.iso').at(-1)!;
+      expect(resumed.range).toBe(`bytes=${partBytes}-`);
+      expect((await readdir(images)).filter((f) => f.includes('.part'))).toEqual([]);
+    } finally {
+      await registry.close();
+    }
+  });
+});

@@ -1,0 +1,135 @@
+// Settings of the image store read from the environment (documented in the README):
+//
+//   IMAGE_DOWNLOAD_CONCURRENCY         images fetched/verified at once (default 2)
+//   IMAGE_CACHE_MAX_BYTES              disk budget of ${DATA_DIR}/images: bytes, or with a suffix
+//                                      K/M/G/T (powers of 1000) or Ki/Mi/Gi/Ti (powers of 1024);
+//                                      unset or 0 = unlimited
+//   OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE  PEM bundle trusted for https:// sources, in addition to the
+//                                      default roots
+//   OS_IMAGE_DOWNLOAD_HEADERS          JSON object of extra request headers for http(s):// sources,
+//                                      e.g. {"Authorization": "Bearer ..."}; dropped on redirects
+//                                      to another origin; never logged
+//   AWS_REGION / AWS_DEFAULT_REGION    region of s3:// sources (default us-east-1)
+//   AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL  endpoint of an S3-compatible store
+//   S3_FORCE_PATH_STYLE                true: path-style addressing (most S3-compatible stores)
+//   AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN  static credentials; without
+//                                      them the SDK's default chain (profiles, web identity, IMDS)
+//
+// Invalid values throw ImageSettingsError naming the variable (never echoing a header value).
+import { readFileSync } from 'node:fs';
+import type { SourceSettings } from './sources/origin.js';
+
+export interface ImageStoreSettings {
+  concurrency: number;
+  /** Undefined: no disk budget. */
+  cacheMaxBytes: number | undefined;
+  sources: SourceSettings;
+}
+
+export class ImageSettingsError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable} ${message}`);
+  }
+}
+
+/** How long a download connection may stay silent before it is dropped and resumed. */
+export const DOWNLOAD_IDLE_TIMEOUT_MS = 60_000;
+
+export const DEFAULT_CONCURRENCY = 2;
+
+export function imageStoreSettingsFromEnvironment(env: NodeJS.ProcessEnv): ImageStoreSettings {
+  return {
+    concurrency: concurrencyFrom(env.IMAGE_DOWNLOAD_CONCURRENCY),
+    cacheMaxBytes: byteSizeFrom(env.IMAGE_CACHE_MAX_BYTES),
+    sources: {
+      http: { headers: headersFrom(env.OS_IMAGE_DOWNLOAD_HEADERS), ca: caFrom(env.OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE), idleTimeoutMs: DOWNLOAD_IDLE_TIMEOUT_MS },
+      s3: {
+        region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+        endpoint: env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined,
+        forcePathStyle: booleanFrom('S3_FORCE_PATH_STYLE', env.S3_FORCE_PATH_STYLE),
+        credentials:
+          env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
+            ? {
+                accessKeyId: env.AWS_ACCESS_KEY_ID,
+                secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+                ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
+              }
+            : undefined,
+        idleTimeoutMs: DOWNLOAD_IDLE_TIMEOUT_MS,
+      },
+    },
+  };
+}
+
+/** The settings with no environment at all (what a registry built without settings uses). */
+export function defaultImageStoreSettings(): ImageStoreSettings {
+  return imageStoreSettingsFromEnvironment({});
+}
+
+function concurrencyFrom(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return DEFAULT_CONCURRENCY;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 64) {
+    throw new ImageSettingsError('IMAGE_DOWNLOAD_CONCURRENCY', `must be a whole number from 1 to 64, not ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+const SUFFIXES: Record<string, number> = {
+  '': 1, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40,
+};
+
+/** `50Gi` → 53687091200; unset, empty or 0 → undefined (no budget). */
+export function byteSizeFrom(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const m = /^(\d+(?:\.\d+)?)\s*(|K|M|G|T|Ki|Mi|Gi|Ti)B?$/.exec(raw.trim());
+  const value = m ? Math.floor(Number(m[1]) * SUFFIXES[m[2]!]!) : NaN;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new ImageSettingsError('IMAGE_CACHE_MAX_BYTES', `must be a byte count such as 53687091200, 50G or 50Gi, not ${JSON.stringify(raw)}`);
+  }
+  return value === 0 ? undefined : value;
+}
+
+function headersFrom(raw: string | undefined): Record<string, string> {
+  if (raw === undefined || raw.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ImageSettingsError('OS_IMAGE_DOWNLOAD_HEADERS', 'must be a JSON object of header names to string values (it is not valid JSON)');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ImageSettingsError('OS_IMAGE_DOWNLOAD_HEADERS', 'must be a JSON object of header names to string values');
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(parsed)) {
+    if (typeof value !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+      throw new ImageSettingsError('OS_IMAGE_DOWNLOAD_HEADERS', `entry ${JSON.stringify(name)} must be a valid header name with a string value`);
+    }
+    headers[name.toLowerCase()] = value;
+  }
+  return headers;
+}
+
+function caFrom(file: string | undefined): string | undefined {
+  if (!file) return undefined;
+  let pem: string;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ImageSettingsError('OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE', `cannot be read: ${(err as Error).message}`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new ImageSettingsError('OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE', `${file} holds no PEM certificate`);
+  }
+  return pem;
+}
+
+function booleanFrom(name: string, raw: string | undefined): boolean {
+  if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  throw new ImageSettingsError(name, `must be true or false, not ${JSON.stringify(raw)}`);
+}

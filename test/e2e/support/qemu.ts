@@ -1,0 +1,147 @@
+// Booting one qemu guest (software emulation) to completion with a hard timeout.
+//
+// Every guest: `-accel tcg -m 512 -display none -no-reboot -serial file:<log>` plus the case's
+// own devices. The serial port is a file, read once qemu has exited (the fixture's /init powers
+// off, the disk stub exits through isa-debug-exit). qemu runs in its own process group under
+// coreutils `timeout -s KILL` (a last resort should this worker die); on the hard timeout, or when
+// a test ends with guests still running (killAllGuests, from afterEach), the group is SIGKILLed.
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export interface BootOptions {
+  /** Names the log files: <runDir>/<name>.serial.log, <name>.qemu.log. */
+  name: string;
+  runDir: string;
+  qemu: string;
+  /** The case's devices: drives, NICs, boot order, fw_cfg ... */
+  args: string[];
+  timeoutMs: number;
+}
+
+export interface BootResult {
+  name: string;
+  /** Serial console output, raw bytes (latin1-decoded in `log`). */
+  serial: Buffer;
+  log: string;
+  serialPath: string;
+  /** qemu's own stdout/stderr (warnings, errors such as an unknown block driver). */
+  qemuOutput: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  /** Process (and process group) id the guest ran as. */
+  pid: number;
+  seconds: number;
+  command: string;
+}
+
+const running = new Set<number>();
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** SIGKILLs every guest still running (afterEach / afterAll of every e2e file). */
+export function killAllGuests(): number {
+  const n = running.size;
+  for (const pid of running) killGroup(pid);
+  running.clear();
+  return n;
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits (bounded) until no process of the group is left, zombies reaped by init included. */
+async function groupGone(pid: number, timeoutMs = 5_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; groupAlive(pid) && Date.now() < deadline; ) {
+    killGroup(pid);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  if (groupAlive(pid)) throw new Error(`qemu process group ${pid} still exists ${timeoutMs} ms after SIGKILL`);
+}
+
+process.once('exit', () => {
+  killAllGuests();
+});
+
+export async function bootGuest(options: BootOptions): Promise<BootResult> {
+  const serialPath = path.join(options.runDir, `${options.name}.serial.log`);
+  const args = [
+    '-accel', 'tcg',
+    '-m', '512',
+    '-smp', '1',
+    '-display', 'none',
+    '-no-reboot',
+    '-monitor', 'none',
+    '-serial', `file:${serialPath}`,
+    ...options.args,
+  ];
+  const guardSeconds = Math.ceil(options.timeoutMs / 1000) + 15;
+  const command = [options.qemu, ...args].join(' ');
+  const started = Date.now();
+  const child = spawn('timeout', ['-s', 'KILL', String(guardSeconds), options.qemu, ...args], {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`could not start ${options.qemu}`);
+  running.add(pid);
+  let qemuOutput = '';
+  child.stdout.on('data', (d: Buffer) => (qemuOutput += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (qemuOutput += d.toString()));
+
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup(pid);
+  }, options.timeoutMs);
+  const exitCode = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve(code));
+  }).finally(() => clearTimeout(timer));
+  await groupGone(pid); // nothing should be left in the group; make sure
+  running.delete(pid);
+  let serial = Buffer.alloc(0);
+  try {
+    serial = await readFile(serialPath);
+  } catch {
+    // qemu failed before creating it; qemuOutput says why
+  }
+  return {
+    name: options.name,
+    serial,
+    log: serial.toString('latin1'),
+    serialPath,
+    qemuOutput,
+    exitCode,
+    timedOut,
+    pid,
+    seconds: (Date.now() - started) / 1000,
+    command,
+  };
+}
+
+/** The serial log made readable: CRs and ANSI escapes (SeaBIOS/iPXE screen output) removed. */
+export function readableLog(boot: BootResult, maxChars = 20_000): string {
+  const text = boot.log.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\x1bc/g, '').replace(/\r/g, '');
+  const body = text.length > maxChars ? `[... ${text.length - maxChars} characters cut ...]\n${text.slice(-maxChars)}` : text;
+  return [
+    `--- guest ${boot.name}: exit ${boot.exitCode}${boot.timedOut ? ' (KILLED at the hard timeout)' : ''} after ${boot.seconds.toFixed(1)} s`,
+    `--- command: ${boot.command}`,
+    ...(boot.qemuOutput.trim() ? [`--- qemu said: ${boot.qemuOutput.trim()}`] : []),
+    `--- serial log (${boot.serialPath}):`,
+    body,
+    `--- end of serial log of ${boot.name}`,
+  ].join('\n');
+}

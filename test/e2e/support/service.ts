@@ -1,0 +1,149 @@
+// The real service under test: `node dist/src/cli/main.js serve` as a child process, configured
+// through the environment as an operator would, with one bootable base image.
+//
+// `baseUrl` is what the service writes into the URLs it hands out (SERVICE_BASE_URL and
+// IMAGE_SERVICE_BASE_URL): the loopback URL for clients on the host (curl, qemu's HTTP block
+// driver), `http://10.0.2.2:<port>` for a guest on qemu user networking (slirp maps 10.0.2.2 to
+// the host's loopback). The port is chosen before the start so that URL can be configured.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { REPO_ROOT } from './paths.js';
+
+export const API = '/api/assisted-install/v2';
+export const OPENSHIFT_VERSION = '4.17';
+
+export interface ServiceOptions {
+  name: string;
+  cli: string;
+  baseIso: string;
+  runDir: string;
+  /** Base URL for the URLs the service hands out; `port` is substituted. Default: loopback. */
+  baseUrl?: (port: number) => string;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export class BootsmithService {
+  private exited: Promise<void>;
+
+  private constructor(
+    readonly name: string,
+    /** Loopback URL the tests call. */
+    readonly url: string,
+    /** What the service puts in the URLs it hands out. */
+    readonly baseUrl: string,
+    readonly logPath: string,
+    private readonly child: ChildProcess,
+  ) {
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+  }
+
+  static async start(options: ServiceOptions): Promise<BootsmithService> {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const baseUrl = options.baseUrl ? options.baseUrl(port) : url;
+    const dataDir = path.join(options.runDir, `${options.name}.data`);
+    await mkdir(dataDir, { recursive: true });
+    const logPath = path.join(options.runDir, `${options.name}.service.log`);
+    const log = createWriteStream(logPath);
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      LISTEN_ADDRESS: '127.0.0.1',
+      LISTEN_PORT: String(port),
+      DATA_DIR: dataDir,
+      SERVICE_BASE_URL: baseUrl,
+      IMAGE_SERVICE_BASE_URL: baseUrl,
+      AUTH_TYPE: 'none',
+      LOG_LEVEL: 'info',
+      OS_IMAGES: JSON.stringify([
+        { openshift_version: OPENSHIFT_VERSION, cpu_architecture: 'x86_64', url: pathToFileURL(options.baseIso).toString(), version: '417.94.e2e' },
+      ]),
+    };
+    const child = spawn(process.execPath, [options.cli, 'serve'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout?.pipe(log);
+    child.stderr?.pipe(log);
+    const service = new BootsmithService(options.name, url, baseUrl, logPath, child);
+    await service.waitHealthy(60_000);
+    return service;
+  }
+
+  private async waitHealthy(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let last = 'no answer';
+    while (Date.now() < deadline) {
+      if (this.child.exitCode !== null) throw new Error(`bootsmith (${this.name}) exited with ${this.child.exitCode} at start:\n${await this.logTail()}`);
+      try {
+        const r = await fetch(`${this.url}/health`);
+        last = `${r.status} ${await r.text()}`;
+        if (r.status === 200) return;
+      } catch (err) {
+        last = String(err);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    throw new Error(`bootsmith (${this.name}) not healthy after ${timeoutMs} ms (last: ${last}):\n${await this.logTail()}`);
+  }
+
+  /** The URL as a host-side client reaches it (a guest-facing base URL mapped to loopback). */
+  onHost(url: string): string {
+    return url.startsWith(this.baseUrl) ? this.url + url.slice(this.baseUrl.length) : url;
+  }
+
+  async call(method: string, p: string, body?: unknown): Promise<Response> {
+    return fetch(this.url + p, {
+      method,
+      ...(body === undefined ? {} : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
+    });
+  }
+
+  /** Calls the API and insists on `status`; returns the body as text. */
+  async expectCall(method: string, p: string, status: number, body?: unknown): Promise<string> {
+    const r = await this.call(method, p, body);
+    const text = await r.text();
+    if (r.status !== status) throw new Error(`${method} ${p}: expected ${status}, got ${r.status}: ${text}`);
+    return text;
+  }
+
+  /** One sample of a Prometheus counter (0 when the series does not exist yet). */
+  async metric(name: string, labels: Record<string, string>): Promise<number> {
+    const text = await (await fetch(`${this.url}/metrics`)).text();
+    for (const line of text.split('\n')) {
+      if (!line.startsWith(`${name}{`)) continue;
+      const close = line.lastIndexOf('}');
+      const series = Object.fromEntries([...line.slice(name.length + 1, close).matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
+      if (Object.entries(labels).every(([k, v]) => series[k] === v)) return Number(line.slice(close + 1).trim());
+    }
+    return 0;
+  }
+
+  async logTail(lines = 40): Promise<string> {
+    try {
+      const text = await readFile(this.logPath, 'utf8');
+      return `--- last ${lines} lines of ${this.logPath}:\n${text.split('\n').slice(-lines - 1).join('\n')}`;
+    } catch {
+      return `(no service log at ${this.logPath})`;
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.child.kill('SIGTERM');
+    const killed = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+    await this.exited;
+    clearTimeout(killed);
+  }
+}
