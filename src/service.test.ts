@@ -107,6 +107,29 @@ describe('all-in-one service with AUTH_TYPE=none', () => {
     expect(got.ignition).toContain(SSH_KEY);
   });
 
+  it('refuses at creation kernel arguments that would not fit the ISO kargs areas, naming both sizes', async () => {
+    const room = h.manifest.kargs!.size - 1 - h.manifest.kargs!.default.length;
+    const tooLong = `x=${'a'.repeat(room - 2)}`; // with its separating space: one byte too many
+    const reply = await h.call('POST', `${API}/infra-envs`, {
+      name: 'long-kargs',
+      pull_secret: PULL_SECRET,
+      openshift_version: '4.17',
+      kernel_arguments: [{ operation: 'append', value: tooLong }],
+    });
+    expect(reply.status).toBe(413);
+    const body = (await reply.json()) as { reason: string };
+    expect(body.reason).toContain(`${tooLong.length + 1} bytes but only ${room} bytes`);
+    const justFits = await h.call('POST', `${API}/infra-envs`, {
+      name: 'fitting-kargs',
+      pull_secret: PULL_SECRET,
+      openshift_version: '4.17',
+      kernel_arguments: [{ operation: 'append', value: tooLong.slice(0, -1) }],
+    });
+    expect(justFits.status, await justFits.clone().text()).toBe(201);
+    const iso = Buffer.from(await (await fetch(((await justFits.json()) as { download_url: string }).download_url)).arrayBuffer());
+    expect((await embedded(iso, h.manifest)).kargs).toBe(`${h.manifest.kargs!.default} ${tooLong.slice(0, -1)}`);
+  });
+
   it('answers 404 for an unknown InfraEnv on every image route', async () => {
     const unknown = '00000000-0000-4000-8000-000000000000';
     expect((await fetch(`${h.service.url}/byid/${unknown}/4.17/x86_64/full.iso`, { method: 'HEAD' })).status).toBe(404);

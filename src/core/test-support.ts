@@ -15,7 +15,7 @@ import { createCore, type Core, type CoreOptions } from './index.js';
 export function fakeCatalog(images: Partial<CatalogImage>[] = [{}]): ImageCatalog {
   const all: CatalogImage[] = images.map((i) => ({
     openshiftVersion: '4.16', version: '416.94.202406251923-0', cpuArchitecture: 'x86_64',
-    embedAreaBytes: 256 * 1024, minimalIsoSupported: true, state: 'ready', ...i,
+    embedAreaBytes: 256 * 1024, kernelArgumentsBytes: 1000, minimalIsoSupported: true, state: 'ready', ...i,
   }));
   return {
     images: () => all,

@@ -12,6 +12,12 @@ export interface CatalogImage {
   cpuArchitecture: CpuArchitecture;
   /** Capacity of the Ignition embed area in bytes; undefined until the image is parsed. */
   embedAreaBytes: number | undefined;
+  /**
+   * Bytes the full ISO's kargs areas leave for appended kernel arguments (separating spaces
+   * included; coreos-installer requires kargs shorter than the area); 0 when the image has no
+   * kargs area, undefined until the image is parsed.
+   */
+  kernelArgumentsBytes: number | undefined;
   /** Whether a minimal ISO can be served from this image. */
   minimalIsoSupported: boolean;
   state: 'pending' | 'ready' | 'failed';

@@ -33,6 +33,7 @@ import type { LiveImage, MinimalState } from './live-image.js';
 import { ImageLoadError } from './load-error.js';
 import { type RebuildMinimalIso, rebuildMinimalIsoFromMinisoDat } from './minimal-iso.js';
 import { buildMinimalVariant } from './minimal-variant.js';
+import type { LiveManifest } from '../iso/manifest.js';
 import type { OsImageEntry } from './os-images-config.js';
 import { TransferProgress, formatBytes, formatDuration } from './progress.js';
 import { Semaphore } from './semaphore.js';
@@ -532,6 +533,7 @@ function toCatalogImage({ entry, status }: Slot): CatalogImage {
     version: entry.version,
     cpuArchitecture: entry.cpuArchitecture,
     embedAreaBytes: status.state === 'ready' ? status.image.manifest.ignition.length : undefined,
+    kernelArgumentsBytes: status.state === 'ready' ? kernelArgumentsRoom(status.image.manifest) : undefined,
     minimalIsoSupported: status.state === 'ready' && status.image.minimal !== undefined,
     state: catalogState(status.state),
   };
@@ -544,4 +546,10 @@ function closeImage(image: LiveImage): void {
 
 function sourceOf(origin: ImageOrigin): string {
   return origin.kind === 'local' ? origin.path : origin.source.description;
+}
+
+/** Room for appended kernel arguments: kargs must stay shorter than the area (coreos-installer). */
+function kernelArgumentsRoom(manifest: LiveManifest): number {
+  const kargs = manifest.kargs;
+  return kargs ? Math.max(0, kargs.size - 1 - Buffer.byteLength(kargs.default)) : 0;
 }

@@ -98,6 +98,12 @@ async function checkDeliverable(ctx: CoreContext, infraEnv: InfraEnvRecord, imag
       });
     }
   }
+  const appended = (infraEnv.kernelArguments ?? []).map((k) => ` ${k.value}`).join('');
+  if (image.kernelArgumentsBytes !== undefined && Buffer.byteLength(appended) > image.kernelArgumentsBytes) {
+    throw new PayloadTooLargeError('the kernel_arguments', Buffer.byteLength(appended), image.kernelArgumentsBytes, {
+      openshiftVersion: image.openshiftVersion, cpuArchitecture: image.cpuArchitecture,
+    });
+  }
   if (infraEnv.imageType === 'minimal-iso' && !image.minimalIsoSupported) {
     throw new BadRequestError(`the ${image.openshiftVersion} ${image.cpuArchitecture} image cannot serve a minimal ISO`);
   }
