@@ -6,7 +6,7 @@
 //
 // Every process the run starts (bootsmith, nginx, curl, wrk, a PostgreSQL cluster that was
 // down) is stopped before it exits, also on Ctrl-C.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -173,6 +173,39 @@ function stamp(d: Date): string {
   return d.toISOString().replace(/[:.]/g, '-').replace('T', '_').slice(0, 19);
 }
 
+interface ResultsFile {
+  date: string;
+  mode: string;
+  machine?: { cpus: number; cpuModel: string; nginx: string };
+  iso: { bytes: number };
+  settings: { nginxWorkers: string; repeats: number };
+  figures: Figure[];
+}
+
+function chartMeta(r: ResultsFile): { title: string; subtitle: string } {
+  const gib = round(r.iso.bytes / 2 ** 30, 2);
+  return {
+    title: `bootsmith vs nginx, same run — ${r.date}${r.mode === 'smoke' ? ' (smoke)' : ''}`,
+    subtitle:
+      `${gib} GiB CoreOS-style ISO · ${r.machine?.cpus ?? os.cpus().length} × ${r.machine?.cpuModel ?? ''} · node ${process.version} · ` +
+      `nginx ${r.machine?.nginx ?? ''} (${r.settings.nginxWorkers} worker) · ${r.settings.repeats} repeat(s)`,
+  };
+}
+
+/** `node bench/run.mjs report <results.json>`: rewrites the SVG beside it and prints the table as Markdown. */
+export async function report(args: readonly string[]): Promise<number> {
+  const file = args[0];
+  if (!file) {
+    process.stderr.write('usage: node bench/run.mjs report <bench/results/DATE.json>\n');
+    return 2;
+  }
+  const results = JSON.parse(readFileSync(file, 'utf8')) as ResultsFile;
+  const svg = file.replace(/\.json$/, '.svg');
+  writeFileSync(svg, chartSvg(results.figures, chartMeta(results)));
+  process.stdout.write(`${markdownTable(results.figures)}\n\nwrote ${svg}\n`);
+  return 0;
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
   const benchDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench');
   const repoRoot = path.resolve(benchDir, '..');
@@ -314,14 +347,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const jsonPath = path.join(options.outDir, `${name}.json`);
     writeFileSync(jsonPath, `${JSON.stringify(results, null, 2)}\n`);
     const svgPath = path.join(options.outDir, `${name}.svg`);
-    const gib = round(ctx.base.size / 2 ** 30, 2);
-    writeFileSync(
-      svgPath,
-      chartSvg(figures, {
-        title: `bootsmith vs nginx, same run — ${date}${options.smoke ? ' (smoke)' : ''}`,
-        subtitle: `${gib} GiB CoreOS-style ISO · ${machine?.cpus ?? os.cpus().length} × ${machine?.cpuModel ?? ''} · node ${process.version} · nginx ${machine?.nginx ?? ''} (${options.nginxWorkers} worker) · ${options.repeats} repeat(s)`,
-      }),
-    );
+    writeFileSync(svgPath, chartSvg(figures, chartMeta(results)));
     process.stdout.write(`\nwrote ${path.relative(process.cwd(), jsonPath)} and ${path.relative(process.cwd(), svgPath)}\n`);
   }
   return failures.length > 0 ? 1 : 0;

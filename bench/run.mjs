@@ -5,7 +5,8 @@
 // here when dist/src/cli/main.js is missing.
 //
 //   node bench/run.mjs [--smoke] [--only 1,2] ...      run the benchmarks (see bench/README.md)
-//   node bench/run.mjs profile <file.cpuprofile>       summarize a CPU profile (self time)
+//   node bench/run.mjs profile <file.cpuprofile|dir>   summarize CPU profiles (self time)
+//   node bench/run.mjs report <results/DATE.json>      redraw its SVG, print the Markdown table
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -24,7 +25,8 @@ function compile(project) {
 
 const args = process.argv.slice(2);
 const serviceRootArg = args.findIndex((a) => a === '--service-root');
-if (serviceRootArg < 0 && args[0] !== 'profile' && !existsSync(path.join(root, 'dist', 'src', 'cli', 'main.js'))) {
+const tool = args[0] === 'profile' || args[0] === 'report';
+if (serviceRootArg < 0 && !tool && !existsSync(path.join(root, 'dist', 'src', 'cli', 'main.js'))) {
   compile('tsconfig.build.json');
 }
 compile('bench/tsconfig.json');
@@ -32,6 +34,9 @@ compile('bench/tsconfig.json');
 if (args[0] === 'profile') {
   const { summarizeProfiles } = await import(pathToFileURL(path.join(root, 'dist', 'bench', 'lib', 'profile.js')).href);
   process.exitCode = await summarizeProfiles(args.slice(1));
+} else if (args[0] === 'report') {
+  const { report } = await import(pathToFileURL(path.join(root, 'dist', 'bench', 'main.js')).href);
+  process.exitCode = await report(args.slice(1));
 } else {
   const { main } = await import(pathToFileURL(path.join(root, 'dist', 'bench', 'main.js')).href);
   process.exitCode = await main(args);

@@ -1,17 +1,23 @@
 // The results chart, written by hand as SVG (no dependencies): one row per figure, a bar for
 // bootsmith's figure as a ratio to its same-run comparator on a log axis (1× = the
-// comparator), the target drawn as a mark on the same axis, green when met and red when not.
+// comparator, bars grow from there), the target drawn as a mark on the same axis, green when
+// met and red when not.
 import { type Figure, formatNumber, formatRatio } from './report.js';
 
-const WIDTH = 1000;
-const ROW = 30;
-const LABEL_W = 360;
-const PLOT_X0 = LABEL_W + 10;
-const PLOT_X1 = WIDTH - 170;
+const WIDTH = 1120;
+const ROW = 36;
+const LABEL_W = 410;
+const PLOT_X0 = LABEL_W + 12;
+const PLOT_X1 = WIDTH - 270;
 const TOP = 78;
 
 function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** 10^e as a plain decimal: 0.001×, 1×, 100×. */
+function axisLabel(e: number): string {
+  return `${e < 0 ? (10 ** e).toFixed(-e) : String(10 ** e)}×`;
 }
 
 export interface ChartMeta {
@@ -21,7 +27,7 @@ export interface ChartMeta {
 
 export function chartSvg(figures: readonly Figure[], meta: ChartMeta): string {
   const rows = figures.filter((f) => Number.isFinite(f.ratio) || f.targetRatio !== undefined);
-  const floor = 1e-4;
+  const floor = 1e-6;
   const values = rows.flatMap((f) => [f.ratio, f.targetRatio ?? 1]).filter((x) => Number.isFinite(x) && x > 0);
   const lo = Math.max(floor, 10 ** Math.floor(Math.log10(Math.min(1, ...values))));
   const hi = 10 ** Math.ceil(Math.log10(Math.max(1, ...values) * 1.01));
@@ -45,18 +51,23 @@ export function chartSvg(figures: readonly Figure[], meta: ChartMeta): string {
     const strong = e === 0;
     out.push(
       `<line x1="${gx}" y1="${TOP}" x2="${gx}" y2="${TOP + rows.length * ROW}" stroke="${strong ? '#555' : '#ddd'}" stroke-width="${strong ? 1.5 : 1}"/>`,
-      `<text x="${gx}" y="${TOP + rows.length * ROW + 16}" text-anchor="middle" fill="#444">${esc(formatRatio(v))}</text>`,
+      `<text x="${gx}" y="${TOP + rows.length * ROW + 16}" text-anchor="middle" fill="#444">${esc(axisLabel(e))}</text>`,
     );
   }
   rows.forEach((f, i) => {
     const y = TOP + i * ROW;
     const mid = y + ROW / 2;
     if (i % 2 === 1) out.push(`<rect x="0" y="${y}" width="${WIDTH}" height="${ROW}" fill="#f6f6f6" fill-opacity="0.6"/>`);
-    out.push(`<text x="${LABEL_W}" y="${mid + 4}" text-anchor="end">${esc(`${f.workload} · ${f.title} (vs ${f.comparator.name})`)}</text>`);
+    out.push(
+      `<text x="${LABEL_W}" y="${mid - 2}" text-anchor="end">${esc(`${f.workload} · ${f.title}`)}</text>`,
+      `<text x="${LABEL_W}" y="${mid + 11}" text-anchor="end" font-size="10" fill="#666">${esc(`vs ${f.comparator.name}`)}</text>`,
+    );
     const color = f.met === undefined ? '#8a8a8a' : f.met ? '#2e7d32' : '#c62828';
     if (Number.isFinite(f.ratio) && f.ratio > 0) {
-      const bx = x(f.ratio);
-      out.push(`<rect x="${PLOT_X0}" y="${y + 7}" width="${Math.max(1, bx - PLOT_X0).toFixed(1)}" height="${ROW - 14}" fill="${color}" rx="2"/>`);
+      // bars grow from the 1× line (parity with the comparator) towards the figure
+      const a = x(1);
+      const b = x(f.ratio);
+      out.push(`<rect x="${Math.min(a, b).toFixed(1)}" y="${y + 9}" width="${Math.max(2, Math.abs(b - a)).toFixed(1)}" height="${ROW - 18}" fill="${color}" rx="2"/>`);
     }
     if (f.targetRatio !== undefined && Number.isFinite(f.targetRatio) && f.targetRatio > 0) {
       const tx = x(f.targetRatio).toFixed(1);

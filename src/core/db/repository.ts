@@ -36,7 +36,11 @@ export interface Repository {
 
   getHost(infraEnvId: string, hostId: string, opts?: { forUpdate?: boolean }): Promise<HostRecord | undefined>;
   listHosts(infraEnvId: string): Promise<HostRecord[]>;
-  listHostsByStatus(statuses: HostStatus[]): Promise<HostRecord[]>;
+  /**
+   * Hosts in the given states, each row locked for this transaction; rows another transaction
+   * holds (a heartbeat in flight) are skipped, so the caller never overwrites a newer change.
+   */
+  listHostsByStatusForUpdate(statuses: HostStatus[]): Promise<HostRecord[]>;
   upsertHost(rec: HostRecord): Promise<void>;
   deleteHost(infraEnvId: string, hostId: string): Promise<boolean>;
 
@@ -117,8 +121,11 @@ class SqlRepository implements Repository {
     return rows.map(hostFromRow);
   }
 
-  async listHostsByStatus(statuses: HostStatus[]): Promise<HostRecord[]> {
-    const rows = await this.ex.query('SELECT * FROM hosts WHERE status = ANY($1::text[]) ORDER BY infra_env_id, id', [statuses]);
+  async listHostsByStatusForUpdate(statuses: HostStatus[]): Promise<HostRecord[]> {
+    const rows = await this.ex.query(
+      'SELECT * FROM hosts WHERE status = ANY($1::text[]) ORDER BY infra_env_id, id FOR UPDATE SKIP LOCKED',
+      [statuses],
+    );
     return rows.map(hostFromRow);
   }
 

@@ -21,7 +21,8 @@ export interface MonitorOptions {
 export async function monitorOnce(o: Omit<MonitorOptions, 'intervalMs' | 'logger'>): Promise<number> {
   return o.repo.transaction(async (repo) => {
     if (!(await repo.tryAdvisoryXactLock(MONITOR_LOCK))) return -1;
-    const hosts = await repo.listHostsByStatus(DISCOVERY_STATUSES);
+    // Locked rows: a heartbeat committing meanwhile waits, or is skipped this pass, and is never undone.
+    const hosts = await repo.listHostsByStatusForUpdate(DISCOVERY_STATUSES);
     const now = o.now();
     for (const h of hosts) await refreshHost(repo, h, now, o.maxDisconnectionMs);
     return hosts.length;
