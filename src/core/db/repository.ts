@@ -35,6 +35,18 @@ export interface Repository {
   deleteInfraEnv(id: string): Promise<boolean>;
 
   getHost(infraEnvId: string, hostId: string, opts?: { forUpdate?: boolean }): Promise<HostRecord | undefined>;
+  /**
+   * The heartbeat's fast path, one statement: records a check-in of a host that is not
+   * disconnected (nothing else about it can change by a check-in). Undefined when the host
+   * does not exist or is disconnected (the caller then takes the full path).
+   */
+  checkInConnectedHost(
+    infraEnvId: string,
+    hostId: string,
+    at: Date,
+    hostTimestamp: number | undefined,
+    agentVersion: string | undefined,
+  ): Promise<Pick<HostRecord, 'id' | 'status'> | undefined>;
   listHosts(infraEnvId: string): Promise<HostRecord[]>;
   /**
    * Hosts in the given states, each row locked for this transaction; rows another transaction
@@ -119,6 +131,22 @@ class SqlRepository implements Repository {
   async listHosts(infraEnvId: string): Promise<HostRecord[]> {
     const rows = await this.ex.query('SELECT * FROM hosts WHERE infra_env_id = $1 ORDER BY created_at, id', [infraEnvId]);
     return rows.map(hostFromRow);
+  }
+
+  async checkInConnectedHost(
+    infraEnvId: string,
+    hostId: string,
+    at: Date,
+    hostTimestamp: number | undefined,
+    agentVersion: string | undefined,
+  ): Promise<Pick<HostRecord, 'id' | 'status'> | undefined> {
+    const rows = await this.ex.query<{ id: string; status: HostRecord['status'] }>(
+      `UPDATE hosts SET checked_in_at = $3, host_timestamp = COALESCE($4, host_timestamp),
+        discovery_agent_version = COALESCE($5, discovery_agent_version)
+       WHERE infra_env_id = $1 AND id = $2 AND status <> 'disconnected' RETURNING id, status`,
+      [infraEnvId, hostId, at, hostTimestamp ?? null, agentVersion ?? null],
+    );
+    return rows[0];
   }
 
   async listHostsByStatusForUpdate(statuses: HostStatus[]): Promise<HostRecord[]> {

@@ -25,7 +25,7 @@ function step(type: string, args: string[]): Step {
   return { step_type: type, step_id: `${type}-${randomUUID().slice(0, 8)}`, args };
 }
 
-export function nextSteps(h: HostRecord): Steps {
+export function nextSteps(h: Pick<HostRecord, 'id' | 'status'>): Steps {
   switch (h.status) {
     case 'discovering':
     case 'known':

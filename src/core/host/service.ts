@@ -65,8 +65,20 @@ export async function registerHost(ctx: CoreContext, infraEnvId: string, hostId:
   return h;
 }
 
-/** The heartbeat: records check-in time and lets a disconnected host come back. */
-export async function heartbeat(ctx: CoreContext, infraEnvId: string, hostId: string, hostTimestamp: number | undefined, agentVersion: string | undefined): Promise<HostRecord> {
+/**
+ * The heartbeat: records check-in time and lets a disconnected host come back. A connected
+ * host takes a one-statement fast path (thousands of agents poll); validations of connected
+ * hosts are kept current by the monitor and by inventory replies, not by check-ins.
+ */
+export async function heartbeat(
+  ctx: CoreContext,
+  infraEnvId: string,
+  hostId: string,
+  hostTimestamp: number | undefined,
+  agentVersion: string | undefined,
+): Promise<Pick<HostRecord, 'id' | 'status'>> {
+  const fast = await ctx.repo.checkInConnectedHost(infraEnvId, hostId, ctx.now(), hostTimestamp, agentVersion);
+  if (fast) return fast;
   return ctx.repo.transaction(async (repo) => {
     const h = await lockedHost(repo, infraEnvId, hostId);
     const now = ctx.now();
