@@ -49,5 +49,6 @@ export function artifactRepresentation(artifact: ServedArtifact, filename: strin
     lastModified: artifact.lastModified,
     filename,
     stream: (start, end) => file.stream(start, end),
+    readInto: (target, targetOffset, length, position, callback) => file.readInto(target, targetOffset, length, position, callback),
   };
 }

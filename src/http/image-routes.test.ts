@@ -186,6 +186,24 @@ describe('image side over HTTP', () => {
       expect(upstream.seen.every((s) => s.query.get('api_key') !== null)).toBe(true);
     });
 
+    it('answers a multi-range request with an exact multipart/byteranges body of the spliced bytes', async () => {
+      const area = x86.ignition.offset;
+      const ranges: Array<[number, number]> = [[0, 99], [area - 10, area + 70_000], [x86Base.length - 5, x86Base.length - 1]];
+      const reply = await request(isoUrl(), { headers: { Range: `bytes=${ranges.map(([a, b]) => `${a}-${b}`).join(',')}` } });
+      expect(reply.status).toBe(206);
+      const boundary = /boundary=([^;]+)/.exec(reply.headers['content-type']!)![1]!;
+      expect(Number(reply.headers['content-length'])).toBe(reply.body.length);
+      const parts = reply.body.toString('latin1').split(`--${boundary}`).slice(1, -1);
+      expect(parts).toHaveLength(3);
+      parts.forEach((part, i) => {
+        const [start, wantedEnd] = ranges[i]!;
+        const end = Math.min(wantedEnd, x86Base.length - 1);
+        expect(part).toContain(`Content-Range: bytes ${start}-${end}/${x86Base.length}`);
+        const body = Buffer.from(part.slice(part.indexOf('\r\n\r\n') + 4, -2), 'latin1');
+        expect(body.equals(full.body.subarray(start, end + 1)), `part ${i}`).toBe(true);
+      });
+    });
+
     it('answers 416 with Content-Range for a range past the end, and 200 for a malformed one', async () => {
       const past = await request(isoUrl(), { headers: { Range: `bytes=${x86Base.length}-` } });
       expect(past.status).toBe(416);

@@ -22,4 +22,10 @@ export interface Representation {
    * Must emit exactly end - start + 1 bytes or fail with an error.
    */
   stream(start: number, end: number): Readable;
+  /**
+   * Optional positional read: copies `length` bytes at `position` into `target` at
+   * `targetOffset` and calls back with the count. When present, the range layer streams
+   * through a few recycled buffers instead of a Readable (no allocation per chunk).
+   */
+  readInto?(target: Buffer, targetOffset: number, length: number, position: number, callback: (err: Error | null, copied: number) => void): void;
 }

@@ -192,11 +192,11 @@ function respond(
 
   // Open the first source before writing anything, so that a synchronous failure can still
   // be answered with a proper error response (serveRepresentation → writeError).
-  const source = rep.stream(first.start, first.end);
+  const source = rep.readInto ? undefined : rep.stream(first.start, first.end);
   try {
     res.writeHead(status, headers);
   } catch (err) {
-    source.destroy();
+    source?.destroy();
     throw err;
   }
   hooks?.onStreamStart?.();
@@ -222,6 +222,26 @@ function notModified(res: ServerResponse, rep: Representation, lastModified: str
 function noop(): void {}
 
 /**
+ * Bodies of representations with readInto() go through buffers of this size, taken from a
+ * small free list and given back once the socket has taken their bytes (the write
+ * callback): no allocation per chunk, so no external-memory pressure on the GC.
+ */
+const CHUNK = 512 * 1024;
+/** A body of at most this many bytes (a BMC's typical Range) goes out in one read and one write. */
+const WHOLE = 1024 * 1024;
+const FREE = new Map<number, Buffer[]>([[CHUNK, []], [WHOLE, []]]);
+const FREE_MAX = 64;
+
+function takeBuffer(size: number): Buffer {
+  return FREE.get(size)!.pop() ?? Buffer.allocUnsafeSlow(size);
+}
+
+function giveBack(buffer: Buffer): void {
+  const list = FREE.get(buffer.length);
+  if (list && list.length < FREE_MAX) list.push(buffer);
+}
+
+/**
  * Writes the segments to `res` in order, one source at a time, with backpressure: a source
  * is paused whenever res.write() reports a full buffer and resumed on 'drain'. Every source
  * must deliver exactly its byte count; anything else destroys the connection. A client that
@@ -237,7 +257,7 @@ function pump(
   rep: Representation,
   segments: readonly Segment[],
   trailer: string | undefined,
-  firstSource: Readable,
+  firstSource: Readable | undefined,
   hooks: ServeHooks | undefined,
 ): Promise<void> {
   return new Promise<void>((resolve) => {
@@ -249,6 +269,11 @@ function pump(
     let ended = false;
     let needDrain = false;
     let done = false;
+    // positional reads (rep.readInto): the next byte to read and the segment's last byte
+    let position = 0;
+    let last = -1;
+    let reading = false;
+    let bufferSize = CHUNK;
 
     const detachSource = (): void => {
       if (source === undefined) return;
@@ -320,7 +345,42 @@ function pump(
 
     function onDrain(): void {
       needDrain = false;
-      source?.resume();
+      if (source) source.resume();
+      else if (rep.readInto) readNext();
+    }
+
+    /** One positional read at a time into a recycled buffer; pauses while the socket is full. */
+    function readNext(): void {
+      if (done || reading || needDrain) return;
+      if (position > last) {
+        index++;
+        next();
+        return;
+      }
+      const length = Math.min(bufferSize, last - position + 1);
+      const buffer = takeBuffer(bufferSize);
+      reading = true;
+      rep.readInto!(buffer, 0, length, position, (err, copied) => {
+        reading = false;
+        if (done) {
+          giveBack(buffer);
+          return;
+        }
+        if (err || copied !== length) {
+          giveBack(buffer);
+          fail(err ?? new Error(`representation read ${copied} of ${length} bytes at ${position}`));
+          return;
+        }
+        position += length;
+        try {
+          if (!res.write(length === buffer.length ? buffer : buffer.subarray(0, length), () => giveBack(buffer))) needDrain = true;
+        } catch (e) {
+          fail(e);
+          return;
+        }
+        onBytes?.(length);
+        readNext();
+      });
     }
 
     function onFinish(): void {
@@ -343,8 +403,15 @@ function pump(
         return;
       }
       if (segment.prefix !== undefined) write(Buffer.from(segment.prefix, 'latin1'));
+      if (rep.readInto) {
+        position = segment.start;
+        last = segment.end;
+        bufferSize = segment.end - segment.start + 1 <= WHOLE ? WHOLE : CHUNK;
+        readNext();
+        return;
+      }
       let s: Readable;
-      if (index === 0) {
+      if (index === 0 && firstSource) {
         s = firstSource;
       } else {
         try {

@@ -71,6 +71,23 @@ describe('SplicedFile', () => {
     }
   });
 
+  it('readInto copies exactly the materialised bytes into a caller buffer on 300 random ranges', async () => {
+    const spliced = new SplicedFile(base, { patches, tail });
+    const expected = materialise(baseBytes, patches, tail);
+    const random = seededRandom(7);
+    const readInto = (target: Buffer, offset: number, length: number, position: number) =>
+      new Promise<number>((resolve, reject) => spliced.readInto(target, offset, length, position, (err, n) => (err ? reject(err) : resolve(n))));
+    for (let i = 0; i < 300; i++) {
+      const position = Math.floor(random() * spliced.size);
+      const length = Math.floor(random() * 1.5 * 1024 * 1024) + 1;
+      const target = Buffer.alloc(length + 16, 0xee);
+      const copied = await readInto(target, 16, length, position);
+      expect(copied).toBe(Math.min(length, spliced.size - position));
+      expect(target.subarray(16, 16 + copied).equals(expected.subarray(position, position + copied)), `at ${position}`).toBe(true);
+      expect(target.subarray(0, 16).every((b) => b === 0xee)).toBe(true);
+    }
+  });
+
   it('leaves every byte outside the patches equal to the base', async () => {
     const spliced = new SplicedFile(base, { patches });
     const whole = await spliced.read(0, spliced.size - 1);

@@ -65,6 +65,44 @@ export class SplicedFile {
     return new SplicedStream(this.base, this.segments, start, end + 1);
   }
 
+  /**
+   * Copies `length` bytes at virtual offset `position` into `target` at `targetOffset`, with
+   * positional reads of the base file straight into `target` (no buffer of its own); calls
+   * back with the number of bytes copied (fewer only at the end of the file).
+   */
+  readInto(target: Buffer, targetOffset: number, length: number, position: number, callback: (err: Error | null, copied: number) => void): void {
+    const end = Math.min(position + length, this.size);
+    let index = segmentIndexAt(this.segments, position);
+    let at = position;
+    const step = (): void => {
+      while (at < end) {
+        const segment = this.segments[index]!;
+        if (at >= segment.end) {
+          index++;
+          continue;
+        }
+        const limit = Math.min(segment.end, end);
+        const into = targetOffset + (at - position);
+        if (segment.kind === 'memory') {
+          const chunk = memoryChunk(segment, at, limit);
+          chunk.copy(target, into);
+          at += chunk.length;
+          continue;
+        }
+        const want = limit - at;
+        this.base.read(target, into, want, at + segment.delta, (err, n) => {
+          if (err) return callback(err, at - position);
+          if (n === 0) return callback(new Error(`reading base image ${this.base.path}: file ended at ${at + segment.delta}, expected more bytes`), at - position);
+          at += n;
+          step();
+        });
+        return;
+      }
+      callback(null, at - position);
+    };
+    step();
+  }
+
   /** Reads a whole range into memory (for tests and small artifacts). */
   async read(start: number, end: number): Promise<Buffer> {
     const chunks: Buffer[] = [];
