@@ -85,6 +85,11 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'stable per-infra-env agent token',
     sql: `ALTER TABLE infra_envs ADD COLUMN agent_token text;`,
   },
+  {
+    version: 3,
+    name: 'hosts by check-in time, for the disconnection monitor',
+    sql: `CREATE INDEX hosts_status_checked_in_at ON hosts (status, checked_in_at);`,
+  },
 ];
 
 /** Arbitrary constant naming the migration lock (pg advisory locks are keyed by bigint). */

@@ -49,10 +49,11 @@ export interface Repository {
   ): Promise<Pick<HostRecord, 'id' | 'status'> | undefined>;
   listHosts(infraEnvId: string): Promise<HostRecord[]>;
   /**
-   * Hosts in the given states, each row locked for this transaction; rows another transaction
-   * holds (a heartbeat in flight) are skipped, so the caller never overwrites a newer change.
+   * Up to `limit` hosts in the given states that last checked in before `cutoff`, oldest
+   * first, each row locked for this transaction; rows another transaction holds (a heartbeat
+   * in flight) are skipped, so the caller never overwrites a newer change.
    */
-  listHostsByStatusForUpdate(statuses: HostStatus[]): Promise<HostRecord[]>;
+  listStaleHostsForUpdate(statuses: HostStatus[], cutoff: Date, limit: number): Promise<HostRecord[]>;
   upsertHost(rec: HostRecord): Promise<void>;
   deleteHost(infraEnvId: string, hostId: string): Promise<boolean>;
 
@@ -149,10 +150,11 @@ class SqlRepository implements Repository {
     return rows[0];
   }
 
-  async listHostsByStatusForUpdate(statuses: HostStatus[]): Promise<HostRecord[]> {
+  async listStaleHostsForUpdate(statuses: HostStatus[], cutoff: Date, limit: number): Promise<HostRecord[]> {
     const rows = await this.ex.query(
-      'SELECT * FROM hosts WHERE status = ANY($1::text[]) ORDER BY infra_env_id, id FOR UPDATE SKIP LOCKED',
-      [statuses],
+      `SELECT * FROM hosts WHERE status = ANY($1::text[]) AND checked_in_at < $2
+       ORDER BY checked_in_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
+      [statuses, cutoff, limit],
     );
     return rows.map(hostFromRow);
   }

@@ -9,7 +9,7 @@ import type { Repository } from '../db/repository.js';
 import { events } from '../events/events.js';
 import type { HostProgress, HostRecord } from '../model.js';
 import { refreshHost, setStatus, STATUS_INFO } from './state.js';
-import { hostnameError } from './validations.js';
+import { hostnameError, parseInventory, realHostname } from './validations.js';
 
 const INSTALL_DONE_STAGES = new Set(['Done']);
 
@@ -113,13 +113,24 @@ export async function postStepReply(ctx: CoreContext, infraEnvId: string, hostId
   await ctx.repo.transaction(async (repo) => {
     const h = await lockedHost(repo, infraEnvId, hostId);
     const now = ctx.now();
+    const hostnameBefore = realHostname(h, parseInventory(h.inventory));
     h.checkedInAt = now;
     if (inventory !== undefined) {
       h.inventory = inventory;
       h.updatedAt = now;
     }
     await refreshHost(repo, h, now, ctx.settings.hostMaxDisconnectionMs);
+    if (realHostname(h, parseInventory(h.inventory)) !== hostnameBefore) {
+      await refreshSiblings(repo, h, now, ctx.settings.hostMaxDisconnectionMs);
+    }
   });
+}
+
+/** Other hosts' hostname-unique result may change when a host's name does. */
+async function refreshSiblings(repo: Repository, h: HostRecord, now: Date, maxDisconnectionMs: number): Promise<void> {
+  for (const other of await repo.listHosts(h.infraEnvId)) {
+    if (other.id !== h.id) await refreshHost(repo, other, now, maxDisconnectionMs);
+  }
 }
 
 export async function updateHost(ctx: CoreContext, infraEnvId: string, hostId: string, body: Record<string, unknown>): Promise<HostRecord> {
@@ -140,10 +151,7 @@ export async function updateHost(ctx: CoreContext, infraEnvId: string, hostId: s
     if (typeof role === 'string') h.role = role;
     h.updatedAt = now;
     const updated = await refreshHost(repo, h, now, ctx.settings.hostMaxDisconnectionMs);
-    // Other hosts' hostname-unique result may change with this name.
-    for (const other of await repo.listHosts(infraEnvId)) {
-      if (other.id !== h.id) await refreshHost(repo, other, now, ctx.settings.hostMaxDisconnectionMs);
-    }
+    await refreshSiblings(repo, h, now, ctx.settings.hostMaxDisconnectionMs);
     return updated;
   });
 }
@@ -153,6 +161,7 @@ export async function deleteHost(ctx: CoreContext, infraEnvId: string, hostId: s
     const h = await lockedHost(repo, infraEnvId, hostId);
     await repo.deleteHost(infraEnvId, hostId);
     await events.hostDeregistered(repo, ctx.now(), h);
+    await refreshSiblings(repo, h, ctx.now(), ctx.settings.hostMaxDisconnectionMs);
   });
 }
 

@@ -53,7 +53,8 @@ export async function refreshHost(repo: Repository, h: HostRecord, now: Date, ma
     await repo.upsertHost(h);
     return h;
   }
-  const siblings = await repo.listHosts(h.infraEnvId);
+  // siblings matter only for hostname-unique, which needs an inventory
+  const siblings = h.inventory ? await repo.listHosts(h.infraEnvId) : [];
   const results = runValidations(h, siblings, now, maxDisconnectionMs);
   const info = validationsInfo(results);
   const next = decide(results);
