@@ -3,7 +3,7 @@
 // in bench/work/iso. Also reads their layout with `bootsmith iso inspect` and pulls files
 // into the page cache so that every server reads warm pages.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { run } from './proc.js';
 
@@ -22,11 +22,18 @@ export interface BaseIso {
 
 export async function baseIso(repoRoot: string, workDir: string, paddingMiB: number, serviceMain: string, log: (l: string) => void): Promise<BaseIso> {
   const script = path.join(repoRoot, 'fixtures', 'build-live-iso.sh');
-  const version = createHash('sha256').update(readFileSync(script)).digest('hex').slice(0, 10);
+  // the cache key covers the script and the shell library it sources
+  const libDir = path.join(repoRoot, 'fixtures', 'lib');
+  const inputs = [script, ...(existsSync(libDir) ? readdirSync(libDir).sort().map((f) => path.join(libDir, f)) : [])];
+  const hash = createHash('sha256');
+  for (const f of inputs) hash.update(f).update(readFileSync(f));
+  const version = hash.digest('hex').slice(0, 10);
   const dir = path.join(workDir, 'iso');
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `live-${paddingMiB}-${version}.iso`);
   if (!existsSync(file)) {
+    // ISOs of this size from older versions of the scripts
+    for (const old of readdirSync(dir)) if (old.startsWith(`live-${paddingMiB}-`) && old.endsWith('.iso')) rmSync(path.join(dir, old), { force: true });
     log(`building a ${paddingMiB} MiB CoreOS-style ISO (fixtures/build-live-iso.sh --size-pad ${paddingMiB})`);
     const partial = `${file}.partial`;
     rmSync(partial, { force: true });

@@ -82,6 +82,20 @@ export async function fullDownload(ctx: Context, pair: Pair): Promise<Figure[]> 
         },
       }),
     );
+    if (clients === Math.max(...ctx.options.downloadClients)) {
+      figures.push(
+        figure({
+          id: `download-${clients}-cpu`,
+          workload: 1,
+          title: `server CPU per GiB sent, ${clients} clients`,
+          unit: 'CPU-s/GiB',
+          value: median(of('bootsmith').map((x) => x.serverCpuSecondsPerGiB)),
+          comparator: { name: 'nginx', value: median(of('nginx').map((x) => x.serverCpuSecondsPerGiB)) },
+          higherIsBetter: false,
+          details: { note: 'user + system time of the server process(es), all threads; less sensitive to other load than MB/s' },
+        }),
+      );
+    }
   }
   return figures;
 }

@@ -25,10 +25,12 @@ interface HeartbeatRun {
   live: WrkResult;
   serverCpuSecondsPer1000: number;
   foreignShare: number | undefined;
-  /** Heartbeats answered 200 in each second of the run (from the service's own request counter). */
+  /** Heartbeats/s answered 200 in each ~1 s interval of the run (from the service's own request counter). */
   perSecond: number[];
   /** Longest run of consecutive seconds with no heartbeat answered. */
   longestStallSeconds: number;
+  /** Latency of each GET /metrics the sampler made: long ones mean a blocked event loop. */
+  metricsLatencyMs: number[];
 }
 
 const ROUTE = '/api/assisted-install/v2/infra-envs/:infra_env_id/hosts/:host_id/instructions';
@@ -76,25 +78,32 @@ async function measure(ctx: Context, database: 'pglite' | 'postgres', databaseUr
     // /live first: after the heartbeat storm the process may still be draining queued transactions
     const live = await wrk(liveFile, Math.min(10, o.heartbeatSeconds));
     const answered = () => service.metric('bootsmith_http_requests_total', { route: ROUTE, method: 'GET', status: '200' }).catch(() => NaN);
-    const counts: number[] = [await answered()];
+    const counts: Array<[number, number]> = [[performance.now(), await answered()]];
+    const metricsLatencyMs: number[] = [];
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
         await new Promise((r) => setTimeout(r, 1000));
-        if (sampling) counts.push(await answered());
+        if (!sampling) break;
+        const asked = performance.now();
+        const count = await answered();
+        metricsLatencyMs.push(Math.round(performance.now() - asked));
+        counts.push([performance.now(), count]);
       }
     })();
     const { result: heartbeat, cpu } = await accounted(() => service.cpuSeconds(), () => wrk(pathsFile, o.heartbeatSeconds)).finally(() => {
       sampling = false;
     });
     await sampler;
-    const perSecond = counts.slice(1).map((c, i) => c - counts[i]!);
+    const perSecond = counts.slice(1).map(([t, c], i) => Math.round((c - counts[i]![1]) / ((t - counts[i]![0]) / 1000)));
     let stall = 0;
     let longestStall = 0;
-    for (const n of perSecond) {
-      stall = n === 0 ? stall + 1 : 0;
+    counts.slice(1).forEach(([t, c], i) => {
+      const [t0, c0] = counts[i]!;
+      stall = c === c0 ? stall + (t - t0) / 1000 : 0;
       longestStall = Math.max(longestStall, stall);
-    }
+    });
+    longestStall = round(longestStall, 1);
     const ok = heartbeat.requests - heartbeat.errors.status;
     const run: HeartbeatRun = {
       database,
@@ -108,10 +117,11 @@ async function measure(ctx: Context, database: 'pglite' | 'postgres', databaseUr
       foreignShare: cpu.foreignShare,
       perSecond,
       longestStallSeconds: longestStall,
+      metricsLatencyMs,
     };
     ctx.log(
       `  ${database}: ${Math.round(run.okPerSecond)} heartbeats/s (p50 ${heartbeat.latencyMs.p50.toFixed(1)} ms, p99 ${heartbeat.latencyMs.p99.toFixed(1)} ms, ` +
-        `${heartbeat.errors.status} non-2xx, longest stall ${longestStall} s), /live ${Math.round(live.requestsPerSecond)} req/s, others ${cpu.foreignShare ?? '?'} of the machine`,
+        `${heartbeat.errors.status} non-2xx, longest stall ${longestStall} s, slowest /metrics ${Math.max(0, ...metricsLatencyMs)} ms), /live ${Math.round(live.requestsPerSecond)} req/s, others ${cpu.foreignShare ?? '?'} of the machine`,
     );
     return run;
   } finally {

@@ -108,5 +108,15 @@ export async function rangeStorm(ctx: Context, pair: Pair): Promise<Figure[]> {
       higherIsBetter: false,
       details: { p50Ms: { bootsmith: details.bootsmith.p50Ms, nginx: details.nginx.p50Ms } },
     }),
+    figure({
+      id: 'range-cpu',
+      workload: 2,
+      title: 'range storm: server CPU per 1,000 requests',
+      unit: 'CPU-s',
+      value: details.bootsmith.serverCpuSecondsPer1000Requests,
+      comparator: { name: 'nginx', value: details.nginx.serverCpuSecondsPer1000Requests },
+      higherIsBetter: false,
+      details: { note: 'user + system time of the server process(es), all threads; less sensitive to other load than req/s' },
+    }),
   ];
 }
