@@ -23,7 +23,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext 
 import { e2eContext, readyContext, type ReadyContext } from './support/context.js';
 import { createInfraEnv, type E2eInfraEnv, ignitionFile, KEYFILE_PATH, NIC_MAC } from './support/infraenv.js';
 import { DISK_EXIT_STATUS, DISK_MARKER, diskImage, isoExtract } from './support/iso-tools.js';
-import { bootGuest, type BootResult, killAllGuests, readableLog } from './support/qemu.js';
+import { bootInTest, type BootResult, killAllGuests } from './support/qemu.js';
 import { kargValues, parseSerialReport } from './support/serial-report.js';
 import { API, BootsmithService } from './support/service.js';
 
@@ -45,13 +45,7 @@ describe.runIf(setup.ready)('iPXE chain-boot (qemu, TCG)', () => {
   const filesRoute = '/api/assisted-install/v2/infra-envs/:infra_env_id/downloads/files';
 
   async function boot(t: TestContext, name: string): Promise<BootResult> {
-    const result = await bootGuest({ name, runDir: ctx.runDir, qemu: ctx.qemu, args: machine, timeoutMs: PXE_BOOT_TIMEOUT_MS });
-    console.log(`e2e ${name}: guest ran ${result.seconds.toFixed(1)} s (exit ${result.exitCode}${result.timedOut ? ', killed at the timeout' : ''})`);
-    t.onTestFailed(async () => {
-      console.error(`${readableLog(result)}\n${await service.logTail()}`);
-    });
-    if (result.timedOut) throw new Error(`guest ${name} did not finish within ${PXE_BOOT_TIMEOUT_MS / 1000} s`);
-    return result;
+    return bootInTest(t, { name, runDir: ctx.runDir, qemu: ctx.qemu, args: machine, timeoutMs: PXE_BOOT_TIMEOUT_MS }, () => service.logTail());
   }
 
   beforeAll(async () => {

@@ -17,7 +17,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext 
 import { e2eContext, readyContext, type ReadyContext } from './support/context.js';
 import { createInfraEnv, type E2eInfraEnv, ignitionFile, KEYFILE_PATH, NIC_MAC } from './support/infraenv.js';
 import { isoExtent, isoExtract, isoFileAt } from './support/iso-tools.js';
-import { bootGuest, type BootResult, killAllGuests, readableLog } from './support/qemu.js';
+import { bootInTest, type BootResult, killAllGuests } from './support/qemu.js';
 import { kargValues, parseSerialReport, type SerialReport } from './support/serial-report.js';
 import { BootsmithService } from './support/service.js';
 
@@ -59,13 +59,7 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
   const kargsFor = (env: E2eInfraEnv): string => `${ISOLINUX_PREFIX} ${defaultKargs} ${env.kernelArguments.join(' ')}`;
 
   async function boot(t: TestContext, name: string, args: string[]): Promise<BootResult> {
-    const result = await bootGuest({ name, runDir: ctx.runDir, qemu: ctx.qemu, args, timeoutMs: ISO_BOOT_TIMEOUT_MS });
-    console.log(`e2e ${name}: guest ran ${result.seconds.toFixed(1)} s (exit ${result.exitCode}${result.timedOut ? ', killed at the timeout' : ''})`);
-    t.onTestFailed(async () => {
-      console.error(`${readableLog(result)}\n${await service.logTail()}`);
-    });
-    if (result.timedOut) throw new Error(`guest ${name} did not power off within ${ISO_BOOT_TIMEOUT_MS / 1000} s`);
-    return result;
+    return bootInTest(t, { name, runDir: ctx.runDir, qemu: ctx.qemu, args, timeoutMs: ISO_BOOT_TIMEOUT_MS }, () => service.logTail());
   }
 
   async function download(url: string, file: string): Promise<Buffer> {

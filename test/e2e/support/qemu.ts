@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { TestContext } from 'vitest';
 
 export interface BootOptions {
   /** Names the log files: <runDir>/<name>.serial.log, <name>.qemu.log. */
@@ -144,4 +145,19 @@ export function readableLog(boot: BootResult, maxChars = 20_000): string {
     body,
     `--- end of serial log of ${boot.name}`,
   ].join('\n');
+}
+
+/**
+ * bootGuest inside a test: prints how the guest ended, prints the serial log and `logTail()`
+ * (the service's log) if the test fails, and fails the test when the guest hit its timeout.
+ */
+export async function bootInTest(t: TestContext, options: BootOptions, logTail: () => Promise<string>): Promise<BootResult> {
+  const result = await bootGuest(options);
+  const ending = `exit ${result.exitCode}${result.timedOut ? ', killed at the timeout' : ''}`;
+  console.log(`e2e ${options.name}: guest ran ${result.seconds.toFixed(1)} s (${ending})`);
+  t.onTestFailed(async () => {
+    console.error(`${readableLog(result)}\n${await logTail()}`);
+  });
+  if (result.timedOut) throw new Error(`guest ${options.name} did not finish within ${options.timeoutMs / 1000} s`);
+  return result;
 }
