@@ -3,9 +3,10 @@
 // artifact is served: a discovery ISO (patches), a PXE initrd (window + tail), a kernel
 // or rootfs (window only).
 //
-// `stream(start, end)` reads base bytes from the shared file descriptor and patch/tail
-// bytes from memory; a patch shorter than its area is zero-filled from a shared zero
-// buffer, so memory per artifact is O(patch bytes), independent of the ISO size.
+// `readInto()` (the serving path) copies any range into a caller's buffer: base bytes by
+// positional reads of the shared file descriptor, patch/tail bytes from memory, a patch
+// shorter than its area zero-filled, so memory per artifact is O(patch bytes), independent
+// of the ISO size. `stream()` is a Readable over readInto(), for consumers that want one.
 // It knows nothing about ISO structure or HTTP.
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -34,7 +35,7 @@ type Segment =
   | { kind: 'base'; start: number; end: number; delta: number } // virtual [start, end) = base [start+delta, end+delta)
   | { kind: 'memory'; start: number; end: number; bytes: Buffer; zeroFrom: number }; // virtual coordinates
 
-/** Largest single read from the base file; also the stream's high-water mark. */
+/** Chunk size and high-water mark of stream(). */
 const READ_CHUNK = 1024 * 1024;
 const ZEROS = Buffer.alloc(256 * 1024);
 
@@ -62,7 +63,7 @@ export class SplicedFile {
     if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 0 && start <= end && end < this.size)) {
       throw new BootsmithError('internal', `invalid range ${start}-${end} for a ${this.size}-byte file`);
     }
-    return new SplicedStream(this.base, this.segments, start, end + 1);
+    return new SplicedStream(this, start, end + 1);
   }
 
   /**
@@ -184,75 +185,32 @@ function segmentIndexAt(segments: readonly Segment[], position: number): number 
   return lo;
 }
 
+/** A Readable over readInto(): one chunk-sized positional read per _read() call. */
 class SplicedStream extends Readable {
-  private position: number;
-  private index: number;
-  private reading = false;
-
   constructor(
-    private readonly base: BaseFile,
-    private readonly segments: readonly Segment[],
-    start: number,
+    private readonly file: SplicedFile,
+    private position: number,
     private readonly endExclusive: number,
   ) {
     super({ highWaterMark: READ_CHUNK });
-    this.position = start;
-    this.index = segmentIndexAt(segments, start);
   }
 
   override _read(): void {
-    if (this.reading) return;
-    this.pump();
-  }
-
-  /** Pushes synchronously available memory chunks; starts at most one async base read. */
-  private pump(): void {
-    for (;;) {
-      if (this.position >= this.endExclusive) {
-        this.push(null);
-        return;
-      }
-      const segment = this.segments[this.index]!;
-      if (this.position >= segment.end) {
-        this.index += 1;
-        continue;
-      }
-      const limit = Math.min(segment.end, this.endExclusive);
-      if (segment.kind === 'base') {
-        this.readBase(Math.min(limit - this.position, READ_CHUNK), segment.delta);
-        return;
-      }
-      const chunk = memoryChunk(segment, this.position, limit);
-      this.position += chunk.length;
-      if (!this.push(chunk)) return;
+    if (this.position >= this.endExclusive) {
+      this.push(null);
+      return;
     }
-  }
-
-  private readBase(length: number, delta: number): void {
-    this.reading = true;
+    const length = Math.min(READ_CHUNK, this.endExclusive - this.position);
     const buffer = Buffer.allocUnsafeSlow(length);
-    const position = this.position + delta;
-    const fill = (filled: number): void => {
-      this.base.read(buffer, filled, length - filled, position + filled, (err, n) => {
-        if (this.destroyed) return;
-        if (err) {
-          this.destroy(err);
-          return;
-        }
-        if (n === 0) {
-          this.destroy(new Error(`reading base image ${this.base.path}: file ended at ${position + filled}, expected more bytes`));
-          return;
-        }
-        if (filled + n < length) {
-          fill(filled + n);
-          return;
-        }
-        this.reading = false;
-        this.position += length;
-        if (this.push(buffer)) this.pump();
-      });
-    };
-    fill(0);
+    this.file.readInto(buffer, 0, length, this.position, (err, copied) => {
+      if (this.destroyed) return;
+      if (err || copied !== length) {
+        this.destroy(err ?? new Error(`reading ${this.file.base.path}: got ${copied} of ${length} bytes at ${this.position}`));
+        return;
+      }
+      this.position += length;
+      this.push(buffer);
+    });
   }
 }
 
