@@ -9,7 +9,7 @@ import { BadRequestError } from '../errors.js';
 import type { RequestCredentials } from './auth/authorizer.js';
 import type { CoreContext } from './context.js';
 import { renderIgnition } from './ignition/discovery.js';
-import { isUuid } from './infraenv/params.js';
+import { isUuid } from '../uuid.js';
 import { minimalInitrd } from './infraenv/minimal-initrd.js';
 import { buildDiscoveryIgnition, ensureAgentToken, getInfraEnvOr404 } from './infraenv/service.js';
 

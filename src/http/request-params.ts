@@ -4,11 +4,10 @@
 import type { Request } from 'express';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { DiscoveryImageType } from '../ignition/source.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../uuid.js';
 
 export function infraEnvIdParam(value: string | undefined): string {
-  if (!value || !UUID.test(value)) throw new BadRequestError(`invalid image id ${JSON.stringify(value ?? '')}: expected a UUID`);
+  if (!value || !isUuid(value)) throw new BadRequestError(`invalid image id ${JSON.stringify(value ?? '')}: expected a UUID`);
   return value.toLowerCase();
 }
 
@@ -22,7 +21,7 @@ export function infraEnvIdFromToken(token: string): string {
     try {
       const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { infra_env_id?: unknown; sub?: unknown };
       const id = typeof claims.infra_env_id === 'string' ? claims.infra_env_id : claims.sub;
-      if (typeof id === 'string' && UUID.test(id)) return id.toLowerCase();
+      if (typeof id === 'string' && isUuid(id)) return id.toLowerCase();
     } catch {
       // fall through to the error below
     }

@@ -8,10 +8,10 @@
 // Caching lives in cached-source.ts, not here. Never logs bodies or credentials.
 import { BadRequestError, UpstreamError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
+import { isUuid } from '../uuid.js';
 import type { Credential, DiscoveryCustomization, DiscoveryRequest, IgnitionSource } from './source.js';
 
 const API = '/api/assisted-install/v2';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface RemoteSourceOptions {
   /** e.g. `http://assisted-service:8090` */
@@ -37,7 +37,7 @@ export class RemoteIgnitionSource implements IgnitionSource {
 
   async discoveryCustomization(request: DiscoveryRequest): Promise<DiscoveryCustomization> {
     const { infraEnvId, imageType, credential } = request;
-    if (!UUID.test(infraEnvId)) throw new BadRequestError(`invalid InfraEnv id ${JSON.stringify(infraEnvId)}`);
+    if (!isUuid(infraEnvId)) throw new BadRequestError(`invalid InfraEnv id ${JSON.stringify(infraEnvId)}`);
     const id = encodeURIComponent(infraEnvId);
     const [ignition, infraEnv, minimalInitrd] = await Promise.all([
       this.get('discovery-ignition', `${API}/infra-envs/${id}/downloads/files?file_name=discovery.ign&discovery_iso_type=${imageType}`, credential),

@@ -7,7 +7,7 @@
 import type { Router } from 'express';
 import { BadRequestError } from '../../errors.js';
 import type { CoreContext } from '../context.js';
-import { isUuid } from '../infraenv/params.js';
+import { isUuid } from '../../uuid.js';
 import { SEVERITIES, type Severity } from '../model.js';
 import { authorize, queryList, queryString, wrap } from '../http/request.js';
 import { renderEvent } from '../render.js';

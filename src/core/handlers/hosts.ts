@@ -8,7 +8,7 @@ import type { Router } from 'express';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import type { CoreContext } from '../context.js';
 import { deleteHost, registerHost, updateHost, updateProgress } from '../host/service.js';
-import { isUuid } from '../infraenv/params.js';
+import { isUuid } from '../../uuid.js';
 import { getInfraEnvOr404 } from '../infraenv/service.js';
 import { authorize, uuidParam, wrap } from '../http/request.js';
 import { renderHost } from '../render.js';

@@ -6,7 +6,8 @@
 import type { Router } from 'express';
 import { BadRequestError } from '../../errors.js';
 import type { CoreContext } from '../context.js';
-import { isUuid, parseInfraEnvParams } from '../infraenv/params.js';
+import { isUuid } from '../../uuid.js';
+import { parseInfraEnvParams } from '../infraenv/params.js';
 import {
   createInfraEnv, deleteInfraEnv, downloadUrl, getInfraEnvOr404, presignedDownloadUrl, regenerateSigningKey, updateInfraEnv,
 } from '../infraenv/service.js';

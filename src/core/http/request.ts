@@ -6,7 +6,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { BadRequestError } from '../../errors.js';
 import type { RequestCredentials, Scope } from '../auth/authorizer.js';
 import type { CoreContext } from '../context.js';
-import { isUuid } from '../infraenv/params.js';
+import { isUuid } from '../../uuid.js';
 
 export function credentialsOf(req: Request): RequestCredentials {
   const q = req.query;

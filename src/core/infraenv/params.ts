@@ -5,6 +5,7 @@
 // whose blob names their type; kernel_arguments are append-only; proxy URLs parse;
 // image_type and cpu_architecture are known. Returns normalized values; catalog
 // lookups, Ignition and URL checks happen in service.ts. Errors never echo secrets.
+import { isUuid } from '../../uuid.js';
 import { BadRequestError } from '../../errors.js';
 import type { ImageType, KernelArgument, Proxy, StaticNetworkConfigEntry } from '../model.js';
 import { validateStaticNetworkConfig } from './static-network.js';
@@ -25,7 +26,6 @@ export interface InfraEnvParams {
   clusterId?: string | null;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const KARG_RE = /^(?:(?:[^ \t\n\r"]+)|(?:"[^"]*"))+$/;
 const SSH_TYPES = new Set([
   'ssh-rsa', 'ssh-dss', 'ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521',
@@ -36,10 +36,6 @@ const CREATE_KEYS = new Set([
   'image_type', 'ignition_config_override', 'openshift_version', 'cpu_architecture', 'kernel_arguments',
   'additional_trust_bundle', 'cluster_id', 'rendezvous_ip', 'network_discovery_delay_seconds',
 ]);
-
-export function isUuid(s: string): boolean {
-  return UUID_RE.test(s);
-}
 
 type Obj = Record<string, unknown>;
 
