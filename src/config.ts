@@ -102,6 +102,10 @@ function assistedServiceUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 function demoImages(): OsImagesConfig {
+  // The production container image leaves the demo ISO out (Dockerfile, DEMO=0): say what to set.
+  if (!existsSync(DEMO_IMAGE_PATH)) {
+    return { entries: [], problems: [`OS_IMAGES is not set and the demo image ${DEMO_IMAGE_PATH} is not installed: set OS_IMAGES or OS_IMAGES_FILE`] };
+  }
   return {
     entries: [
       {
