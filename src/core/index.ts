@@ -21,6 +21,7 @@ import { registerInfraEnvRoutes } from './handlers/infra-envs.js';
 import { registerInstructionRoutes } from './handlers/instructions.js';
 import { startMonitor } from './host/monitor.js';
 import { assistedErrorHandler } from './http/error-handler.js';
+import { inputGuard } from './http/input-guard.js';
 import { DEFAULT_AGENT_IMAGE } from './ignition/discovery.js';
 import { getInfraEnvOr404 } from './infraenv/service.js';
 import { createIgnitionSource } from './ignition-source.js';
@@ -94,6 +95,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
 
   const router = express.Router();
   router.use(express.json({ limit: options.bodyLimitBytes ?? 2 * 1024 * 1024, type: ['application/json', 'application/*+json'] }));
+  router.use(inputGuard);
   registerInfraEnvRoutes(router, ctx);
   registerDownloadRoutes(router, ctx);
   registerHostRoutes(router, ctx);
