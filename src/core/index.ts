@@ -42,6 +42,8 @@ export interface CoreOptions {
   agentImage?: string;
   /** Image token lifetime (upstream IMAGE_EXPIRATION_TIME), default 4 h. */
   imageTokenTtlMs?: number;
+  /** ADMIN_TOKEN_TTL: admin tokens expire this long after signing; default never. */
+  adminTokenTtlMs?: number | undefined;
   /** Request body limit of the API; default 2 MiB. */
   bodyLimitBytes?: number;
   /** Called after a change to an InfraEnv has committed (the image side drops cached artifacts). */
@@ -73,7 +75,9 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     throw err;
   }
   const repo = createRepository(db);
-  const keys = options.authType === 'local' ? await LocalKeys.load(repo, options.dataDir) : undefined;
+  const keys = options.authType === 'local'
+    ? await LocalKeys.load(repo, options.dataDir, { adminTokenTtlMs: options.adminTokenTtlMs, sharedDatabase: !!options.databaseUrl })
+    : undefined;
   const logger = options.logger.child({ component: 'core' });
   const ctx: CoreContext = {
     repo,
