@@ -32,8 +32,9 @@ for (const backend of backends()) {
     const list = (token: string) => http('GET', `${h.api}/infra-envs`, undefined, { authorization: `Bearer ${token}` });
 
     beforeAll(async () => {
-      storage = await backend.create();
-      cleanup = storage.cleanup;
+      const created = await backend.create();
+      storage = created;
+      cleanup = created.cleanup;
       h = await startHarness(storage, { authType: 'local', runMonitor: false, imageServiceBaseUrl: 'http://img:8080' });
       env = { AUTH_TYPE: 'local', DATA_DIR: storage.dataDir, ...(storage.databaseUrl ? { DATABASE_URL: storage.databaseUrl } : {}) };
     });

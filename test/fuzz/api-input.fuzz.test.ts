@@ -246,7 +246,7 @@ describe('api-input fault category', () => {
           if (!patch) await rawHttp('DELETE', `${h.api}/infra-envs/${r.json.id}`);
         }
       }),
-      fuzzParameters(500),
+      fuzzParameters(400),
     );
   });
 
@@ -266,7 +266,7 @@ describe('api-input fault category', () => {
           if (r && r.status < 300) await rawHttp('DELETE', `${h.api}/infra-envs/${r.json.id}`);
         },
       ),
-      fuzzParameters(100),
+      fuzzParameters(80),
     );
   });
 
@@ -304,7 +304,7 @@ describe('api-input fault category', () => {
           if (bad) note('wrongAcceptances', `${what}: ${bad}`);
         }
       }),
-      fuzzParameters(400),
+      fuzzParameters(300),
     );
   });
 
