@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../../images/atomic-file.js';
+import { ConflictError, FormatError } from '../../errors.js';
 import type { Repository } from '../db/repository.js';
 
 export interface AdminGeneration {
@@ -74,7 +75,7 @@ export function databaseGenerations(repo: Repository): AdminGenerations {
         const won = await claim(next);
         if (won) return won;
       }
-      throw new Error('admin token rotation lost the race to other rotations repeatedly');
+      throw new ConflictError('admin token rotation lost the race to other rotations repeatedly; try again', { attempts: MAX_ADVANCE_ATTEMPTS });
     },
   };
 }
@@ -90,8 +91,15 @@ export function fileGenerations(dataDir: string): AdminGenerations {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
-    const g = JSON.parse(text) as Partial<AdminGeneration>;
-    if (!Number.isSafeInteger(g.generation) || typeof g.jti !== 'string') throw new Error(`${file} is malformed`);
+    let g: Partial<AdminGeneration> = {};
+    try {
+      g = JSON.parse(text) as Partial<AdminGeneration>;
+    } catch {
+      /* reported below */
+    }
+    if (!Number.isSafeInteger(g.generation) || typeof g.jti !== 'string') {
+      throw new FormatError(`${file} is malformed; remove it and run bootsmith auth rotate-admin`, { file });
+    }
     return { generation: g.generation!, jti: g.jti };
   }
   async function write(g: AdminGeneration): Promise<AdminGeneration> {
