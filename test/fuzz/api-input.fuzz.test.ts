@@ -54,6 +54,7 @@ const hostileString = fc.oneof(
   fc.tuple(fc.constantFrom('console=ttyS0', 'a=b', '192.168.1.10', 'eth0', 'x'), metachar, fc.string({ maxLength: 6 })).map(([a, m, b]) => `${a}${m}${b}`),
   fc.tuple(fc.constantFrom('192.168.1.10', '10.0.0.0/8', 'example.com', 'eth0'), injection).map(([a, i]) => `${a}${i}`),
   fc.integer({ min: 1, max: 200_000 }).map((n) => 'x'.repeat(n)),
+  fc.tuple(fc.integer({ min: 20, max: 2048 }), fc.constantFrom('"', ' "', '" ', '\t')).map(([n, end]) => `${'a'.repeat(n)}${end}`),
   fc.constantFrom('1e20', '-1', '1.5', '0x10', '99999999999999999999', 'NaN', '', ' ', '\u2028'),
   fc.string({ unit: 'binary', maxLength: 20 }),
 );

@@ -28,8 +28,19 @@ export const MAX_KERNEL_ARGUMENT_LENGTH = 2048;
 /** More arguments than this cannot fit an ISO's kargs area (~1 KiB) either. */
 export const MAX_KERNEL_ARGUMENTS = 256;
 
-/** upstream's swagger pattern (kernel_argument.value): unquoted runs without blanks or `"`, or quoted runs. */
-const SHAPE_RE = /^(?:(?:[^ \t\n\r"]+)|(?:"[^"]*"))+$/;
+/**
+ * upstream's swagger pattern for kernel_argument.value, `^(?:(?:[^ \t\n\r"]+)|(?:"[^"]*"))+$`
+ * (non-empty, blanks only inside balanced double quotes), checked by one linear scan: the
+ * pattern itself backtracks exponentially in JavaScript on an unbalanced quote (`a…a"`).
+ */
+function hasUpstreamShape(value: string): boolean {
+  let quoted = false;
+  for (const ch of value) {
+    if (ch === '"') quoted = !quoted;
+    else if (!quoted && (ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r')) return false;
+  }
+  return value !== '' && !quoted;
+}
 const ALWAYS_REFUSED = new Set(['$', '\\', "'"]);
 const UNQUOTED_REFUSED = new Set([';', '|', '&', '<', '>', '{', '}']);
 const IPXE_SEPARATOR_WORDS = new Set(['||', '&&', ';']);
@@ -44,7 +55,7 @@ export function validateKernelArgument(value: unknown, index: number): string {
   if (value.length > MAX_KERNEL_ARGUMENT_LENGTH) refuse(index, `is longer than ${MAX_KERNEL_ARGUMENT_LENGTH} characters`);
   const ctl = findControlCharacter(value, 'line');
   if (ctl) refuse(index, `must not contain control characters (${ctl.char} at offset ${ctl.offset})`);
-  if (!SHAPE_RE.test(value)) refuse(index, 'is not a valid kernel argument (blanks only inside balanced double quotes)');
+  if (!hasUpstreamShape(value)) refuse(index, 'is not a valid kernel argument (blanks only inside balanced double quotes)');
   let quoted = false;
   for (const ch of value) {
     if (ch === '"') quoted = !quoted;
