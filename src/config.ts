@@ -34,6 +34,8 @@ export interface Config {
   authType: 'none' | 'local';
   databaseUrl: string | undefined;
   hostMaxDisconnectionMs: number;
+  /** ADMIN_TOKEN_TTL (Go duration); undefined = admin tokens never expire. */
+  adminTokenTtlMs: number | undefined;
   logLevel: string;
 }
 
@@ -67,6 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     authType: oneOf(env, 'AUTH_TYPE', ['none', 'local'] as const, 'none'),
     databaseUrl: env.DATABASE_URL || undefined,
     hostMaxDisconnectionMs: duration(env, 'HOST_MAX_DISCONNECTION_TIME', 3 * 60_000),
+    adminTokenTtlMs: env.ADMIN_TOKEN_TTL ? duration(env, 'ADMIN_TOKEN_TTL', 0) : undefined,
     logLevel: env.LOG_LEVEL || 'info',
   };
 }

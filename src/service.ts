@@ -65,6 +65,7 @@ export async function startService(config: Config, logger: Logger, options: { de
         imageServiceBaseUrl,
         authType: config.authType,
         hostMaxDisconnectionMs: config.hostMaxDisconnectionMs,
+        adminTokenTtlMs: config.adminTokenTtlMs,
         catalog: registry,
         logger,
         onInfraEnvChange: (id) => ignitionCache?.invalidate(id),

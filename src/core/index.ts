@@ -21,6 +21,7 @@ import { registerInfraEnvRoutes } from './handlers/infra-envs.js';
 import { registerInstructionRoutes } from './handlers/instructions.js';
 import { startMonitor } from './host/monitor.js';
 import { assistedErrorHandler } from './http/error-handler.js';
+import { inputGuard } from './http/input-guard.js';
 import { DEFAULT_AGENT_IMAGE } from './ignition/discovery.js';
 import { getInfraEnvOr404 } from './infraenv/service.js';
 import { createIgnitionSource } from './ignition-source.js';
@@ -41,6 +42,8 @@ export interface CoreOptions {
   agentImage?: string;
   /** Image token lifetime (upstream IMAGE_EXPIRATION_TIME), default 4 h. */
   imageTokenTtlMs?: number;
+  /** ADMIN_TOKEN_TTL: admin tokens expire this long after signing; default never. */
+  adminTokenTtlMs?: number | undefined;
   /** Request body limit of the API; default 2 MiB. */
   bodyLimitBytes?: number;
   /** Called after a change to an InfraEnv has committed (the image side drops cached artifacts). */
@@ -72,7 +75,9 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     throw err;
   }
   const repo = createRepository(db);
-  const keys = options.authType === 'local' ? await LocalKeys.load(repo, options.dataDir) : undefined;
+  const keys = options.authType === 'local'
+    ? await LocalKeys.load(repo, options.dataDir, { adminTokenTtlMs: options.adminTokenTtlMs, sharedDatabase: !!options.databaseUrl })
+    : undefined;
   const logger = options.logger.child({ component: 'core' });
   const ctx: CoreContext = {
     repo,
@@ -94,6 +99,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
 
   const router = express.Router();
   router.use(express.json({ limit: options.bodyLimitBytes ?? 2 * 1024 * 1024, type: ['application/json', 'application/*+json'] }));
+  router.use(inputGuard);
   registerInfraEnvRoutes(router, ctx);
   registerDownloadRoutes(router, ctx);
   registerHostRoutes(router, ctx);

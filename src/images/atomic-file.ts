@@ -28,11 +28,11 @@ export function isTempFile(name: string): boolean {
   return /\.tmp-\d+-[0-9a-f]{8}$/.test(name);
 }
 
-/** Writes `data` to `file` atomically (never leaves a partial file under that name). */
-export async function writeFileAtomic(file: string, data: string | Buffer): Promise<void> {
+/** Writes `data` to `file` atomically (never leaves a partial file under that name), created with `mode`. */
+export async function writeFileAtomic(file: string, data: string | Buffer, mode = 0o666): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
-    await writeFile(tmp, data, { flush: true });
+    await writeFile(tmp, data, { flush: true, mode });
     await renameDurably(tmp, file);
   } catch (err) {
     await rm(tmp, { force: true });

@@ -4,18 +4,27 @@
 // Event-Count is the number matching the filter (before limit/offset); the severity
 // counts ignore the severities filter, as upstream. Without infra_env_id the caller
 // needs an admin credential under AUTH_TYPE=local.
-import type { Router } from 'express';
+import type { Request, Router } from 'express';
 import { BadRequestError } from '../../errors.js';
 import type { CoreContext } from '../context.js';
 import { isUuid } from '../../uuid.js';
 import { SEVERITIES, type Severity } from '../model.js';
-import { authorize, queryList, queryString, wrap } from '../http/request.js';
+import { authorize, queryInteger, queryList, queryString, wrap } from '../http/request.js';
 import { renderEvent } from '../render.js';
 
-function intParam(v: string | undefined, name: string): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v)) throw new BadRequestError(`${name} must be a non-negative integer`);
-  return Number(v);
+/** upstream's default page size when `limit` is absent (assisted-service internal/events/event.go, defaultEventLimit). */
+export const DEFAULT_EVENT_LIMIT = 5000;
+
+/**
+ * limit/offset as assisted-service's preparePaginationParams (internal/events/event.go) treats
+ * them: no limit → 5000; limit -1 or below → no limit; limit 0 → no events; no or a negative
+ * offset → 0. Non-integers and values beyond int64 are 400 (upstream's go-swagger binding
+ * refuses them before the handler runs).
+ */
+function paging(req: Request): { limit?: number; offset?: number } {
+  const limit = queryInteger(req, 'limit') ?? DEFAULT_EVENT_LIMIT;
+  const offset = queryInteger(req, 'offset') ?? 0;
+  return { ...(limit >= 0 ? { limit } : {}), ...(offset > 0 ? { offset } : {}) };
 }
 
 export function registerEventRoutes(router: Router, ctx: CoreContext): void {
@@ -38,8 +47,7 @@ export function registerEventRoutes(router: Router, ctx: CoreContext): void {
       ...(severities ? { severities: severities as Severity[] } : {}),
       ...(queryString(req, 'message') ? { message: queryString(req, 'message')! } : {}),
       order,
-      ...(intParam(queryString(req, 'limit'), 'limit') !== undefined ? { limit: intParam(queryString(req, 'limit'), 'limit')! } : {}),
-      ...(intParam(queryString(req, 'offset'), 'offset') !== undefined ? { offset: intParam(queryString(req, 'offset'), 'offset')! } : {}),
+      ...paging(req),
     });
     res.set({
       'Event-Count': String(page.total),

@@ -12,6 +12,7 @@ import { isUuid } from '../../uuid.js';
 import { getInfraEnvOr404 } from '../infraenv/service.js';
 import { authorize, uuidParam, wrap } from '../http/request.js';
 import { renderHost } from '../render.js';
+import { assertCleanText } from '../validation/text.js';
 
 function bodyObject(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadRequestError('request body must be a JSON object');
@@ -27,6 +28,7 @@ export function registerHostRoutes(router: Router, ctx: CoreContext): void {
     const agentVersion = typeof body.discovery_agent_version === 'string'
       ? body.discovery_agent_version
       : req.get('discovery_agent_version') ?? req.get('discovery-agent-version') ?? '';
+    assertCleanText('discovery_agent_version', agentVersion, 'line');
     const hostId = body.host_id.toLowerCase();
     const h = await registerHost(ctx, infraEnvId, hostId, agentVersion);
     const request = { infra_env_id: infraEnvId, host_id: hostId, agent_version: ctx.settings.agentImage };

@@ -6,6 +6,7 @@ import type { CoreContext } from '../context.js';
 import { nextSteps } from '../host/instructions.js';
 import { heartbeat, postStepReply, type StepReply } from '../host/service.js';
 import { authorize, queryString, uuidParam, wrap } from '../http/request.js';
+import { assertCleanText } from '../validation/text.js';
 
 export function registerInstructionRoutes(router: Router, ctx: CoreContext): void {
   router.get('/v2/infra-envs/:infra_env_id/hosts/:host_id/instructions', wrap(async (req, res) => {
@@ -14,7 +15,10 @@ export function registerInstructionRoutes(router: Router, ctx: CoreContext): voi
     await authorize(ctx, req, { infraEnvId });
     const ts = queryString(req, 'timestamp');
     if (ts !== undefined && !/^-?\d+$/.test(ts)) throw new BadRequestError('timestamp must be an integer');
-    const h = await heartbeat(ctx, infraEnvId, hostId, ts === undefined ? undefined : Number(ts), req.get('discovery_agent_version') ?? undefined);
+    if (ts !== undefined && !Number.isSafeInteger(Number(ts))) throw new BadRequestError('timestamp is out of range');
+    const agentVersion = req.get('discovery_agent_version');
+    if (agentVersion !== undefined) assertCleanText('discovery_agent_version', agentVersion, 'line');
+    const h = await heartbeat(ctx, infraEnvId, hostId, ts === undefined ? undefined : Number(ts), agentVersion);
     res.json(nextSteps(h));
   }));
 
@@ -25,7 +29,11 @@ export function registerInstructionRoutes(router: Router, ctx: CoreContext): voi
     const body = req.body as unknown;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadRequestError('step reply must be a JSON object');
     const r = body as Record<string, unknown>;
-    if (r.step_type !== undefined && typeof r.step_type !== 'string') throw new BadRequestError('step_type must be a string');
+    for (const key of ['step_type', 'step_id'] as const) {
+      if (r[key] === undefined) continue;
+      if (typeof r[key] !== 'string') throw new BadRequestError(`${key} must be a string`);
+      assertCleanText(key, r[key], 'line');
+    }
     if (r.exit_code !== undefined && !Number.isInteger(r.exit_code)) throw new BadRequestError('exit_code must be an integer');
     if (r.output !== undefined && typeof r.output !== 'string') throw new BadRequestError('output must be a string');
     await postStepReply(ctx, infraEnvId, hostId, r as StepReply);

@@ -10,6 +10,7 @@ import { events } from '../events/events.js';
 import type { HostProgress, HostRecord } from '../model.js';
 import { refreshHost, setStatus, STATUS_INFO } from './state.js';
 import { hostnameError, parseInventory, realHostname } from './validations.js';
+import { assertCleanJson, assertCleanText } from '../validation/text.js';
 
 const INSTALL_DONE_STAGES = new Set(['Done']);
 
@@ -108,6 +109,9 @@ export async function postStepReply(ctx: CoreContext, infraEnvId: string, hostId
       throw new BadRequestError('inventory reply output is not valid JSON');
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new BadRequestError('inventory must be a JSON object');
+    assertCleanJson('inventory', parsed); // its strings end up in events and validations
+    const hostname = (parsed as { hostname?: unknown }).hostname;
+    if (typeof hostname === 'string') assertCleanText('inventory.hostname', hostname, 'line');
     inventory = reply.output;
   }
   await ctx.repo.transaction(async (repo) => {
@@ -141,7 +145,7 @@ export async function updateHost(ctx: CoreContext, infraEnvId: string, hostId: s
     if (err) throw new BadRequestError(err);
   }
   const role = body.host_role;
-  if (role !== undefined && role !== null && !['auto-assign', 'master', 'arbiter', 'worker'].includes(String(role))) {
+  if (role !== undefined && role !== null && (typeof role !== 'string' || !['auto-assign', 'master', 'arbiter', 'worker'].includes(role))) {
     throw new BadRequestError(`host_role ${JSON.stringify(role)} is not valid`);
   }
   return ctx.repo.transaction(async (repo) => {
@@ -169,6 +173,11 @@ export async function deleteHost(ctx: CoreContext, infraEnvId: string, hostId: s
 export async function updateProgress(ctx: CoreContext, infraEnvId: string, hostId: string, body: Record<string, unknown>): Promise<void> {
   const stage = body.current_stage;
   if (typeof stage !== 'string' || stage === '') throw new BadRequestError('current_stage is required');
+  assertCleanText('current_stage', stage, 'line');
+  if (body.progress_info !== undefined && body.progress_info !== null) {
+    if (typeof body.progress_info !== 'string') throw new BadRequestError('progress_info must be a string');
+    assertCleanText('progress_info', body.progress_info, 'line');
+  }
   await ctx.repo.transaction(async (repo) => {
     const h = await lockedHost(repo, infraEnvId, hostId);
     const now = ctx.now();

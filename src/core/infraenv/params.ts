@@ -9,6 +9,8 @@ import { isUuid } from '../../uuid.js';
 import { BadRequestError } from '../../errors.js';
 import type { ImageType, KernelArgument, Proxy, StaticNetworkConfigEntry } from '../model.js';
 import { validateStaticNetworkConfig } from './static-network.js';
+import { MAX_KERNEL_ARGUMENTS, validateKernelArgument } from './kernel-arguments.js';
+import { assertCleanText } from '../validation/text.js';
 
 export interface InfraEnvParams {
   name?: string;
@@ -26,7 +28,6 @@ export interface InfraEnvParams {
   clusterId?: string | null;
 }
 
-const KARG_RE = /^(?:(?:[^ \t\n\r"]+)|(?:"[^"]*"))+$/;
 const SSH_TYPES = new Set([
   'ssh-rsa', 'ssh-dss', 'ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521',
   'sk-ssh-ed25519@openssh.com', 'sk-ecdsa-sha2-nistp256@openssh.com',
@@ -39,12 +40,16 @@ const CREATE_KEYS = new Set([
 
 type Obj = Record<string, unknown>;
 
-function str(body: Obj, key: string, opts: { nullable?: boolean; max?: number } = {}): string | undefined {
+/** Longest InfraEnv name kept: it lands in events and file names; no real name comes close. */
+const MAX_NAME_LENGTH = 256;
+
+/** A string field; one line unless `multiline` (PEM bundles, key lists, JSON documents). */
+function str(body: Obj, key: string, opts: { nullable?: boolean; max?: number; multiline?: boolean } = {}): string | undefined {
   const v = body[key];
   if (v === undefined || (v === null && opts.nullable)) return undefined;
   if (typeof v !== 'string') throw new BadRequestError(`${key} must be a string`);
   if (opts.max !== undefined && v.length > opts.max) throw new BadRequestError(`${key} must be at most ${opts.max} characters`);
-  return v;
+  return assertCleanText(key, v, opts.multiline ? 'multiline' : 'line');
 }
 
 export function parseInfraEnvParams(body: unknown, mode: 'create' | 'update'): InfraEnvParams {
@@ -56,15 +61,15 @@ export function parseInfraEnvParams(body: unknown, mode: 'create' | 'update'): I
     }
   }
   const out: InfraEnvParams = {};
-  const name = str(b, 'name');
+  const name = str(b, 'name', { max: MAX_NAME_LENGTH });
   if (mode === 'create') {
     if (name === undefined || name.trim() === '') throw new BadRequestError('name is required');
     if (b.pull_secret === undefined) throw new BadRequestError('pull_secret is required');
   }
   if (name !== undefined) out.name = name;
-  const ps = str(b, 'pull_secret');
+  const ps = str(b, 'pull_secret', { multiline: true });
   if (ps !== undefined) out.pullSecret = validatePullSecret(ps);
-  const ssh = str(b, 'ssh_authorized_key', { nullable: true });
+  const ssh = str(b, 'ssh_authorized_key', { nullable: true, multiline: true });
   if (ssh !== undefined) out.sshAuthorizedKey = validateSshKeys(ssh);
   if (b.proxy !== undefined) out.proxy = validateProxy(b.proxy);
   const ntp = str(b, 'additional_ntp_sources', { nullable: true });
@@ -78,14 +83,14 @@ export function parseInfraEnvParams(body: unknown, mode: 'create' | 'update'): I
     if (it !== 'full-iso' && it !== 'minimal-iso') throw new BadRequestError(`image_type ${JSON.stringify(it)} is not supported (full-iso, minimal-iso)`);
     out.imageType = it;
   }
-  const ico = str(b, 'ignition_config_override');
+  const ico = str(b, 'ignition_config_override', { multiline: true });
   if (ico !== undefined) out.ignitionConfigOverride = ico;
   const ov = str(b, 'openshift_version', { nullable: true });
   if (ov !== undefined) out.openshiftVersion = ov;
   const arch = str(b, 'cpu_architecture');
   if (arch !== undefined) out.cpuArchitecture = arch;
   if (b.kernel_arguments !== undefined) out.kernelArguments = validateKernelArguments(b.kernel_arguments);
-  const atb = str(b, 'additional_trust_bundle', { nullable: true, max: 65535 });
+  const atb = str(b, 'additional_trust_bundle', { nullable: true, max: 65535, multiline: true });
   if (atb !== undefined) out.additionalTrustBundle = validateTrustBundle(atb);
   if (b.cluster_id !== undefined && b.cluster_id !== null) {
     if (typeof b.cluster_id !== 'string' || !isUuid(b.cluster_id)) throw new BadRequestError('cluster_id must be a UUID');
@@ -144,6 +149,7 @@ function validateProxy(v: unknown): Proxy | null {
     const s = p[key];
     if (s === undefined || s === null || s === '') continue;
     if (typeof s !== 'string') throw new BadRequestError(`proxy.${key} must be a string`);
+    assertCleanText(`proxy.${key}`, s); // the URL parser would silently drop tabs and newlines
     let u: URL;
     try {
       u = new URL(s);
@@ -156,7 +162,7 @@ function validateProxy(v: unknown): Proxy | null {
     out[key] = s;
   }
   if (p.no_proxy !== undefined && p.no_proxy !== null && p.no_proxy !== '') {
-    if (typeof p.no_proxy !== 'string' || !/^(\*|[A-Za-z0-9.:/_\-\s,]+)$/.test(p.no_proxy)) {
+    if (typeof p.no_proxy !== 'string' || !/^(\*|[A-Za-z0-9.:/_\- ,]+)$/.test(p.no_proxy)) {
       throw new BadRequestError('proxy.no_proxy must be "*" or a comma-separated list of domains, IPs or CIDRs');
     }
     out.no_proxy = p.no_proxy;
@@ -175,14 +181,14 @@ function validateNtpSources(s: string): string {
 function validateKernelArguments(v: unknown): KernelArgument[] | null {
   if (v === null) return null;
   if (!Array.isArray(v)) throw new BadRequestError('kernel_arguments must be a list');
+  if (v.length > MAX_KERNEL_ARGUMENTS) throw new BadRequestError(`kernel_arguments has more than ${MAX_KERNEL_ARGUMENTS} entries`);
   const out = v.map((a, i): KernelArgument => {
     if (typeof a !== 'object' || a === null) throw new BadRequestError(`kernel_arguments[${i}] must be an object`);
     const { operation, value } = a as Obj;
     if (operation !== 'append') {
       throw new BadRequestError(`kernel_arguments[${i}]: only 'append' operation is allowed, got '${String(operation)}'`);
     }
-    if (typeof value !== 'string' || !KARG_RE.test(value)) throw new BadRequestError(`kernel_arguments[${i}].value is not a valid kernel argument`);
-    return { operation: 'append', value };
+    return { operation: 'append', value: validateKernelArgument(value, i) };
   });
   return out.length > 0 ? out : null;
 }
