@@ -54,3 +54,10 @@ describe('createLogger', () => {
     expect(lines.join('')).toContain('[redacted]');
   });
 });
+
+describe('tokens outside the credential routes', () => {
+  it('redacts a JWT in any path segment and in free text', () => {
+    expect(redactUrl(`/nowhere/${KEY}/x`)).toBe('/nowhere/[redacted]/x');
+    expect(redactText(`Bearer ${KEY} refused`)).toBe('Bearer [redacted] refused');
+  });
+});

@@ -7,6 +7,7 @@
 //   - the path segment after a `byapikey` or `bytoken` segment (path-style ISO URLs);
 //   - query parameters named like a credential (api_key, image_token, token, signature,
 //     X-Amz-Signature/Credential/Security-Token, password, secret, key, …) or containing such a word;
+//   - anything shaped like a JWT (how API keys and tokens look), wherever it appears;
 //   - userinfo in absolute URLs (`https://user:pass@host/`);
 //   - log fields named like a credential (pull_secret, Authorization, Image-Token, …) at any depth.
 //
@@ -48,6 +49,10 @@ const CREDENTIAL_NAMES = new Set([
   'sessiontoken',
   'privatekey',
 ]);
+
+/** A JWT (our API keys, image tokens, admin tokens) wherever it appears: in any path segment, in any text. */
+const JWT = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{8,}/g;
+const JWT_ANYWHERE = new RegExp(JWT.source);
 
 /** Words that make any normalized name a credential name (e.g. `admin_token`, `client-secret`). */
 const CREDENTIAL_WORDS = ['token', 'secret', 'password', 'apikey', 'signature', 'credential', 'authorization', 'privatekey'];
@@ -102,7 +107,7 @@ export function redactedRequestTarget(req: { originalUrl?: string; url?: string 
 
 /** Free text (error messages, stacks) with every URL-like word in it redacted. */
 export function redactText(text: string): string {
-  return text.replace(/[^\s"'<>`()[\]{},]+/g, (word) => (/[/?=@]/.test(word) ? redactUrl(word) : word));
+  return text.replace(JWT, REDACTED).replace(/[^\s"'<>`()[\]{},]+/g, (word) => (/[/?=@]/.test(word) ? redactUrl(word) : word));
 }
 
 /**
@@ -141,6 +146,8 @@ function redactPath(path: string): string {
     if (afterRoute && segment !== '') {
       segments[i] = REDACTED;
       afterRoute = false;
+    } else if (JWT_ANYWHERE.test(segment)) {
+      segments[i] = segment.replace(JWT, REDACTED);
     } else if (CREDENTIAL_ROUTES.has(decodeRepeatedly(segment).toLowerCase())) {
       afterRoute = true;
     }
