@@ -61,3 +61,15 @@ describe('tokens outside the credential routes', () => {
     expect(redactText(`Bearer ${KEY} refused`)).toBe('Bearer [redacted] refused');
   });
 });
+
+describe('errors in log objects', () => {
+  it('keep their class, code and the original untouched', () => {
+    const lines: string[] = [];
+    const logger = createLogger('info', { write: (l: string) => lines.push(l) });
+    const original = Object.assign(new TypeError(`refused /BYTOKEN/${KEY}/x`), { code: 'EFOO' });
+    logger.error({ err: original }, 'failed');
+    const logged = JSON.parse(lines[0]!) as { err: { type: string; code: string; message: string } };
+    expect(logged.err).toMatchObject({ type: 'TypeError', code: 'EFOO', message: 'refused /BYTOKEN/[redacted]/x' });
+    expect(original.message).toContain(KEY);
+  });
+});

@@ -112,7 +112,7 @@ export function redactText(text: string): string {
 
 /**
  * A copy of a log object with credential-named fields replaced and every string redacted as
- * text. Errors become plain objects (type, message, stack, code, cause) with redacted text;
+ * text. Errors become copies of the same class with redacted message, stack, cause and fields;
  * the originals are never modified.
  */
 export function redactLogValue(value: unknown, depth = 0, seen: WeakSet<object> = new WeakSet()): unknown {
@@ -121,12 +121,14 @@ export function redactLogValue(value: unknown, depth = 0, seen: WeakSet<object> 
   if (depth >= MAX_DEPTH || seen.has(value)) return '[too deep]';
   seen.add(value);
   if (value instanceof Error) {
-    const e = value as Error & { code?: unknown; cause?: unknown };
-    const out: Record<string, unknown> = { type: e.name, message: redactText(e.message) };
-    if (e.stack) out.stack = redactText(e.stack);
-    if (e.code !== undefined) out.code = e.code;
-    if (e.cause !== undefined) out.cause = redactLogValue(e.cause, depth + 1, seen);
-    return out;
+    // A copy of the same class (so its type still shows), with redacted text and fields.
+    const copy = Object.create(Object.getPrototypeOf(value) as object) as Record<string, unknown>;
+    for (const [key, item] of Object.entries(value)) copy[key] = isCredentialName(key) ? REDACTED : redactLogValue(item, depth + 1, seen);
+    const hidden = (v: unknown) => ({ value: v, enumerable: false, writable: true, configurable: true });
+    Object.defineProperty(copy, 'message', hidden(redactText(value.message)));
+    if (value.stack) Object.defineProperty(copy, 'stack', hidden(redactText(value.stack)));
+    if (value.cause !== undefined) Object.defineProperty(copy, 'cause', hidden(redactLogValue(value.cause, depth + 1, seen)));
+    return copy;
   }
   if (Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return `[${value.byteLength} bytes]`;
   if (Array.isArray(value)) return value.slice(0, MAX_ARRAY_ITEMS).map((item) => redactLogValue(item, depth + 1, seen));
