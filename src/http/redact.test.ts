@@ -36,6 +36,8 @@ describe('isCredentialName', () => {
 describe('redactText', () => {
   it('redacts URLs inside messages', () => {
     expect(redactText(`GET http://h/BYTOKEN/${KEY}/x failed; see /images/a?Api_Key=${KEY}`)).not.toContain(KEY);
+    // a configuration error quoting a malformed URL (printed by the CLI)
+    expect(redactText('ASSISTED_SERVICE_URL must be an absolute http(s) URL, not "http://svc:pw-1234@ho st"')).not.toContain('pw-1234');
   });
 });
 
