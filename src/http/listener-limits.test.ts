@@ -108,6 +108,7 @@ describe('listener timeouts', () => {
     const s = await connect(r.port);
     expect(await closedByServer(s)).toMatch(/^HTTP\/1\.1 408 /);
     expect(await closedCount(r.registry, 'header_timeout')).toBe(1);
+    expect(r.logs.join('')).toMatch(/"reason":"header_timeout","count":1.*connections closed by a listener limit/);
     expect(await wellBehaved(r.port)).toBe('ok 5');
   });
 
@@ -146,6 +147,8 @@ describe('listener timeouts', () => {
     const closing = closedByServer(s);
     s.write('GET /echo HTTP/1.1\r\nHost: x\r\n\r\n');
     expect(await closing).toMatch(/^HTTP\/1\.1 200 .*ok 0$/s);
+    expect(await closedCount(r.registry, 'idle_timeout')).toBe(1);
+    expect(r.logs.join('')).not.toContain('"reason":"idle_timeout"'); // ordinary: counted, not warned about
   });
 
   it('destroys a stream whose client stopped reading, and counts it as a send timeout', async () => {

@@ -12,8 +12,8 @@
 //                   kernel) for this long is destroyed, like nginx's send_timeout: a client that
 //                   requests an ISO and stops reading is let go after it (Node `server.timeout`)
 //
-// Every close is counted in metrics (src/http/listener-metrics.ts) and logged at warn,
-// rate-limited, with counts. It does not route or answer requests.
+// Every close is counted in metrics (src/http/listener-metrics.ts) and, except ordinary idle
+// keep-alive timeouts, logged at warn, rate-limited, with counts. It does not route or answer requests.
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
@@ -111,7 +111,8 @@ export function applyListenerLimits(
   let metrics: ListenerMetrics | undefined;
   const closed = (reason: CloseReason, address: string) => {
     metrics?.closed.inc({ reason });
-    warnings.note(reason, address);
+    // An idle keep-alive connection timing out is ordinary: counted, not warned about.
+    if (reason !== 'idle_timeout') warnings.note(reason, address);
   };
   const guard = new ConnectionGuard({
     maxIdlePerAddress: limits.maxIdlePerAddress,
