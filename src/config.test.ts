@@ -41,8 +41,23 @@ describe('loadConfig', () => {
     ['EMBED_COMPRESSION', 'bzip2'],
     ['HOST_MAX_DISCONNECTION_TIME', '3 minutes'],
     ['IMAGE_SERVICE_BASE_URL', 'ftp://x'],
+    ['HTTP_HEADER_TIMEOUT', '20'],
+    ['HTTP_SEND_TIMEOUT', '0s'],
+    ['HTTP_MAX_IDLE_PER_ADDRESS', '0'],
+    ['HTTP_MAX_CONNECTIONS', 'many'],
   ])('rejects an invalid %s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
+  });
+});
+
+describe('listener limits', () => {
+  it('defaults within the issue bounds and reads Go-style durations', () => {
+    const d = loadConfig({}).listener;
+    expect(d.headerTimeoutMs).toBeLessThanOrEqual(20_000);
+    expect(d.sendTimeoutMs).toBeLessThanOrEqual(60_000);
+    expect(d.maxConnections).toBeUndefined();
+    const c = loadConfig({ HTTP_HEADER_TIMEOUT: '5s', HTTP_BODY_TIMEOUT: '1m', HTTP_IDLE_TIMEOUT: '30s', HTTP_SEND_TIMEOUT: '1m30s', HTTP_MAX_IDLE_PER_ADDRESS: '8', HTTP_MAX_CONNECTIONS: '500' }).listener;
+    expect(c).toEqual({ headerTimeoutMs: 5000, bodyTimeoutMs: 60_000, idleTimeoutMs: 30_000, sendTimeoutMs: 90_000, maxIdlePerAddress: 8, maxConnections: 500 });
   });
 });
 

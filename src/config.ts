@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DEFAULT_LISTENER_LIMITS, type ListenerLimits } from './http/listener-limits.js';
 import type { EmbedCompression } from './initrd/embed-archive.js';
 import { type OsImagesConfig, osImagesFromEnvironment } from './images/os-images-config.js';
 import { type ImageStoreSettings, ImageSettingsError, imageStoreSettingsFromEnvironment } from './images/store-settings.js';
@@ -37,6 +38,8 @@ export interface Config {
   /** ADMIN_TOKEN_TTL (Go duration); undefined = admin tokens never expire. */
   adminTokenTtlMs: number | undefined;
   logLevel: string;
+  /** Timeouts and connection caps of the HTTP listener (src/http/listener-limits.ts). */
+  listener: ListenerLimits;
 }
 
 export class ConfigError extends Error {}
@@ -71,6 +74,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     hostMaxDisconnectionMs: duration(env, 'HOST_MAX_DISCONNECTION_TIME', 3 * 60_000),
     adminTokenTtlMs: env.ADMIN_TOKEN_TTL ? duration(env, 'ADMIN_TOKEN_TTL', 0) : undefined,
     logLevel: env.LOG_LEVEL || 'info',
+    listener: listenerLimits(env),
+  };
+}
+
+function listenerLimits(env: NodeJS.ProcessEnv): ListenerLimits {
+  const d = DEFAULT_LISTENER_LIMITS;
+  const maxConnections = env.HTTP_MAX_CONNECTIONS ? integer(env, 'HTTP_MAX_CONNECTIONS', 0, 1, 1_000_000) : undefined;
+  return {
+    headerTimeoutMs: duration(env, 'HTTP_HEADER_TIMEOUT', d.headerTimeoutMs),
+    bodyTimeoutMs: duration(env, 'HTTP_BODY_TIMEOUT', d.bodyTimeoutMs),
+    idleTimeoutMs: duration(env, 'HTTP_IDLE_TIMEOUT', d.idleTimeoutMs),
+    sendTimeoutMs: duration(env, 'HTTP_SEND_TIMEOUT', d.sendTimeoutMs),
+    maxIdlePerAddress: integer(env, 'HTTP_MAX_IDLE_PER_ADDRESS', d.maxIdlePerAddress, 1, 100_000),
+    maxConnections,
   };
 }
 

@@ -1,6 +1,11 @@
 // The process logger (pino, JSON lines) with redaction of every field that could carry a
 // secret, as a second line of defence: code must not log secrets in the first place.
+//
+// Two layers: pino's own `redact` paths (exact, case-sensitive) and a log formatter that walks
+// every log object and message through src/http/redact.ts (credential-named fields in any case
+// or spelling, URLs and request targets in any string, errors' messages and stacks).
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { redactLogValue, redactText, redactUrl } from './http/redact.js';
 
 export const REDACTED_PATHS = [
   'pull_secret',
@@ -19,13 +24,35 @@ export const REDACTED_PATHS = [
 ];
 
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  const options = { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: { service: 'bootsmith' } };
+  const options = {
+    level,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    base: { service: 'bootsmith' },
+    formatters: {
+      log: (object: Record<string, unknown>) => redactLogValue(object) as Record<string, unknown>,
+      bindings: (bindings: Record<string, unknown>) => redactLogValue(bindings) as Record<string, unknown>,
+    },
+    hooks: {
+      // Runs before pino derives a message from an error, so that message is redacted too.
+      logMethod(this: Logger, args: unknown[], method: (...a: unknown[]) => void) {
+        const [first, ...rest] = args;
+        if (first instanceof Error) {
+          const err = redactLogValue(first) as { message: string };
+          method.apply(this, [{ err }, ...(typeof rest[0] === 'string' ? redactArgs(rest) : [err.message])]);
+          return;
+        }
+        method.apply(this, [first !== null && typeof first === 'object' ? redactLogValue(first) : typeof first === 'string' ? redactText(first) : first, ...redactArgs(rest)]);
+      },
+    },
+  };
   return destination ? pino(options, destination) : pino(options);
 }
 
-/** A request path with credentials removed: /bytoken/<token>/..., /byapikey/<key>/..., ?api_key=, ?image_token=. */
+function redactArgs(args: unknown[]): unknown[] {
+  return args.map((arg) => (typeof arg === 'string' ? redactText(arg) : arg));
+}
+
+/** A request path or URL with credentials removed (see src/http/redact.ts: decoded, case-insensitive). */
 export function redactRequestPath(url: string): string {
-  return url
-    .replace(/^\/(bytoken|byapikey)\/[^/]+/, '/$1/[redacted]')
-    .replace(/([?&](?:api_key|image_token)=)[^&]*/g, '$1[redacted]');
+  return redactUrl(url);
 }

@@ -3,6 +3,7 @@
 // embedded Ignition is exactly the InfraEnv's discovery Ignition, with its kargs; changes
 // to the InfraEnv show up in the next download; tokens of one InfraEnv open no other.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -175,5 +176,34 @@ describe('all-in-one service with AUTH_TYPE=local', () => {
     for (const secret of [admin, bToken, new URL(a.download_url).pathname.split('/')[2]!, 'dXNlcjpwYXNz', 'quay.io']) {
       expect(text).not.toContain(secret);
     }
+  });
+});
+
+describe('service listener limits (issue 15, finding 1)', () => {
+  let h: Harness;
+  const logs: string[] = [];
+  beforeAll(async () => {
+    h = await startHarness({ HTTP_HEADER_TIMEOUT: '300ms', HTTP_MAX_IDLE_PER_ADDRESS: '2' }, logs);
+  });
+  afterAll(() => stopHarness(h));
+
+  it('closes a connection that never sends a request, and reports the connection cap', async () => {
+    const port = Number(new URL(h.service.url).port);
+    const socket = net.connect(port, '127.0.0.1');
+    const answer = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      socket.on('data', (c: Buffer) => (text += c.toString('latin1')));
+      socket.on('error', () => undefined);
+      const bound = setTimeout(() => reject(new Error('idle connection still open after 10 s')), 10_000);
+      socket.once('close', () => {
+        clearTimeout(bound);
+        resolve(text);
+      });
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    const metrics = await (await h.call('GET', '/metrics')).text();
+    expect(metrics).toMatch(/bootsmith_http_connections_closed_total\{reason="header_timeout"\} [1-9]/);
+    expect(metrics).toMatch(/bootsmith_http_connection_limit \d+/);
+    expect(logs.join('')).toMatch(/"connectionCap":\d+.*"msg":"connection limits"/);
   });
 });

@@ -12,6 +12,7 @@ import { ArtifactService } from './artifacts/artifact-service.js';
 import type { Config } from './config.js';
 import { type Core, createCore } from './core/index.js';
 import { createApp } from './http/app.js';
+import { createLimitedServer } from './http/listener-limits.js';
 import { CachedIgnitionSource } from './ignition/cached-source.js';
 import { RemoteIgnitionSource } from './ignition/remote-source.js';
 import type { IgnitionSource } from './ignition/source.js';
@@ -33,7 +34,8 @@ export async function startService(config: Config, logger: Logger, options: { de
   let handler: http.RequestListener = (_req, res) => {
     res.writeHead(503, { 'Retry-After': '1', 'Content-Type': 'application/json' }).end('{"code":503,"message":"starting"}');
   };
-  const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => handler(req, res));
+  const metrics = new Metrics({ defaultMetrics: options.defaultMetrics ?? true });
+  const { server } = await createLimitedServer(config.listener, { logger, registry: metrics.registry }, (req, res) => handler(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.listenPort, config.listenAddress, () => resolve());
@@ -42,7 +44,6 @@ export async function startService(config: Config, logger: Logger, options: { de
   const imageServiceBaseUrl = config.imageServiceBaseUrl ?? url;
   const serviceBaseUrl = config.serviceBaseUrl ?? url;
 
-  const metrics = new Metrics({ defaultMetrics: options.defaultMetrics ?? true });
   for (const problem of config.osImages.problems) logger.error({ problem }, 'invalid OS image entry skipped');
   if (config.usingDemoImage) logger.warn('OS_IMAGES is not set: serving the bundled demo fixture image (not bootable on real hardware)');
   const registry = new ImageRegistry(config.osImages.entries, config.osImages.problems, logger, {

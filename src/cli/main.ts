@@ -6,6 +6,7 @@
 //   bootsmith auth rotate-admin                new admin token (DATA_DIR/auth/admin-token); the old one stops working
 import { ConfigError, loadConfig } from '../config.js';
 import { describeError } from '../errors.js';
+import { redactText } from '../http/redact.js';
 import { parseLiveIso } from '../iso/live-layout.js';
 import { createLogger } from '../logger.js';
 import { startService } from '../service.js';
@@ -49,7 +50,7 @@ async function serve(args: string[]): Promise<number> {
     config = loadConfig(process.env, args);
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`bootsmith: configuration error: ${err.message}\n`);
+      process.stderr.write(`bootsmith: configuration error: ${redactText(err.message)}\n`);
       return 2;
     }
     throw err;
@@ -76,7 +77,7 @@ main(process.argv.slice(2)).then(
     if (code !== 0) process.exit(code);
   },
   (err: unknown) => {
-    process.stderr.write(`bootsmith: ${describeError(err)}\n`);
+    process.stderr.write(`bootsmith: ${redactText(describeError(err))}\n`);
     process.exit(1);
   },
 );

@@ -7,9 +7,9 @@ import express, { type Express, type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ArtifactService } from '../artifacts/artifact-service.js';
 import type { ImageRegistry } from '../images/registry.js';
-import { redactRequestPath } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { imageErrorHandler } from './error-mapping.js';
+import { redactedRequestTarget, redactUrl } from './redact.js';
 import { bootArtifactRoutes } from './routes/boot-artifacts.js';
 import { discoveryImageRoutes } from './routes/discovery-image.js';
 import { healthRoutes } from './routes/health.js';
@@ -38,7 +38,7 @@ export function createApp(parts: AppParts): Express {
       const route = routeLabel(req.route?.path, req.baseUrl);
       parts.metrics.requests.inc({ route, method: req.method, status: String(res.statusCode) });
       parts.logger.debug(
-        { method: req.method, path: redactRequestPath(req.originalUrl), status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+        { method: req.method, path: redactedRequestTarget(req), status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
         'request',
       );
     });
@@ -53,11 +53,11 @@ export function createApp(parts: AppParts): Express {
     app.use(discoveryImageRoutes(context), pxeInitrdRoutes(context), bootArtifactRoutes(context));
   }
   app.use((req, res) => {
-    res.status(404).json({ code: 404, message: `no route for ${req.method} ${redactRequestPath(req.path)}` });
+    res.status(404).json({ code: 404, message: `no route for ${req.method} ${redactUrl(req.path)}` });
   });
   app.use(
     imageErrorHandler((err, req) =>
-      parts.logger.error({ err, method: req.method, path: redactRequestPath(req.originalUrl) }, 'request failed'),
+      parts.logger.error({ err, method: req.method, path: redactedRequestTarget(req) }, 'request failed'),
     ),
   );
   return app;

@@ -4,8 +4,8 @@
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { ArtifactService, ServedArtifact } from '../artifacts/artifact-service.js';
-import { redactRequestPath } from '../logger.js';
 import type { Metrics } from '../metrics.js';
+import { redactedRequestTarget } from './redact.js';
 import type { Representation } from './representation.js';
 import { serveRepresentation } from './serve-representation.js';
 
@@ -37,7 +37,7 @@ export function sendArtifact(
     onBytes: (n) => metrics.bytesServed.inc({ artifact: label }, n),
     onStreamStart: () => metrics.streamsInFlight.inc({ artifact: label }),
     onStreamEnd: () => metrics.streamsInFlight.dec({ artifact: label }),
-    onError: (err) => logger.error({ err, artifact: label, path: redactRequestPath(req.originalUrl) }, 'serving artifact failed'),
+    onError: (err) => logger.error({ err, artifact: label, path: redactedRequestTarget(req) }, 'serving artifact failed'),
   });
 }
 

@@ -8,6 +8,7 @@
 // Caching lives in cached-source.ts, not here. Never logs bodies or credentials.
 import { BadRequestError, UpstreamError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
+import { redactText, redactUrl } from '../http/redact.js';
 import { isUuid } from '../uuid.js';
 import type { Credential, DiscoveryCustomization, DiscoveryRequest, IgnitionSource } from './source.js';
 
@@ -60,7 +61,7 @@ export class RemoteIgnitionSource implements IgnitionSource {
     if (credential.kind === 'api-key') url.searchParams.set('api_key', credential.value);
     else if (credential.kind === 'image-token') headers['Image-Token'] = credential.value;
     else if (credential.kind === 'authorization') headers.Authorization = credential.value;
-    const where = `${endpoint} from ${this.baseUrl}`;
+    const where = `${endpoint} from ${redactUrl(this.baseUrl)}`;
     const stop = this.options.metrics?.upstreamDuration.startTimer({ endpoint });
     let response: Response;
     try {
@@ -139,5 +140,5 @@ function upstreamReason(body: Buffer): string {
 
 function causeMessage(err: unknown): string {
   const e = err as { message?: string; cause?: { message?: string; code?: string } };
-  return e.cause?.code ?? e.cause?.message ?? e.message ?? String(err);
+  return redactText(e.cause?.code ?? e.cause?.message ?? e.message ?? String(err));
 }

@@ -7,6 +7,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { BootsmithError } from '../../errors.js';
 import { headersForError, publicMessage, statusForError } from '../../http/error-mapping.js';
+import { redactedRequestTarget } from '../../http/redact.js';
 
 export function errorBody(status: number, message: string): Record<string, unknown> {
   if (status === 401 || status === 403) return { code: status, message };
@@ -26,7 +27,7 @@ export function assistedErrorHandler(logger: Logger) {
     }
     const status = statusForError(err);
     if (status >= 500 && !(err instanceof BootsmithError)) {
-      logger.error({ err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err), method: req.method, path: req.path }, 'assisted API internal error');
+      logger.error({ err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err), method: req.method, path: redactedRequestTarget(req) }, 'assisted API internal error');
     }
     res.status(status).set(headersForError(err)).json(errorBody(status, publicMessage(err)));
   };

@@ -1,0 +1,146 @@
+// Bounds the connections one HTTP server holds: per client address, at most
+// `maxIdlePerAddress` idle connections (no request in flight), and at most `maxConnections`
+// in all. Over either bound it closes the least recently used *idle* connections instead of
+// refusing work, so a load balancer's or NAT's address keeps working; a new connection is
+// refused only when the global cap is reached and every other connection has a request in flight.
+//
+// It tracks connections and closes them; it does not time anything out (listener-limits.ts
+// does) and does not log (the caller's `onClose`/`onRefuse` do, rate-limited).
+import type http from 'node:http';
+import type { Socket } from 'node:net';
+
+export interface ConnectionGuardOptions {
+  maxIdlePerAddress: number;
+  maxConnections: number;
+  onClose(reason: 'idle_per_address' | 'connection_cap', address: string): void;
+  onRefuse(address: string): void;
+}
+
+interface Tracked {
+  socket: Socket;
+  address: string;
+  /** Requests in flight on this connection (more than one when pipelined). */
+  busy: number;
+  /** Requests this connection has carried so far. */
+  requests: number;
+  /** Order in which connections last became idle (higher = more recent). */
+  idleSince: number;
+  /** The latest request and its response. */
+  req?: http.IncomingMessage;
+  res?: http.ServerResponse;
+}
+
+export interface ConnectionState {
+  /** A request is in flight. */
+  busy: boolean;
+  /** Requests this connection has carried so far. */
+  requests: number;
+  /** The request in flight has not been received whole yet. */
+  receiving: boolean;
+  /** The response in flight has sent its headers. */
+  responding: boolean;
+}
+
+export class ConnectionGuard {
+  private readonly all = new Map<Socket, Tracked>();
+  private readonly byAddress = new Map<string, Set<Tracked>>();
+  private clock = 0;
+
+  constructor(private readonly options: ConnectionGuardOptions) {}
+
+  attach(server: http.Server): void {
+    server.on('connection', (socket: Socket) => this.admit(socket));
+    server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => this.requestStarted(req, res));
+  }
+
+  counts(): { idle: number; busy: number } {
+    let busy = 0;
+    for (const t of this.all.values()) if (t.busy > 0) busy++;
+    return { idle: this.all.size - busy, busy };
+  }
+
+  stateOf(socket: Socket): ConnectionState | undefined {
+    const t = this.all.get(socket);
+    if (!t) return undefined;
+    const busy = t.busy > 0;
+    return { busy, requests: t.requests, receiving: busy && t.req?.complete === false, responding: busy && t.res?.headersSent === true };
+  }
+
+  private admit(socket: Socket): void {
+    const address = socket.remoteAddress ?? 'unknown';
+    const tracked: Tracked = { socket, address, busy: 0, requests: 0, idleSince: ++this.clock };
+    this.all.set(socket, tracked);
+    let peers = this.byAddress.get(address);
+    if (!peers) this.byAddress.set(address, (peers = new Set()));
+    peers.add(tracked);
+    socket.once('close', () => this.forget(tracked));
+
+    while (this.all.size > this.options.maxConnections) {
+      const victim = leastRecentlyIdle(this.all.values(), tracked);
+      if (!victim) {
+        this.options.onRefuse(address);
+        this.forget(tracked);
+        socket.destroy();
+        return;
+      }
+      this.close(victim, 'connection_cap');
+    }
+    this.enforceIdleCap(address, tracked);
+  }
+
+  private requestStarted(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const socket = req.socket;
+    const tracked = this.all.get(socket);
+    if (!tracked) return;
+    tracked.busy++;
+    tracked.requests++;
+    tracked.req = req;
+    tracked.res = res;
+    res.once('close', () => {
+      tracked.busy = Math.max(0, tracked.busy - 1);
+      if (tracked.res === res) {
+        tracked.req = undefined;
+        tracked.res = undefined;
+      }
+      if (tracked.busy === 0 && this.all.has(socket)) {
+        tracked.idleSince = ++this.clock;
+        this.enforceIdleCap(tracked.address, tracked);
+      }
+    });
+  }
+
+  private enforceIdleCap(address: string, keep: Tracked): void {
+    const peers = this.byAddress.get(address);
+    if (!peers) return;
+    let idle = 0;
+    for (const t of peers) if (t.busy === 0) idle++;
+    while (idle > this.options.maxIdlePerAddress) {
+      const victim = leastRecentlyIdle(peers.values(), keep);
+      if (!victim) return;
+      this.close(victim, 'idle_per_address');
+      idle--;
+    }
+  }
+
+  private close(victim: Tracked, reason: 'idle_per_address' | 'connection_cap'): void {
+    this.forget(victim);
+    victim.socket.destroy();
+    this.options.onClose(reason, victim.address);
+  }
+
+  private forget(tracked: Tracked): void {
+    if (!this.all.delete(tracked.socket)) return;
+    const peers = this.byAddress.get(tracked.address);
+    peers?.delete(tracked);
+    if (peers?.size === 0) this.byAddress.delete(tracked.address);
+  }
+}
+
+function leastRecentlyIdle(candidates: Iterable<Tracked>, except: Tracked): Tracked | undefined {
+  let best: Tracked | undefined;
+  for (const t of candidates) {
+    if (t === except || t.busy > 0) continue;
+    if (!best || t.idleSince < best.idleSince) best = t;
+  }
+  return best;
+}

@@ -1,0 +1,184 @@
+// Limits of every HTTP listener the service creates: header, body, idle keep-alive and send
+// timeouts, an idle-connection cap per client address and a global connection cap derived
+// from the open-file limit (raised at start-up where allowed).
+//
+//   header timeout  the request line and headers must arrive within it (Node `headersTimeout`);
+//                   also bounds a connection that never sends anything
+//   body timeout    the rest of the request must arrive within it after that (Node
+//                   `requestTimeout` = header + body timeout)
+//   idle timeout    a keep-alive connection with no request in flight is closed after it
+//                   (Node `keepAliveTimeout`)
+//   send timeout    a connection with no socket progress (nothing written to or read from the
+//                   kernel) for this long is destroyed, like nginx's send_timeout: a client that
+//                   requests an ISO and stops reading is let go after it (Node `server.timeout`)
+//
+// Every close is counted in metrics (src/http/listener-metrics.ts) and, except ordinary idle
+// keep-alive timeouts, logged at warn, rate-limited, with counts. It does not route or answer requests.
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { ConnectionGuard } from './connection-guard.js';
+import { type CloseReason, ListenerMetrics } from './listener-metrics.js';
+import { connectionCapFor, raiseOpenFileLimit } from './open-file-limit.js';
+
+export interface ListenerLimits {
+  /** HTTP_HEADER_TIMEOUT */
+  headerTimeoutMs: number;
+  /** HTTP_BODY_TIMEOUT */
+  bodyTimeoutMs: number;
+  /** HTTP_IDLE_TIMEOUT */
+  idleTimeoutMs: number;
+  /** HTTP_SEND_TIMEOUT */
+  sendTimeoutMs: number;
+  /** HTTP_MAX_IDLE_PER_ADDRESS */
+  maxIdlePerAddress: number;
+  /** HTTP_MAX_CONNECTIONS; undefined = derived from the open-file limit. */
+  maxConnections: number | undefined;
+}
+
+export const DEFAULT_LISTENER_LIMITS: ListenerLimits = {
+  /** Slow BMCs and iPXE send their headers in one go; 20 s is generous (nginx: 60 s, issue 15: ≤ 20 s). */
+  headerTimeoutMs: 20_000,
+  /** Request bodies are small JSON documents (a few MB at most); a minute is plenty on any link. */
+  bodyTimeoutMs: 60_000,
+  /** Above common load balancers' 60 s idle timeout, so the balancer closes first (Node's default). */
+  idleTimeoutMs: 65_000,
+  /** Like nginx's send_timeout: a reader that makes no progress for a minute is gone. */
+  sendTimeoutMs: 60_000,
+  /** Enough for a load balancer's or a BMC's connection pool; more idle ones from one address are closed, oldest first. */
+  maxIdlePerAddress: 32,
+  maxConnections: undefined,
+};
+
+/** How often Node checks header and request deadlines: a quarter of the header timeout, within these bounds. */
+const MIN_CHECK_INTERVAL_MS = 100;
+const MAX_CHECK_INTERVAL_MS = 5_000;
+/** Warnings about closed or refused connections are logged at most this often (with counts). */
+const WARN_INTERVAL_MS = 10_000;
+
+/** Options for http.createServer that carry the timeouts Node enforces itself. */
+export function serverOptions(limits: ListenerLimits): http.ServerOptions {
+  return {
+    headersTimeout: limits.headerTimeoutMs,
+    requestTimeout: limits.headerTimeoutMs + limits.bodyTimeoutMs,
+    keepAliveTimeout: limits.idleTimeoutMs,
+    connectionsCheckingInterval: Math.min(MAX_CHECK_INTERVAL_MS, Math.max(MIN_CHECK_INTERVAL_MS, Math.floor(limits.headerTimeoutMs / 4))),
+  };
+}
+
+export interface LimitedServer {
+  server: http.Server;
+  connectionCap: number;
+  metrics: ListenerMetrics;
+}
+
+/**
+ * An HTTP server with every limit applied. Raises the soft open-file limit first (once per
+ * process is enough, repeating it is harmless) and logs the effective cap at info.
+ */
+export async function createLimitedServer(
+  limits: ListenerLimits,
+  parts: { logger: Logger; registry: Registry },
+  handler: http.RequestListener,
+): Promise<LimitedServer> {
+  const raised = await raiseOpenFileLimit();
+  const softLimit = raised.after?.soft;
+  const connectionCap = limits.maxConnections ?? connectionCapFor(softLimit);
+  parts.logger.info(
+    {
+      openFileLimit: raised.after && { soft: raised.after.soft, hard: raised.after.hard },
+      raisedFrom: raised.before && raised.after && raised.before.soft !== raised.after.soft ? raised.before.soft : undefined,
+      problem: raised.problem,
+      connectionCap,
+      maxIdlePerAddress: limits.maxIdlePerAddress,
+    },
+    'connection limits',
+  );
+  const server = http.createServer(serverOptions(limits), handler);
+  const metrics = applyListenerLimits(server, limits, connectionCap, parts);
+  return { server, connectionCap, metrics };
+}
+
+/** Applies the send timeout and the connection caps to `server` (created with serverOptions()). */
+export function applyListenerLimits(
+  server: http.Server,
+  limits: ListenerLimits,
+  connectionCap: number,
+  parts: { logger: Logger; registry: Registry },
+): ListenerMetrics {
+  const warnings = new RateLimitedWarnings(parts.logger);
+  let metrics: ListenerMetrics | undefined;
+  const closed = (reason: CloseReason, address: string) => {
+    metrics?.closed.inc({ reason });
+    // An idle keep-alive connection timing out is ordinary: counted, not warned about.
+    if (reason !== 'idle_timeout') warnings.note(reason, address);
+  };
+  const guard = new ConnectionGuard({
+    maxIdlePerAddress: limits.maxIdlePerAddress,
+    maxConnections: connectionCap,
+    onClose: closed,
+    onRefuse: (address) => {
+      metrics?.refused.inc();
+      warnings.note('refused_at_connection_cap', address);
+    },
+  });
+  metrics = new ListenerMetrics(parts.registry, () => guard.counts());
+  metrics.limit.set(connectionCap);
+  guard.attach(server);
+
+  // Inactivity of the socket (Node resets it on every read and every write handed to the kernel).
+  server.setTimeout(limits.sendTimeoutMs, (socket: Socket) => {
+    const state = guard.stateOf(socket);
+    const reason: CloseReason = !state ? 'idle_timeout' : state.receiving ? 'body_timeout' : state.busy ? 'send_timeout' : state.requests > 0 ? 'idle_timeout' : 'header_timeout';
+    closed(reason, socket.remoteAddress ?? 'unknown');
+    socket.destroy();
+  });
+
+  // Node's header/request deadlines arrive here as ERR_HTTP_REQUEST_TIMEOUT; everything else is
+  // answered as Node would without a listener (400, 431 for oversized headers).
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    const state = guard.stateOf(socket);
+    let status: string | undefined = 'HTTP/1.1 400 Bad Request';
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      closed(state?.busy ? 'body_timeout' : 'header_timeout', socket.remoteAddress ?? 'unknown');
+      status = 'HTTP/1.1 408 Request Timeout';
+    } else if (err.code === 'HPE_HEADER_OVERFLOW') {
+      status = 'HTTP/1.1 431 Request Header Fields Too Large';
+    }
+    if (err.code !== 'ECONNRESET' && socket.writable && !state?.responding) {
+      socket.end(`${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    }
+    socket.destroy();
+  });
+  return metrics;
+}
+
+/** One warn line per kind at most every WARN_INTERVAL_MS, carrying how many happened since the last. */
+class RateLimitedWarnings {
+  private readonly pending = new Map<string, { count: number; addresses: Set<string> }>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly logger: Logger) {}
+
+  note(kind: string, address: string): void {
+    const entry = this.pending.get(kind) ?? { count: 0, addresses: new Set<string>() };
+    entry.count++;
+    if (entry.addresses.size < 10) entry.addresses.add(address);
+    this.pending.set(kind, entry);
+    if (!this.timer) {
+      this.flush();
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.flush();
+      }, WARN_INTERVAL_MS).unref();
+    }
+  }
+
+  private flush(): void {
+    for (const [kind, entry] of this.pending) {
+      this.logger.warn({ reason: kind, count: entry.count, addresses: [...entry.addresses] }, 'connections closed by a listener limit');
+    }
+    this.pending.clear();
+  }
+}

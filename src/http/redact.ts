@@ -1,0 +1,187 @@
+// Removes credentials from what bootsmith logs: request targets, URLs, free text and log
+// objects. It redacts the way the router reads a request, not the way it was spelled: path
+// segments and query names are percent-decoded and compared case-insensitively, so
+// `/BYAPIKEY/<key>/…`, `?%61pi_key=` and `?api%5Fkey=` lose their values like the plain spellings.
+//
+// What counts as a credential:
+//   - the path segment after a `byapikey` or `bytoken` segment (path-style ISO URLs);
+//   - query parameters named like a credential (api_key, image_token, token, signature,
+//     X-Amz-Signature/Credential/Security-Token, password, secret, key, …) or containing such a word;
+//   - anything shaped like a JWT (how API keys and tokens look), wherever it appears;
+//   - userinfo in absolute URLs (`https://user:pass@host/`);
+//   - log fields named like a credential (pull_secret, Authorization, Image-Token, …) at any depth.
+//
+// It does not decide what is logged, and it is a second line of defence: code must not put
+// secrets into log calls in the first place. It never throws on malformed input.
+
+export const REDACTED = '[redacted]';
+
+/** Route segments followed by a credential in the path (matched decoded, case-insensitively). */
+const CREDENTIAL_ROUTES = new Set(['byapikey', 'bytoken']);
+
+/** Normalized names (lower case, `-`/`_`/`.` removed) that always carry a credential. */
+const CREDENTIAL_NAMES = new Set([
+  'apikey',
+  'imagetoken',
+  'token',
+  'accesstoken',
+  'refreshtoken',
+  'idtoken',
+  'authorization',
+  'proxyauthorization',
+  'cookie',
+  'setcookie',
+  'pullsecret',
+  'ignition',
+  'password',
+  'passwd',
+  'secret',
+  'key',
+  'sig',
+  'signature',
+  'credential',
+  'xsecretkey',
+  'xamzsignature',
+  'xamzcredential',
+  'xamzsecuritytoken',
+  'awsaccesskeyid',
+  'secretaccesskey',
+  'sessiontoken',
+  'privatekey',
+]);
+
+/** A JWT (our API keys, image tokens, admin tokens) wherever it appears: in any path segment, in any text. */
+const JWT = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{8,}/g;
+const JWT_ANYWHERE = new RegExp(JWT.source);
+
+/** Words that make any normalized name a credential name (e.g. `admin_token`, `client-secret`). */
+const CREDENTIAL_WORDS = ['token', 'secret', 'password', 'apikey', 'signature', 'credential', 'authorization', 'privatekey'];
+
+/** Log objects are walked at most this deep and this wide: logging must stay cheap and bounded. */
+const MAX_DEPTH = 8;
+const MAX_ARRAY_ITEMS = 200;
+
+/** Percent-decoding is repeated this often, so a doubly encoded name is still recognized. */
+const MAX_DECODE_ROUNDS = 3;
+
+/** True when a field, header or query name carries a credential, in any case or spelling. */
+export function isCredentialName(name: string): boolean {
+  const normalized = decodeRepeatedly(name).toLowerCase().replace(/[-_.\s[\]]/g, '');
+  if (CREDENTIAL_NAMES.has(normalized)) return true;
+  return CREDENTIAL_WORDS.some((word) => normalized.includes(word));
+}
+
+/**
+ * A request target or URL (`/byapikey/<key>/4.17/x86_64/full.iso?x=1`, `https://u:p@host/a?X-Amz-Signature=…`)
+ * with every credential replaced by `[redacted]`. Everything else is kept as it was spelled.
+ */
+export function redactUrl(target: string): string {
+  let text = target;
+  let prefix = '';
+  const scheme = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)/i.exec(text);
+  if (scheme) {
+    const authority = scheme[2]!;
+    const at = authority.lastIndexOf('@');
+    prefix = scheme[1]! + (at >= 0 ? `${REDACTED}@${authority.slice(at + 1)}` : authority);
+    text = text.slice(scheme[0].length);
+  }
+  const hash = text.indexOf('#');
+  const fragment = hash >= 0 ? text.slice(hash) : '';
+  if (hash >= 0) text = text.slice(0, hash);
+  const question = text.indexOf('?');
+  let path = question >= 0 ? text.slice(0, question) : text;
+  let query = question >= 0 ? text.slice(question + 1) : undefined;
+  // A bare `api_key=…&x=y` (no path) is a query string.
+  if (query === undefined && !prefix && !path.includes('/') && path.includes('=')) {
+    query = path;
+    path = '';
+    return redactQuery(query) + fragment;
+  }
+  return prefix + redactPath(path) + (query === undefined ? '' : `?${redactQuery(query)}`) + fragment;
+}
+
+/** The request's target as the router sees it (express `originalUrl`, else node's `url`), redacted. */
+export function redactedRequestTarget(req: { originalUrl?: string; url?: string }): string {
+  return redactUrl(req.originalUrl ?? req.url ?? '');
+}
+
+/** Free text (error messages, stacks) with every URL-like word in it redacted. */
+export function redactText(text: string): string {
+  return text.replace(JWT, REDACTED).replace(/[^\s"'<>`()[\]{},]+/g, (word) => (/[/?=@]/.test(word) ? redactUrl(word) : word));
+}
+
+/**
+ * A copy of a log object with credential-named fields replaced and every string redacted as
+ * text. Errors become copies of the same class with redacted message, stack, cause and fields;
+ * the originals are never modified.
+ */
+export function redactLogValue(value: unknown, depth = 0, seen: WeakSet<object> = new WeakSet()): unknown {
+  if (typeof value === 'string') return redactText(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH || seen.has(value)) return '[too deep]';
+  seen.add(value);
+  if (value instanceof Error) {
+    // A copy of the same class (so its type still shows), with redacted text and fields.
+    const copy = Object.create(Object.getPrototypeOf(value) as object) as Record<string, unknown>;
+    for (const [key, item] of Object.entries(value)) copy[key] = isCredentialName(key) ? REDACTED : redactLogValue(item, depth + 1, seen);
+    const hidden = (v: unknown) => ({ value: v, enumerable: false, writable: true, configurable: true });
+    Object.defineProperty(copy, 'message', hidden(redactText(value.message)));
+    if (value.stack) Object.defineProperty(copy, 'stack', hidden(redactText(value.stack)));
+    if (value.cause !== undefined) Object.defineProperty(copy, 'cause', hidden(redactLogValue(value.cause, depth + 1, seen)));
+    return copy;
+  }
+  if (Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return `[${value.byteLength} bytes]`;
+  if (Array.isArray(value)) return value.slice(0, MAX_ARRAY_ITEMS).map((item) => redactLogValue(item, depth + 1, seen));
+  if (value instanceof Date) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    out[key] = isCredentialName(key) && item !== undefined && item !== null && item !== '' ? REDACTED : redactLogValue(item, depth + 1, seen);
+  }
+  return out;
+}
+
+function redactPath(path: string): string {
+  const segments = path.split('/');
+  let afterRoute = false;
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    if (afterRoute && segment !== '') {
+      segments[i] = REDACTED;
+      afterRoute = false;
+    } else if (JWT_ANYWHERE.test(segment)) {
+      segments[i] = segment.replace(JWT, REDACTED);
+    } else if (CREDENTIAL_ROUTES.has(decodeRepeatedly(segment).toLowerCase())) {
+      afterRoute = true;
+    }
+  }
+  return segments.join('/');
+}
+
+function redactQuery(query: string): string {
+  return query
+    .split(/([&;])/)
+    .map((part) => {
+      if (part === '&' || part === ';') return part;
+      const eq = part.indexOf('=');
+      const name = eq >= 0 ? part.slice(0, eq) : part;
+      if (!isCredentialName(name.replace(/\+/g, ' '))) return part;
+      return eq >= 0 ? `${name}=${REDACTED}` : part;
+    })
+    .join('');
+}
+
+function decodeRepeatedly(text: string): string {
+  let current = text;
+  for (let round = 0; round < MAX_DECODE_ROUNDS && current.includes('%'); round++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(current);
+    } catch {
+      // Node's querystring decodes what it can and keeps malformed escapes: do the same.
+      next = current.replace(/%([0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    }
+    if (next === current) break;
+    current = next;
+  }
+  return current;
+}
