@@ -24,6 +24,8 @@ export const MAX_SUSP_BYTES_PER_IMAGE = 8 * 1024 * 1024;
 export const MAX_DIRECTORY_BYTES_PER_IMAGE = 32 * 1024 * 1024;
 /** Directory records listed for the whole image: bounds the entries kept in memory. */
 export const MAX_DIRECTORY_RECORDS_PER_IMAGE = 200_000;
+/** Visits of one continuation area per image: real images give every record its own area. */
+export const MAX_VISITS_PER_CONTINUATION_AREA = 1;
 /** Wall-clock time for parsing one image; a real one takes milliseconds (cold disk: well under a second). */
 export const PARSE_TIME_BUDGET_MS = 20_000;
 
@@ -52,6 +54,7 @@ export interface ParseBudgetLimits {
   suspBytesPerImage: number;
   directoryBytesPerImage: number;
   directoryRecordsPerImage: number;
+  visitsPerContinuationArea: number;
   timeMs: number;
 }
 
@@ -61,6 +64,7 @@ export const DEFAULT_PARSE_BUDGET: ParseBudgetLimits = {
   suspBytesPerImage: MAX_SUSP_BYTES_PER_IMAGE,
   directoryBytesPerImage: MAX_DIRECTORY_BYTES_PER_IMAGE,
   directoryRecordsPerImage: MAX_DIRECTORY_RECORDS_PER_IMAGE,
+  visitsPerContinuationArea: MAX_VISITS_PER_CONTINUATION_AREA,
   timeMs: PARSE_TIME_BUDGET_MS,
 };
 
@@ -76,7 +80,7 @@ export class ParseBudget {
   private suspBytes = 0;
   private directoryBytes = 0;
   private directoryRecords = 0;
-  private readonly visited = new Set<string>();
+  private readonly visits = new Map<string, number>();
 
   constructor(
     limits: Partial<ParseBudgetLimits> = {},
@@ -143,13 +147,14 @@ export class ParseBudget {
   visitContinuation(block: number, offset: number): void {
     this.checkTime();
     const key = `${block}:${offset}`;
-    if (this.visited.has(key)) {
+    const visits = (this.visits.get(key) ?? 0) + 1;
+    if (visits > this.limits.visitsPerContinuationArea) {
       throw new BudgetExceededError('continuation-area-revisited', this.path,
         `Rock Ridge continuation area at block ${block} offset ${offset} is referenced more than once`,
         { block, offset },
       );
     }
-    this.visited.add(key);
+    this.visits.set(key, visits);
   }
 
   /** Throws when a Rock Ridge name has grown beyond the name budget. */
