@@ -1,11 +1,13 @@
 // Fuzz support: runs the real `bootsmith` command line (src/cli/main.ts) from the TypeScript
 // sources in a process of its own, so a category can kill -9 it or fill its OS_IMAGES with bombs.
 // Usage: node cli-child.mjs <args of bootsmith...>   (configuration from the environment)
-// Loaded through Vite's module runner (Vite comes with vitest), like
-// src/images/test-support/store-child.mjs.
+// Loaded through a Vite module runner that stays open for the life of the process (the service
+// imports modules lazily, e.g. the database driver); Vite comes with vitest.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runnerImport } from 'vite';
+import { createServer, createServerModuleRunner } from 'vite';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-await runnerImport(path.join(root, 'src/cli/main.ts'), { root, configFile: false, logLevel: 'silent' });
+const server = await createServer({ root, configFile: false, logLevel: 'silent', server: { middlewareMode: true, hmr: false, watch: null } });
+const runner = createServerModuleRunner(server.environments.ssr, { hmr: false });
+await runner.import(path.join(root, 'src/cli/main.ts'));
