@@ -38,6 +38,19 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The child's exit, or 'hung' (after killing it) when it has not exited within `ms`. */
+export async function exitWithin(child: CliChild, ms: number): Promise<number | NodeJS.Signals | 'hung'> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), ms)));
+  const result = await Promise.race([child.exited, hung]);
+  clearTimeout(timer);
+  if (result === 'hung') {
+    child.proc.kill('SIGKILL');
+    await child.exited;
+  }
+  return result;
+}
+
 /** Polls `fn` every 50 ms until it returns a value other than undefined, or throws after `ms`. */
 export async function poll<T>(what: string, ms: number, fn: () => Promise<T | undefined>): Promise<T> {
   const until = Date.now() + ms;
