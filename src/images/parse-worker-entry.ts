@@ -20,7 +20,7 @@ async function run(): Promise<ParseWorkerReply> {
       ok: false,
       error: {
         format: err instanceof FormatError,
-        ...(err instanceof BudgetExceededError ? { budget: err.budget } : {}),
+        ...(err instanceof BudgetExceededError ? { budget: { name: err.budget, detail: err.detail } } : {}),
         message: e.message,
         // only numbers and strings: the context of parser errors holds paths, sizes and offsets
         context: err instanceof BootsmithError ? plainContext(err.context) : {},

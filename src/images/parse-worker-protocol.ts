@@ -10,7 +10,8 @@ export type ParseWorkerReply =
       error: {
         /** The parser refused the bytes (a FormatError): the same bytes would fail again. */
         format: boolean;
-        budget?: BudgetName;
+        /** Set for a BudgetExceededError, with its detail. */
+        budget?: { name: BudgetName; detail: string };
         message: string;
         context: Record<string, string | number>;
       };

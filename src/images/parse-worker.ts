@@ -78,7 +78,7 @@ export function parseLiveIsoInWorker(path: string, options: ParseWorkerOptions =
 
 function errorOf(e: Extract<ParseWorkerReply, { ok: false }>['error']): Error {
   const { path, ...rest } = e.context;
-  if (e.budget !== undefined) return Object.assign(new BudgetExceededError(e.budget, String(path ?? ''), '', rest), { message: e.message });
+  if (e.budget !== undefined) return new BudgetExceededError(e.budget.name, String(path ?? ''), e.budget.detail, rest);
   if (e.format) return new FormatError(e.message, e.context);
   return new ImageLoadError('internal', e.message, 'slow', e.context);
 }

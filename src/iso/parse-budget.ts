@@ -41,10 +41,13 @@ export type BudgetName =
 /** An image made the parser exceed one of its budgets; `budget` says which. */
 export class BudgetExceededError extends FormatError {
   readonly budget: BudgetName;
+  /** What was exceeded, without the image and budget names. */
+  readonly detail: string;
 
-  constructor(budget: BudgetName, path: string, message: string, context: Record<string, unknown> = {}) {
-    super(`parsing ${path}: budget ${budget} exceeded: ${message}`, { ...context, path, budget });
+  constructor(budget: BudgetName, path: string, detail: string, context: Record<string, unknown> = {}) {
+    super(`parsing ${path}: budget ${budget} exceeded: ${detail}`, { ...context, path, budget });
     this.budget = budget;
+    this.detail = detail;
   }
 }
 
@@ -92,10 +95,14 @@ export class ParseBudget {
     this.deadline = now + this.limits.timeMs;
   }
 
+  private over(budget: BudgetName, message: string, context: Record<string, unknown>): BudgetExceededError {
+    return new BudgetExceededError(budget, this.path, message, context);
+  }
+
   /** Throws once the image has taken longer than its time budget. */
   checkTime(): void {
     if (Date.now() > this.deadline) {
-      throw new BudgetExceededError('parse-time', this.path, `parsing took longer than ${this.limits.timeMs} ms`, { limitMs: this.limits.timeMs });
+      throw this.over('parse-time', `parsing took longer than ${this.limits.timeMs} ms`, { limitMs: this.limits.timeMs });
     }
   }
 
@@ -104,10 +111,8 @@ export class ParseBudget {
     this.checkTime();
     this.directoryBytes += bytes;
     if (this.directoryBytes > this.limits.directoryBytesPerImage) {
-      throw new BudgetExceededError('directory-bytes-per-image', this.path,
-        `directories of more than ${this.limits.directoryBytesPerImage} bytes in all`,
-        { limit: this.limits.directoryBytesPerImage },
-      );
+      throw this.over('directory-bytes-per-image', `directories of more than ${this.limits.directoryBytesPerImage} bytes in all`,
+        { limit: this.limits.directoryBytesPerImage });
     }
   }
 
@@ -115,10 +120,8 @@ export class ParseBudget {
   chargeRecords(count: number): void {
     this.directoryRecords += count;
     if (this.directoryRecords > this.limits.directoryRecordsPerImage) {
-      throw new BudgetExceededError('directory-records-per-image', this.path,
-        `more than ${this.limits.directoryRecordsPerImage} directory records in all`,
-        { limit: this.limits.directoryRecordsPerImage },
-      );
+      throw this.over('directory-records-per-image', `more than ${this.limits.directoryRecordsPerImage} directory records in all`,
+        { limit: this.limits.directoryRecordsPerImage });
     }
   }
 
@@ -127,16 +130,12 @@ export class ParseBudget {
     dir.suspBytes += bytes;
     this.suspBytes += bytes;
     if (dir.suspBytes > this.limits.suspBytesPerDirectory) {
-      throw new BudgetExceededError('susp-bytes-per-directory', this.path,
-        `more than ${this.limits.suspBytesPerDirectory} bytes of Rock Ridge/SUSP data in one directory`,
-        { limit: this.limits.suspBytesPerDirectory },
-      );
+      throw this.over('susp-bytes-per-directory', `more than ${this.limits.suspBytesPerDirectory} bytes of Rock Ridge/SUSP data in one directory`,
+        { limit: this.limits.suspBytesPerDirectory });
     }
     if (this.suspBytes > this.limits.suspBytesPerImage) {
-      throw new BudgetExceededError('susp-bytes-per-image', this.path,
-        `more than ${this.limits.suspBytesPerImage} bytes of Rock Ridge/SUSP data in the image`,
-        { limit: this.limits.suspBytesPerImage },
-      );
+      throw this.over('susp-bytes-per-image', `more than ${this.limits.suspBytesPerImage} bytes of Rock Ridge/SUSP data in the image`,
+        { limit: this.limits.suspBytesPerImage });
     }
   }
 
@@ -149,10 +148,8 @@ export class ParseBudget {
     const key = `${block}:${offset}`;
     const visits = (this.visits.get(key) ?? 0) + 1;
     if (visits > this.limits.visitsPerContinuationArea) {
-      throw new BudgetExceededError('continuation-area-revisited', this.path,
-        `Rock Ridge continuation area at block ${block} offset ${offset} is referenced more than once`,
-        { block, offset },
-      );
+      throw this.over('continuation-area-revisited', `Rock Ridge continuation area at block ${block} offset ${offset} is referenced more than once`,
+        { block, offset });
     }
     this.visits.set(key, visits);
   }
@@ -160,7 +157,7 @@ export class ParseBudget {
   /** Throws when a Rock Ridge name has grown beyond the name budget. */
   checkNameLength(bytes: number): void {
     if (bytes > this.limits.nameBytes) {
-      throw new BudgetExceededError('rock-ridge-name-bytes', this.path, `a Rock Ridge name longer than ${this.limits.nameBytes} bytes`, {
+      throw this.over('rock-ridge-name-bytes', `a Rock Ridge name longer than ${this.limits.nameBytes} bytes`, {
         limit: this.limits.nameBytes,
       });
     }
