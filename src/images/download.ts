@@ -2,11 +2,19 @@
 // retried at once for transient faults (src/images/retry-policy.ts).
 //
 // Resume: the `.part` keeps the bytes of earlier attempts (also across a killed process) and
-// a sidecar `.part.json` holds the first answer's validator and size. A new attempt re-hashes
-// the prefix already on disk (or continues the hash of the previous attempt in this process),
-// asks for the rest with Range + If-Range (or If-Match), and starts from 0 when the remote
-// sends the whole object instead. A body that ends before the announced size is a transient
-// fault; the next attempt resumes after the last byte written.
+// a sidecar `.part.json`, written before the first byte, holds the first answer's validator
+// (strong ETag or Last-Modified) and size. A `.part` is resumed only with that validator: a new
+// attempt re-hashes the prefix already on disk (or continues the hash of the previous attempt
+// in this process), asks for the rest with Range + If-Range (or If-Match), and starts from 0
+// when the remote sends the whole object instead. Without a validator (the remote sent
+// neither) the `.part` is never resumed, not even after a kill -9: it is downloaded again from
+// the first byte, so a file that changed in between can never be spliced from two versions.
+// A body that ends before the announced size is a transient fault; the next attempt resumes
+// after the last byte written (with the validator) or starts over (without).
+//
+// A full disk (ENOSPC, EDQUOT) removes the `.part` and its sidecar at once, so the rest of the
+// process (the database above all) gets its space back; the error names the disk and is
+// retried on the slow schedule.
 //
 // It does not verify the content, rename the `.part` or decide about the disk budget: it
 // calls `onStart` with the size so its caller can refuse (by throwing) before any byte lands.
@@ -16,6 +24,7 @@ import { pipeline } from 'node:stream/promises';
 import { describeError } from '../errors.js';
 import { removeFiles, statIfExists, writeFileAtomic } from './atomic-file.js';
 import { CacheFiles } from './cache-layout.js';
+import { diskFullCode, diskFullError } from './disk-full.js';
 import { HashingFileWriter } from './hashing-writer.js';
 import { ImageLoadError } from './load-error.js';
 import { type RetryPolicy, fastDelayMs, retryClassOf, sleep } from './retry-policy.js';
@@ -54,6 +63,12 @@ export async function downloadToFile(source: RemoteSource, part: string, hooks: 
       return await downloadOnce(source, part, hooks, carry);
     } catch (err) {
       if (hooks.signal.aborted) throw hooks.signal.reason;
+      const full = diskFullCode(err);
+      if (full !== undefined) {
+        carry.value = undefined;
+        await removePart(part);
+        throw diskFullError(err, full, part, source.description);
+      }
       if (retryClassOf(err) !== 'fast' || attempt >= policy.attempts) throw err;
       const delay = fastDelayMs(policy, attempt + 1);
       hooks.onNotice('download attempt failed; retrying', { attempt, reason: describeError(err), retryInMs: delay });
@@ -72,6 +87,12 @@ async function downloadOnce(source: RemoteSource, part: string, hooks: DownloadH
   let offset = await sizeOf(part);
   const info: PartInfo = offset > 0 ? await readPartInfo(infoFile) : {};
   if (info.total !== undefined && offset > info.total) offset = 0; // longer than the object: useless
+  if (offset > 0 && info.validator === undefined) {
+    // nothing proves the remote still has the object these bytes came from
+    hooks.onNotice('the source gave no ETag or Last-Modified to resume with; starting again from the first byte', { had: offset });
+    offset = 0;
+    carry.value = undefined;
+  }
   if (offset > 0 && offset === info.total) {
     // complete before the process stopped; nothing to ask the remote
     hooks.onStart(info.total, offset);

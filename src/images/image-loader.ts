@@ -9,7 +9,7 @@
 //
 // Only a renamed, verified file is ever handed back, so a killed process never leaves a file
 // that gets served. Content failures delete the .part (resuming bad bytes cannot help);
-// transient ones keep it. It reports stages and bytes through LoadContext and leaves opening,
+// transient ones keep it; a full disk deletes it (src/images/disk-full.ts). It reports stages and bytes through LoadContext and leaves opening,
 // serving, retry scheduling and the disk budget to the registry.
 import { type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -26,6 +26,7 @@ import {
   recordMismatch,
   writeRecord,
 } from './cache-record.js';
+import { diskFullCode, diskFullError } from './disk-full.js';
 import { downloadToFile, removePart } from './download.js';
 import type { WorkingState } from './image-status.js';
 import { ImageLoadError } from './load-error.js';
@@ -141,6 +142,11 @@ async function extract(ctx: LoadContext, zip: string, files: CacheFiles): Promis
       onBytes: (n) => ctx.advance(n),
     });
   } catch (err) {
+    const full = diskFullCode(err);
+    if (full !== undefined) {
+      await removeFiles(files.isoPart);
+      throw diskFullError(err, full, files.isoPart, ctx.label);
+    }
     if (retryClassOf(err) === 'never') await removeFiles(files.isoPart, ...(ctx.origin.kind === 'remote' ? [files.zip] : []));
     throw err;
   }

@@ -68,4 +68,41 @@ describe('kill and restart during a download', () => {
       await registry.close();
     }
   });
+
+  it('a source with neither ETag nor Last-Modified that changes across a kill -9 yields the new version, never a mix', async () => {
+    const v1 = Buffer.from(iso);
+    const v2 = Buffer.from(iso);
+    // two changed stretches of file data: one well before the kill point, one well after it
+    for (const at of [200_000, 495_000]) v2.fill(0x5a, at, at + 1000);
+    const dir = await mkdtemp(path.join(tmpdir(), 'bootsmith-kill-nv-'));
+    try {
+      server.serve('/changing.iso', v1, { chunkBytes: 32 * 1024, delayMs: 25, etag: null });
+      const before = server.bytesSent;
+      const entries = [entry('4.18', server.url('/changing.iso'))];
+      const child = spawn(process.execPath, [CHILD, PACKAGE_ROOT, dir, JSON.stringify(entries)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+      await waitFor(() => server.bytesSent - before >= 300_000, 'the child to be part way through the download', 20_000);
+      child.kill('SIGKILL');
+      expect(await exited).toBe('SIGKILL');
+      const images = path.join(dir, 'images');
+      const part = (await readdir(images)).find((f) => f.endsWith('.iso.part'))!;
+      const partBytes = (await stat(path.join(images, part))).size;
+      expect(partBytes).toBeGreaterThan(200_000);
+      expect(partBytes).toBeLessThan(495_000);
+      expect(JSON.parse(await readFile(path.join(images, `${part}.json`), 'utf8'))).not.toHaveProperty('validator');
+
+      server.serve('/changing.iso', v2, { etag: null });
+      const registry = new ImageRegistry(entries, [], createLogger('silent'), { dataDir: dir });
+      try {
+        await registry.loadAll();
+        const served = await readFile(registry.resolve('4.18', 'x86_64').base.path);
+        expect(served.equals(v1) ? 'v1' : served.equals(v2) ? 'v2' : 'mix').toBe('v2');
+        expect(server.hitsFor('/changing.iso').at(-1)!.range).toBeUndefined();
+      } finally {
+        await registry.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

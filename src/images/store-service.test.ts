@@ -111,7 +111,7 @@ describe.skipIf(!HAVE_ZIP)('four images, one broken', () => {
       expect(waiting.headers['cache-control']).toBe('no-store');
       const midway = JSON.parse((await get(`${first.url}/health`)).body.toString()) as { status: string; images: Array<Record<string, unknown>> };
       expect(midway.status).toBe('ok');
-      expect(midway.images[1]).toMatchObject({ openshift_version: '4.15', state: expect.stringMatching(/pending|downloading/) });
+      expect(midway.images[1]).toMatchObject({ openshift_version: '4.15', state: expect.stringMatching(/pending|downloading|verifying/) });
 
       await first.loaded;
       const health = JSON.parse((await get(`${first.url}/health`)).body.toString()) as { images: Array<Record<string, unknown>> };

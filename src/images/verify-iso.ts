@@ -1,6 +1,7 @@
 // Verifying a candidate base image before it may be served: its sha256 (computed here, or
 // while it was downloaded) against the configured one, and its CoreOS live layout through
-// the engine's parser (src/iso/live-layout.ts), which also rejects truncated images.
+// the engine's parser (src/iso/live-layout.ts), which also rejects truncated images. The parse
+// runs in a worker with a heap cap and a timeout (src/images/parse-worker.ts).
 //
 // Failures are ImageLoadErrors of class `never`: the same bytes would fail again.
 // It does not rename, record or open anything for serving.
@@ -10,9 +11,9 @@ import { stat } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FormatError, describeError } from '../errors.js';
-import { parseLiveIso } from '../iso/live-layout.js';
 import type { VerifiedFile } from './cache-record.js';
 import { ImageLoadError } from './load-error.js';
+import { parseLiveIsoInWorker } from './parse-worker.js';
 
 export interface VerifyOptions {
   /** The configured sha256, when given. */
@@ -36,21 +37,22 @@ export async function verifyIso(file: string, options: VerifyOptions): Promise<V
       expected: options.expectedSha256,
     });
   }
-  const manifest = await parseAsLiveIso(file, options.label);
+  const manifest = await parseAsLiveIso(file, options.label, options.signal);
   if (manifest.size !== before.size) {
     throw new ImageLoadError('internal', `${options.label}: ${file} changed while it was being verified`, 'fast', { path: file });
   }
   return { path: file, size: before.size, mtimeMs: before.mtimeMs, sha256, manifest };
 }
 
-/** parseLiveIso with its FormatErrors turned into `never` load errors. */
-export async function parseAsLiveIso(file: string, label: string): Promise<VerifiedFile['manifest']> {
+/** parseLiveIso (in a worker) with its FormatErrors turned into `never` load errors. */
+export async function parseAsLiveIso(file: string, label: string, signal?: AbortSignal): Promise<VerifiedFile['manifest']> {
   try {
-    return await parseLiveIso(file);
+    return await parseLiveIsoInWorker(file, signal ? { signal } : {});
   } catch (err) {
     if (err instanceof FormatError) {
       throw new ImageLoadError('format', `${label}: not a usable CoreOS live ISO: ${describeError(err)}`, 'never', { path: file }, { cause: err });
     }
+    if (err instanceof ImageLoadError) throw new ImageLoadError(err.kind as 'format', `${label}: ${err.message}`, err.retry, { ...err.context }, { cause: err });
     throw err;
   }
 }

@@ -6,6 +6,8 @@
 // (`;1` and trailing `.` stripped) and Rock Ridge names, resolve friendly paths such as
 // `coreos/igninfo.json` against full-length, 8.3 (`COREOS/IGNINFO.JSO`) or Rock Ridge names,
 // merge multi-extent files whose extents are contiguous, and check extents against the file size.
+// Everything one image makes the parser read is charged to its ParseBudget
+// (src/iso/parse-budget.ts): directory bytes and records, Rock Ridge bytes, time.
 // All offsets are LBA x 2048 in JS numbers (exact far beyond any ISO); no 32-bit math.
 // Does NOT: read Joliet or El Torito, follow Rock Ridge relocation, support interleaved files or
 // non-contiguous multi-extent files (FormatError), write anything, or read whole images.
@@ -23,6 +25,7 @@ import {
   type DirectoryRecord,
 } from './directory-record.js';
 import { decodeIsoName, matchRank, pathComponents } from './iso-names.js';
+import { DirectoryCharge, ParseBudget, type ParseBudgetLimits } from './parse-budget.js';
 import { readExactly } from './read-range.js';
 import { rockRidgeName, suspSkipLength } from './rock-ridge.js';
 import {
@@ -72,10 +75,12 @@ export class IsoFs {
     private readonly rootEntry: IsoEntry,
     /** SUSP skip length, or undefined when the image has no Rock Ridge. */
     private readonly suspSkip: number | undefined,
+    /** What this image may still make the parser read. */
+    readonly budget: ParseBudget,
   ) {}
 
   /** Opens and parses `path`; the caller must `close()` the result. */
-  static async open(path: string): Promise<IsoFs> {
+  static async open(path: string, limits: Partial<ParseBudgetLimits> = {}): Promise<IsoFs> {
     let fh: FileHandle;
     try {
       fh = await open(path, 'r');
@@ -83,7 +88,7 @@ export class IsoFs {
       throw new FormatError(`opening ISO image ${path}: ${(err as Error).message}`, { path }, { cause: err });
     }
     try {
-      return await IsoFs.fromHandle(fh, path, true);
+      return await IsoFs.fromHandle(fh, path, true, limits);
     } catch (err) {
       await fh.close();
       throw err;
@@ -91,12 +96,13 @@ export class IsoFs {
   }
 
   /** Parses an image from an open handle; `close()` closes the handle only when `ownsHandle`. */
-  static async fromHandle(fh: FileHandle, path: string, ownsHandle = false): Promise<IsoFs> {
+  static async fromHandle(fh: FileHandle, path: string, ownsHandle = false, limits: Partial<ParseBudgetLimits> = {}): Promise<IsoFs> {
+    const budget = new ParseBudget(limits, path);
     const size = (await fh.stat()).size;
     const primary = await readPrimaryVolumeDescriptor(fh, path, size);
     const rootEntry = entryFromRecord(primary.root, '.', undefined);
     const suspSkip = await detectSusp(fh, path, size, rootEntry);
-    return new IsoFs(path, fh, ownsHandle, size, primary, rootEntry, suspSkip);
+    return new IsoFs(path, fh, ownsHandle, size, primary, rootEntry, suspSkip, budget);
   }
 
   get volumeId(): string {
@@ -196,6 +202,7 @@ export class IsoFs {
 
   private async *walkDir(dir: IsoEntry, prefix: string, seen: Set<number>, depth: number): AsyncGenerator<WalkEntry> {
     if (depth > MAX_DEPTH) throw this.error(`walking ${prefix}`, `directory tree deeper than ${MAX_DEPTH} levels`);
+    this.budget.checkTime();
     for (const entry of await this.list(dir)) {
       const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
       yield { path, entry };
@@ -210,6 +217,7 @@ export class IsoFs {
     const doing = `reading directory ${dir.name}`;
     if (dir.length > MAX_DIRECTORY_BYTES) throw this.error(doing, `directory of ${dir.length} bytes is implausibly large`);
     this.assertInside(dir, `directory ${dir.name}`);
+    this.budget.chargeDirectory(dir.length);
     const buf = await this.readAt(dir.offset, dir.length, `directory ${dir.name}`);
     let records: DirectoryRecord[];
     try {
@@ -217,18 +225,21 @@ export class IsoFs {
     } catch (err) {
       throw this.error(doing, (err as Error).message, err);
     }
+    this.budget.chargeRecords(records.length);
+    const charge = new DirectoryCharge();
     const entries: IsoEntry[] = [];
     for (const record of records) {
       if (record.fileUnitSize !== 0) throw this.error(doing, `interleaved file ${decodeIsoName(record.identifier)} is not supported`);
-      entries.push(entryFromRecord(record, decodeIsoName(record.identifier), await this.rockRidgeNameOf(record, doing)));
+      entries.push(entryFromRecord(record, decodeIsoName(record.identifier), await this.rockRidgeNameOf(record, doing, charge)));
     }
     return mergeMultiExtent(records, entries, (reason) => this.error(doing, reason));
   }
 
-  private async rockRidgeNameOf(record: DirectoryRecord, doing: string): Promise<string | undefined> {
+  private async rockRidgeNameOf(record: DirectoryRecord, doing: string, charge: DirectoryCharge): Promise<string | undefined> {
     if (this.suspSkip === undefined) return undefined;
     try {
-      return await rockRidgeName(record.systemUse, this.suspSkip, (o, l) => this.readAt(o, l, 'Rock Ridge continuation area'));
+      const readAt = (o: number, l: number) => this.readAt(o, l, 'Rock Ridge continuation area');
+      return await rockRidgeName(record.systemUse, this.suspSkip, readAt, this.budget, charge);
     } catch (err) {
       if (err instanceof FormatError) throw err;
       throw this.error(doing, (err as Error).message, err);
@@ -241,13 +252,13 @@ export class IsoFs {
 }
 
 /** Opens an ISO image; the caller must `close()` it. */
-export async function openIsoFs(path: string): Promise<IsoFs> {
-  return IsoFs.open(path);
+export async function openIsoFs(path: string, limits: Partial<ParseBudgetLimits> = {}): Promise<IsoFs> {
+  return IsoFs.open(path, limits);
 }
 
 /** Opens `path`, runs `fn`, and closes the image whatever happens. */
-export async function withIsoFs<T>(path: string, fn: (iso: IsoFs) => Promise<T>): Promise<T> {
-  const iso = await IsoFs.open(path);
+export async function withIsoFs<T>(path: string, fn: (iso: IsoFs) => Promise<T>, limits: Partial<ParseBudgetLimits> = {}): Promise<T> {
+  const iso = await IsoFs.open(path, limits);
   try {
     return await fn(iso);
   } finally {

@@ -13,6 +13,7 @@ import { locateIgnitionArea } from './ignition-area.js';
 import { extentContains, withIsoFs, type IsoFs } from './iso9660.js';
 import { JsonFileContext, readJsonObject } from './json-file.js';
 import { locateKargsAreas } from './kargs-areas.js';
+import type { ParseBudgetLimits } from './parse-budget.js';
 import type { BootFiles, Extent, IgnitionArea, KargsAreas, LiveManifest } from './manifest.js';
 import { kargsInAreas } from './read-kargs.js';
 
@@ -39,9 +40,9 @@ const BOOT_FILE_PATHS: Record<keyof BootFiles, { default: string[]; s390x: strin
   minisoData: { default: ['coreos/miniso.dat'], s390x: ['coreos/miniso.dat'] },
 };
 
-/** Parses the live ISO at `path` into its manifest. */
-export async function parseLiveIso(path: string): Promise<LiveManifest> {
-  return withIsoFs(path, parseLiveIsoFs);
+/** Parses the live ISO at `path` into its manifest, within the parsing budgets of src/iso/parse-budget.ts. */
+export async function parseLiveIso(path: string, limits: Partial<ParseBudgetLimits> = {}): Promise<LiveManifest> {
+  return withIsoFs(path, parseLiveIsoFs, limits);
 }
 
 /** Parses an already opened image (the caller keeps ownership of `iso`). */

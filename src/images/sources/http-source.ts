@@ -4,9 +4,11 @@
 // a custom CA bundle added to the default roots, `Accept-Encoding: identity`, and an idle
 // timeout on the socket.
 //
-// It checks what a resumed answer really is: a 206 must carry `Content-Range` starting at the
-// requested offset; a 200 means the server ignored the Range (the caller restarts from 0);
-// a 416 whose size equals the offset means the file is complete.
+// It checks what a resumed answer really is: a Range is only ever sent with an If-Range
+// validator (without one it asks for the whole object); a 206 must carry `Content-Range`
+// starting at the requested offset and, when it names an ETag or Last-Modified, the same one as
+// the validator; a 200 means the server ignored the Range or the object changed (the caller
+// restarts from 0); a 416 whose size equals the offset means the file is complete.
 // It does not retry, write files or hash: src/images/download.ts does.
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
@@ -43,6 +45,7 @@ export class HttpSource implements RemoteSource {
   }
 
   async open({ offset, validator, signal }: OpenRequest): Promise<RemoteBody> {
+    if (offset > 0 && !validator) return this.open({ offset: 0, validator: undefined, signal });
     const ranged = offset > 0 ? { range: `bytes=${offset}-`, ...(validator ? { 'if-range': validator } : {}) } : {};
     const res = await this.get(ranged, signal);
     const status = res.statusCode ?? 0;
@@ -54,7 +57,7 @@ export class HttpSource implements RemoteSource {
     }
     if (offset > 0 && status === 206) {
       const range = parseContentRange(res.headers['content-range']);
-      if (range?.start !== offset) {
+      if (range?.start !== offset || !sameValidator(res, validator)) {
         // a range we did not ask for: start over rather than guess
         res.destroy();
         return this.open({ offset: 0, validator: undefined, signal });
@@ -128,6 +131,15 @@ export class HttpSource implements RemoteSource {
       : '';
     return new ImageLoadError('upstream', `${where}: ${describeError(err)}${hint}`, retry, { code }, { cause: err });
   }
+}
+
+/** False when a 206 names an ETag or Last-Modified other than the validator it was asked with. */
+function sameValidator(res: IncomingMessage, validator: string | undefined): boolean {
+  if (validator === undefined) return false;
+  const etag = res.headers.etag;
+  const lastModified = res.headers['last-modified'];
+  if (validator.startsWith('"')) return etag === undefined || etag === validator;
+  return lastModified === undefined || lastModified === validator;
 }
 
 /** A strong ETag, else Last-Modified: what If-Range accepts to guard a resume. */

@@ -1,6 +1,7 @@
 // s3:// sources against s3rver (an S3-compatible server) on loopback with path-style
 // addressing and static credentials: a whole download through the store, a resumed one, and
 // a missing key.
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -62,9 +63,25 @@ describe('s3:// sources', () => {
     }
   });
 
+  it('starts a partial download over when no validator was recorded for it', async () => {
+    const part = path.join(dir, 'no-validator.part');
+    await writeFile(part, Buffer.alloc(400_000, 0xee)); // bytes of unknown origin: never kept
+    const starts: Array<[number | undefined, number]> = [];
+    const source = new S3Source('s3://isos/rhcos/4.17/live.iso', settings.sources.s3);
+    try {
+      const hooks = { signal: new AbortController().signal, onStart: (t: number | undefined, a: number) => starts.push([t, a]), onBytes: () => undefined, onNotice: () => undefined };
+      expect(await downloadToFile(source, part, hooks, DEFAULT_RETRY_POLICY)).toEqual({ sha256: sha256(iso), size: iso.length });
+      expect(starts).toEqual([[iso.length, 0]]);
+    } finally {
+      source.close();
+    }
+  });
+
   it('resumes a partial download with a ranged GetObject', async () => {
     const part = path.join(dir, 'resume.part');
     await writeFile(part, iso.subarray(0, 400_000));
+    // the validator recorded by the attempt that wrote those bytes: s3rver's ETag is the MD5 of the object
+    await writeFile(`${part}.json`, JSON.stringify({ validator: `"${createHash('md5').update(iso).digest('hex')}"`, total: iso.length }));
     const starts: Array<[number | undefined, number]> = [];
     const source = new S3Source('s3://isos/rhcos/4.17/live.iso', settings.sources.s3);
     try {

@@ -42,6 +42,8 @@ export class S3Source implements RemoteSource {
   }
 
   async open({ offset, validator, signal }: OpenRequest): Promise<RemoteBody> {
+    // a Range without If-Match could splice two versions of the object: only resume with an ETag
+    if (offset > 0 && !validator) return this.open({ offset: 0, validator: undefined, signal });
     let out;
     try {
       out = await this.s3().send(

@@ -25,6 +25,8 @@ export interface Behaviour {
   contentLength?: number;
   /** Strong ETag (default: sha256-based); `null` sends none. */
   etag?: string | null;
+  /** Last-Modified to send (none by default); If-Range matches it as well as the ETag. */
+  lastModified?: string;
   /** Send a 302 to this URL instead. */
   redirectTo?: string;
 }
@@ -108,8 +110,13 @@ export class IsoServer {
     let start = 0;
     const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
     const ifRange = req.headers['if-range'];
-    const rangeApplies = range && !b.ignoreRange && (ifRange === undefined || ifRange === etag);
-    const headers: http.OutgoingHttpHeaders = { 'Content-Type': 'application/octet-stream', 'Accept-Ranges': 'bytes', ...(etag ? { ETag: etag } : {}) };
+    const rangeApplies = range && !b.ignoreRange && (ifRange === undefined || ifRange === etag || (b.lastModified !== undefined && ifRange === b.lastModified));
+    const headers: http.OutgoingHttpHeaders = {
+      'Content-Type': 'application/octet-stream',
+      'Accept-Ranges': 'bytes',
+      ...(etag ? { ETag: etag } : {}),
+      ...(b.lastModified ? { 'Last-Modified': b.lastModified } : {}),
+    };
     if (rangeApplies) {
       start = Number(range[1]);
       if (start >= body.length) {

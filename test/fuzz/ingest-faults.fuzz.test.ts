@@ -1,0 +1,165 @@
+// Fuzz category ingest-faults (issue 15, findings 3 and 5): the real CLI (`bootsmith images
+// pull`, `bootsmith serve`) as a child process, killed with SIGKILL part way through a download,
+// then started again against a source that may have changed meanwhile — with a strong ETag, with
+// Last-Modified only, or with neither validator. Afterwards the verified file must be exactly
+// the version the source serves now: a file that matches neither version (a splice), or any
+// file under the final name while the download was unfinished, counts as data lost.
+// Then a download onto a full disk (an 8 MiB tmpfs): the pull fails naming the disk, leaves no
+// partial file, and the space is usable again.
+import { readFileSync } from 'node:fs';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IsoServer } from '../../src/images/test-support/iso-server.js';
+import { requireTmpfs } from '../../src/images/test-support/tmpfs.js';
+import { REPO_ROOT, makeTempDir, removeDir } from '../../src/iso/test-fixtures.js';
+import { FUZZ_SEED, LONG } from './support/budget.js';
+import { exitWithin, freePort, poll, startCli } from './support/children.js';
+import { recordFigures } from './support/figures.js';
+
+type Validator = 'etag' | 'last-modified' | 'none';
+interface Round {
+  runner: 'pull' | 'serve';
+  validator: Validator;
+  /** Whether the object changes between the kill and the restart. */
+  changes: boolean;
+}
+
+const BASE_ROUNDS: Round[] = [
+  { runner: 'pull', validator: 'none', changes: true },
+  { runner: 'pull', validator: 'etag', changes: false },
+  { runner: 'pull', validator: 'last-modified', changes: true },
+  { runner: 'serve', validator: 'none', changes: true },
+  { runner: 'pull', validator: 'etag', changes: true },
+];
+/** A pull of a 1 MiB image from loopback takes seconds; past this the child counts as hung. */
+const CHILD_BOUND_MS = 60_000;
+const ROUNDS = LONG ? [...BASE_ROUNDS, ...BASE_ROUNDS, ...BASE_ROUNDS, ...BASE_ROUNDS] : BASE_ROUNDS;
+
+/** Deterministic kill points (bytes sent) from the campaign seed, inside the first half of the image. */
+function killPoint(round: number): number {
+  const x = Math.imul(FUZZ_SEED ^ (round * 0x9e3779b1), 0x85ebca6b) >>> 0;
+  return 120_000 + (x % 300_000);
+}
+
+describe('ingest-faults', () => {
+  // the bundled demo live ISO (1 MiB)
+  const v1 = readFileSync(path.join(REPO_ROOT, 'fixtures/iso/x86_64.iso'));
+  const v2 = Buffer.from(v1);
+  for (const at of [200_000, 495_000]) v2.fill(0x5a, at, at + 1000); // file data only: v2 is still a live ISO
+  const server = new IsoServer();
+  let dir: string;
+  const figures = { cases: 0, crashes: 0, hangs: 0, wrongAcceptances: 0, dataLost: 0 };
+  const problems: string[] = [];
+  const notes: string[] = [];
+
+  beforeAll(async () => {
+    await server.start();
+    dir = makeTempDir('fuzz-ingest');
+  });
+  afterAll(async () => {
+    recordFigures({ category: 'ingest-faults', ...figures, notes: notes.join('; ') });
+    await server.stop();
+    removeDir(dir);
+  });
+
+  function serveVersion(route: string, body: Buffer, validator: Validator, version: number, slow: boolean): void {
+    server.serve(route, body, {
+      ...(slow ? { chunkBytes: 32 * 1024, delayMs: 25 } : {}),
+      etag: validator === 'etag' ? `"v${version}"` : null,
+      ...(validator === 'last-modified' ? { lastModified: new Date(Date.UTC(2026, 0, version)).toUTCString() } : {}),
+    });
+  }
+
+  async function verifiedFiles(dataDir: string): Promise<string[]> {
+    const images = path.join(dataDir, 'images');
+    return (await readdir(images).catch(() => [])).filter((f) => f.endsWith('.iso')).map((f) => path.join(images, f));
+  }
+
+  it('kill -9 during a download, then a restart: the verified file is the current version, never a mix', async () => {
+    for (const [i, round] of ROUNDS.entries()) {
+      const route = `/round-${i}.iso`;
+      const dataDir = path.join(dir, `round-${i}`);
+      const port = await freePort();
+      const images = [{ openshift_version: '4.16', cpu_architecture: 'x86_64', url: server.url(route), version: '416.0.0' }];
+      const env = { DATA_DIR: dataDir, OS_IMAGES: JSON.stringify(images), LISTEN_PORT: String(port), LISTEN_ADDRESS: '127.0.0.1', LOG_LEVEL: 'warn' };
+      const args = round.runner === 'pull' ? ['images', 'pull'] : ['serve'];
+      figures.cases++;
+
+      serveVersion(route, v1, round.validator, 1, true);
+      const before = server.bytesSent;
+      const first = startCli(args, env);
+      const kill = killPoint(i);
+      await poll(`round ${i}: ${kill} bytes sent`, 60_000, async () => (server.bytesSent - before >= kill ? true : undefined));
+      first.proc.kill('SIGKILL');
+      await first.exited;
+      if ((await verifiedFiles(dataDir)).length > 0) {
+        figures.dataLost++;
+        problems.push(`round ${i}: a file under the final name after the kill`);
+      }
+
+      const current = round.changes ? v2 : v1;
+      serveVersion(route, current, round.validator, round.changes ? 2 : 1, false);
+      const second = startCli(args, env);
+      if (round.runner === 'pull') {
+        const code = await exitWithin(second, CHILD_BOUND_MS);
+        if (code === 'hung') figures.hangs++;
+        if (code !== 0) {
+          figures.crashes++;
+          problems.push(`round ${i}: images pull exited ${String(code)}: ${second.output().slice(-1500)}`);
+          continue;
+        }
+      } else {
+        await poll(`round ${i}: the image ready`, 60_000, async () => {
+          const res = await fetch(`http://127.0.0.1:${port}/health`);
+          const body = (await res.json()) as { images: Array<{ state: string }> };
+          return body.images[0]?.state === 'ready' ? true : undefined;
+        });
+        second.proc.kill('SIGKILL');
+        await second.exited;
+      }
+      const files = await verifiedFiles(dataDir);
+      const bytes = files.length === 1 ? await readFile(files[0]!) : undefined;
+      const got = bytes === undefined ? 'nothing' : bytes.equals(v2) ? 'v2' : bytes.equals(v1) ? 'v1' : 'a mix';
+      if (got !== (round.changes ? 'v2' : 'v1')) {
+        figures.dataLost++;
+        problems.push(`round ${i} (${JSON.stringify(round)}, killed after ${kill} bytes): verified file is ${got}`);
+      }
+      const hits = server.hitsFor(route);
+      notes.push(`${round.runner}/${round.validator}${round.changes ? '/changed' : ''}: ${hits.length} requests, last ${hits.at(-1)?.range ?? 'whole object'} → ${got}`);
+      await rm(dataDir, { recursive: true, force: true });
+    }
+    expect(problems).toEqual([]);
+  });
+
+  const tmpfs = requireTmpfs(8 * 1024 * 1024);
+  it.skipIf('reason' in tmpfs)(`a pull onto a full disk leaves no partial file and the space is usable again${'reason' in tmpfs ? ` (skipped: ${tmpfs.reason})` : ''}`, async () => {
+    if ('reason' in tmpfs) return;
+    try {
+      const big = Buffer.alloc(12 * 1024 * 1024, 0x42);
+      server.serve('/big.iso', big, { chunkBytes: 256 * 1024 });
+      const dataDir = path.join(tmpfs.dir, 'data');
+      const images = [{ openshift_version: '4.17', cpu_architecture: 'x86_64', url: server.url('/big.iso'), version: '417.0.0' }];
+      for (let attempt = 1; attempt <= 2; attempt++) {
+        figures.cases++;
+        const child = startCli(['images', 'pull', '--json'], { DATA_DIR: dataDir, OS_IMAGES: JSON.stringify(images), LOG_LEVEL: 'warn' });
+        const code = await exitWithin(child, CHILD_BOUND_MS);
+        if (code === 'hung') figures.hangs++;
+        if (code !== 1) problems.push(`full disk, attempt ${attempt}: exit ${String(code)}`);
+        if (!/the disk holding .*images is full \(ENOSPC\)/.test(child.output())) problems.push(`full disk, attempt ${attempt}: no disk named in ${child.output().slice(-800)}`);
+        const left = (await readdir(path.join(dataDir, 'images'))).filter((f) => f.includes('.part'));
+        if (left.length > 0) {
+          figures.dataLost++;
+          problems.push(`full disk, attempt ${attempt}: left ${left.join(', ')}`);
+        }
+        // what the database would need next: the space is there again
+        await writeFile(path.join(tmpfs.dir, 'next-write'), Buffer.alloc(6 * 1024 * 1024));
+        await rm(path.join(tmpfs.dir, 'next-write'));
+      }
+      notes.push(`full disk: 2 pulls onto an 8 MiB tmpfs, free afterwards ${Math.round(tmpfs.free() / 1024)} KiB`);
+      expect(problems).toEqual([]);
+    } finally {
+      tmpfs.unmount();
+    }
+  });
+});
