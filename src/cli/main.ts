@@ -3,17 +3,20 @@
 //   bootsmith serve [--role all|image|core]   run the service (configuration from the environment)
 //   bootsmith iso inspect <file.iso>           print the parsed CoreOS live layout as JSON
 //   bootsmith images pull|list                 fetch and verify the configured base images / show the cache
+//   bootsmith db export|import                 move InfraEnvs and hosts as JSON (also out of a PGlite-era DATA_DIR)
 import { ConfigError, loadConfig } from '../config.js';
 import { describeError } from '../errors.js';
 import { parseLiveIso } from '../iso/live-layout.js';
 import { createLogger } from '../logger.js';
 import { startService } from '../service.js';
+import { DB_USAGE, dbCommand } from './db.js';
 import { IMAGES_USAGE, imagesCommand } from './images.js';
 
 const USAGE = `usage:
   bootsmith serve [--role all|image|core]
   bootsmith iso inspect <file.iso>
-${IMAGES_USAGE}`;
+${IMAGES_USAGE}
+${DB_USAGE}`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -22,6 +25,8 @@ async function main(argv: string[]): Promise<number> {
       return serve(rest);
     case 'images':
       return imagesCommand(rest, { env: process.env, stdout: process.stdout, stderr: process.stderr });
+    case 'db':
+      return dbCommand(rest, { env: process.env, stdout: process.stdout, stderr: process.stderr });
     case 'iso':
       if (rest[0] === 'inspect' && rest[1]) {
         process.stdout.write(`${JSON.stringify(await parseLiveIso(rest[1]), null, 2)}\n`);

@@ -70,6 +70,7 @@ export async function openDatabase(options: { databaseUrl?: string; dataDir: str
 
 function poolDatabase(pool: import('pg').Pool, embedded?: EmbeddedServer): SqlDatabase {
   pool.on('error', () => undefined); // idle client errors surface on the next query
+  let closing: Promise<void> | undefined;
   const run = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
@@ -101,9 +102,12 @@ function poolDatabase(pool: import('pg').Pool, embedded?: EmbeddedServer): SqlDa
           client.release(broken);
         }
       }),
-    async close() {
-      await pool.end();
-      await embedded?.stop();
+    close() {
+      closing ??= (async () => {
+        await pool.end();
+        await embedded?.stop();
+      })();
+      return closing;
     },
   };
 }

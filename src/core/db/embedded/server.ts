@@ -228,6 +228,9 @@ function runAsIds(requested: string | undefined): Owner | undefined {
 
 async function prepareHome(layout: Layout, owner: Owner | undefined): Promise<void> {
   try {
+    const dataDir = path.dirname(layout.home);
+    await mkdir(dataDir, { recursive: true });
+    await access(dataDir, constants.W_OK); // EROFS/EACCES said plainly (a recursive mkdir would say ENOENT)
     await mkdir(layout.home, { recursive: true, mode: 0o711 });
     if (owner) await ensureTraversable(path.dirname(layout.home), owner);
     await access(layout.home, constants.W_OK);
@@ -331,6 +334,13 @@ async function clearLeftovers(layout: Layout, logger: Logger): Promise<void> {
   }
   if (pid && Number.isInteger(pid) && pid > 0) {
     if (await isOurPostgres(pid, layout.data)) {
+      const owner = await owningProcess(pid);
+      if (owner) {
+        throw new EmbeddedPostgresError(
+          `DATA_DIR is in use: its PostgreSQL (pid ${pid}) belongs to a running process (pid ${owner}); stop that bootsmith first, or give this one another DATA_DIR`,
+          { pid, owner },
+        );
+      }
       logger.warn({ pid }, 'found a running PostgreSQL left by a previous bootsmith: stopping it cleanly before starting ours');
       await stopPid(pid);
     } else {
@@ -355,6 +365,22 @@ async function isOurPostgres(pid: number, dataDir: string): Promise<boolean> {
     return /postgres/.test(cmd[0] ?? '') && (await readlink(`/proc/${pid}/cwd`).catch(() => '')) === dataDir;
   } catch {
     return false;
+  }
+}
+
+/**
+ * The live Node.js process (a running bootsmith) whose child the postmaster is, if any. A
+ * postmaster left by a killed bootsmith has been re-parented to init or a subreaper.
+ */
+async function owningProcess(pid: number): Promise<number | undefined> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const ppid = Number(/^PPid:\s*(\d+)/m.exec(status)?.[1] ?? 0);
+    if (ppid <= 1) return undefined;
+    const exe = await readlink(`/proc/${ppid}/exe`).catch(() => '');
+    return /node/.test(path.basename(exe)) ? ppid : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -401,7 +427,9 @@ async function stopChild(c: ChildProcess): Promise<void> {
   const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
   for (const [signal, waitMs] of [['SIGINT', FAST_SHUTDOWN_TIMEOUT_MS], ['SIGQUIT', QUIT_TIMEOUT_MS], ['SIGKILL', QUIT_TIMEOUT_MS]] as const) {
     c.kill(signal);
-    const done = await Promise.race([exited.then(() => true), delay(waitMs).then(() => false)]);
+    let timer: NodeJS.Timeout | undefined;
+    const done = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), waitMs)))]);
+    clearTimeout(timer);
     if (done) return;
   }
 }
