@@ -3,7 +3,7 @@
 // Exports every row of infra_envs, hosts, events and service_keys (the signing keys, so
 // agent and image tokens stay valid) as JSON objects, through PostgreSQL's own to_jsonb, and
 // imports them with jsonb_populate_recordset in one transaction: rows already present (same
-// key) are kept, nothing is half-imported. Works on any SqlExecutor, including a PGlite-era
+// key; for events, same time, subject and message) are kept, nothing is half-imported. Works on any SqlExecutor, including a PGlite-era
 // database opened only by the export command. The document holds pull secrets and keys:
 // callers write it 0600. Does not open databases itself.
 import { BadRequestError } from '../../errors.js';
@@ -19,6 +19,10 @@ const TABLES = [
   { name: 'events', conflict: '', skip: ['seq'] },
   { name: 'service_keys', conflict: '(name)', skip: [] },
 ] as const;
+
+/** Events have no natural key: one with the same time, subject and message is the same event. */
+const EVENT_ALREADY_THERE = `WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.event_time = r.event_time AND e.name = r.name
+  AND e.message = r.message AND e.infra_env_id IS NOT DISTINCT FROM r.infra_env_id AND e.host_id IS NOT DISTINCT FROM r.host_id)`;
 
 export type TableName = (typeof TABLES)[number]['name'];
 
@@ -82,8 +86,8 @@ export async function importDump(db: SqlDatabase, dump: Dump): Promise<Record<Ta
       const result = await tx.query<{ n: string }>(
         `WITH ins AS (
            INSERT INTO ${t.name} (${list})
-           SELECT ${list} FROM jsonb_populate_recordset(NULL::${t.name}, $1::jsonb)
-           ${t.conflict ? `ON CONFLICT ${t.conflict} DO NOTHING` : ''}
+           SELECT ${cols.map((c) => `r."${c}"`).join(', ')} FROM jsonb_populate_recordset(NULL::${t.name}, $1::jsonb) r
+           ${t.conflict ? `ON CONFLICT ${t.conflict} DO NOTHING` : EVENT_ALREADY_THERE}
            RETURNING 1)
          SELECT count(*)::text AS n FROM ins`,
         [JSON.stringify(rows)],
