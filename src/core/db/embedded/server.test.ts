@@ -3,7 +3,7 @@
 // (restarted by the supervisor; 503 from the API meanwhile), a dead server's postmaster.pid,
 // and clear errors for a read-only or full DATA_DIR (tmpfs mounts; skipped where mount fails).
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -169,6 +169,24 @@ describe('embedded PostgreSQL server', () => {
     await writeFile(pidFile, `${dead}\n${layoutOf(dataDir).data}\n0\n5432\n\n\n\n`);
     const db = await open(dataDir);
     expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+
+  test('as root, binaries the PostgreSQL user cannot reach are copied into DATA_DIR once', async () => {
+    if (process.getuid?.() !== 0) {
+      console.warn('skipped: only root runs PostgreSQL as another user');
+      return;
+    }
+    const { findPostgresBinaries } = await import('./binaries.js');
+    const real = await findPostgresBinaries();
+    const hidden = await tempDir(); // 0700, root's: the postgres user cannot enter it
+    await cp(path.dirname(path.dirname(real.postgres)), path.join(hidden, 'native'), { recursive: true, verbatimSymlinks: true });
+    const binaries = { ...real, initdb: path.join(hidden, 'native', 'bin', 'initdb'), postgres: path.join(hidden, 'native', 'bin', 'postgres') };
+    const dataDir = await tempDir();
+    const server = await startEmbeddedServer({ dataDir, logger: silent, binaries });
+    cleanups.push(() => server.stop());
+    expect(server.state()).toBe('running');
+    const exe = await readlink(`/proc/${server.pid()}/exe`);
+    expect(exe.startsWith(path.join(layoutOf(dataDir).home, `native-${real.version}`))).toBe(true);
   });
 
   test('missing binaries, read-only and full DATA_DIRs give clear errors', async () => {

@@ -14,7 +14,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, chmod, chown, mkdir, readFile, readdir, readlink, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { access, chmod, chown, cp, mkdir, readFile, readdir, readlink, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -119,8 +119,9 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
   const layout = layoutOf(path.resolve(options.dataDir));
   const owner = runAsIds(options.runAsUser ?? process.env.EMBEDDED_POSTGRES_USER);
   await prepareHome(layout, owner);
+  const runnable = owner ? await binariesRunnableBy(binaries, owner, layout, logger) : binaries;
   const password = await loadPassword(layout.passwordFile);
-  if (!(await exists(path.join(layout.data, 'PG_VERSION')))) await initCluster(binaries, layout, owner, password, logger);
+  if (!(await exists(path.join(layout.data, 'PG_VERSION')))) await initCluster(runnable, layout, owner, password, logger);
 
   const socketPath = path.join(layout.run, `.s.PGSQL.${SOCKET_PORT}`);
   const useSocket = Buffer.byteLength(socketPath) <= MAX_SOCKET_PATH_BYTES;
@@ -147,7 +148,7 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
   const launch = async (): Promise<void> => {
     await clearLeftovers(layout, logger);
     const started = Date.now();
-    const c = await spawnServer(binaries, args, owner, logger);
+    const c = await spawnServer(runnable, args, owner, logger);
     child = c;
     state = 'running';
     c.once('exit', (code, signal) => {
@@ -260,6 +261,39 @@ async function ensureTraversable(dataDir: string, owner: Owner): Promise<void> {
       );
     }
     if (dir === path.dirname(dir)) return;
+  }
+}
+
+/**
+ * As root, the binaries are executed as another user, who may not be able to reach
+ * node_modules (a checkout under /root). Then the package's `native/` tree (binaries, libraries,
+ * share/, found relative to each other) is copied once into DATA_DIR/postgres/native-<version>.
+ */
+async function binariesRunnableBy(binaries: PostgresBinaries, owner: Owner, layout: Layout, logger: Logger): Promise<PostgresBinaries> {
+  const native = path.dirname(path.dirname(binaries.postgres));
+  if (await searchableBy(path.dirname(binaries.postgres), owner)) return binaries;
+  const copy = path.join(layout.home, `native-${binaries.version}`);
+  const copied: PostgresBinaries = { ...binaries, initdb: path.join(copy, 'bin', 'initdb'), postgres: path.join(copy, 'bin', 'postgres') };
+  if (await exists(copied.postgres)) return copied;
+  logger.info({ from: native, to: copy, user: owner.name }, 'the PostgreSQL binaries are not reachable by the user PostgreSQL runs as: copying them into DATA_DIR');
+  try {
+    await rm(`${copy}.tmp`, { recursive: true, force: true });
+    await cp(native, `${copy}.tmp`, { recursive: true, verbatimSymlinks: true });
+    await rename(`${copy}.tmp`, copy);
+  } catch (err) {
+    await rm(`${copy}.tmp`, { recursive: true, force: true }).catch(() => undefined);
+    throw explainFsError(err, `copy the PostgreSQL binaries into ${copy}`);
+  }
+  return copied;
+}
+
+/** Whether `dir` and every parent can be searched by `owner` (mode bits; root bypasses them, owner does not). */
+async function searchableBy(dir: string, owner: Owner): Promise<boolean> {
+  for (let d = dir; ; d = path.dirname(d)) {
+    const s = await stat(d);
+    const ok = s.uid === owner.uid ? (s.mode & 0o100) !== 0 : s.gid === owner.gid ? (s.mode & 0o010) !== 0 : (s.mode & 0o001) !== 0;
+    if (!ok) return false;
+    if (d === path.dirname(d)) return true;
   }
 }
 
