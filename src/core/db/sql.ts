@@ -43,7 +43,9 @@ export function isConnectionError(err: unknown): boolean {
   const code = typeof e?.code === 'string' ? e.code : '';
   if (code.startsWith('08')) return true; // connection exception
   if (['57P01', '57P02', '57P03', '53300'].includes(code)) return true; // shutdown, crash, starting, too many connections
-  if (['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)) return true;
+  const syscall = (err as { syscall?: unknown } | undefined)?.syscall;
+  // socket errors only (a file's ENOENT is not the database being down)
+  if (['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code) && ['connect', 'read', 'write'].includes(String(syscall))) return true;
   const message = typeof e?.message === 'string' ? e.message : '';
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down|in recovery mode)/i.test(message);
 }
