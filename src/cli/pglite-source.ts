@@ -1,8 +1,9 @@
 // Opens a PGlite-era database (DATA_DIR/db) for `bootsmith db export --pglite`, and nothing
-// else: PGlite (PostgreSQL 17 compiled to WebAssembly, ~700 MiB resident) is loaded only inside
-// this command. The embedded PostgreSQL 18 server cannot open that cluster (another major
-// version, and no pg_upgrade among the packaged binaries), so the rows are read through PGlite.
-// It works on a copy in a temporary directory: the original is never written.
+// else: PGlite (PostgreSQL compiled to 32-bit WebAssembly, ~700 MiB resident) is loaded only
+// inside this command. The embedded server cannot open that cluster even though both are
+// PostgreSQL 18: tried, it refuses with "database files are incompatible with server ...
+// initialized without USE_FLOAT8_BYVAL" (a 32-bit on-disk layout), so the rows are read
+// through PGlite. It works on a copy in a temporary directory: the original is never written.
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
