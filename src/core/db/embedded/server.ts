@@ -105,6 +105,7 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
   const binaries = options.binaries ?? (await findPostgresBinaries());
   const layout = layoutOf(path.resolve(options.dataDir));
   const owner = runAsIds(options.runAsUser ?? process.env.EMBEDDED_POSTGRES_USER);
+  if (owner) logger.info({ user: owner.name, uid: owner.uid }, 'bootsmith runs as root: the embedded PostgreSQL runs as an unprivileged user');
   await prepareHome(layout, owner);
   const runnable = owner ? await binariesRunnableBy(binaries, owner, layout, logger) : binaries;
   const password = await loadPassword(layout.passwordFile);
