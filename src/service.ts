@@ -82,7 +82,7 @@ export async function startService(config: Config, logger: Logger, options: { de
       ignitionCache = new CachedIgnitionSource(source, { ttlMs: config.ignitionCacheTtlMs, metrics });
       artifacts = new ArtifactService(registry, ignitionCache, config.embedCompression, imageServiceBaseUrl);
     }
-    handler = createApp({ logger, metrics, registry, ...(artifacts ? { artifacts } : {}), ...(core ? { coreRouter: core.router } : {}) });
+    handler = createApp({ logger, metrics, registry, ...(artifacts ? { artifacts } : {}), ...(core ? { coreRouter: core.router, databaseHealth: core.databaseHealth } : {}) });
   } catch (err) {
     server.close();
     await core?.close();

@@ -1,5 +1,5 @@
-// Diagnostic for workload 6: the agent heartbeat's SQL alone on embedded PGlite, without
-// HTTP, one statement sequence after the other (PGlite serialises them anyway), for 5,000
+// Diagnostic for workload 6: the agent heartbeat's SQL alone on the embedded PostgreSQL server,
+// without HTTP, one statement sequence after the other, for 5,000
 // hosts spread N per InfraEnv. Compares what heartbeat() runs today with two leaner shapes,
 // which bounds the rate any HTTP front can reach; then times one host-monitor pass over the
 // 5,000 hosts, during which every other statement waits (one transaction on one connection).

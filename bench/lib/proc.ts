@@ -190,3 +190,42 @@ export function parseBashTimes(text: string): number | undefined {
   }
   return total;
 }
+
+/** `pid` and every process below it (bootsmith and its embedded PostgreSQL's processes). */
+export function processTree(pid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // raced with an exit
+    }
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child);
+  return tree;
+}
+
+/**
+ * Memory of a process tree in KiB: summed RSS (counts pages shared between the processes once
+ * per process: PostgreSQL's shared buffers and libraries, an overestimate) and summed PSS
+ * (each shared page divided among its sharers: what the tree really costs).
+ */
+export function treeMemory(pid: number): { rssKiB: number; pssKiB: number; processes: number } {
+  let rssKiB = 0;
+  let pssKiB = 0;
+  let processes = 0;
+  for (const p of processTree(pid)) {
+    try {
+      const rollup = readFileSync(`/proc/${p}/smaps_rollup`, 'utf8');
+      rssKiB += Number(/^Rss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+      pssKiB += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+      processes++;
+    } catch {
+      // gone
+    }
+  }
+  return { rssKiB, pssKiB, processes };
+}

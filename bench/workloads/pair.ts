@@ -1,4 +1,4 @@
-// The side-by-side pair of workloads 1-4: one bootsmith (all-in-one, embedded PGlite,
+// The side-by-side pair of workloads 1-4: one bootsmith (all-in-one, embedded PostgreSQL,
 // in-process Ignition) serving an InfraEnv's full.iso spliced from the base ISO, and nginx
 // serving the pre-embedded copy of exactly those bytes (downloaded once from bootsmith, the
 // copy-then-embed reference), laid out sparse like the base, from the same disk.

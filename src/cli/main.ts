@@ -4,12 +4,14 @@
 //   bootsmith iso inspect <file.iso>           print the parsed CoreOS live layout as JSON
 //   bootsmith images pull|list                 fetch and verify the configured base images / show the cache
 //   bootsmith auth rotate-admin                new admin token (DATA_DIR/auth/admin-token); the old one stops working
+//   bootsmith db export|import                 move InfraEnvs and hosts as JSON (also out of a PGlite-era DATA_DIR)
 import { ConfigError, loadConfig } from '../config.js';
 import { describeError } from '../errors.js';
 import { redactText } from '../http/redact.js';
 import { parseLiveIso } from '../iso/live-layout.js';
 import { createLogger } from '../logger.js';
 import { startService } from '../service.js';
+import { DB_USAGE, dbCommand } from './db.js';
 import { IMAGES_USAGE, imagesCommand } from './images.js';
 import { AUTH_USAGE, authCommand } from './auth.js';
 
@@ -17,7 +19,8 @@ const USAGE = `usage:
   bootsmith serve [--role all|image|core]
   bootsmith iso inspect <file.iso>
 ${IMAGES_USAGE}
-${AUTH_USAGE}`;
+${AUTH_USAGE}
+${DB_USAGE}`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -28,6 +31,8 @@ async function main(argv: string[]): Promise<number> {
       return imagesCommand(rest, { env: process.env, stdout: process.stdout, stderr: process.stderr });
     case 'auth':
       return authCommand(rest, { env: process.env, stdout: process.stdout, stderr: process.stderr });
+    case 'db':
+      return dbCommand(rest, { env: process.env, stdout: process.stdout, stderr: process.stderr });
     case 'iso':
       if (rest[0] === 'inspect' && rest[1]) {
         process.stdout.write(`${JSON.stringify(await parseLiveIso(rest[1]), null, 2)}\n`);

@@ -1,7 +1,7 @@
 // End-to-end tests of the assisted API over real HTTP: InfraEnv CRUD, a scripted
 // discovery agent driving the host state machine, events, iPXE, bad input. Every
 // response body is checked against the swagger definitions when they are present.
-// Runs on PGlite, and on PostgreSQL when TEST_DATABASE_URL is set.
+// Runs on the embedded PostgreSQL server, and on TEST_DATABASE_URL when it is set.
 import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from './contract-schema.js';
-import { http, inventory, PULL_SECRET, pgliteBackend, startHarness, type Harness } from './test-support.js';
+import { http, inventory, PULL_SECRET, embeddedBackend, startHarness, type Harness } from './test-support.js';
 
 const contract = loadContract();
 
@@ -15,7 +15,7 @@ describe('local auth', () => {
   let admin: Record<string, string>;
 
   beforeAll(async () => {
-    const s = await pgliteBackend.create();
+    const s = await embeddedBackend().create();
     cleanup = s.cleanup;
     dataDir = s.dataDir;
     h = await startHarness(s, { authType: 'local', runMonitor: false, imageServiceBaseUrl: 'http://img:8080' });

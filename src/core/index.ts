@@ -13,6 +13,7 @@ import { LocalKeys } from './auth/local-keys.js';
 import type { CoreContext } from './context.js';
 import { migrate } from './db/migrations.js';
 import { createRepository } from './db/repository.js';
+import { pgliteEraNotice } from './db/pglite-era.js';
 import { openDatabase } from './db/sql.js';
 import { registerDownloadRoutes } from './handlers/downloads.js';
 import { registerEventRoutes } from './handlers/events.js';
@@ -61,6 +62,8 @@ export interface CoreAuthHelpers {
 
 export interface Core {
   router: Router;
+  /** What /health reports about storage: the engine, its state, and what an operator must do. */
+  databaseHealth(): { engine: 'embedded' | 'external'; state: string; notices: string[] };
   ignitionSource: IgnitionSource;
   auth: CoreAuthHelpers;
   close(): Promise<void>;
@@ -74,6 +77,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     await db.close().catch(() => undefined);
     throw err;
   }
+  const pgliteNotice = options.databaseUrl ? undefined : await pgliteEraNotice(options.dataDir);
+  if (pgliteNotice) options.logger.warn(pgliteNotice);
   const repo = createRepository(db);
   const keys = options.authType === 'local'
     ? await LocalKeys.load(repo, options.dataDir, { adminTokenTtlMs: options.adminTokenTtlMs, sharedDatabase: !!options.databaseUrl })
@@ -118,6 +123,11 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   };
   return {
     router,
+    databaseHealth: () => ({
+      engine: db.embedded ? 'embedded' : 'external',
+      state: db.embedded ? db.embedded.state() : 'connected',
+      notices: pgliteNotice ? [pgliteNotice] : [],
+    }),
     ignitionSource: createIgnitionSource(ctx),
     auth: {
       adminToken: () => needKeys().adminToken(),

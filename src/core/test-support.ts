@@ -1,6 +1,7 @@
 // Test helpers for the core's suites: a fake ImageCatalog, a core behind a real HTTP
-// server on port 0, and throwaway databases (PGlite in a temp dir, or a fresh
-// database on TEST_DATABASE_URL). Used only by *.test.ts files.
+// server on port 0, and throwaway databases: a fresh database per test on the run's one
+// embedded PostgreSQL server (test/support/embedded-postgres-setup.ts), and on
+// TEST_DATABASE_URL when it is set. Used only by *.test.ts files.
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -32,17 +33,9 @@ export interface Backend {
   create(): Promise<{ dataDir: string; databaseUrl?: string; cleanup(): Promise<void> }>;
 }
 
-export const pgliteBackend: Backend = {
-  name: 'pglite',
-  async create() {
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bootsmith-core-'));
-    return { dataDir, cleanup: () => rm(dataDir, { recursive: true, force: true }) };
-  },
-};
-
-export function postgresBackend(url: string): Backend {
+export function postgresBackend(url: string, name = 'postgres'): Backend {
   return {
-    name: 'postgres',
+    name,
     async create() {
       const pg = (await import('pg')).default;
       const dbName = `bootsmith_test_${randomBytes(6).toString('hex')}`;
@@ -51,7 +44,7 @@ export function postgresBackend(url: string): Backend {
       await admin.query(`CREATE DATABASE ${dbName}`);
       await admin.end();
       const u = new URL(url);
-      u.pathname = `/${dbName}`;
+      u.pathname = `/${dbName}`; // the query (e.g. ?host=<socket dir>) is kept
       const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bootsmith-core-pg-'));
       return {
         dataDir,
@@ -68,9 +61,16 @@ export function postgresBackend(url: string): Backend {
   };
 }
 
+/** The run's embedded PostgreSQL server (started once by the unit suite's globalSetup). */
+export function embeddedBackend(): Backend {
+  const url = process.env.BOOTSMITH_TEST_EMBEDDED_URL;
+  if (!url) throw new Error('BOOTSMITH_TEST_EMBEDDED_URL is unset: run through vitest.config.ts (its globalSetup starts the server)');
+  return postgresBackend(url, 'embedded');
+}
+
 export function backends(): Backend[] {
   const url = process.env.TEST_DATABASE_URL;
-  return url ? [pgliteBackend, postgresBackend(url)] : [pgliteBackend];
+  return url ? [embeddedBackend(), postgresBackend(url)] : [embeddedBackend()];
 }
 
 export interface Harness {

@@ -12,7 +12,7 @@ import { imageErrorHandler } from './error-mapping.js';
 import { redactedRequestTarget, redactUrl } from './redact.js';
 import { bootArtifactRoutes } from './routes/boot-artifacts.js';
 import { discoveryImageRoutes } from './routes/discovery-image.js';
-import { healthRoutes } from './routes/health.js';
+import { type DatabaseHealth, healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { pxeInitrdRoutes } from './routes/pxe-initrd.js';
 
@@ -24,6 +24,8 @@ export interface AppParts {
   artifacts?: ArtifactService;
   /** Present when this process serves the assisted API. */
   coreRouter?: Router;
+  /** The core's storage, for /health (present with the assisted API). */
+  databaseHealth?: DatabaseHealth;
 }
 
 export function createApp(parts: AppParts): Express {
@@ -45,7 +47,7 @@ export function createApp(parts: AppParts): Express {
     next();
   });
 
-  app.use(healthRoutes(parts.registry));
+  app.use(healthRoutes(parts.registry, parts.databaseHealth));
   app.use(metricsRoutes(parts.metrics));
   if (parts.coreRouter) app.use('/api/assisted-install', parts.coreRouter);
   if (parts.artifacts) {

@@ -1,6 +1,6 @@
 // The host monitor at a scale that needs several batches: every silent host turns
 // disconnected, hosts that keep checking in stay as they are, and a disconnected host comes
-// back on its next heartbeat. On PGlite, and on PostgreSQL when TEST_DATABASE_URL is set.
+// back on its next heartbeat. On the embedded server, and on TEST_DATABASE_URL when set.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, http, PULL_SECRET, startHarness, type Harness } from '../test-support.js';

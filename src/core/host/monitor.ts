@@ -5,7 +5,7 @@
 // hosts concerned at once), so a pass touches only those, in short batches: no pass holds a
 // transaction, the connection or the rows for long, whatever the number of hosts. Each batch
 // runs under pg_try_advisory_xact_lock(MONITOR_LOCK): with several replicas on one PostgreSQL
-// only the lock holder works (on PGlite the same SQL runs in the single process).
+// only the lock holder works (the embedded server runs the same SQL and locks).
 import type { Logger } from 'pino';
 import type { Repository } from '../db/repository.js';
 import type { HostStatus } from '../model.js';

@@ -2,12 +2,14 @@
 //
 // The status comes from src/http/error-mapping.ts (statusForError). 401/403 are
 // `{code, message}` (infra_error); everything else `{kind:"Error", id, href, code, reason}`.
-// Internal errors are logged without request bodies and answered with a generic reason.
+// Internal errors are logged without request bodies and answered with a generic reason;
+// database connection failures are 503 with Retry-After.
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { BootsmithError } from '../../errors.js';
 import { headersForError, publicMessage, statusForError } from '../../http/error-mapping.js';
 import { redactedRequestTarget } from '../../http/redact.js';
+import { DatabaseUnavailableError, isConnectionError } from '../db/sql.js';
 
 export function errorBody(status: number, message: string): Record<string, unknown> {
   if (status === 401 || status === 403) return { code: status, message };
@@ -19,8 +21,11 @@ export function sendError(res: Response, status: number, message: string): void 
 }
 
 export function assistedErrorHandler(logger: Logger) {
-  return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
+  return (thrown: unknown, req: Request, res: Response, next: NextFunction): void => {
     void next;
+    // the database is down or restarting: 503 + Retry-After, never a 500 with a stack
+    // (sql.ts already types these; this catches any connection error that escaped it)
+    const err = !(thrown instanceof BootsmithError) && isConnectionError(thrown) ? new DatabaseUnavailableError('connection failed') : thrown;
     if (res.headersSent) {
       res.destroy();
       return;

@@ -1,18 +1,22 @@
 // Liveness and readiness:
 //   GET /live    200 as long as the process serves HTTP
 //   GET /health  200 when at least one base image is ready (503 otherwise), with every
-//                image's state and reason, and the configuration problems found at start.
+//                image's state and reason, and the configuration problems found at start;
+//                with the assisted API also `database` (engine, state, notices such as how to
+//                move a PGlite-era DATA_DIR).
 import { Router } from 'express';
 import type { ImageRegistry } from '../../images/registry.js';
 
-export function healthRoutes(registry: ImageRegistry | undefined): Router {
+export type DatabaseHealth = () => { engine: string; state: string; notices: string[] };
+
+export function healthRoutes(registry: ImageRegistry | undefined, database?: DatabaseHealth): Router {
   const router = Router();
   router.get('/live', (_req, res) => {
     res.json({ status: 'ok' });
   });
   router.get(['/health', '/ready'], (_req, res) => {
     if (!registry) {
-      res.json({ status: 'ok', images: [] });
+      res.json({ status: 'ok', images: [], ...(database ? { database: database() } : {}) });
       return;
     }
     const health = registry.health();
@@ -20,6 +24,7 @@ export function healthRoutes(registry: ImageRegistry | undefined): Router {
       status: health.ready ? 'ok' : 'no base image is ready',
       images: health.images,
       problems: health.problems,
+      ...(database ? { database: database() } : {}),
     });
   });
   return router;

@@ -1,0 +1,99 @@
+// `bootsmith db export|import`: the core's data as one JSON document, and back.
+//
+// Exports every row of infra_envs, hosts, events and service_keys (the signing keys, so
+// agent and image tokens stay valid) as JSON objects, through PostgreSQL's own to_jsonb, and
+// imports them with jsonb_populate_recordset in one transaction: rows already present (same
+// key; for events, same time, subject and message) are kept, nothing is half-imported. Works on any SqlExecutor, including a PGlite-era
+// database opened only by the export command. The document holds pull secrets and keys:
+// callers write it 0600. Does not open databases itself.
+import { BadRequestError } from '../../errors.js';
+import type { SqlDatabase, SqlExecutor } from './sql.js';
+
+export const DUMP_FORMAT = 'bootsmith-db-export';
+export const DUMP_VERSION = 1;
+
+/** Tables in dependency order (hosts reference infra_envs). `serial` columns are left to the target. */
+const TABLES = [
+  { name: 'infra_envs', conflict: '(id)', skip: [] as string[] },
+  { name: 'hosts', conflict: '(infra_env_id, id)', skip: [] },
+  { name: 'events', conflict: '', skip: ['seq'] },
+  { name: 'service_keys', conflict: '(name)', skip: [] },
+] as const;
+
+/** Events have no natural key: one with the same time, subject and message is the same event. */
+const EVENT_ALREADY_THERE = `WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.event_time = r.event_time AND e.name = r.name
+  AND e.message = r.message AND e.infra_env_id IS NOT DISTINCT FROM r.infra_env_id AND e.host_id IS NOT DISTINCT FROM r.host_id)`;
+
+export type TableName = (typeof TABLES)[number]['name'];
+
+export interface Dump {
+  format: typeof DUMP_FORMAT;
+  version: typeof DUMP_VERSION;
+  exportedAt: string;
+  tables: Record<TableName, Record<string, unknown>[]>;
+}
+
+export async function exportDump(db: SqlExecutor): Promise<Dump> {
+  const tables = {} as Dump['tables'];
+  for (const t of TABLES) {
+    const order = t.name === 'events' ? 'seq' : t.name === 'hosts' ? 'infra_env_id, id' : t.name === 'service_keys' ? 'name' : 'id';
+    const [row] = await db.query<{ rows: Record<string, unknown>[] | null }>(
+      `SELECT jsonb_agg(to_jsonb(t) ORDER BY ${order}) AS rows FROM ${t.name} t`,
+    );
+    tables[t.name] = (row?.rows ?? []).map((r) => {
+      for (const k of t.skip) delete r[k];
+      return r;
+    });
+  }
+  return { format: DUMP_FORMAT, version: DUMP_VERSION, exportedAt: new Date().toISOString(), tables };
+}
+
+/** Parses and checks a dump document; says what is wrong with a bad one. */
+export function parseDump(text: string): Dump {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new BadRequestError(`not a JSON document: ${(err as Error).message}`);
+  }
+  const d = doc as Partial<Dump> | null;
+  if (!d || d.format !== DUMP_FORMAT) throw new BadRequestError(`not a ${DUMP_FORMAT} document`);
+  if (d.version !== DUMP_VERSION) throw new BadRequestError(`unsupported export version ${String(d.version)} (this bootsmith reads ${DUMP_VERSION})`);
+  for (const t of TABLES) {
+    const rows = d.tables?.[t.name];
+    if (rows !== undefined && !(Array.isArray(rows) && rows.every((r) => r && typeof r === 'object' && !Array.isArray(r)))) {
+      throw new BadRequestError(`tables.${t.name} must be a list of objects`);
+    }
+  }
+  return { ...(d as Dump), tables: Object.fromEntries(TABLES.map((t) => [t.name, d.tables?.[t.name] ?? []])) as Dump['tables'] };
+}
+
+/** Imports in one transaction; returns the rows added per table (existing keys are kept). */
+export async function importDump(db: SqlDatabase, dump: Dump): Promise<Record<TableName, number>> {
+  return db.transaction(async (tx) => {
+    const added = {} as Record<TableName, number>;
+    for (const t of TABLES) {
+      const rows = dump.tables[t.name];
+      if (rows.length === 0) {
+        added[t.name] = 0;
+        continue;
+      }
+      const cols = (await tx.query<{ column_name: string }>(
+        `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
+        [t.name],
+      )).map((c) => c.column_name).filter((c) => !(t.skip as readonly string[]).includes(c));
+      const list = cols.map((c) => `"${c}"`).join(', ');
+      const result = await tx.query<{ n: string }>(
+        `WITH ins AS (
+           INSERT INTO ${t.name} (${list})
+           SELECT ${cols.map((c) => `r."${c}"`).join(', ')} FROM jsonb_populate_recordset(NULL::${t.name}, $1::jsonb) r
+           ${t.conflict ? `ON CONFLICT ${t.conflict} DO NOTHING` : EVENT_ALREADY_THERE}
+           RETURNING 1)
+         SELECT count(*)::text AS n FROM ins`,
+        [JSON.stringify(rows)],
+      );
+      added[t.name] = Number(result[0]?.n ?? 0);
+    }
+    return added;
+  });
+}

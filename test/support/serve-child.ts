@@ -1,0 +1,70 @@
+// A real `bootsmith serve` child process for crash tests: started on a free loopback port with
+// a given DATA_DIR, killed with any signal, and the embedded PostgreSQL processes of a
+// DATA_DIR found through /proc (their working directory is DATA_DIR/postgres/data).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdir, readlink } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { REPO_ROOT } from './build-cli.js';
+
+/** First start includes initdb (≈1 s idle, several on a loaded machine). */
+const READY_TIMEOUT_MS = 60_000;
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServeChild {
+  child: ChildProcess;
+  url: string;
+  api: string;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+export async function startServe(cli: string, dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<ServeChild> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let out = '';
+  const child = spawn(process.execPath, [cli, 'serve', '--role', 'core'], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LISTEN_ADDRESS: '127.0.0.1', LISTEN_PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const take = (b: Buffer) => {
+    out = (out + b.toString('utf8')).slice(-64 * 1024);
+  };
+  child.stdout!.on('data', take);
+  child.stderr!.on('data', take);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const until = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`bootsmith serve exited during start:\n${out}`);
+    const ok = await fetch(`${url}/api/assisted-install/v2/infra-envs`).then((r) => r.status === 200, () => false);
+    if (ok) break;
+    if (Date.now() > until) {
+      child.kill('SIGKILL');
+      throw new Error(`bootsmith serve not ready within ${READY_TIMEOUT_MS} ms:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, url, api: `${url}/api/assisted-install/v2`, output: () => out, exited };
+}
+
+/** PIDs of the PostgreSQL processes (postmaster and backends) running on DATA_DIR. */
+export async function postgresProcesses(dataDir: string): Promise<number[]> {
+  const pgdata = path.join(path.resolve(dataDir), 'postgres', 'data');
+  const found: number[] = [];
+  for (const e of await readdir('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    if ((await readlink(`/proc/${e}/cwd`).catch(() => '')) === pgdata) found.push(Number(e));
+  }
+  return found;
+}
