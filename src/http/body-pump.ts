@@ -112,7 +112,12 @@ class BodyPump implements BodySink {
     if (segment.prefix !== undefined) this.write(Buffer.from(segment.prefix, 'latin1'));
     const rep = this.rep;
     if (rep.readInto) {
-      const copier = new PositionalCopier(rep as Required<Pick<Representation, 'readInto'>>, segment.start, segment.end, this);
+      const copier = new PositionalCopier(
+        rep as Required<Pick<Representation, 'readInto'>>,
+        segment.start,
+        segment.end,
+        this,
+      );
       this.current = copier;
       copier.resume();
       return;

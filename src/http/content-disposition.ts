@@ -26,7 +26,9 @@ export function contentDisposition(filename: string): string {
   }
   let encoded = '';
   for (const byte of Buffer.from(filename, 'utf8')) {
-    encoded += isAttrChar(byte) ? String.fromCharCode(byte) : `%${byte < 16 ? '0' : ''}${byte.toString(16).toUpperCase()}`;
+    encoded += isAttrChar(byte)
+      ? String.fromCharCode(byte)
+      : `%${byte < 16 ? '0' : ''}${byte.toString(16).toUpperCase()}`;
   }
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
@@ -42,7 +44,17 @@ function isAttrChar(b: number): boolean {
     (b >= 0x30 && b <= 0x39) ||
     (b >= 0x41 && b <= 0x5a) ||
     (b >= 0x61 && b <= 0x7a) ||
-    b === 0x21 || b === 0x23 || b === 0x24 || b === 0x26 || b === 0x2b || b === 0x2d ||
-    b === 0x2e || b === 0x5e || b === 0x5f || b === 0x60 || b === 0x7c || b === 0x7e
+    b === 0x21 ||
+    b === 0x23 ||
+    b === 0x24 ||
+    b === 0x26 ||
+    b === 0x2b ||
+    b === 0x2d ||
+    b === 0x2e ||
+    b === 0x5e ||
+    b === 0x5f ||
+    b === 0x60 ||
+    b === 0x7c ||
+    b === 0x7e
   );
 }

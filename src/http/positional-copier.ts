@@ -57,7 +57,9 @@ export class PositionalCopier implements SegmentCopier {
       }
       this.position = position + length;
       try {
-        this.sink.write(length === buffer.length ? buffer : buffer.subarray(0, length), () => bodyBufferPool.giveBack(buffer));
+        this.sink.write(length === buffer.length ? buffer : buffer.subarray(0, length), () =>
+          bodyBufferPool.giveBack(buffer),
+        );
       } catch (e) {
         this.sink.fail(e);
         return;

@@ -18,7 +18,11 @@ describe('evaluatePreconditions (RFC 9110 §13.2.2)', () => {
     ['If-Unmodified-Since the same second', { 'if-unmodified-since': LM }, 'proceed'],
     ['If-Unmodified-Since later', { 'if-unmodified-since': LATER }, 'proceed'],
     ['If-Unmodified-Since garbage', { 'if-unmodified-since': 'garbage' }, 'proceed'],
-    ['If-Unmodified-Since ignored under If-Match', { 'if-match': '"v1-abc"', 'if-unmodified-since': EARLIER }, 'proceed'],
+    [
+      'If-Unmodified-Since ignored under If-Match',
+      { 'if-match': '"v1-abc"', 'if-unmodified-since': EARLIER },
+      'proceed',
+    ],
     ['If-None-Match with the ETag', { 'if-none-match': '"v1-abc"' }, 'not-modified'],
     ['If-None-Match *', { 'if-none-match': '*' }, 'not-modified'],
     ['If-None-Match with the weak form', { 'if-none-match': 'W/"v1-abc"' }, 'not-modified'],
@@ -27,10 +31,22 @@ describe('evaluatePreconditions (RFC 9110 §13.2.2)', () => {
     ['If-Modified-Since later', { 'if-modified-since': LATER }, 'not-modified'],
     ['If-Modified-Since earlier', { 'if-modified-since': EARLIER }, 'proceed'],
     ['If-Modified-Since garbage', { 'if-modified-since': 'not a date' }, 'proceed'],
-    ['If-Modified-Since ignored under If-None-Match', { 'if-none-match': '"other"', 'if-modified-since': LATER }, 'proceed'],
-    ['If-Match failing before If-None-Match', { 'if-match': '"other"', 'if-none-match': '"v1-abc"' }, 'precondition-failed'],
+    [
+      'If-Modified-Since ignored under If-None-Match',
+      { 'if-none-match': '"other"', 'if-modified-since': LATER },
+      'proceed',
+    ],
+    [
+      'If-Match failing before If-None-Match',
+      { 'if-match': '"other"', 'if-none-match': '"v1-abc"' },
+      'precondition-failed',
+    ],
     ['If-Match passing, then If-None-Match', { 'if-match': '"v1-abc"', 'if-none-match': '"v1-abc"' }, 'not-modified'],
-    ['preconditions before Range', { 'if-match': '"other"', range: 'bytes=0-', 'if-range': '"old"' }, 'precondition-failed'],
+    [
+      'preconditions before Range',
+      { 'if-match': '"other"', range: 'bytes=0-', 'if-range': '"old"' },
+      'precondition-failed',
+    ],
     ['If-Range with the strong ETag', { range: 'bytes=0-9', 'if-range': '"v1-abc"' }, 'proceed'],
     ['If-Range with the date', { range: 'bytes=0-9', 'if-range': LM }, 'proceed'],
     ['If-Range with another ETag', { range: 'bytes=0-9', 'if-range': '"old"' }, 'ignore-range'],
@@ -38,7 +54,11 @@ describe('evaluatePreconditions (RFC 9110 §13.2.2)', () => {
     ['If-Range with a later date', { range: 'bytes=0-9', 'if-range': LATER }, 'ignore-range'],
     ['If-Range with garbage', { range: 'bytes=0-9', 'if-range': 'nope' }, 'ignore-range'],
     ['If-Range without Range', { 'if-range': '"old"' }, 'proceed'],
-    ['If-None-Match wins over a stale If-Range', { 'if-none-match': '*', range: 'bytes=0-9', 'if-range': '"old"' }, 'not-modified'],
+    [
+      'If-None-Match wins over a stale If-Range',
+      { 'if-none-match': '*', range: 'bytes=0-9', 'if-range': '"old"' },
+      'not-modified',
+    ],
   ])('%s → %s', (_what, headers, decision) => {
     expect(evaluatePreconditions(headers, VALIDATORS)).toBe(decision);
   });
@@ -52,6 +72,8 @@ describe('evaluatePreconditions (RFC 9110 §13.2.2)', () => {
   });
 
   it('treats an If-Range given as an array as not matching', () => {
-    expect(evaluatePreconditions({ range: 'bytes=0-9', 'if-range': ['"v1-abc"'] as unknown as string }, VALIDATORS)).toBe('ignore-range');
+    expect(
+      evaluatePreconditions({ range: 'bytes=0-9', 'if-range': ['"v1-abc"'] as unknown as string }, VALIDATORS),
+    ).toBe('ignore-range');
   });
 });

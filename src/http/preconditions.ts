@@ -6,7 +6,8 @@
 // Does NOT: parse the Range itself, build responses or headers (src/http/response-plan.ts),
 // or handle methods other than GET/HEAD (304 is the GET/HEAD answer of §13.1.2).
 import type { IncomingHttpHeaders } from 'node:http';
-import { ifRangeMatches, matchEntityTag, parseHttpDate } from './range.js';
+import { ifRangeMatches, matchEntityTag } from './entity-tag.js';
+import { parseHttpDate } from './http-date.js';
 
 /** What the conditionals say about the request. */
 export type PreconditionDecision =

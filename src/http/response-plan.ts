@@ -18,7 +18,10 @@ import { parseRange, type ByteRange } from './range.js';
 import type { Representation } from './representation.js';
 
 /** What planning needs to know about a representation: everything but its bytes. */
-export type RepresentationMeta = Pick<Representation, 'size' | 'etag' | 'lastModified' | 'contentType' | 'filename' | 'cacheControl'>;
+export type RepresentationMeta = Pick<
+  Representation,
+  'size' | 'etag' | 'lastModified' | 'contentType' | 'filename' | 'cacheControl'
+>;
 
 /** One stretch of the body: optional framing text (latin1) followed by representation bytes start..end. */
 export interface Segment {
@@ -105,7 +108,12 @@ export function planResponse(
     headers['Content-Type'] = contentType;
     headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
     headers['Content-Length'] = String(end - start + 1);
-    return { status: 206, headers, segments: head ? NO_SEGMENTS : [{ prefix: undefined, start, end }], trailer: undefined };
+    return {
+      status: 206,
+      headers,
+      segments: head ? NO_SEGMENTS : [{ prefix: undefined, start, end }],
+      trailer: undefined,
+    };
   }
 
   // multipart/byteranges. A random boundary cannot collide with the data in practice; part
@@ -135,5 +143,11 @@ function bodiless(status: number, headers: OutgoingHttpHeaders): ResponsePlan {
 }
 
 function errorPlan(error: RangeNotSatisfiableError): ResponsePlan {
-  return { status: statusForError(error), headers: headersForError(error), segments: NO_SEGMENTS, trailer: undefined, error };
+  return {
+    status: statusForError(error),
+    headers: headersForError(error),
+    segments: NO_SEGMENTS,
+    trailer: undefined,
+    error,
+  };
 }

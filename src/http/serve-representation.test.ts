@@ -38,7 +38,12 @@ describe('serveRepresentation: full responses', () => {
     expect(res.complete).toBe(true);
     expect(res.body.equals(DATA)).toBe(true);
     await Promise.all(entry.done);
-    expect(entry.recorded).toEqual({ bytes: DATA.length, starts: 1, ends: [{ outcome: 'complete', error: undefined }], errors: [] });
+    expect(entry.recorded).toEqual({
+      bytes: DATA.length,
+      starts: 1,
+      ends: [{ outcome: 'complete', error: undefined }],
+      errors: [],
+    });
   });
 });
 
@@ -98,17 +103,20 @@ describe('serveRepresentation: HEAD', () => {
     ['a stale If-Range', { Range: 'bytes=0-9', 'If-Range': '"old"' }],
     ['If-None-Match', { 'If-None-Match': '"v1-abc"' }],
     ['If-Match failing', { 'If-Match': '"nope"' }],
-  ] satisfies [string, Record<string, string>][])('with %s sends the GET headers and no body', async (_what, headers) => {
-    const { path, entry } = mount(testRep(DATA, { filename: 'a.iso', cacheControl: 'no-cache' }));
-    const headRes = await send(path, headers, 'HEAD');
-    expect(entry.rep.opened).toHaveLength(0);
-    expect(entry.recorded.starts).toBe(0);
-    const getRes = await send(path, headers, 'GET');
-    expect(headRes.status).toBe(getRes.status);
-    expect(comparable(headRes.headers)).toEqual(comparable(getRes.headers));
-    expect(headRes.body.length).toBe(0);
-    expect(headRes.headers['transfer-encoding']).toBeUndefined();
-  });
+  ] satisfies [string, Record<string, string>][])(
+    'with %s sends the GET headers and no body',
+    async (_what, headers) => {
+      const { path, entry } = mount(testRep(DATA, { filename: 'a.iso', cacheControl: 'no-cache' }));
+      const headRes = await send(path, headers, 'HEAD');
+      expect(entry.rep.opened).toHaveLength(0);
+      expect(entry.recorded.starts).toBe(0);
+      const getRes = await send(path, headers, 'GET');
+      expect(headRes.status).toBe(getRes.status);
+      expect(comparable(headRes.headers)).toEqual(comparable(getRes.headers));
+      expect(headRes.body.length).toBe(0);
+      expect(headRes.headers['transfer-encoding']).toBeUndefined();
+    },
+  );
 });
 
 describe('serveRepresentation: streaming', () => {
@@ -173,7 +181,13 @@ describe('serveRepresentation: streaming', () => {
     const { path, entry } = mount(testRep(1024 ** 3, { chunkSize: 64 * 1024 }));
     await new Promise<void>((resolve) => {
       const req = http.request(
-        { host: '127.0.0.1', port: harness.port, path, agent: false, headers: { Range: 'bytes=0-9,100-200000000,300000000-' } },
+        {
+          host: '127.0.0.1',
+          port: harness.port,
+          path,
+          agent: false,
+          headers: { Range: 'bytes=0-9,100-200000000,300000000-' },
+        },
         (res) => {
           let received = 0;
           res.on('data', (chunk: Buffer) => {
@@ -330,4 +344,3 @@ describe.skipIf(CURL === undefined)('serveRepresentation with curl', () => {
     }
   });
 });
-

@@ -69,7 +69,15 @@ function multipart(name: string, range: string, body: [number, number][], meta: 
 }
 
 function unsatisfiable(name: string, request: Record<string, string>, size = SIZE): RangeCase {
-  return { name, method: 'GET', request, meta: { size }, status: 416, headers: { 'Content-Range': `bytes */${size}` }, body: [] };
+  return {
+    name,
+    method: 'GET',
+    request,
+    meta: { size },
+    status: 416,
+    headers: { 'Content-Range': `bytes */${size}` },
+    body: [],
+  };
 }
 
 function notModified(name: string, request: Record<string, string>): RangeCase {
@@ -146,7 +154,10 @@ export const RANGE_CASES: readonly RangeCase[] = [
   {
     name: 'a representation without a usable date: no Last-Modified, date conditionals ignored',
     method: 'GET',
-    request: { 'If-Modified-Since': 'Fri, 01 Jan 2100 00:00:00 GMT', 'If-Unmodified-Since': 'Thu, 01 Jan 1970 00:00:00 GMT' },
+    request: {
+      'If-Modified-Since': 'Fri, 01 Jan 2100 00:00:00 GMT',
+      'If-Unmodified-Since': 'Thu, 01 Jan 1970 00:00:00 GMT',
+    },
     meta: { lastModified: new Date(Number.NaN) },
     status: 200,
     headers: { 'Accept-Ranges': 'bytes', ETag: ETAG, 'Content-Type': OCTETS, 'Content-Length': String(SIZE) },
@@ -194,32 +205,54 @@ export const RANGE_CASES: readonly RangeCase[] = [
   unsatisfiable('bytes=999999-9999999', { Range: 'bytes=999999-9999999' }),
   unsatisfiable('bytes=-0', { Range: 'bytes=-0' }),
   unsatisfiable(`bytes=${SIZE}-,-0`, { Range: `bytes=${SIZE}-,-0` }),
-  ...['bytes=abc', 'bytes=5-1', 'bytes=0-1;2', 'bytes 0-1', 'bytes=', 'items=0-9', 'bytes=0-1, bytes=4-5'].map((range) =>
-    whole(`malformed or foreign Range ${JSON.stringify(range)} ignored`, { Range: range }),
+  ...['bytes=abc', 'bytes=5-1', 'bytes=0-1;2', 'bytes 0-1', 'bytes=', 'items=0-9', 'bytes=0-1, bytes=4-5'].map(
+    (range) => whole(`malformed or foreign Range ${JSON.stringify(range)} ignored`, { Range: range }),
   ),
 
   // If-Range
   single('If-Range with the matching strong ETag', { Range: 'bytes=10-19', 'If-Range': ETAG }, 10, 19),
   whole('If-Range with another ETag', { Range: 'bytes=10-19', 'If-Range': '"v0-old"' }),
   whole('If-Range with the weak form of the ETag', { Range: 'bytes=10-19', 'If-Range': 'W/"v1-abc"' }),
-  single('If-Range with the exact Last-Modified date', { Range: 'bytes=10-19', 'If-Range': LAST_MODIFIED_HTTP }, 10, 19),
+  single(
+    'If-Range with the exact Last-Modified date',
+    { Range: 'bytes=10-19', 'If-Range': LAST_MODIFIED_HTTP },
+    10,
+    19,
+  ),
   whole('If-Range with a later date', { Range: 'bytes=10-19', 'If-Range': 'Fri, 17 May 2024 10:20:31 GMT' }),
   whole('If-Range with an earlier date', { Range: 'bytes=10-19', 'If-Range': 'Fri, 17 May 2024 10:20:29 GMT' }),
   whole('If-Range with garbage', { Range: 'bytes=10-19', 'If-Range': 'not a validator' }),
-  whole('an unsatisfiable Range ignored when If-Range does not match', { Range: 'bytes=999999-', 'If-Range': '"v0-old"' }),
+  whole('an unsatisfiable Range ignored when If-Range does not match', {
+    Range: 'bytes=999999-',
+    'If-Range': '"v0-old"',
+  }),
   whole('If-Range without a Range', { 'If-Range': '"v0-old"' }),
 
   // If-None-Match / If-Modified-Since
   notModified('If-None-Match with the exact ETag', { 'If-None-Match': ETAG, Range: 'bytes=0-9' }),
   notModified('If-None-Match *', { 'If-None-Match': '*', Range: 'bytes=0-9' }),
-  notModified('If-None-Match with a list containing the ETag', { 'If-None-Match': '"zzz", "v1-abc" , "yyy"', Range: 'bytes=0-9' }),
-  notModified('If-None-Match with the weak form (weak comparison)', { 'If-None-Match': 'W/"v1-abc"', Range: 'bytes=0-9' }),
+  notModified('If-None-Match with a list containing the ETag', {
+    'If-None-Match': '"zzz", "v1-abc" , "yyy"',
+    Range: 'bytes=0-9',
+  }),
+  notModified('If-None-Match with the weak form (weak comparison)', {
+    'If-None-Match': 'W/"v1-abc"',
+    Range: 'bytes=0-9',
+  }),
   whole('If-None-Match without a match: If-Modified-Since not consulted', {
     'If-None-Match': '"other", W/"v2"',
     'If-Modified-Since': 'Fri, 01 Jan 2100 00:00:00 GMT',
   }),
-  { ...notModified('If-Modified-Since the Last-Modified second', { 'If-Modified-Since': LAST_MODIFIED_HTTP }), meta: {}, headers: { ETag: ETAG, 'Last-Modified': LAST_MODIFIED_HTTP } },
-  { ...notModified('If-Modified-Since a later date', { 'If-Modified-Since': 'Sat, 18 May 2024 00:00:00 GMT' }), meta: {}, headers: { ETag: ETAG, 'Last-Modified': LAST_MODIFIED_HTTP } },
+  {
+    ...notModified('If-Modified-Since the Last-Modified second', { 'If-Modified-Since': LAST_MODIFIED_HTTP }),
+    meta: {},
+    headers: { ETag: ETAG, 'Last-Modified': LAST_MODIFIED_HTTP },
+  },
+  {
+    ...notModified('If-Modified-Since a later date', { 'If-Modified-Since': 'Sat, 18 May 2024 00:00:00 GMT' }),
+    meta: {},
+    headers: { ETag: ETAG, 'Last-Modified': LAST_MODIFIED_HTTP },
+  },
   whole('If-Modified-Since an earlier second', { 'If-Modified-Since': 'Fri, 17 May 2024 10:20:29 GMT' }),
   whole('If-Modified-Since garbage', { 'If-Modified-Since': 'not a date' }),
 
@@ -230,16 +263,28 @@ export const RANGE_CASES: readonly RangeCase[] = [
   whole('If-Match with the ETag', { 'If-Match': ETAG }),
   whole('If-Match with a list containing the ETag', { 'If-Match': '"a", "v1-abc"' }),
   whole('If-Match *', { 'If-Match': '*' }),
-  preconditionFailed('If-Unmodified-Since an earlier second', { 'If-Unmodified-Since': 'Fri, 17 May 2024 10:20:29 GMT' }),
+  preconditionFailed('If-Unmodified-Since an earlier second', {
+    'If-Unmodified-Since': 'Fri, 17 May 2024 10:20:29 GMT',
+  }),
   whole('If-Unmodified-Since the Last-Modified second', { 'If-Unmodified-Since': LAST_MODIFIED_HTTP }),
   whole('If-Unmodified-Since a later second', { 'If-Unmodified-Since': 'Fri, 17 May 2024 10:20:31 GMT' }),
   whole('If-Unmodified-Since garbage', { 'If-Unmodified-Since': 'garbage' }),
 
   // evaluation order (RFC 9110 §13.2.2)
   preconditionFailed('If-Match before If-None-Match', { 'If-Match': '"other"', 'If-None-Match': ETAG }),
-  { ...notModified('If-None-Match after a matching If-Match', { 'If-Match': ETAG, 'If-None-Match': ETAG }), meta: {}, headers: { ETag: ETAG, 'Last-Modified': LAST_MODIFIED_HTTP } },
-  whole('If-Unmodified-Since only without If-Match', { 'If-Match': ETAG, 'If-Unmodified-Since': 'Thu, 01 Jan 1970 00:00:00 GMT' }),
-  preconditionFailed('a failed precondition wins over an unsatisfiable Range', { 'If-Match': '"other"', Range: 'bytes=999999-' }),
+  {
+    ...notModified('If-None-Match after a matching If-Match', { 'If-Match': ETAG, 'If-None-Match': ETAG }),
+    meta: {},
+    headers: { ETag: ETAG, 'Last-Modified': LAST_MODIFIED_HTTP },
+  },
+  whole('If-Unmodified-Since only without If-Match', {
+    'If-Match': ETAG,
+    'If-Unmodified-Since': 'Thu, 01 Jan 1970 00:00:00 GMT',
+  }),
+  preconditionFailed('a failed precondition wins over an unsatisfiable Range', {
+    'If-Match': '"other"',
+    Range: 'bytes=999999-',
+  }),
 ];
 
 /** Request header sets for which HEAD must answer exactly the GET's status and headers. */

@@ -29,7 +29,12 @@ export interface ServeHarness {
   /** Registers `rep` under a fresh path. */
   mount<R extends TestRep>(rep: R): { path: string; entry: Entry<R> };
   /** One request on a fresh connection (or `agent`). */
-  send(path: string, headers?: Record<string, string>, method?: string, agent?: http.Agent | false): Promise<RawResponse>;
+  send(
+    path: string,
+    headers?: Record<string, string>,
+    method?: string,
+    agent?: http.Agent | false,
+  ): Promise<RawResponse>;
 }
 
 function recorderHooks(recorded: Recorded): ServeHooks {
@@ -102,7 +107,6 @@ export function useServeHarness(): ServeHarness {
 }
 
 // --- client ----------------------------------------------------------------------------
-
 
 export interface RawResponse {
   status: number;
