@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { unavailable } from '../test-support/requirements.js';
 import { LAST_MODIFIED_HTTP } from './test-support/range-cases.js';
 import { comparable, parseMultipart, useServeHarness, waitFor } from './test-support/serve-harness.js';
 import { DATA, testRep } from './test-support/test-representations.js';
@@ -290,7 +291,7 @@ function headerValue(dump: string, name: string): string | undefined {
   return undefined;
 }
 
-describe.skipIf(CURL === undefined)('serveRepresentation with curl', () => {
+describe.skipIf(unavailable({ curl: CURL !== undefined }))('serveRepresentation with curl', () => {
   it('downloads the whole representation', async () => {
     const { path } = mount(testRep(DATA));
     const { headers, stdout } = await curl([`http://127.0.0.1:${harness.port}${path}`]);
