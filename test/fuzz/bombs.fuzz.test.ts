@@ -6,7 +6,7 @@
 // small heap, not by running out of it. Then the real service, as a child process with bombs
 // in OS_IMAGES next to a good image, must mark every bomb failed (never retried), keep
 // answering /live and the API, serve the good image, and do it again after a restart.
-import { writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,6 +65,7 @@ describe('bombs', () => {
 
   beforeAll(() => {
     dir = makeTempDir('fuzz-bombs');
+    chmodSync(dir, 0o711); // as root the embedded PostgreSQL runs unprivileged: DATA_DIR's parents must be searchable
   });
   afterAll(() => {
     recordFigures({

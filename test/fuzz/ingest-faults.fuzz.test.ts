@@ -6,7 +6,7 @@
 // file under the final name while the download was unfinished, counts as data lost.
 // Then a download onto a full disk (an 8 MiB tmpfs): the pull fails naming the disk, leaves no
 // partial file, and the space is usable again.
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +56,7 @@ describe('ingest-faults', () => {
   beforeAll(async () => {
     await server.start();
     dir = makeTempDir('fuzz-ingest');
+    chmodSync(dir, 0o711); // as root the embedded PostgreSQL runs unprivileged: DATA_DIR's parents must be searchable
   });
   afterAll(async () => {
     recordFigures({ category: 'ingest-faults', ...figures, notes: notes.join('; ') });

@@ -17,7 +17,7 @@
 // deadline check interval and its keep-alive grace second.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -179,6 +179,7 @@ describe('slow and idle clients against bootsmith serve', () => {
 
   beforeAll(async () => {
     workDir = await mkdtemp(path.join(tmpdir(), 'bootsmith-slow-clients-'));
+    await chmod(workDir, 0o711); // as root the embedded PostgreSQL runs unprivileged: DATA_DIR's parents must be searchable
     const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: REPO_ROOT, encoding: 'utf8' });
     if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
     // A 64 MiB CoreOS-style ISO (sparse padding): far more than loopback socket buffers hold.

@@ -11,7 +11,8 @@ export default defineConfig({
   root: fileURLToPath(new URL('../..', import.meta.url)),
   test: {
     include: ['test/fuzz/**/*.fuzz.test.ts'],
-    globalSetup: ['test/fuzz/global-setup.ts'],
+    // The embedded PostgreSQL the core's test harness creates databases in (as the unit suite does).
+    globalSetup: ['test/fuzz/global-setup.ts', 'test/support/embedded-postgres-setup.ts'],
     pool: 'forks',
     // Two cores: campaigns that start servers and children measure hangs, so they run one file at a time.
     fileParallelism: false,
