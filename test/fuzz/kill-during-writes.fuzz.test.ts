@@ -11,10 +11,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { PULL_SECRET } from '../../src/core/test-support.js';
-import { buildCli, type BuiltCli } from '../support/build-cli.js';
 import { postgresProcesses, type ServeChild, startServe } from '../support/serve-child.js';
 import { FUZZ_SEED, fuzzRuns } from './support/budget.js';
 import { recordFigures } from './support/figures.js';
+import { builtCli } from './support/cli.js';
 
 const WRITERS = 6;
 /** The kill comes this long after the writers start (seeded within the range). */
@@ -44,17 +44,14 @@ interface Env {
   hosts: Set<string>;
 }
 
-let built: BuiltCli;
 let dataDir: string;
 beforeAll(async () => {
-  built = await buildCli();
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'bootsmith-kill-'));
   await chmod(dataDir, 0o711);
 }, 300_000);
 afterAll(async () => {
   for (const pid of await postgresProcesses(dataDir).catch(() => [])) process.kill(pid, 'SIGKILL');
   await rm(dataDir, { recursive: true, force: true });
-  await built?.remove();
 });
 
 async function send(method: string, url: string, body: unknown): Promise<{ status: number; json: any } | undefined> {
@@ -104,7 +101,7 @@ test('kill -9 during concurrent writes loses no acknowledged write', async () =>
   for (let round = 0; round < rounds; round++) {
     let svc: ServeChild;
     try {
-      svc = await startServe(built.cli, dataDir);
+      svc = await startServe(builtCli(), dataDir);
     } catch (err) {
       crashes++;
       notes.push(`round ${round}: restart failed: ${(err as Error).message.slice(0, 300)}`);
@@ -163,7 +160,7 @@ test('kill -9 during concurrent writes loses no acknowledged write', async () =>
   }
 
   // last restart: verify, then a clean stop leaves no PostgreSQL behind
-  const last = await startServe(built.cli, dataDir).catch((err: Error) => {
+  const last = await startServe(builtCli(), dataDir).catch((err: Error) => {
     crashes++;
     notes.push(`final restart failed: ${err.message.slice(0, 300)}`);
     return undefined;

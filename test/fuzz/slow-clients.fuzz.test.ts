@@ -27,9 +27,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUZZ_SEED, LONG, fuzzRuns } from './support/budget.js';
 import { recordFigures } from './support/figures.js';
+import { builtCli } from './support/cli.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = path.join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
 const API = '/api/assisted-install/v2';
 
 /** The child's limits (env) and the bound each hostile case gets (limit + slack). */
@@ -87,7 +87,7 @@ async function startChild(name: string, env: Record<string, string>, wrap: strin
   const logPath = path.join(workDir, `${name}.log`);
   const log = createWriteStream(logPath);
   const command = wrap.length ? wrap[0]! : process.execPath;
-  const args = [...wrap.slice(1), ...(wrap.length ? [process.execPath] : []), CLI, 'serve'];
+  const args = [...wrap.slice(1), ...(wrap.length ? [process.execPath] : []), builtCli(), 'serve'];
   const child = spawn(command, args, {
     env: { PATH: process.env.PATH, LISTEN_PORT: String(port), LISTEN_ADDRESS: '127.0.0.1', DATA_DIR: path.join(workDir, `${name}.data`), LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -180,8 +180,6 @@ describe('slow and idle clients against bootsmith serve', () => {
   beforeAll(async () => {
     workDir = await mkdtemp(path.join(tmpdir(), 'bootsmith-slow-clients-'));
     await chmod(workDir, 0o711); // as root the embedded PostgreSQL runs unprivileged: DATA_DIR's parents must be searchable
-    const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: REPO_ROOT, encoding: 'utf8' });
-    if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
     // A 64 MiB CoreOS-style ISO (sparse padding): far more than loopback socket buffers hold.
     const iso = path.join(workDir, 'big.iso');
     const made = spawnSync('bash', [path.join(REPO_ROOT, 'fixtures', 'build-live-iso.sh'), '--size-pad', String(ISO_PAD_MIB), '--out', iso], { encoding: 'utf8' });

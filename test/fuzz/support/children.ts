@@ -1,12 +1,9 @@
-// Fuzz support: the real bootsmith CLI as a child process (support/cli-child.mjs), with its
+// Fuzz support: the real bootsmith CLI (built once per run, support/cli.ts) as a child process, with its
 // output collected, a wait for it to exit, and a free loopback port. Used by the categories that
 // kill -9 a service or fill its configuration with hostile images.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'cli-child.mjs');
+import { builtCli } from './cli.js';
 
 export interface CliChild {
   proc: ChildProcess;
@@ -16,7 +13,7 @@ export interface CliChild {
 }
 
 export function startCli(args: string[], env: Record<string, string>): CliChild {
-  const proc = spawn(process.execPath, [CHILD, ...args], {
+  const proc = spawn(process.execPath, [builtCli(), ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
