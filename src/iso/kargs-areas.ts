@@ -26,7 +26,7 @@ import {
 } from './json-file.js';
 import { readLegacyKargsHeader } from './legacy-headers.js';
 import type { KargsAreas, KargsLocation } from './manifest.js';
-import { decodeKargsArea } from './read-kargs.js';
+import { decodeKargsArea } from './read-embed-areas.js';
 
 export const KARGS_JSON_PATH = 'coreos/kargs.json';
 /** coreos-installer refuses larger areas (COREOS_KARG_EMBED_AREA_MAX_SIZE). */

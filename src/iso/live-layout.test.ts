@@ -6,7 +6,7 @@ import { FormatError } from '../errors.js';
 import { SECTOR_SIZE } from './iso9660.js';
 import { parseLiveIso } from './live-layout.js';
 import type { Extent, LiveManifest } from './manifest.js';
-import { readEmbeddedKargs } from './read-kargs.js';
+import { readEmbeddedKargs } from './read-embed-areas.js';
 import {
   buildFlavors,
   buildIso,

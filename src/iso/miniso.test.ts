@@ -16,7 +16,7 @@ import {
   rebuildMinimalIso,
   type MinisoData,
 } from './miniso.js';
-import { encodeKargsArea, readEmbeddedKargs } from './read-kargs.js';
+import { encodeKargsArea, readEmbeddedKargs } from './read-embed-areas.js';
 import {
   buildIso,
   fixtureIndex,

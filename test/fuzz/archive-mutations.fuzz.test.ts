@@ -18,7 +18,7 @@ import { readInitrd } from '../../src/initrd/initrd.js';
 import { withIsoFs } from '../../src/iso/iso9660.js';
 import type { KargsAreas } from '../../src/iso/manifest.js';
 import { MINISO_PATH, encodeMinisoData, parseMinisoData } from '../../src/iso/miniso-format.js';
-import { decodeKargsArea, encodeKargsArea, trimKargs } from '../../src/iso/read-kargs.js';
+import { decodeKargsArea, encodeKargsArea, trimKargs } from '../../src/iso/read-embed-areas.js';
 import { REPO_ROOT } from '../../src/iso/test-fixtures.js';
 import { fuzzParameters, fuzzRuns } from './support/budget.js';
 import { recordFigures } from './support/figures.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormatError, PayloadTooLargeError } from '../errors.js';
 import { parseLiveIso } from './live-layout.js';
 import type { KargsAreas, LiveManifest } from './manifest.js';
-import { decodeKargsArea, encodeKargsArea, readEmbeddedKargs, readIgnitionArea } from './read-kargs.js';
+import { decodeKargsArea, encodeKargsArea, readEmbeddedKargs, readIgnitionArea } from './read-embed-areas.js';
 import { FixtureSet, fixtureNames, HAVE_FIXTURES, HAVE_XZ } from './test-fixtures.js';
 
 const areas = (size: number, pad = '#', end = '\n'): KargsAreas => ({
