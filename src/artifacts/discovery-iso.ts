@@ -8,7 +8,7 @@ import { BadRequestError } from '../errors.js';
 import type { DiscoveryCustomization } from '../ignition-supply/source.js';
 import type { LiveImage } from '../images/registry.js';
 import { type EmbedCompression, buildEmbedArchive, fitToArea } from '../initrd/embed-archive.js';
-import { encodeKargsArea } from '../iso/read-embed-areas.js';
+import { encodeKargsArea } from '../iso/kargs-codec.js';
 import { type Patch, SplicedFile } from '../splice/spliced-file.js';
 
 export async function buildDiscoveryIso(

@@ -16,7 +16,8 @@ import {
   rebuildMinimalIso,
   type MinisoData,
 } from './miniso.js';
-import { encodeKargsArea, readEmbeddedKargs } from './read-embed-areas.js';
+import { encodeKargsArea } from './kargs-codec.js';
+import { readEmbeddedKargs } from './read-embed-areas.js';
 import {
   buildIso,
   fixtureIndex,
