@@ -66,10 +66,14 @@ describe('decodeKargsArea (coreos-installer KargEmbedAreas::parse)', () => {
 
   it('round-trips what encodeKargsArea writes', () => {
     const a = areas(64);
-    expect(decodeKargsArea(encodeKargsArea('console=ttyS0 rd.neednet=1', a), a.pad, a.end)).toBe('console=ttyS0 rd.neednet=1');
+    expect(decodeKargsArea(encodeKargsArea('console=ttyS0 rd.neednet=1', a), a.pad, a.end)).toBe(
+      'console=ttyS0 rd.neednet=1',
+    );
   });
 
   it('rejects invalid UTF-8', () => {
-    expect(() => decodeKargsArea(Buffer.from([0x61, 0xff, 0x23]), '#', '\n', 'area X')).toThrow(/decoding area X: invalid UTF-8/);
+    expect(() => decodeKargsArea(Buffer.from([0x61, 0xff, 0x23]), '#', '\n', 'area X')).toThrow(
+      /decoding area X: invalid UTF-8/,
+    );
   });
 });

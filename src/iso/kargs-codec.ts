@@ -46,7 +46,8 @@ export function decodeKargsArea(bytes: Buffer, pad: string, end: string, where =
 /** One ASCII character as a byte; kargs.json parsing rejects anything else. */
 function asciiByte(c: string, what: string): number {
   const code = c.charCodeAt(0);
-  if (c.length !== 1 || code > 0x7f) throw new FormatError(`kargs ${what} character ${JSON.stringify(c)} is not a single ASCII character`);
+  if (c.length !== 1 || code > 0x7f)
+    throw new FormatError(`kargs ${what} character ${JSON.stringify(c)} is not a single ASCII character`);
   return code;
 }
 
@@ -70,4 +71,3 @@ export function encodeKargsArea(kargs: string, areas: KargsAreas, location?: Kar
   area.write(text + end, 0, 'utf8');
   return area;
 }
-

@@ -2,13 +2,14 @@ import { open } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { unavailable } from '../test-support/requirements.js';
 import { encodeKargsArea } from './kargs-codec.js';
 import { parseLiveIso } from './live-layout.js';
 import type { KargsAreas, LiveManifest } from './manifest.js';
 import { readEmbeddedKargs, readIgnitionArea } from './read-embed-areas.js';
-import { FixtureSet, fixtureNames, HAVE_FIXTURES, HAVE_XZ } from './test-fixtures.js';
+import { FixtureSet, fixtureNames, HAVE_FIXTURES, HAVE_XZ } from './test-support/fixtures.js';
 
-describe.skipIf(!HAVE_FIXTURES || !HAVE_XZ)('kargs and Ignition areas of the fixtures', () => {
+describe.skipIf(unavailable({ '../shared fixtures': HAVE_FIXTURES, xz: HAVE_XZ }))('kargs and Ignition areas of the fixtures', () => {
   let fx: FixtureSet;
   const withKargs: string[] = [];
   const manifests = new Map<string, LiveManifest>();

@@ -34,11 +34,15 @@ export async function kargsInAreas(read: ReadRange, areas: KargsAreas, imagePath
       );
     }
   }
-  if (first === undefined) throw new FormatError(`checking kargs areas of ${imagePath}: no kargs areas`, { path: imagePath });
+  if (first === undefined)
+    throw new FormatError(`checking kargs areas of ${imagePath}: no kargs areas`, { path: imagePath });
   return first.kargs;
 }
 
-async function withReader<T>(source: string | FileHandle, fn: (read: ReadRange, name: string) => Promise<T>): Promise<T> {
+async function withReader<T>(
+  source: string | FileHandle,
+  fn: (read: ReadRange, name: string) => Promise<T>,
+): Promise<T> {
   const ownHandle = typeof source === 'string';
   const name = typeof source === 'string' ? source : `file descriptor ${source.fd}`;
   let fh: FileHandle;
@@ -56,7 +60,10 @@ async function withReader<T>(source: string | FileHandle, fn: (read: ReadRange, 
 }
 
 /** The kargs currently written in the image's areas (see `kargsInAreas`). */
-export async function readEmbeddedKargs(source: string | FileHandle, manifest: Pick<LiveManifest, 'kargs'>): Promise<string> {
+export async function readEmbeddedKargs(
+  source: string | FileHandle,
+  manifest: Pick<LiveManifest, 'kargs'>,
+): Promise<string> {
   return withReader(source, async (read, name) => {
     if (manifest.kargs === undefined) {
       throw new FormatError(`reading kargs of ${name}: the image has no kargs embed areas`, { path: name });
@@ -66,7 +73,10 @@ export async function readEmbeddedKargs(source: string | FileHandle, manifest: P
 }
 
 /** The current bytes of the Ignition embed area (all zeros in a pristine image). */
-export async function readIgnitionArea(source: string | FileHandle, manifest: Pick<LiveManifest, 'ignition'>): Promise<Buffer> {
+export async function readIgnitionArea(
+  source: string | FileHandle,
+  manifest: Pick<LiveManifest, 'ignition'>,
+): Promise<Buffer> {
   const { offset, length, file } = manifest.ignition;
   return withReader(source, (read) => read(offset, length, `Ignition embed area (${file})`));
 }

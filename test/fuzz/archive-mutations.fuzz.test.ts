@@ -19,7 +19,7 @@ import { withIsoFs } from '../../src/iso/iso9660.js';
 import type { KargsAreas } from '../../src/iso/manifest.js';
 import { MINISO_PATH, encodeMinisoData, parseMinisoData } from '../../src/iso/miniso-format.js';
 import { decodeKargsArea, encodeKargsArea, trimKargs } from '../../src/iso/kargs-codec.js';
-import { REPO_ROOT } from '../../src/iso/test-fixtures.js';
+import { REPO_ROOT } from '../../src/iso/test-support/fixtures.js';
 import { fuzzParameters, fuzzRuns } from './support/budget.js';
 import { recordFigures } from './support/figures.js';
 
