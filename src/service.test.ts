@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_IMAGE_PATH, loadConfig } from './config.js';
 import { readEmbedArea } from './initrd/embed-archive.js';
 import { parseLiveIso } from './iso/live-layout.js';
-import { readEmbeddedKargs } from './iso/read-kargs.js';
+import { readEmbeddedKargs } from './iso/read-embed-areas.js';
 import type { LiveManifest } from './iso/manifest.js';
 import { createLogger } from './logger.js';
 import { type RunningService, startService } from './service.js';

@@ -13,9 +13,9 @@ import type { Config } from './config.js';
 import { type Core, createCore } from './core/index.js';
 import { createApp } from './http/app.js';
 import { createLimitedServer } from './http/listener-limits.js';
-import { CachedIgnitionSource } from './ignition/cached-source.js';
-import { RemoteIgnitionSource } from './ignition/remote-source.js';
-import type { IgnitionSource } from './ignition/source.js';
+import { CachedIgnitionSource } from './ignition-supply/cached-source.js';
+import { RemoteIgnitionSource } from './ignition-supply/remote-source.js';
+import type { IgnitionSource } from './ignition-supply/source.js';
 import { ImageRegistry } from './images/registry.js';
 import { Metrics } from './metrics.js';
 

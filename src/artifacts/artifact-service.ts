@@ -9,14 +9,14 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { BadRequestError, UnavailableError } from '../errors.js';
-import type { Credential, DiscoveryCustomization, DiscoveryImageType, IgnitionSource } from '../ignition/source.js';
+import type { Credential, DiscoveryCustomization, DiscoveryImageType, IgnitionSource } from '../ignition-supply/source.js';
 import type { ImageRegistry, LiveImage, MinimalVariant } from '../images/registry.js';
 import type { EmbedCompression } from '../initrd/embed-archive.js';
 import type { Extent } from '../iso/manifest.js';
 import type { BaseFile } from '../splice/base-file.js';
 import { SplicedFile } from '../splice/spliced-file.js';
 import { buildDiscoveryIso } from './discovery-iso.js';
-import { MinimalPlans, buildMinimalIso } from './minimal-iso.js';
+import { MinimalPlans, buildMinimalIso } from './minimal-discovery-iso.js';
 import { buildPxeInitrd, initrdAddrsize } from './pxe-initrd.js';
 
 export interface ArtifactRequest {

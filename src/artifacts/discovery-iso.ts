@@ -5,10 +5,10 @@
 // Pure composition of the iso, initrd and splice parts; no I/O beyond compression.
 // Never writes a truncated archive: an oversized one is a PayloadTooLargeError.
 import { BadRequestError } from '../errors.js';
-import type { DiscoveryCustomization } from '../ignition/source.js';
+import type { DiscoveryCustomization } from '../ignition-supply/source.js';
 import type { LiveImage } from '../images/registry.js';
 import { type EmbedCompression, buildEmbedArchive, fitToArea } from '../initrd/embed-archive.js';
-import { encodeKargsArea } from '../iso/read-kargs.js';
+import { encodeKargsArea } from '../iso/kargs-codec.js';
 import { type Patch, SplicedFile } from '../splice/spliced-file.js';
 
 export async function buildDiscoveryIso(

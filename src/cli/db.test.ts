@@ -9,7 +9,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { importDump, parseDump } from '../core/db/dump.js';
 import { migrate } from '../core/db/migrations.js';
 import type { SqlDatabase, SqlExecutor } from '../core/db/sql.js';
-import { http, inventory, PULL_SECRET, sshKey, startHarness } from '../core/test-support.js';
+import { http, inventory, PULL_SECRET, sshKey, startHarness } from '../core/test-support/harness.js';
 import { dbCommand } from './db.js';
 
 const dirs: string[] = [];

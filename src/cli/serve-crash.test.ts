@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildCli, type BuiltCli } from '../../test/support/build-cli.js';
 import { postgresProcesses, startServe } from '../../test/support/serve-child.js';
-import { PULL_SECRET } from '../core/test-support.js';
+import { PULL_SECRET } from '../core/test-support/harness.js';
 
 let built: BuiltCli;
 let dataDir: string;

@@ -3,10 +3,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadContract } from './contract-schema.js';
-import { http, inventory, PULL_SECRET, embeddedBackend, startHarness, type Harness } from './test-support.js';
+import { HAVE_SWAGGER } from '../test-support/probes.js';
+import { unavailable } from '../test-support/requirements.js';
+import { loadContract } from './test-support/contract-schema.js';
+import { http, inventory, PULL_SECRET, embeddedBackend, startHarness, type Harness } from './test-support/harness.js';
 
-const contract = loadContract();
+// Without ../shared the conforms() checks cannot run: skipped with a warning here, a failure under CI.
+const contract = unavailable({ '../shared/contracts (the upstream swagger)': HAVE_SWAGGER }) ? undefined : loadContract();
 
 describe('local auth', () => {
   let h: Harness;

@@ -6,7 +6,7 @@
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ImageCatalog } from '../images/catalog.js';
-import type { IgnitionSource } from '../ignition/source.js';
+import type { IgnitionSource } from '../ignition-supply/source.js';
 import { Authorizer } from './auth/authorizer.js';
 import { DEFAULT_IMAGE_TOKEN_TTL_MS, issueImageToken } from './auth/image-tokens.js';
 import { LocalKeys } from './auth/local-keys.js';
@@ -23,9 +23,9 @@ import { registerInstructionRoutes } from './handlers/instructions.js';
 import { startMonitor } from './host/monitor.js';
 import { assistedErrorHandler } from './http/error-handler.js';
 import { inputGuard } from './http/input-guard.js';
-import { DEFAULT_AGENT_IMAGE } from './ignition/discovery.js';
+import { DEFAULT_AGENT_IMAGE } from './discovery-ignition/discovery.js';
 import { getInfraEnvOr404 } from './infraenv/service.js';
-import { createIgnitionSource } from './ignition-source.js';
+import { createIgnitionSource } from './in-process-ignition-source.js';
 
 export interface CoreOptions {
   databaseUrl?: string;

@@ -1,7 +1,7 @@
 // The image side end to end over loopback HTTP: real fixture ISOs, the real range layer,
 // a fake assisted-service upstream (remote Ignition source), and independent readers
 // (xorriso, gzip, cpio) for what ends up in the downloaded bytes.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -16,6 +16,8 @@ import type { LiveManifest } from '../iso/manifest.js';
 import { createLogger } from '../logger.js';
 import { type RunningService, startService } from '../service.js';
 import { FakeAssistedService } from '../test-support/fake-assisted-service.js';
+import { HAVE_CPIO, HAVE_GZIP, HAVE_XORRISO } from '../test-support/probes.js';
+import { unavailable } from '../test-support/requirements.js';
 
 const ID = '0b0c2f5e-7c8d-4e6f-9a1b-2c3d4e5f6a7b';
 const IGNITION = JSON.stringify({ ignition: { version: '3.1.0' }, passwd: { users: [{ name: 'core', sshAuthorizedKeys: ['ssh-ed25519 AAAA test'] }] } });
@@ -24,7 +26,6 @@ const S390X_ISO = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 's390x.iso');
 const MINISO_ISO = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64-miniso.iso');
 /** sha256 of the minimal ISO that MINISO_ISO's coreos/miniso.dat rebuilds (fixtures/README.md). */
 const MINIMAL_SHA256 = 'ebdbe45944929bc56147c8d3a7dce7ad7a4ef453ec84b6de14d4c7174a337bec';
-const hasXorriso = spawnSync('xorriso', ['-version']).status === 0;
 
 interface Reply {
   status: number;
@@ -117,7 +118,7 @@ describe('image side over HTTP', () => {
       expect(contents.ignition?.toString()).toBe(IGNITION);
     });
 
-    it.skipIf(!hasXorriso)('carries the Ignition config readable by xorriso + gzip + cpio', async () => {
+    it.skipIf(unavailable({ xorriso: HAVE_XORRISO, gzip: HAVE_GZIP, cpio: HAVE_CPIO }))('carries the Ignition config readable by xorriso + gzip + cpio', async () => {
       const work = await mkdtemp(path.join(dir, 'xorriso-'));
       await writeFile(path.join(work, 'd.iso'), full.body);
       execFileSync('xorriso', ['-osirrox', 'on', '-indev', 'd.iso', '-extract', '/images/ignition.img', 'ignition.img'], { cwd: work, stdio: 'ignore' });

@@ -5,7 +5,7 @@
 //
 // It does not validate anything: the IgnitionSource decides what a credential opens.
 import type { Request } from 'express';
-import type { Credential } from '../ignition/source.js';
+import type { Credential } from '../ignition-supply/source.js';
 import { stringQuery } from './request-params.js';
 
 export function credentialFromRequest(req: Request): Credential {

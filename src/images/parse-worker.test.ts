@@ -8,7 +8,7 @@ import { FormatError } from '../errors.js';
 import { parseLiveIso } from '../iso/live-layout.js';
 import { BudgetExceededError } from '../iso/parse-budget.js';
 import { rockRidgeChainBomb } from '../iso/test-support/crafted-iso.js';
-import { REPO_ROOT, makeTempDir, removeDir } from '../iso/test-fixtures.js';
+import { REPO_ROOT, makeTempDir, removeDir } from '../iso/test-support/fixtures.js';
 import { ImageLoadError } from './load-error.js';
 import { parseLiveIsoInWorker } from './parse-worker.js';
 import { retryClassOf } from './retry-policy.js';

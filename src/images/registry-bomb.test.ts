@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rockRidgeChainBomb } from '../iso/test-support/crafted-iso.js';
-import { makeTempDir, removeDir } from '../iso/test-fixtures.js';
+import { makeTempDir, removeDir } from '../iso/test-support/fixtures.js';
 import { createLogger } from '../logger.js';
 import { ImageRegistry } from './registry.js';
 import { FIXTURE_ISO, entry } from './test-support/images.js';

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { FormatError } from '../errors.js';
+import { unavailable } from '../test-support/requirements.js';
 import { IsoFs, openIsoFs, SECTOR_SIZE, withIsoFs } from './iso9660.js';
 import {
   buildFlavors,
@@ -19,7 +20,7 @@ import {
   xorrisoReportLba,
   xorrisoVolumeId,
   XORRISO_FLAVORS,
-} from './test-fixtures.js';
+} from './test-support/fixtures.js';
 
 async function walkPaths(iso: IsoFs): Promise<string[]> {
   const out: string[] = [];
@@ -27,7 +28,7 @@ async function walkPaths(iso: IsoFs): Promise<string[]> {
   return out;
 }
 
-describe.skipIf(!HAVE_FIXTURES || !HAVE_XZ)('IsoFs on the coreos-installer fixtures', () => {
+describe.skipIf(unavailable({ '../shared fixtures': HAVE_FIXTURES, xz: HAVE_XZ }))('IsoFs on the coreos-installer fixtures', () => {
   let fx: FixtureSet;
   const fixture = (name: string): string => fx.path(name);
 
@@ -106,7 +107,7 @@ describe.skipIf(!HAVE_FIXTURES || !HAVE_XZ)('IsoFs on the coreos-installer fixtu
     });
   });
 
-  describe.skipIf(!HAVE_XORRISO)('every fixture, cross-checked with xorriso', () => {
+  describe.skipIf(unavailable({ xorriso: HAVE_XORRISO }))('every fixture, cross-checked with xorriso', () => {
     it.each(fixtureNames())('%s: every file xorriso reports resolves to the same extent', async (name) => {
       const iso = await openIsoFs(fixture(name));
       try {
@@ -203,7 +204,7 @@ describe('IsoFs on malformed input', () => {
   });
 });
 
-describe.skipIf(!HAVE_XORRISO)('IsoFs on ISOs built with xorriso', () => {
+describe.skipIf(unavailable({ xorriso: HAVE_XORRISO }))('IsoFs on ISOs built with xorriso', () => {
   let dir: string;
   const tree = {
     'coreos/igninfo.json': '{"file":"images/ignition.img"}\n',

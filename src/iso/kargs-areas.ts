@@ -9,7 +9,7 @@
 // Checks: size <= 2048 (coreos-installer's sanity limit), default kargs fit in size - 1 bytes,
 // at least one area, every area inside its file, pad/end single ASCII characters.
 // Does: build the KargsAreas part of the manifest (locations sorted by offset).
-// Does NOT: check that the areas currently agree (src/iso/read-kargs.ts, called by
+// Does NOT: check that the areas currently agree (src/iso/read-embed-areas.ts, called by
 // live-layout.ts), or encode new kargs.
 
 import { FormatError } from '../errors.js';
@@ -26,7 +26,7 @@ import {
 } from './json-file.js';
 import { readLegacyKargsHeader } from './legacy-headers.js';
 import type { KargsAreas, KargsLocation } from './manifest.js';
-import { decodeKargsArea } from './read-kargs.js';
+import { decodeKargsArea } from './kargs-codec.js';
 
 export const KARGS_JSON_PATH = 'coreos/kargs.json';
 /** coreos-installer refuses larger areas (COREOS_KARG_EMBED_AREA_MAX_SIZE). */

@@ -3,10 +3,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { FormatError } from '../errors.js';
+import { unavailable } from '../test-support/requirements.js';
 import { SECTOR_SIZE } from './iso9660.js';
 import { parseLiveIso } from './live-layout.js';
 import type { Extent, LiveManifest } from './manifest.js';
-import { readEmbeddedKargs } from './read-kargs.js';
+import { readEmbeddedKargs } from './read-embed-areas.js';
 import {
   buildFlavors,
   buildIso,
@@ -26,7 +27,7 @@ import {
   xorrisoVolumeId,
   XORRISO_FLAVORS,
   type XorrisoFile,
-} from './test-fixtures.js';
+} from './test-support/fixtures.js';
 
 const LIVE_FIXTURES = fixtureNames().filter((n) => n.startsWith('embed-areas-'));
 
@@ -57,7 +58,7 @@ function rawLegacyHeaders(image: Buffer): { coreiso?: Extent; coreKarg?: { size:
   return out;
 }
 
-describe.skipIf(!HAVE_FIXTURES || !HAVE_XZ || !HAVE_XORRISO)('parseLiveIso on the coreos-installer fixtures', () => {
+describe.skipIf(unavailable({ '../shared fixtures': HAVE_FIXTURES, xz: HAVE_XZ, xorriso: HAVE_XORRISO }))('parseLiveIso on the coreos-installer fixtures', () => {
   let fx: FixtureSet;
   const manifests = new Map<string, LiveManifest>();
   const fixture = (name: string): string => fx.path(name);
@@ -290,7 +291,7 @@ describe.skipIf(!HAVE_FIXTURES || !HAVE_XZ || !HAVE_XORRISO)('parseLiveIso on th
   });
 });
 
-describe.skipIf(!HAVE_XORRISO)('parseLiveIso on CoreOS-style ISOs built with xorriso', () => {
+describe.skipIf(unavailable({ xorriso: HAVE_XORRISO }))('parseLiveIso on CoreOS-style ISOs built with xorriso', () => {
   let dir: string;
   const kargs = 'coreos.liveiso=test-0 ignition.firstboot ignition.platform.id=metal';
   const size = 200;

@@ -15,7 +15,7 @@ import { JsonFileContext, readJsonObject } from './json-file.js';
 import { locateKargsAreas } from './kargs-areas.js';
 import type { ParseBudgetLimits } from './parse-budget.js';
 import type { BootFiles, Extent, IgnitionArea, KargsAreas, LiveManifest } from './manifest.js';
-import { kargsInAreas } from './read-kargs.js';
+import { kargsInAreas } from './read-embed-areas.js';
 
 export const FEATURES_JSON_PATH = 'coreos/features.json';
 const S390X_AREA_FILE = 'images/cdboot.img';

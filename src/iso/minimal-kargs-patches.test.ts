@@ -3,13 +3,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { FormatError, PayloadTooLargeError } from '../errors.js';
+import { unavailable } from '../test-support/requirements.js';
 import { withIsoFs } from './iso9660.js';
 import { parseLiveIso } from './live-layout.js';
 import type { LiveManifest } from './manifest.js';
 import { minimalKargsPatches, planMinimalKargs, type IsoPatch, type MinimalKargsPlan } from './minimal-kargs-patches.js';
 import { minimalIsoDefaultKargs, minimalIsoKargs } from './minimal-kargs.js';
 import { rebuildMinimalIso } from './miniso.js';
-import { readEmbeddedKargs } from './read-kargs.js';
+import { readEmbeddedKargs } from './read-embed-areas.js';
 import {
   fixtureIndex,
   fixtureNames,
@@ -21,7 +22,7 @@ import {
   REPO_ROOT,
   removeDir,
   xorrisoExtract,
-} from './test-fixtures.js';
+} from './test-support/fixtures.js';
 
 const URL = 'https://bootsmith.example.com/boot-artifacts/rootfs?arch=x86_64&version=4.14';
 const OUR_FULL = path.join(REPO_ROOT, 'fixtures/iso/x86_64-miniso.iso');
@@ -57,7 +58,7 @@ async function checkEdited(edited: string, liveDefault: string, extra = ''): Pro
   expect(kargs).toContain(`coreos.live.rootfs_url="${URL}"`);
 }
 
-describe.skipIf(!HAVE_XZ || !HAVE_XORRISO)('kargs of the minimal ISO rebuilt from our fixture', () => {
+describe.skipIf(unavailable({ xz: HAVE_XZ, xorriso: HAVE_XORRISO }))('kargs of the minimal ISO rebuilt from our fixture', () => {
   let dir = '';
   let minimal = '';
   let m: LiveManifest;
@@ -109,7 +110,7 @@ describe.skipIf(!HAVE_XZ || !HAVE_XORRISO)('kargs of the minimal ISO rebuilt fro
   });
 });
 
-describe.skipIf(!HAVE_FIXTURES || !HAVE_XZ || !HAVE_XORRISO)('kargs of minimal ISOs rebuilt from the coreos-installer fixtures', () => {
+describe.skipIf(unavailable({ '../shared fixtures': HAVE_FIXTURES, xz: HAVE_XZ, xorriso: HAVE_XORRISO }))('kargs of minimal ISOs rebuilt from the coreos-installer fixtures', () => {
   const index = HAVE_FIXTURES ? fixtureIndex() : new Map<string, string[]>();
   const withMiniso = fixtureNames().filter((n) => index.get(n)?.some((l) => l.startsWith('miniso.dat version 1')));
   let fx: FixtureSet;

@@ -14,7 +14,7 @@ import { KARGS_JSON_PATH } from './kargs-areas.js';
 import type { KargsAreas, LiveManifest } from './manifest.js';
 import { rewriteKargsJsonDefault } from './minimal-kargs-json.js';
 import { minimalIsoDefaultKargs, minimalIsoKargs } from './minimal-kargs.js';
-import { encodeKargsArea } from './read-kargs.js';
+import { encodeKargsArea } from './kargs-codec.js';
 
 /** Bytes to lay over `[offset, offset + length)` of the ISO; structurally a src/splice Patch. */
 export interface IsoPatch {

@@ -26,7 +26,7 @@
 // the kargs areas (encodeKargsArea does).
 
 import { BadRequestError, FormatError } from '../errors.js';
-import { trimKargs } from './read-kargs.js';
+import { trimKargs } from './kargs-codec.js';
 
 export const LIVEISO_KARG = 'coreos.liveiso=';
 export const ROOTFS_URL_KARG = 'coreos.live.rootfs_url=';

@@ -25,7 +25,7 @@ import type { LiveManifest } from './manifest.js';
 import { MINISO_MAX_BYTES, MINISO_PATH, parseMinisoData, sectorOffset, type MinisoData } from './miniso-format.js';
 import { XzSliceReader, type Sink } from './miniso-xz.js';
 import { readExactly } from './read-range.js';
-import { kargsInAreas } from './read-kargs.js';
+import { kargsInAreas } from './read-embed-areas.js';
 
 const COPY_CHUNK = 1024 * 1024;
 

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { FormatError } from '../errors.js';
+import { HAVE_CPIO, HAVE_ISOLINUX } from '../test-support/probes.js';
+import { unavailable } from '../test-support/requirements.js';
 import { parseLiveIso } from './live-layout.js';
 import type { LiveManifest } from './manifest.js';
 import {
@@ -16,7 +18,8 @@ import {
   rebuildMinimalIso,
   type MinisoData,
 } from './miniso.js';
-import { encodeKargsArea, readEmbeddedKargs } from './read-kargs.js';
+import { encodeKargsArea } from './kargs-codec.js';
+import { readEmbeddedKargs } from './read-embed-areas.js';
 import {
   buildIso,
   fixtureIndex,
@@ -30,17 +33,11 @@ import {
   removeDir,
   writeTree,
   xorrisoReportLba,
-} from './test-fixtures.js';
+} from './test-support/fixtures.js';
 
 const OUR_FULL = path.join(REPO_ROOT, 'fixtures/iso/x86_64-miniso.iso');
 const OUR_PLAIN = path.join(REPO_ROOT, 'fixtures/iso/x86_64.iso');
 const BUILD_SCRIPT = path.join(REPO_ROOT, 'fixtures/build-live-iso.sh');
-const HAVE_BUILD_TOOLS =
-  HAVE_XORRISO &&
-  HAVE_XZ &&
-  spawnSync('cpio', ['--version'], { stdio: 'ignore' }).status === 0 &&
-  ['/usr/lib/ISOLINUX/isolinux.bin', '/usr/lib/ISOLINUX/isohdpfx.bin', '/usr/lib/syslinux/modules/bios/ldlinux.c32'].every((f) => existsSync(f));
-
 const sha256 = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 function minisoBytes(iso: string, m: LiveManifest): Buffer {
@@ -58,7 +55,7 @@ async function rejection(p: Promise<unknown>): Promise<Error> {
   throw new Error('expected a rejection');
 }
 
-describe.skipIf(!HAVE_FIXTURES || !HAVE_XZ || !HAVE_XORRISO)('minimal ISOs of the coreos-installer fixtures', () => {
+describe.skipIf(unavailable({ '../shared fixtures': HAVE_FIXTURES, xz: HAVE_XZ, xorriso: HAVE_XORRISO }))('minimal ISOs of the coreos-installer fixtures', () => {
   const index = HAVE_FIXTURES ? fixtureIndex() : new Map<string, string[]>();
   const withMiniso = fixtureNames().filter((n) => index.get(n)?.some((l) => l.startsWith('miniso.dat version 1')));
   const without = fixtureNames().filter((n) => n.startsWith('embed-areas-') && !withMiniso.includes(n));
@@ -145,7 +142,7 @@ describe.skipIf(!HAVE_FIXTURES || !HAVE_XZ || !HAVE_XORRISO)('minimal ISOs of th
   });
 });
 
-describe.skipIf(!HAVE_XZ)('minimal ISO of our packed fixture (fixtures/iso/x86_64-miniso.iso)', () => {
+describe.skipIf(unavailable({ xz: HAVE_XZ }))('minimal ISO of our packed fixture (fixtures/iso/x86_64-miniso.iso)', () => {
   let dir = '';
   let manifest: LiveManifest;
   let data: MinisoData;
@@ -289,7 +286,7 @@ describe.skipIf(!HAVE_XZ)('minimal ISO of our packed fixture (fixtures/iso/x86_6
   });
 });
 
-describe.skipIf(!HAVE_BUILD_TOOLS)('round trip: build-live-iso.sh --with-miniso -> pack -> rebuild', () => {
+describe.skipIf(unavailable({ xorriso: HAVE_XORRISO, xz: HAVE_XZ, cpio: HAVE_CPIO, 'isolinux files': HAVE_ISOLINUX }))('round trip: build-live-iso.sh --with-miniso -> pack -> rebuild', () => {
   let dir = '';
   beforeAll(() => {
     dir = makeTempDir('miniso-roundtrip');
@@ -308,7 +305,7 @@ describe.skipIf(!HAVE_BUILD_TOOLS)('round trip: build-live-iso.sh --with-miniso 
   });
 });
 
-describe.skipIf(!HAVE_XORRISO || !HAVE_XZ)('packing refuses ISOs that do not fit together', () => {
+describe.skipIf(unavailable({ xorriso: HAVE_XORRISO, xz: HAVE_XZ }))('packing refuses ISOs that do not fit together', () => {
   let dir = '';
   beforeAll(() => {
     dir = makeTempDir('miniso-pack');

@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormatError } from '../errors.js';
+import { unavailable } from '../test-support/requirements.js';
 import { SECTOR_SIZE } from './directory-record.js';
 import { withIsoFs } from './iso9660.js';
 import { parseLiveIso } from './live-layout.js';
@@ -20,7 +21,7 @@ import {
   spEntry,
   wideSuspIso,
 } from './test-support/crafted-iso.js';
-import { FixtureSet, HAVE_FIXTURES, HAVE_XZ, REPO_ROOT, makeTempDir, removeDir } from './test-fixtures.js';
+import { FixtureSet, HAVE_FIXTURES, HAVE_XZ, REPO_ROOT, makeTempDir, removeDir } from './test-support/fixtures.js';
 
 let dir: string;
 beforeAll(() => {
@@ -126,7 +127,7 @@ describe('parsing budgets', () => {
     }
   });
 
-  describe.skipIf(!HAVE_FIXTURES || !HAVE_XZ)('coreos-installer fixtures', () => {
+  describe.skipIf(unavailable({ '../shared fixtures': HAVE_FIXTURES, xz: HAVE_XZ }))('coreos-installer fixtures', () => {
     let fixtures: FixtureSet;
     beforeAll(() => {
       fixtures = FixtureSet.create('budget');

@@ -12,7 +12,7 @@
 // keys). Such a case counts as a wrong acceptance.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, http as rawHttp, inventory, PULL_SECRET, sshKey, startHarness, type Harness } from '../../src/core/test-support.js';
+import { backends, http as rawHttp, inventory, PULL_SECRET, sshKey, startHarness, type Harness } from '../../src/core/test-support/harness.js';
 import { fuzzParameters, fuzzRuns } from './support/budget.js';
 import { recordFigures } from './support/figures.js';
 

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { type RunningService, startService } from '../../src/service.js';
-import { PULL_SECRET, embeddedBackend } from '../../src/core/test-support.js';
+import { PULL_SECRET, embeddedBackend } from '../../src/core/test-support/harness.js';
 import { fuzzParameters } from './support/budget.js';
 import { recordFigures } from './support/figures.js';
 

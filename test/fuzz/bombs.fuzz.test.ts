@@ -17,7 +17,7 @@ import { SECTOR_SIZE } from '../../src/iso/directory-record.js';
 import { parseLiveIso } from '../../src/iso/live-layout.js';
 import { PARSE_TIME_BUDGET_MS } from '../../src/iso/parse-budget.js';
 import { deepDirectoryBomb, hugeExtentIso, rockRidgeChainBomb, wideSuspIso } from '../../src/iso/test-support/crafted-iso.js';
-import { REPO_ROOT, makeTempDir, removeDir } from '../../src/iso/test-fixtures.js';
+import { REPO_ROOT, makeTempDir, removeDir } from '../../src/iso/test-support/fixtures.js';
 import { fuzzParameters, fuzzRuns } from './support/budget.js';
 import { type CliChild, freePort, poll, startCli } from './support/children.js';
 import { recordFigures } from './support/figures.js';

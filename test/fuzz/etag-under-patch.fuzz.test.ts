@@ -16,7 +16,7 @@ import { parseLiveIso } from '../../src/iso/live-layout.js';
 import type { LiveManifest } from '../../src/iso/manifest.js';
 import { createLogger } from '../../src/logger.js';
 import { type RunningService, startService } from '../../src/service.js';
-import { PULL_SECRET, embeddedBackend, sshKey } from '../../src/core/test-support.js';
+import { PULL_SECRET, embeddedBackend, sshKey } from '../../src/core/test-support/harness.js';
 import { FUZZ_SEED, fuzzRuns } from './support/budget.js';
 import { recordFigures } from './support/figures.js';
 

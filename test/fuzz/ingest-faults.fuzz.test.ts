@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IsoServer } from '../../src/images/test-support/iso-server.js';
 import { requireTmpfs } from '../../src/images/test-support/tmpfs.js';
-import { REPO_ROOT, makeTempDir, removeDir } from '../../src/iso/test-fixtures.js';
+import { REPO_ROOT, makeTempDir, removeDir } from '../../src/iso/test-support/fixtures.js';
 import { FUZZ_SEED, LONG } from './support/budget.js';
 import { exitWithin, freePort, poll, startCli } from './support/children.js';
 import { recordFigures } from './support/figures.js';

@@ -15,7 +15,7 @@ import { SECTOR_SIZE, directoryRecords } from '../../src/iso/directory-record.js
 import { withIsoFs } from '../../src/iso/iso9660.js';
 import { parseLiveIso } from '../../src/iso/live-layout.js';
 import type { LiveManifest } from '../../src/iso/manifest.js';
-import { FixtureSet, HAVE_FIXTURES, HAVE_XZ, REPO_ROOT, findAll, makeTempDir, removeDir } from '../../src/iso/test-fixtures.js';
+import { FixtureSet, HAVE_FIXTURES, HAVE_XZ, REPO_ROOT, findAll, makeTempDir, removeDir } from '../../src/iso/test-support/fixtures.js';
 import { fuzzParameters, fuzzRuns } from './support/budget.js';
 import { recordFigures } from './support/figures.js';
 

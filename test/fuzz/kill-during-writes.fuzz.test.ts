@@ -10,7 +10,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { PULL_SECRET } from '../../src/core/test-support.js';
+import { PULL_SECRET } from '../../src/core/test-support/harness.js';
 import { postgresProcesses, type ServeChild, startServe } from '../support/serve-child.js';
 import { FUZZ_SEED, fuzzRuns } from './support/budget.js';
 import { recordFigures } from './support/figures.js';

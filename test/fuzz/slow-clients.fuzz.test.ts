@@ -25,6 +25,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HAVE_PRLIMIT } from '../../src/test-support/probes.js';
+import { unavailable } from '../../src/test-support/requirements.js';
 import { FUZZ_SEED, LONG, fuzzRuns } from './support/budget.js';
 import { recordFigures } from './support/figures.js';
 import { builtCli } from './support/cli.js';
@@ -325,13 +327,7 @@ describe('slow and idle clients against bootsmith serve', () => {
     expect(wellBehaved).toBeGreaterThan(0);
   }, LONG ? 1_200_000 : 120_000);
 
-  it('answers every real request while 1,100 idle sockets press on a 1,024 open-file limit', async () => {
-    const which = spawnSync('sh', ['-c', 'command -v prlimit'], { encoding: 'utf8' });
-    if (which.status !== 0) {
-      figures.notes.push('open-file scenario skipped: prlimit (util-linux) is not installed');
-      console.warn('slow-clients: prlimit not found, skipping the 1,100-idle-socket scenario');
-      return;
-    }
+  it.skipIf(unavailable({ 'prlimit (util-linux)': HAVE_PRLIMIT }))('answers every real request while 1,100 idle sockets press on a 1,024 open-file limit', async () => {
     const limited = await startChild('nofile', { HTTP_MAX_IDLE_PER_ADDRESS: '1000', OS_IMAGES: JSON.stringify([{ openshift_version: '4.17', cpu_architecture: 'x86_64', url: path.join(REPO_ROOT, 'fixtures', 'iso', 'x86_64.iso'), version: '417.94.202410090854-0' }]) }, ['prlimit', '--nofile=1024:1024', '--']);
     const idle: net.Socket[] = [];
     let answered = 0;

@@ -5,7 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from 'vitest';
-import { embeddedBackend } from '../test-support.js';
+import { embeddedBackend } from '../test-support/harness.js';
 import { DatabaseUnavailableError, isConnectionError, openDatabase } from './sql.js';
 
 async function closedPort(): Promise<number> {

@@ -3,7 +3,7 @@
 // back on its next heartbeat. On the embedded server, and on TEST_DATABASE_URL when set.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, http, PULL_SECRET, startHarness, type Harness } from '../test-support.js';
+import { backends, http, PULL_SECRET, startHarness, type Harness } from '../test-support/harness.js';
 
 const HOSTS = 250; // more than two monitor batches of 100
 

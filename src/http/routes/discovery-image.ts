@@ -5,7 +5,7 @@
 //   GET|HEAD /byapikey/{api_key}/{version}/{arch}/{full|minimal}.iso
 // Path-style URLs need no query string, which BMC virtual-media clients require.
 import { type Request, type Response, Router } from 'express';
-import type { Credential, DiscoveryImageType } from '../../ignition/source.js';
+import type { Credential, DiscoveryImageType } from '../../ignition-supply/source.js';
 import { type ImageRouteContext, artifactRepresentation, sendArtifact } from '../artifact-response.js';
 import { credentialFromRequest } from '../request-credential.js';
 import { infraEnvIdFromToken, infraEnvIdParam, isoTypeFromFilename, isoTypeFromQuery, stringQuery } from '../request-params.js';

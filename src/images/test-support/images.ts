@@ -2,7 +2,7 @@
 // with xorriso (without CoreOS layout, or with arbitrary bytes as coreos/miniso.dat), zips made with the
 // `zip` CLI, self-signed certificates made with openssl, and OS image entries.
 // Used only by tests.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,10 +12,7 @@ import type { OsImageEntry } from '../os-images-config.js';
 export const FIXTURE_ISO = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64.iso');
 /** `build-live-iso.sh --with-miniso`: x86_64.iso's tree plus a real coreos/miniso.dat. */
 export const MINISO_FIXTURE = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64-miniso.iso');
-export const HAVE_XORRISO = spawnSync('xorriso', ['-version'], { stdio: 'ignore' }).status === 0;
-export const HAVE_ZIP = spawnSync('zip', ['-v'], { stdio: 'ignore' }).status === 0;
-export const HAVE_XZ = spawnSync('xz', ['--version'], { stdio: 'ignore' }).status === 0;
-export const HAVE_OPENSSL = spawnSync('openssl', ['version'], { stdio: 'ignore' }).status === 0;
+export { HAVE_OPENSSL, HAVE_XORRISO, HAVE_XZ, HAVE_ZIP } from '../../test-support/probes.js';
 
 export function fixtureBytes(): Buffer {
   return readFileSync(FIXTURE_ISO);

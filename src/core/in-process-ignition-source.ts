@@ -4,11 +4,11 @@
 // api key, bearer JWT, image token; a token of one InfraEnv never opens another),
 // then returns the discovery Ignition, the append-only kernel arguments and, when the
 // InfraEnv has static networking, the minimal-initrd archive. Never logs the result.
-import type { Credential, DiscoveryCustomization, DiscoveryRequest, IgnitionSource } from '../ignition/source.js';
+import type { Credential, DiscoveryCustomization, DiscoveryRequest, IgnitionSource } from '../ignition-supply/source.js';
 import { BadRequestError } from '../errors.js';
 import type { RequestCredentials } from './auth/authorizer.js';
 import type { CoreContext } from './context.js';
-import { renderIgnition } from './ignition/discovery.js';
+import { renderIgnition } from './discovery-ignition/discovery.js';
 import { isUuid } from '../uuid.js';
 import { minimalInitrd } from './infraenv/minimal-initrd.js';
 import { buildDiscoveryIgnition, ensureAgentToken, getInfraEnvOr404 } from './infraenv/service.js';

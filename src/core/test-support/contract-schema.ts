@@ -1,17 +1,16 @@
 // Loads the assisted-service swagger (Swagger 2.0) definitions into ajv for contract tests.
 //
-// Resolves the contracts at path.resolve(repoRoot, '../shared/contracts'); returns
-// undefined when they are absent so suites can skip cleanly. Vendor extensions
+// Reads the swagger from ../shared/contracts (SWAGGER_PATH, src/test-support/probes.ts); returns
+// undefined when it is absent (contract.test.ts fails under CI then, see requirements.ts). Vendor extensions
 // (x-nullable, x-go-*) are ignored; `#/definitions/x` refs resolve within the document.
 import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import YAML from 'yaml';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const SWAGGER_PATH = path.resolve(repoRoot, '../shared/contracts/assisted-service-swagger.yaml');
+import { SWAGGER_PATH } from '../../test-support/probes.js';
+
+export { SWAGGER_PATH };
 
 export interface Contract {
   validate(definition: string, body: unknown): string[];

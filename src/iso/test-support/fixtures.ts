@@ -2,26 +2,18 @@
 // dir), independent views of an image through xorriso, tiny ISOs built with xorriso, and
 // byte-patching helpers. Used only by *.test.ts; never imported by production code.
 //
-// Does: locate ../shared (tests skip when it is absent), run xz/xorriso, patch copies in temp dirs.
+// Does: decompress the ../shared fixtures (probes.ts says whether they are there), run xz/xorriso, patch copies in temp dirs.
 // Does NOT: touch the shared fixtures themselves (they are read-only inputs).
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const SHARED_DIR = path.resolve(REPO_ROOT, '../shared');
-export const FIXTURE_DIR = path.join(SHARED_DIR, 'fixtures/coreos-installer');
+import { FIXTURE_DIR, HAVE_FIXTURES } from '../../test-support/probes.js';
 
-function toolWorks(cmd: string, args: string[]): boolean {
-  return spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
-}
-
-export const HAVE_FIXTURES = existsSync(FIXTURE_DIR);
-export const HAVE_XORRISO = toolWorks('xorriso', ['-version']);
-export const HAVE_XZ = toolWorks('xz', ['--version']);
+// The probes live in one module (src/test-support/probes.ts); re-exported for the iso suites.
+export { FIXTURE_DIR, HAVE_FIXTURES, HAVE_XORRISO, HAVE_XZ, REPO_ROOT, SHARED_DIR } from '../../test-support/probes.js';
 
 export function makeTempDir(prefix: string): string {
   return mkdtempSync(path.join(tmpdir(), `bootsmith-iso-${prefix}-`));
