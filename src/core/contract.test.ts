@@ -1,5 +1,5 @@
 // Checks that the swagger-backed contract validator is live (skips when ../shared is absent),
-// so the conforms() checks in api.test.ts and auth.test.ts cannot pass vacuously.
+// so the conforms() checks in handlers/*.test.ts and auth.test.ts cannot pass vacuously.
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadContract, SWAGGER_PATH } from './contract-schema.js';
