@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
-  BadRequestError, ConflictError, ForbiddenError, FormatError, NotFoundError, PayloadTooLargeError,
-  RangeNotSatisfiableError, UnauthorizedError, UnavailableError, UpstreamError,
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  FormatError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RangeNotSatisfiableError,
+  UnauthorizedError,
+  UnavailableError,
+  UpstreamError,
 } from './errors.js';
 import { GENERIC_INTERNAL_MESSAGE, errorStatus } from './error-status.js';
 
@@ -29,11 +37,16 @@ describe('errorStatus', () => {
   });
 
   it('416 carries Content-Range with the representation size', () => {
-    expect(errorStatus(new RangeNotSatisfiableError(4096, 'bytes=5000-')).headers).toEqual({ 'Content-Range': 'bytes */4096' });
+    expect(errorStatus(new RangeNotSatisfiableError(4096, 'bytes=5000-')).headers).toEqual({
+      'Content-Range': 'bytes */4096',
+    });
   });
 
   it('503 carries Retry-After and no-store', () => {
-    expect(errorStatus(new UnavailableError('loading', 12)).headers).toEqual({ 'Retry-After': '12', 'Cache-Control': 'no-store' });
+    expect(errorStatus(new UnavailableError('loading', 12)).headers).toEqual({
+      'Retry-After': '12',
+      'Cache-Control': 'no-store',
+    });
   });
 
   it('other typed errors carry no extra headers', () => {
@@ -49,7 +62,12 @@ describe('errorStatus', () => {
 
   it('a body-parser error keeps its client status and exposed message but is not typed', () => {
     const parserError = Object.assign(new Error('request entity too large'), { status: 413, expose: true });
-    expect(errorStatus(parserError)).toEqual({ status: 413, headers: {}, message: 'request entity too large', typed: false });
+    expect(errorStatus(parserError)).toEqual({
+      status: 413,
+      headers: {},
+      message: 'request entity too large',
+      typed: false,
+    });
     const hidden = Object.assign(new Error('secret detail'), { status: 400, expose: false });
     expect(errorStatus(hidden)).toMatchObject({ status: 500, message: GENERIC_INTERNAL_MESSAGE });
   });

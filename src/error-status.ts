@@ -74,7 +74,9 @@ export function publicMessage(err: unknown): string {
 /** Errors from express.json() (http-errors): they carry a client status and a safe message. */
 function isBodyParserError(err: unknown): err is { status: number; message: string; expose: true } {
   return (
-    typeof err === 'object' && err !== null && (err as { expose?: unknown }).expose === true &&
+    typeof err === 'object' &&
+    err !== null &&
+    (err as { expose?: unknown }).expose === true &&
     typeof (err as { status?: unknown }).status === 'number'
   );
 }

@@ -44,12 +44,16 @@ export function paramsOf<R>(table: Table<R>, record: R): unknown[] {
 
 /** `c1, c2, …` in column order. */
 export function columnList<R>(table: Table<R>): string {
-  return fields(table).map((f) => column(table, f).name).join(', ');
+  return fields(table)
+    .map((f) => column(table, f).name)
+    .join(', ');
 }
 
 /** `INSERT INTO t (c1, …, cn) VALUES ($1, …, $n)`; parameters from paramsOf. */
 export function insertSql<R>(table: Table<R>): string {
-  const placeholders = fields(table).map((_, i) => `$${i + 1}`).join(', ');
+  const placeholders = fields(table)
+    .map((_, i) => `$${i + 1}`)
+    .join(', ');
   return `INSERT INTO ${table.name} (${columnList(table)}) VALUES (${placeholders})`;
 }
 

@@ -6,9 +6,7 @@
 // or run queries (src/core/db/repository.ts).
 import type { CpuArchitecture } from '../../images/catalog.js';
 import type { EventRecord, HostRecord, HostStatus, ImageType, InfraEnvRecord, Severity } from '../model.js';
-import {
-  type Table, nullableJson, nullableNumber, nullableText, optionalText, text, timestamp,
-} from './column-map.js';
+import { type Table, nullableJson, nullableNumber, nullableText, optionalText, text, timestamp } from './column-map.js';
 
 export const INFRA_ENVS: Table<InfraEnvRecord> = {
   name: 'infra_envs',

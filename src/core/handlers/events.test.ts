@@ -30,7 +30,7 @@ for (const backend of backends()) {
       return { ie, hosts };
     }
 
-    it('lists an InfraEnv\'s events only, with counts in the headers', async () => {
+    it("lists an InfraEnv's events only, with counts in the headers", async () => {
       const { ie, hosts } = await infraEnvWithHosts(2);
       const other = await infraEnvWithHosts(1);
       const r = await http('GET', `${f.h.api}/events?infra_env_id=${ie.id}`);
@@ -39,11 +39,16 @@ for (const backend of backends()) {
       const events = r.json as Ev[];
       expect(events.every((e) => e.infra_env_id === ie.id)).toBe(true);
       for (const host of hosts) {
-        expect(events.some((e) => e.host_id === host && e.message.endsWith('Successfully registered')), host).toBe(true);
+        expect(
+          events.some((e) => e.host_id === host && e.message.endsWith('Successfully registered')),
+          host,
+        ).toBe(true);
       }
       expect(events.some((e) => e.host_id === other.hosts[0])).toBe(false);
       expect(Number(r.headers.get('event-count'))).toBe(events.length);
-      const bySeverity = ['info', 'warning', 'error', 'critical'].map((s) => Number(r.headers.get(`severity-count-${s}`)));
+      const bySeverity = ['info', 'warning', 'error', 'critical'].map((s) =>
+        Number(r.headers.get(`severity-count-${s}`)),
+      );
       expect(bySeverity.reduce((a, b) => a + b, 0)).toBe(events.length);
       expect(bySeverity[0]).toBe(events.filter((e) => e.severity === 'info').length);
     });
@@ -53,7 +58,8 @@ for (const backend of backends()) {
       const one = (await http('GET', `${f.h.api}/events?infra_env_id=${ie.id}&host_id=${hosts[0]}`)).json as Ev[];
       expect(one.length).toBeGreaterThan(0);
       expect(one.every((e) => e.host_id === hosts[0])).toBe(true);
-      const two = (await http('GET', `${f.h.api}/events?infra_env_id=${ie.id}&host_ids=${hosts[1]},${hosts[2]}`)).json as Ev[];
+      const two = (await http('GET', `${f.h.api}/events?infra_env_id=${ie.id}&host_ids=${hosts[1]},${hosts[2]}`))
+        .json as Ev[];
       expect(new Set(two.map((e) => e.host_id))).toEqual(new Set([hosts[1], hosts[2]]));
 
       const ascending = (await http('GET', `${f.h.api}/events?infra_env_id=${ie.id}`)).json as Ev[];
@@ -66,7 +72,8 @@ for (const backend of backends()) {
 
     it('matches message as a literal, case-insensitive substring', async () => {
       const { ie } = await infraEnvWithHosts(1);
-      const hits = (await http('GET', `${f.h.api}/events?infra_env_id=${ie.id}&message=SUCCESSFULLY%20REGISTERED`)).json as Ev[];
+      const hits = (await http('GET', `${f.h.api}/events?infra_env_id=${ie.id}&message=SUCCESSFULLY%20REGISTERED`))
+        .json as Ev[];
       expect(hits.length).toBe(1);
       expect(hits[0]!.message).toMatch(/Successfully registered$/);
       // LIKE wildcards in the filter are plain characters

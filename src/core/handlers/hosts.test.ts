@@ -14,33 +14,45 @@ for (const backend of backends()) {
       const ie = await f.newInfraEnv();
       const a = crypto.randomUUID();
       const b = crypto.randomUUID();
-      for (const id of [a, b]) expect((await http('POST', `${f.h.api}/infra-envs/${ie.id}/hosts`, { host_id: id })).status).toBe(201);
+      for (const id of [a, b])
+        expect((await http('POST', `${f.h.api}/infra-envs/${ie.id}/hosts`, { host_id: id })).status).toBe(201);
       await http('POST', `${f.h.api}/infra-envs/${ie.id}/hosts/${a}/instructions`, {
-        step_type: 'inventory', exit_code: 0, output: JSON.stringify(inventory({ hostname: 'localhost', cores: 1, ramGiB: 4, diskGB: 10 })),
+        step_type: 'inventory',
+        exit_code: 0,
+        output: JSON.stringify(inventory({ hostname: 'localhost', cores: 1, ramGiB: 4, diskGB: 10 })),
       });
       const weak = await http('GET', `${f.h.api}/infra-envs/${ie.id}/hosts/${a}`);
       expect(weak.json.status).toBe('insufficient');
       expect(weak.json.status_info).toMatch(/^Host does not meet the minimum hardware requirements: /);
       const hw = JSON.parse(weak.json.validations_info).hardware as { id: string; status: string; message: string }[];
       expect(hw.find((v) => v.id === 'has-min-cpu-cores')).toMatchObject({
-        status: 'failure', message: 'The host is not eligible to participate in Openshift Cluster because the minimum required CPU cores for any role is 2, found only 1',
+        status: 'failure',
+        message:
+          'The host is not eligible to participate in Openshift Cluster because the minimum required CPU cores for any role is 2, found only 1',
       });
       expect(hw.find((v) => v.id === 'has-min-memory')?.message).toBe(
-        'The host is not eligible to participate in Openshift Cluster because the minimum required RAM for any role is 8.00 GiB, found only 4.00 GiB');
+        'The host is not eligible to participate in Openshift Cluster because the minimum required RAM for any role is 8.00 GiB, found only 4.00 GiB',
+      );
       expect(hw.find((v) => v.id === 'has-min-valid-disks')?.status).toBe('failure');
       expect(hw.find((v) => v.id === 'hostname-valid')?.message).toBe('The host name localhost is forbidden');
 
       await http('POST', `${f.h.api}/infra-envs/${ie.id}/hosts/${b}/instructions`, {
-        step_type: 'inventory', exit_code: 0, output: JSON.stringify(inventory({ hostname: 'dup.example.com' })),
+        step_type: 'inventory',
+        exit_code: 0,
+        output: JSON.stringify(inventory({ hostname: 'dup.example.com' })),
       });
-      const patched = await http('PATCH', `${f.h.api}/infra-envs/${ie.id}/hosts/${a}`, { host_name: 'dup.example.com' });
+      const patched = await http('PATCH', `${f.h.api}/infra-envs/${ie.id}/hosts/${a}`, {
+        host_name: 'dup.example.com',
+      });
       expect(patched.status).toBe(201);
       conforms('host', patched.json);
       const hwa = JSON.parse(patched.json.validations_info).hardware as { id: string; status: string }[];
       expect(hwa.find((v) => v.id === 'hostname-unique')?.status).toBe('failure');
       const other = await http('GET', `${f.h.api}/infra-envs/${ie.id}/hosts/${b}`);
       expect(other.json.status).toBe('insufficient');
-      expect((await http('PATCH', `${f.h.api}/infra-envs/${ie.id}/hosts/${a}`, { host_name: 'Bad_Name' })).status).toBe(400);
+      expect((await http('PATCH', `${f.h.api}/infra-envs/${ie.id}/hosts/${a}`, { host_name: 'Bad_Name' })).status).toBe(
+        400,
+      );
 
       expect((await http('DELETE', `${f.h.api}/infra-envs/${ie.id}/hosts/${a}`)).status).toBe(204);
       expect((await http('GET', `${f.h.api}/infra-envs/${ie.id}/hosts/${a}`)).status).toBe(404);
@@ -51,7 +63,9 @@ for (const backend of backends()) {
 
     it('answers 404 for hosts of a missing InfraEnv and 400 for a registration without host_id', async () => {
       const missing = crypto.randomUUID();
-      expect((await http('POST', `${f.h.api}/infra-envs/${missing}/hosts`, { host_id: crypto.randomUUID() })).status).toBe(404);
+      expect(
+        (await http('POST', `${f.h.api}/infra-envs/${missing}/hosts`, { host_id: crypto.randomUUID() })).status,
+      ).toBe(404);
       const ie = await f.newInfraEnv();
       expect((await http('POST', `${f.h.api}/infra-envs/${ie.id}/hosts`, {})).status).toBe(400);
     });

@@ -13,14 +13,23 @@ for (const backend of backends()) {
     it('drives a scripted agent: register, poll, inventory, known, disconnected, back', async () => {
       const ie = await f.newInfraEnv();
       const hostId = crypto.randomUUID();
-      const reg = await http('POST', `${f.h.api}/infra-envs/${ie.id}/hosts`, { host_id: hostId, discovery_agent_version: 'quay.io/edge-infrastructure/assisted-installer-agent:latest' });
+      const reg = await http('POST', `${f.h.api}/infra-envs/${ie.id}/hosts`, {
+        host_id: hostId,
+        discovery_agent_version: 'quay.io/edge-infrastructure/assisted-installer-agent:latest',
+      });
       expect(reg.status, reg.text).toBe(201);
       conforms('host_registration_response', reg.json);
       expect(reg.json.status).toBe('discovering');
       expect(reg.json.status_info).toBe('Waiting for host to send hardware details');
-      expect(JSON.parse(reg.json.next_step_runner_command.args[0])).toMatchObject({ infra_env_id: ie.id, host_id: hostId });
+      expect(JSON.parse(reg.json.next_step_runner_command.args[0])).toMatchObject({
+        infra_env_id: ie.id,
+        host_id: hostId,
+      });
 
-      const steps = await http('GET', `${f.h.api}/infra-envs/${ie.id}/hosts/${hostId}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`);
+      const steps = await http(
+        'GET',
+        `${f.h.api}/infra-envs/${ie.id}/hosts/${hostId}/instructions?timestamp=${Math.floor(Date.now() / 1000)}`,
+      );
       expect(steps.status).toBe(200);
       conforms('steps', steps.json);
       expect(steps.json.next_instruction_seconds).toBe(60);
@@ -28,7 +37,10 @@ for (const backend of backends()) {
       expect(inv.args).toEqual([hostId]);
 
       const reply = await http('POST', `${f.h.api}/infra-envs/${ie.id}/hosts/${hostId}/instructions`, {
-        step_type: 'inventory', step_id: inv.step_id, exit_code: 0, output: JSON.stringify(inventory({ mac: '52:54:00:aa:bb:01' })),
+        step_type: 'inventory',
+        step_id: inv.step_id,
+        exit_code: 0,
+        output: JSON.stringify(inventory({ mac: '52:54:00:aa:bb:01' })),
       });
       expect(reply.status, reply.text).toBe(204);
 
@@ -38,16 +50,33 @@ for (const backend of backends()) {
       const vi = JSON.parse(known.json.validations_info);
       expect(Object.keys(vi).sort()).toEqual(['hardware', 'network']);
       const all = [...vi.hardware, ...vi.network];
-      for (const id of ['has-inventory', 'has-min-cpu-cores', 'has-min-memory', 'has-min-valid-disks', 'hostname-valid', 'hostname-unique', 'connected']) {
-        expect(all.find((v: { id: string }) => v.id === id), id).toMatchObject({ status: 'success' });
+      for (const id of [
+        'has-inventory',
+        'has-min-cpu-cores',
+        'has-min-memory',
+        'has-min-valid-disks',
+        'hostname-valid',
+        'hostname-unique',
+        'connected',
+      ]) {
+        expect(
+          all.find((v: { id: string }) => v.id === id),
+          id,
+        ).toMatchObject({ status: 'success' });
       }
 
       // Agent stops polling → disconnected.
-      const disc = await waitFor(() => http('GET', `${f.h.api}/infra-envs/${ie.id}/hosts/${hostId}`), (r) => r.json.status === 'disconnected');
+      const disc = await waitFor(
+        () => http('GET', `${f.h.api}/infra-envs/${ie.id}/hosts/${hostId}`),
+        (r) => r.json.status === 'disconnected',
+      );
       expect(disc.json.status).toBe('disconnected');
       expect(disc.json.status_info).toBe('Host has stopped communicating with the installation service');
       const vd = JSON.parse(disc.json.validations_info);
-      expect(vd.network.find((v: { id: string }) => v.id === 'connected')).toMatchObject({ status: 'failure', message: 'Host is disconnected' });
+      expect(vd.network.find((v: { id: string }) => v.id === 'connected')).toMatchObject({
+        status: 'failure',
+        message: 'Host is disconnected',
+      });
       const beat = await http('GET', `${f.h.api}/infra-envs/${ie.id}/hosts/${hostId}/instructions`);
       expect(beat.status).toBe(200);
       conforms('steps', beat.json);
@@ -64,11 +93,16 @@ for (const backend of backends()) {
       expect(ev.status).toBe(200);
       conforms('event-list', ev.json);
       const messages = ev.json.map((e: { message: string }) => e.message);
-      expect(messages).toContain('Host worker-0.example.com: updated status from known to disconnected (Host has stopped communicating with the installation service)');
+      expect(messages).toContain(
+        'Host worker-0.example.com: updated status from known to disconnected (Host has stopped communicating with the installation service)',
+      );
       expect(messages.some((m: string) => m.endsWith('Successfully registered'))).toBe(true);
       expect(Number(ev.headers.get('event-count'))).toBe(ev.json.length);
       expect(Number(ev.headers.get('severity-count-warning'))).toBeGreaterThanOrEqual(1);
-      const limited = await http('GET', `${f.h.api}/events?infra_env_id=${ie.id}&limit=1&order=descending&severities=warning`);
+      const limited = await http(
+        'GET',
+        `${f.h.api}/events?infra_env_id=${ie.id}&limit=1&order=descending&severities=warning`,
+      );
       expect(limited.json).toHaveLength(1);
       expect(limited.json[0].severity).toBe('warning');
     });
@@ -79,7 +113,15 @@ for (const backend of backends()) {
       expect((await http('GET', `${f.h.api}/infra-envs/${ie.id}/hosts/${missing}/instructions`)).status).toBe(404);
       const hostId = crypto.randomUUID();
       await http('POST', `${f.h.api}/infra-envs/${ie.id}/hosts`, { host_id: hostId });
-      expect((await http('POST', `${f.h.api}/infra-envs/${ie.id}/hosts/${hostId}/instructions`, { step_type: 'inventory', exit_code: 0, output: '{bad' })).status).toBe(400);
+      expect(
+        (
+          await http('POST', `${f.h.api}/infra-envs/${ie.id}/hosts/${hostId}/instructions`, {
+            step_type: 'inventory',
+            exit_code: 0,
+            output: '{bad',
+          })
+        ).status,
+      ).toBe(400);
     });
   });
 }

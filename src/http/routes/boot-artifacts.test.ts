@@ -31,7 +31,9 @@ describe('boot artifact routes over HTTP', () => {
     const reply = await request(`${base}/boot-artifacts/${name}?version=4.17&arch=x86_64`);
     expect(reply.status).toBe(200);
     expect(reply.body.equals(x86Base.subarray(extent.offset, extent.offset + extent.length))).toBe(true);
-    const ranged = await request(`${base}/boot-artifacts/${name}?version=4.17&arch=x86_64`, { headers: { Range: 'bytes=-100' } });
+    const ranged = await request(`${base}/boot-artifacts/${name}?version=4.17&arch=x86_64`, {
+      headers: { Range: 'bytes=-100' },
+    });
     expect(ranged.status).toBe(206);
     expect(ranged.body.equals(reply.body.subarray(-100))).toBe(true);
   });

@@ -20,7 +20,10 @@ describe('health routes over HTTP', () => {
     const health = await request(`${base}/health`);
     expect(health.status).toBe(200);
     expect(health.headers['cache-control']).toBe('no-store');
-    const body = JSON.parse(health.body.toString()) as { status: string; images: Array<{ state: string; reason?: string }> };
+    const body = JSON.parse(health.body.toString()) as {
+      status: string;
+      images: Array<{ state: string; reason?: string }>;
+    };
     expect(body.status).toBe('ok');
     expect(body.images.map((i) => i.state)).toEqual(['ready', 'ready', 'failed', 'ready']);
     expect(body.images[2]!.reason).toMatch(/missing\.iso/);
@@ -45,7 +48,14 @@ describe('health routes with no usable base image', () => {
 
   beforeAll(async () => {
     running = await startImageService({
-      osImages: [{ openshift_version: '4.18', cpu_architecture: 'x86_64', url: path.join('/nonexistent', 'missing.iso'), version: '418.94.1' }],
+      osImages: [
+        {
+          openshift_version: '4.18',
+          cpu_architecture: 'x86_64',
+          url: path.join('/nonexistent', 'missing.iso'),
+          version: '418.94.1',
+        },
+      ],
     });
   });
   afterAll(async () => {
@@ -55,7 +65,10 @@ describe('health routes with no usable base image', () => {
   it('/health is 503 and says why, while /live stays 200', async () => {
     const health = await request(`${running.base}/health`);
     expect(health.status).toBe(503);
-    const body = JSON.parse(health.body.toString()) as { status: string; images: Array<{ state: string; reason?: string }> };
+    const body = JSON.parse(health.body.toString()) as {
+      status: string;
+      images: Array<{ state: string; reason?: string }>;
+    };
     expect(body.status).toBe('no base image is ready');
     expect(body.images).toHaveLength(1);
     expect(body.images[0]!.state).toBe('failed');

@@ -25,7 +25,9 @@ describe('metrics route over HTTP', () => {
   it('counts bytes served, the Ignition cache hit of a repeated request and the upstream round', async () => {
     const iso = await request(`${base}/images/${ID}?version=4.17&arch=x86_64&type=full-iso`);
     expect(iso.status).toBe(200);
-    expect((await request(`${base}/images/${ID}?version=4.17&arch=x86_64&type=full-iso`, { method: 'HEAD' })).status).toBe(200);
+    expect(
+      (await request(`${base}/images/${ID}?version=4.17&arch=x86_64&type=full-iso`, { method: 'HEAD' })).status,
+    ).toBe(200);
     const metrics = (await request(`${base}/metrics`)).body.toString();
     const served = /bootsmith_bytes_served_total\{artifact="full-iso"\} (\d+)/.exec(metrics);
     expect(Number(served?.[1])).toBeGreaterThanOrEqual(iso.body.length);

@@ -7,7 +7,15 @@ import { readInitrd } from '../../initrd/initrd.js';
 import { parseLiveIso } from '../../iso/live-layout.js';
 import type { LiveManifest } from '../../iso/manifest.js';
 import { FakeAssistedService } from '../../test-support/fake-assisted-service.js';
-import { type ImageService, ID, IGNITION, S390X_ISO, X86_ISO, request, startImageService } from '../test-support/image-service.js';
+import {
+  type ImageService,
+  ID,
+  IGNITION,
+  S390X_ISO,
+  X86_ISO,
+  request,
+  startImageService,
+} from '../test-support/image-service.js';
 
 describe('PXE initrd routes over HTTP', () => {
   let running: ImageService;
@@ -31,7 +39,9 @@ describe('PXE initrd routes over HTTP', () => {
     const reply = await request(`${base}/images/${ID}/pxe-initrd?version=4.17&arch=x86_64`);
     expect(reply.status).toBe(200);
     const initrd = x86.files.initrd!;
-    expect(reply.body.subarray(0, initrd.length).equals(x86Base.subarray(initrd.offset, initrd.offset + initrd.length))).toBe(true);
+    expect(
+      reply.body.subarray(0, initrd.length).equals(x86Base.subarray(initrd.offset, initrd.offset + initrd.length)),
+    ).toBe(true);
     expect(reply.body.length % 4).toBe(0);
     const members = await readInitrd(reply.body);
     const config = members.filter((m) => m.path === 'config.ign').at(-1);
@@ -44,7 +54,10 @@ describe('PXE initrd routes over HTTP', () => {
     const { compress } = await import('../../initrd/compression.js');
     const other = '1a2b3c4d-0000-4000-8000-000000000001';
     const extra = new FakeAssistedService(other, IGNITION);
-    extra.minimalInitrd = await compress(writeCpio([{ path: 'etc/assisted/network/host0/eth0.nmconnection', data: Buffer.from('[connection]\n') }]), 'gzip');
+    extra.minimalInitrd = await compress(
+      writeCpio([{ path: 'etc/assisted/network/host0/eth0.nmconnection', data: Buffer.from('[connection]\n') }]),
+      'gzip',
+    );
     const second = await startImageService({
       upstream: extra,
       osImages: [{ openshift_version: '4.17', cpu_architecture: 'x86_64', url: X86_ISO, version: '417.94.1' }],

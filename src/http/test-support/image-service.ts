@@ -12,7 +12,10 @@ import { type RunningService, startService } from '../../service.js';
 import { FakeAssistedService } from '../../test-support/fake-assisted-service.js';
 
 export const ID = '0b0c2f5e-7c8d-4e6f-9a1b-2c3d4e5f6a7b';
-export const IGNITION = JSON.stringify({ ignition: { version: '3.1.0' }, passwd: { users: [{ name: 'core', sshAuthorizedKeys: ['ssh-ed25519 AAAA test'] }] } });
+export const IGNITION = JSON.stringify({
+  ignition: { version: '3.1.0' },
+  passwd: { users: [{ name: 'core', sshAuthorizedKeys: ['ssh-ed25519 AAAA test'] }] },
+});
 export const X86_ISO = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64.iso');
 export const S390X_ISO = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 's390x.iso');
 export const MINISO_ISO = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64-miniso.iso');
@@ -25,14 +28,23 @@ export interface Reply {
 
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 16 });
 
-export function request(url: string, options: { method?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+export function request(
+  url: string,
+  options: { method?: string; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers ?? {}, agent: keepAlive }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      { method: options.method ?? 'GET', headers: options.headers ?? {}, agent: keepAlive },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -57,7 +69,9 @@ export interface ImageService {
  * The default image list: 4.17 x86_64 and s390x ready, 4.18 x86_64 failing (missing file),
  * 4.16 x86_64 with miniso.dat (minimal ISO). `osImages` replaces it.
  */
-export async function startImageService(options: { osImages?: unknown[]; upstream?: FakeAssistedService } = {}): Promise<ImageService> {
+export async function startImageService(
+  options: { osImages?: unknown[]; upstream?: FakeAssistedService } = {},
+): Promise<ImageService> {
   const dir = await mkdtemp(path.join(tmpdir(), 'image-routes-'));
   const upstream = options.upstream ?? new FakeAssistedService(ID, IGNITION);
   await upstream.start();
@@ -68,7 +82,13 @@ export async function startImageService(options: { osImages?: unknown[]; upstrea
     { openshift_version: '4.16', cpu_architecture: 'x86_64', url: MINISO_ISO, version: '416.94.1' },
   ];
   const config = loadConfig(
-    { LISTEN_PORT: '0', LISTEN_ADDRESS: '127.0.0.1', DATA_DIR: dir, ASSISTED_SERVICE_URL: upstream.url, OS_IMAGES: JSON.stringify(osImages) },
+    {
+      LISTEN_PORT: '0',
+      LISTEN_ADDRESS: '127.0.0.1',
+      DATA_DIR: dir,
+      ASSISTED_SERVICE_URL: upstream.url,
+      OS_IMAGES: JSON.stringify(osImages),
+    },
     ['--role', 'image'],
   );
   let service: RunningService;

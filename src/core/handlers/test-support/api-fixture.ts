@@ -39,7 +39,10 @@ export interface ApiFixture {
 }
 
 /** Starts a core on fresh storage of `backend` before the suite's tests and closes it after. */
-export function useApi(backend: Backend, overrides: Partial<CoreOptions> = { hostMaxDisconnectionMs: 1500, monitorIntervalMs: 100 }): ApiFixture {
+export function useApi(
+  backend: Backend,
+  overrides: Partial<CoreOptions> = { hostMaxDisconnectionMs: 1500, monitorIntervalMs: 100 },
+): ApiFixture {
   let h: Harness | undefined;
   let storage: { dataDir: string; databaseUrl?: string; cleanup(): Promise<void> } | undefined;
   beforeAll(async () => {
@@ -64,7 +67,12 @@ export function useApi(backend: Backend, overrides: Partial<CoreOptions> = { hos
       h = await startHarness(fixture.storage, overrides);
     },
     async newInfraEnv(extra = {}) {
-      const r = await http('POST', `${fixture.h.api}/infra-envs`, { name: 'lab', pull_secret: PULL_SECRET, openshift_version: '4.16', ...extra });
+      const r = await http('POST', `${fixture.h.api}/infra-envs`, {
+        name: 'lab',
+        pull_secret: PULL_SECRET,
+        openshift_version: '4.16',
+        ...extra,
+      });
       expect(r.status, r.text).toBe(201);
       conforms('infra-env', r.json);
       return r.json as { id: string } & Record<string, unknown>;
