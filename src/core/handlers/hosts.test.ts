@@ -70,4 +70,44 @@ for (const backend of backends()) {
       expect((await http('POST', `${f.h.api}/infra-envs/${ie.id}/hosts`, {})).status).toBe(400);
     });
   });
+
+  describe(`host registration with a configured agent image on ${backend.name}`, () => {
+    const f = useApi(backend, { agentImage: 'registry.example.test/agent:v9', runMonitor: false });
+
+    it('hands the configured agent image to the next-step runner', async () => {
+      const ie = await f.newInfraEnv();
+      const hostId = crypto.randomUUID();
+      const reg = await http('POST', `${f.h.api}/infra-envs/${ie.id}/hosts`, { host_id: hostId.toUpperCase() });
+      expect(reg.status, reg.text).toBe(201);
+      conforms('host_registration_response', reg.json);
+      expect(reg.json.id).toBe(hostId);
+      expect(JSON.parse(reg.json.next_step_runner_command.args[0])).toEqual({
+        infra_env_id: ie.id,
+        host_id: hostId,
+        agent_version: 'registry.example.test/agent:v9',
+      });
+    });
+
+    it.each([
+      ['POST', 'hosts', '[]', 400, /request body must be a JSON object/],
+      ['POST', 'hosts', { host_id: 'not-a-uuid' }, 400, /host_id is required and must be a UUID/],
+      ['GET', 'hosts/not-a-uuid', undefined, 400, /./],
+    ] as const)('%s %s %j → %i', async (method, tail, body, status, reason) => {
+      const ie = await f.newInfraEnv();
+      const r = await http(method, `${f.h.api}/infra-envs/${ie.id}/${tail}`, body);
+      expect(r.status, r.text).toBe(status);
+      conforms('error', r.json);
+      expect(r.json.reason).toMatch(reason);
+    });
+
+    it("answers 404 for the hosts of a missing InfraEnv and for a registered host's ignition (no cluster)", async () => {
+      expect((await http('GET', `${f.h.api}/infra-envs/${crypto.randomUUID()}/hosts`)).status).toBe(404);
+      const ie = await f.newInfraEnv();
+      const hostId = crypto.randomUUID();
+      expect((await http('POST', `${f.h.api}/infra-envs/${ie.id}/hosts`, { host_id: hostId })).status).toBe(201);
+      const ignition = await http('GET', `${f.h.api}/infra-envs/${ie.id}/hosts/${hostId}/ignition`);
+      expect(ignition.status).toBe(404);
+      expect(ignition.json.reason).toMatch(/Cluster not found/);
+    });
+  });
 }
