@@ -70,3 +70,14 @@ describe('parseDuration', () => {
     expect(parseDuration('')).toBeUndefined();
   });
 });
+
+describe('variables the core reads through Config', () => {
+  it('AGENT_DOCKER_IMAGE and EMBEDDED_POSTGRES_USER are read here, unset means the core default', () => {
+    const unset = loadConfig({});
+    expect(unset.agentImage).toBeUndefined();
+    expect(unset.embeddedPostgresUser).toBeUndefined();
+    const set = loadConfig({ AGENT_DOCKER_IMAGE: 'registry.example/agent:v1', EMBEDDED_POSTGRES_USER: 'pgrunner' });
+    expect(set.agentImage).toBe('registry.example/agent:v1');
+    expect(set.embeddedPostgresUser).toBe('pgrunner');
+  });
+});

@@ -40,6 +40,10 @@ export interface Config {
   logLevel: string;
   /** Timeouts and connection caps of the HTTP listener (src/http/listener-limits.ts). */
   listener: ListenerLimits;
+  /** AGENT_DOCKER_IMAGE: the discovery agent image; undefined = upstream's (src/core). */
+  agentImage: string | undefined;
+  /** EMBEDDED_POSTGRES_USER: who runs the embedded PostgreSQL when bootsmith is root; undefined = automatic. */
+  embeddedPostgresUser: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -75,6 +79,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     adminTokenTtlMs: env.ADMIN_TOKEN_TTL ? duration(env, 'ADMIN_TOKEN_TTL', 0) : undefined,
     logLevel: env.LOG_LEVEL || 'info',
     listener: listenerLimits(env),
+    agentImage: env.AGENT_DOCKER_IMAGE || undefined,
+    embeddedPostgresUser: env.EMBEDDED_POSTGRES_USER || undefined,
   };
 }
 

@@ -2,7 +2,7 @@
 //
 // Each error names what went wrong and carries the context needed to act on it
 // (file names, sizes, ids). They say nothing about HTTP: the mapping from error
-// kind to status code lives in one place, src/http/error-mapping.ts.
+// kind to status code lives in one place, src/error-status.ts.
 // Never put secrets (pull secrets, tokens, Ignition contents) into messages or context.
 
 export type ErrorKind =

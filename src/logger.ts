@@ -2,10 +2,10 @@
 // secret, as a second line of defence: code must not log secrets in the first place.
 //
 // Two layers: pino's own `redact` paths (exact, case-sensitive) and a log formatter that walks
-// every log object and message through src/http/redact.ts (credential-named fields in any case
+// every log object and message through src/redact.ts (credential-named fields in any case
 // or spelling, URLs and request targets in any string, errors' messages and stacks).
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { redactLogValue, redactText, redactUrl } from './http/redact.js';
+import { redactLogValue, redactText, redactUrl } from './redact.js';
 
 export const REDACTED_PATHS = [
   'pull_secret',
@@ -52,7 +52,7 @@ function redactArgs(args: unknown[]): unknown[] {
   return args.map((arg) => (typeof arg === 'string' ? redactText(arg) : arg));
 }
 
-/** A request path or URL with credentials removed (see src/http/redact.ts: decoded, case-insensitive). */
+/** A request path or URL with credentials removed (see src/redact.ts: decoded, case-insensitive). */
 export function redactRequestPath(url: string): string {
   return redactUrl(url);
 }

@@ -67,6 +67,8 @@ export async function startService(config: Config, logger: Logger, options: { de
         authType: config.authType,
         hostMaxDisconnectionMs: config.hostMaxDisconnectionMs,
         adminTokenTtlMs: config.adminTokenTtlMs,
+        agentImage: config.agentImage,
+        embeddedPostgresUser: config.embeddedPostgresUser,
         catalog: registry,
         logger,
         onInfraEnvChange: (id) => ignitionCache?.invalidate(id),

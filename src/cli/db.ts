@@ -43,7 +43,7 @@ export async function dbCommand(args: readonly string[], io: CliIo): Promise<num
     throw err;
   }
   const logger = pino({ level: io.env.LOG_LEVEL || 'silent', base: { service: 'bootsmith' } }, pino.destination(2));
-  const configured = () => openDatabase({ ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}), dataDir: config.dataDir, logger });
+  const configured = () => openDatabase({ ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}), dataDir: config.dataDir, logger, embeddedPostgresUser: config.embeddedPostgresUser });
   try {
     if (sub === 'export' && flags.every((f) => f === '--pglite')) {
       const source = flags.includes('--pglite') ? await openPgliteCopy(pgliteDir(config.dataDir)) : await configured();

@@ -7,7 +7,7 @@
 //   bootsmith db export|import                 move InfraEnvs and hosts as JSON (also out of a PGlite-era DATA_DIR)
 import { ConfigError, loadConfig } from '../config.js';
 import { describeError } from '../errors.js';
-import { redactText } from '../http/redact.js';
+import { redactText } from '../redact.js';
 import { parseLiveIso } from '../iso/live-layout.js';
 import { createLogger } from '../logger.js';
 import { startService } from '../service.js';

@@ -1,6 +1,6 @@
 // Checks that the swagger-backed contract validator is live (skips when ../shared is absent,
 // fails under CI=true),
-// so the conforms() checks in api.test.ts and auth.test.ts cannot pass vacuously.
+// so the conforms() checks in handlers/*.test.ts and auth.test.ts cannot pass vacuously.
 import { describe, expect, it } from 'vitest';
 import { HAVE_SWAGGER } from '../test-support/probes.js';
 import { unavailable } from '../test-support/requirements.js';

@@ -39,8 +39,10 @@ export interface CoreOptions {
   runMonitor?: boolean;
   /** How often the host monitor runs; default min(hostMaxDisconnectionMs / 3, 30 s), at least 100 ms. */
   monitorIntervalMs?: number;
-  /** Discovery agent image (upstream AGENT_DOCKER_IMAGE); default env AGENT_DOCKER_IMAGE or upstream's. */
-  agentImage?: string;
+  /** Discovery agent image (Config.agentImage, upstream AGENT_DOCKER_IMAGE); default upstream's. */
+  agentImage?: string | undefined;
+  /** Config.embeddedPostgresUser: the OS user of the embedded PostgreSQL when bootsmith is root. */
+  embeddedPostgresUser?: string | undefined;
   /** Image token lifetime (upstream IMAGE_EXPIRATION_TIME), default 4 h. */
   imageTokenTtlMs?: number;
   /** ADMIN_TOKEN_TTL: admin tokens expire this long after signing; default never. */
@@ -94,7 +96,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       imageServiceBaseUrl: options.imageServiceBaseUrl,
       authType: options.authType,
       hostMaxDisconnectionMs: options.hostMaxDisconnectionMs,
-      agentImage: options.agentImage ?? process.env.AGENT_DOCKER_IMAGE ?? DEFAULT_AGENT_IMAGE,
+      agentImage: options.agentImage ?? DEFAULT_AGENT_IMAGE,
       imageTokenTtlMs: options.imageTokenTtlMs ?? DEFAULT_IMAGE_TOKEN_TTL_MS,
     },
     logger,

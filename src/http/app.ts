@@ -9,7 +9,7 @@ import type { ArtifactService } from '../artifacts/artifact-service.js';
 import type { ImageRegistry } from '../images/registry.js';
 import type { Metrics } from '../metrics.js';
 import { imageErrorHandler } from './error-mapping.js';
-import { redactedRequestTarget, redactUrl } from './redact.js';
+import { redactedRequestTarget, redactUrl } from '../redact.js';
 import { bootArtifactRoutes } from './routes/boot-artifacts.js';
 import { discoveryImageRoutes } from './routes/discovery-image.js';
 import { type DatabaseHealth, healthRoutes } from './routes/health.js';

@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { ArtifactService, ServedArtifact } from '../artifacts/artifact-service.js';
 import type { Metrics } from '../metrics.js';
-import { redactedRequestTarget } from './redact.js';
+import { redactedRequestTarget } from '../redact.js';
 import type { Representation } from './representation.js';
 import { serveRepresentation } from './serve-representation.js';
 

@@ -1,58 +1,14 @@
-// The one place where errors become HTTP statuses.
+// The image side's error responses.
 //
-// Routes throw typed errors (src/errors.ts); this module decides the status code,
-// the extra headers (Retry-After, Content-Range) and the JSON body of the image side.
-// The assisted API (src/core) renders its own upstream-shaped bodies but takes the
-// status from statusForError() here. It never includes secrets or stack traces.
+// Does: write `{ "code": <status>, "message": "..." }` with the status, headers and message that
+// src/error-status.ts decides for a thrown error; destroy the connection instead when headers
+// are already out; log only unexpected (untyped) failures.
+// Does NOT: decide statuses itself (src/error-status.ts does, for the assisted API too), or
+// render the assisted API's bodies (src/core/http/error-handler.ts). Never includes secrets or
+// stack traces.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { BootsmithError, RangeNotSatisfiableError, UnavailableError, UpstreamError } from '../errors.js';
-
-const STATUS_BY_KIND: Record<BootsmithError['kind'], number> = {
-  'bad-request': 400,
-  unauthorized: 401,
-  forbidden: 403,
-  'not-found': 404,
-  conflict: 409,
-  'payload-too-large': 413,
-  'range-not-satisfiable': 416,
-  unavailable: 503,
-  upstream: 502,
-  format: 422,
-  internal: 500,
-};
-
-export function statusForError(err: unknown): number {
-  if (err instanceof UpstreamError && err.status !== undefined && [401, 403, 404].includes(err.status)) {
-    return err.status;
-  }
-  if (err instanceof BootsmithError) return STATUS_BY_KIND[err.kind];
-  if (isBodyParserError(err)) return err.status;
-  return 500;
-}
-
-/** Headers that must accompany the status for this error. */
-export function headersForError(err: unknown): Record<string, string> {
-  if (err instanceof RangeNotSatisfiableError) return { 'Content-Range': `bytes */${err.size}` };
-  if (err instanceof UnavailableError) {
-    return { 'Retry-After': String(err.retryAfterSeconds), 'Cache-Control': 'no-store' };
-  }
-  return {};
-}
-
-/** The message a client may see: ours for typed errors, a generic one otherwise. */
-export function publicMessage(err: unknown): string {
-  if (err instanceof BootsmithError) return err.message;
-  if (isBodyParserError(err)) return err.message;
-  return 'internal server error';
-}
-
-function isBodyParserError(err: unknown): err is { status: number; message: string; expose: true } {
-  return (
-    typeof err === 'object' && err !== null && (err as { expose?: unknown }).expose === true &&
-    typeof (err as { status?: unknown }).status === 'number'
-  );
-}
+import { errorStatus } from '../error-status.js';
 
 /**
  * Writes the image side's error response: status and extra headers for `err`, body
@@ -65,10 +21,10 @@ export function writeErrorResponse(req: IncomingMessage, res: ServerResponse, er
     return;
   }
   for (const name of res.getHeaderNames()) res.removeHeader(name); // drop anything half-set
-  const status = statusForError(err);
-  const body = JSON.stringify({ code: status, message: publicMessage(err) });
+  const { status, headers, message } = errorStatus(err);
+  const body = JSON.stringify({ code: status, message });
   res.writeHead(status, {
-    ...headersForError(err),
+    ...headers,
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(body)),
   });
@@ -79,7 +35,8 @@ export function writeErrorResponse(req: IncomingMessage, res: ServerResponse, er
 /** Express error handler for the image side; logs only unexpected (untyped) failures. */
 export function imageErrorHandler(onInternal: (err: unknown, req: Request) => void) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
-    if (statusForError(err) >= 500 && !(err instanceof BootsmithError)) onInternal(err, req);
+    const { status, typed } = errorStatus(err);
+    if (status >= 500 && !typed) onInternal(err, req);
     writeErrorResponse(req, res, err);
   };
 }

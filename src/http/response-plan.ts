@@ -3,16 +3,16 @@
 //
 // Does: 405 for methods other than GET/HEAD; the conditionals (src/http/preconditions.ts);
 // 200 with the whole representation, 206 with one range (Content-Range), 206
-// multipart/byteranges (RFC 9110 §14.6) with an exact Content-Length, 416 as an error for
-// src/http/error-mapping.ts to render (`Content-Range: bytes */N`); HEAD gets exactly the
-// GET's status and headers and no body segments. Pure: no sockets, no streams.
+// multipart/byteranges (RFC 9110 §14.6) with an exact Content-Length, 416 as an error whose
+// status and `Content-Range: bytes */N` come from src/error-status.ts (src/http/error-mapping.ts
+// renders it); HEAD gets exactly the GET's status and headers and no body segments. Pure: no sockets, no streams.
 // Does NOT: open sources or write anything (src/http/body-pump.ts), authenticate, compress,
 // or choose representations.
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { RangeNotSatisfiableError } from '../errors.js';
 import { contentDisposition } from './content-disposition.js';
-import { headersForError, statusForError } from './error-mapping.js';
+import { headersForError, statusForError } from '../error-status.js';
 import { evaluatePreconditions } from './preconditions.js';
 import { parseRange, type ByteRange } from './range.js';
 import type { Representation } from './representation.js';

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamError } from '../errors.js';
-import { statusForError } from '../http/error-mapping.js';
+import { statusForError } from '../error-status.js';
 import { Metrics } from '../metrics.js';
 import { FakeAssistedService, type Seen } from '../test-support/fake-assisted-service.js';
 import { CachedIgnitionSource } from './cached-source.js';

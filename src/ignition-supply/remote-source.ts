@@ -8,7 +8,7 @@
 // Caching lives in cached-source.ts, not here. Never logs bodies or credentials.
 import { BadRequestError, UpstreamError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
-import { redactText, redactUrl } from '../http/redact.js';
+import { redactText, redactUrl } from '../redact.js';
 import { isUuid } from '../uuid.js';
 import type { Credential, DiscoveryCustomization, DiscoveryRequest, IgnitionSource } from './source.js';
 

@@ -56,12 +56,16 @@ function translate(err: unknown): unknown {
   return new DatabaseUnavailableError(e.code || e.message || 'connection failed');
 }
 
-export async function openDatabase(options: { databaseUrl?: string; dataDir: string; logger?: Logger }): Promise<SqlDatabase> {
+export async function openDatabase(options: { databaseUrl?: string; dataDir: string; logger?: Logger; embeddedPostgresUser?: string | undefined }): Promise<SqlDatabase> {
   const pg = (await import('pg')).default;
   if (options.databaseUrl) {
     return poolDatabase(new pg.Pool({ connectionString: options.databaseUrl, max: POOL_MAX, connectionTimeoutMillis: CONNECT_TIMEOUT_MS }));
   }
-  const server = await startEmbeddedServer({ dataDir: options.dataDir, logger: options.logger ?? pino({ level: 'silent' }) });
+  const server = await startEmbeddedServer({
+    dataDir: options.dataDir,
+    logger: options.logger ?? pino({ level: 'silent' }),
+    ...(options.embeddedPostgresUser ? { runAsUser: options.embeddedPostgresUser } : {}),
+  });
   const t = server.target;
   const pool = new pg.Pool({
     host: t.host, port: t.port, user: t.user, password: t.password, database: t.database,

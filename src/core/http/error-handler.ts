@@ -1,14 +1,16 @@
 // Renders errors from the assisted API in upstream's body shapes.
 //
-// The status comes from src/http/error-mapping.ts (statusForError). 401/403 are
-// `{code, message}` (infra_error); everything else `{kind:"Error", id, href, code, reason}`.
-// Internal errors are logged without request bodies and answered with a generic reason;
-// database connection failures are 503 with Retry-After.
+// Does: take status, headers and public message from src/error-status.ts (the vocabulary shared
+// with the image side) and render 401/403 as `{code, message}` (infra_error), everything else as
+// `{kind:"Error", id, href, code, reason}`. Database connection failures that escaped sql.ts
+// become 503 with Retry-After. Internal errors are logged without request bodies and answered
+// with a generic reason.
+// Does NOT: decide statuses (src/error-status.ts does) or import the image side's HTTP tree.
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { BootsmithError } from '../../errors.js';
-import { headersForError, publicMessage, statusForError } from '../../http/error-mapping.js';
-import { redactedRequestTarget } from '../../http/redact.js';
+import { errorStatus } from '../../error-status.js';
+import { redactedRequestTarget } from '../../redact.js';
 import { DatabaseUnavailableError, isConnectionError } from '../db/sql.js';
 
 export function errorBody(status: number, message: string): Record<string, unknown> {
@@ -30,10 +32,10 @@ export function assistedErrorHandler(logger: Logger) {
       res.destroy();
       return;
     }
-    const status = statusForError(err);
-    if (status >= 500 && !(err instanceof BootsmithError)) {
+    const { status, headers, message, typed } = errorStatus(err);
+    if (status >= 500 && !typed) {
       logger.error({ err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err), method: req.method, path: redactedRequestTarget(req) }, 'assisted API internal error');
     }
-    res.status(status).set(headersForError(err)).json(errorBody(status, publicMessage(err)));
+    res.status(status).set(headers).json(errorBody(status, message));
   };
 }

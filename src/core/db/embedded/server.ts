@@ -9,7 +9,7 @@
 // child (its own process group) with small memory settings. While running: when the child
 // dies, it is restarted with backoff; `state()` says whether it is up. Stop: fast shutdown,
 // escalating to SIGQUIT/SIGKILL after bounded waits.
-// As root, PostgreSQL (which refuses root) runs as EMBEDDED_POSTGRES_USER, default `postgres`
+// As root, PostgreSQL (which refuses root) runs as runAsUser (Config: EMBEDDED_POSTGRES_USER), default `postgres`
 // when that user exists, else `nobody`. The cluster on disk is ./cluster.ts, servers left
 // behind are ./leftovers.ts. Does not open connections for the core (sql.ts does).
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -93,7 +93,7 @@ export interface EmbeddedServer {
 export interface EmbeddedServerOptions {
   dataDir: string;
   logger: Logger;
-  /** Overrides EMBEDDED_POSTGRES_USER (only used when running as root). */
+  /** Config.embeddedPostgresUser (EMBEDDED_POSTGRES_USER; only used when running as root); default automatic. */
   runAsUser?: string;
   binaries?: PostgresBinaries;
 }
@@ -104,7 +104,7 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
   const logger = options.logger.child({ component: 'postgres' });
   const binaries = options.binaries ?? (await findPostgresBinaries());
   const layout = layoutOf(path.resolve(options.dataDir));
-  const owner = runAsIds(options.runAsUser ?? process.env.EMBEDDED_POSTGRES_USER);
+  const owner = runAsIds(options.runAsUser);
   if (owner) logger.info({ user: owner.name, uid: owner.uid }, 'bootsmith runs as root: the embedded PostgreSQL runs as an unprivileged user');
   await prepareHome(layout, owner);
   const runnable = owner ? await binariesRunnableBy(binaries, owner, layout, logger) : binaries;

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../logger.js';
+import { createLogger } from './logger.js';
 import { isCredentialName, redactText, redactUrl } from './redact.js';
 
 const KEY = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';

@@ -1,91 +1,40 @@
-// The image side end to end over loopback HTTP: real fixture ISOs, the real range layer,
-// a fake assisted-service upstream (remote Ignition source), and independent readers
-// (xorriso, gzip, cpio) for what ends up in the downloaded bytes.
+// GET|HEAD /images/{id}, /byid/…, /bytoken/…, /byapikey/… (discovery-image.ts) over loopback HTTP:
+// real fixture ISOs, the real range layer, a fake assisted-service upstream (remote Ignition
+// source), and independent readers (xorriso, gzip, cpio) for what ends up in the downloaded bytes.
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import http from 'node:http';
-import { tmpdir } from 'node:os';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Config, PACKAGE_ROOT, loadConfig } from '../config.js';
-import { readEmbedArea } from '../initrd/embed-archive.js';
-import { readInitrd } from '../initrd/initrd.js';
-import { parseLiveIso } from '../iso/live-layout.js';
-import type { LiveManifest } from '../iso/manifest.js';
-import { createLogger } from '../logger.js';
-import { type RunningService, startService } from '../service.js';
-import { FakeAssistedService } from '../test-support/fake-assisted-service.js';
-import { HAVE_CPIO, HAVE_GZIP, HAVE_XORRISO } from '../test-support/probes.js';
-import { unavailable } from '../test-support/requirements.js';
+import { readEmbedArea } from '../../initrd/embed-archive.js';
+import { parseLiveIso } from '../../iso/live-layout.js';
+import type { LiveManifest } from '../../iso/manifest.js';
+import type { FakeAssistedService } from '../../test-support/fake-assisted-service.js';
+import { HAVE_CPIO, HAVE_GZIP, HAVE_XORRISO } from '../../test-support/probes.js';
+import { unavailable } from '../../test-support/requirements.js';
+import {
+  type ImageService, ID, IGNITION, MINISO_ISO, type Reply, X86_ISO, fakeJwt, request, startImageService,
+} from '../test-support/image-service.js';
 
-const ID = '0b0c2f5e-7c8d-4e6f-9a1b-2c3d4e5f6a7b';
-const IGNITION = JSON.stringify({ ignition: { version: '3.1.0' }, passwd: { users: [{ name: 'core', sshAuthorizedKeys: ['ssh-ed25519 AAAA test'] }] } });
-const X86_ISO = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64.iso');
-const S390X_ISO = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 's390x.iso');
-const MINISO_ISO = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64-miniso.iso');
 /** sha256 of the minimal ISO that MINISO_ISO's coreos/miniso.dat rebuilds (fixtures/README.md). */
 const MINIMAL_SHA256 = 'ebdbe45944929bc56147c8d3a7dce7ad7a4ef453ec84b6de14d4c7174a337bec';
 
-interface Reply {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
-function request(url: string, options: { method?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers ?? {}, agent: keepAlive }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 16 });
-
-describe('image side over HTTP', () => {
-  const upstream = new FakeAssistedService(ID, IGNITION);
-  let service: RunningService;
+describe('discovery image routes over HTTP', () => {
+  let running: ImageService;
+  let upstream: FakeAssistedService;
   let base: string;
+  let dir: string;
   let x86Base: Buffer;
   let x86: LiveManifest;
-  let s390x: LiveManifest;
-  let dir: string;
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'image-routes-'));
-    await upstream.start();
-    const config: Config = loadConfig(
-      {
-        LISTEN_PORT: '0',
-        LISTEN_ADDRESS: '127.0.0.1',
-        DATA_DIR: dir,
-        ASSISTED_SERVICE_URL: upstream.url,
-        OS_IMAGES: JSON.stringify([
-          { openshift_version: '4.17', cpu_architecture: 'x86_64', url: `file://${X86_ISO}`, version: '417.94.1' },
-          { openshift_version: '4.17', cpu_architecture: 's390x', url: S390X_ISO, version: '417.94.1' },
-          { openshift_version: '4.18', cpu_architecture: 'x86_64', url: path.join(dir, 'missing.iso'), version: '418.94.1' },
-          { openshift_version: '4.16', cpu_architecture: 'x86_64', url: MINISO_ISO, version: '416.94.1' },
-        ]),
-      },
-      ['--role', 'image'],
-    );
-    service = await startService(config, createLogger('silent'), { defaultMetrics: false });
-    await service.imagesLoaded;
-    base = service.url;
+    running = await startImageService();
+    ({ upstream, base, dir } = running);
     x86Base = await readFile(X86_ISO);
     x86 = await parseLiveIso(X86_ISO);
-    s390x = await parseLiveIso(S390X_ISO);
   });
   afterAll(async () => {
-    await service?.close();
-    await upstream.stop();
-    keepAlive.destroy();
-    await rm(dir, { recursive: true, force: true });
+    await running?.close();
   });
 
   const isoUrl = () => `${base}/images/${ID}?version=4.17&arch=x86_64&type=full-iso`;
@@ -230,7 +179,7 @@ describe('image side over HTTP', () => {
       }
       expect(reply.status).toBe(200);
       const rebuilt = path.join(dir, 'minimal-rebuilt.iso');
-      const { rebuildMinimalIso } = await import('../iso/miniso.js');
+      const { rebuildMinimalIso } = await import('../../iso/miniso.js');
       const result = await rebuildMinimalIso(MINISO_ISO, await parseLiveIso(MINISO_ISO), rebuilt);
       expect(result.sha256).toBe(MINIMAL_SHA256);
       const minimal = await parseLiveIso(rebuilt);
@@ -267,76 +216,6 @@ describe('image side over HTTP', () => {
     });
   });
 
-  describe('PXE artifacts', () => {
-    it('serves the pxe-initrd as the base initrd followed by the Ignition archive', async () => {
-      const reply = await request(`${base}/images/${ID}/pxe-initrd?version=4.17&arch=x86_64`);
-      expect(reply.status).toBe(200);
-      const initrd = x86.files.initrd!;
-      expect(reply.body.subarray(0, initrd.length).equals(x86Base.subarray(initrd.offset, initrd.offset + initrd.length))).toBe(true);
-      expect(reply.body.length % 4).toBe(0);
-      const members = await readInitrd(reply.body);
-      const config = members.filter((m) => m.path === 'config.ign').at(-1);
-      expect(config?.data.toString()).toBe(IGNITION);
-      expect(members.length).toBeGreaterThan(1); // the base initrd's own members are still there
-    });
-
-    it('appends the upstream minimal-initrd after the Ignition archive', async () => {
-      const { writeCpio } = await import('../initrd/cpio.js');
-      const { compress } = await import('../initrd/compression.js');
-      const other = '1a2b3c4d-0000-4000-8000-000000000001';
-      const extra = new FakeAssistedService(other, IGNITION);
-      extra.minimalInitrd = await compress(writeCpio([{ path: 'etc/assisted/network/host0/eth0.nmconnection', data: Buffer.from('[connection]\n') }]), 'gzip');
-      await extra.start();
-      const config = loadConfig(
-        {
-          LISTEN_PORT: '0',
-          LISTEN_ADDRESS: '127.0.0.1',
-          DATA_DIR: dir,
-          ASSISTED_SERVICE_URL: extra.url,
-          OS_IMAGES: JSON.stringify([{ openshift_version: '4.17', cpu_architecture: 'x86_64', url: X86_ISO, version: '417.94.1' }]),
-        },
-        ['--role', 'image'],
-      );
-      const second = await startService(config, createLogger('silent'), { defaultMetrics: false });
-      try {
-        await second.imagesLoaded;
-        const reply = await request(`${second.url}/images/${other}/pxe-initrd?version=4.17`);
-        const paths = (await readInitrd(reply.body)).map((m) => m.path);
-        expect(paths).toContain('config.ign');
-        expect(paths).toContain('etc/assisted/network/host0/eth0.nmconnection');
-      } finally {
-        await second.close();
-        await extra.stop();
-      }
-    });
-
-    it.each([
-      ['kernel', 'kernel'],
-      ['rootfs', 'rootfs'],
-      ['initrd', 'initrd'],
-    ] as const)('serves boot-artifacts/%s as the exact bytes inside the ISO', async (name, field) => {
-      const extent = x86.files[field]!;
-      const reply = await request(`${base}/boot-artifacts/${name}?version=4.17&arch=x86_64`);
-      expect(reply.status).toBe(200);
-      expect(reply.body.equals(x86Base.subarray(extent.offset, extent.offset + extent.length))).toBe(true);
-      const ranged = await request(`${base}/boot-artifacts/${name}?version=4.17&arch=x86_64`, { headers: { Range: 'bytes=-100' } });
-      expect(ranged.status).toBe(206);
-      expect(ranged.body.equals(reply.body.subarray(-100))).toBe(true);
-    });
-
-    it('serves the s390x initrd.addrsize matching the customised initrd size', async () => {
-      const initrd = await request(`${base}/images/${ID}/pxe-initrd?version=4.17&arch=s390x`);
-      expect(initrd.status).toBe(200);
-      const reply = await request(`${base}/images/${ID}/s390x-initrd-addrsize?version=4.17`);
-      expect(reply.status).toBe(200);
-      expect(reply.body.length).toBe(16);
-      const s390xBase = await readFile(S390X_ISO);
-      const original = s390x.files.initrdAddrsize!;
-      expect(reply.body.subarray(0, 8).equals(s390xBase.subarray(original.offset, original.offset + 8))).toBe(true);
-      expect(reply.body.readBigUInt64BE(8)).toBe(BigInt(initrd.body.length));
-    });
-  });
-
   describe('bad input', () => {
     it.each([
       [`/images/not-a-uuid?version=4.17&type=full-iso`, 400, /invalid image id/],
@@ -348,7 +227,6 @@ describe('image side over HTTP', () => {
       [`/byid/${ID}/4.17/x86_64/other.iso`, 404, /unrecognized file name/],
       [`/bytoken/garbage/4.17/x86_64/full.iso`, 404, /does not name an InfraEnv/],
       [`/images/${ID}?version=4.18&type=full-iso`, 503, /unusable/],
-      [`/boot-artifacts/bootx64?version=4.17`, 404, /unknown boot artifact/],
     ])('GET %s → %i', async (pathAndQuery, status, message) => {
       const reply = await request(base + pathAndQuery);
       expect(reply.status).toBe(status);
@@ -378,26 +256,4 @@ describe('image side over HTTP', () => {
       }
     });
   });
-
-  describe('operations', () => {
-    it('reports every image state on /health and counts traffic in /metrics', async () => {
-      const health = await request(`${base}/health`);
-      expect(health.status).toBe(200);
-      const body = JSON.parse(health.body.toString()) as { images: Array<{ state: string; reason?: string }> };
-      expect(body.images.map((i) => i.state)).toEqual(['ready', 'ready', 'failed', 'ready']);
-      expect(body.images[2]!.reason).toMatch(/missing\.iso/);
-      expect((await request(`${base}/live`)).status).toBe(200);
-      const metrics = (await request(`${base}/metrics`)).body.toString();
-      expect(metrics).toMatch(/bootsmith_bytes_served_total\{artifact="full-iso"\} \d+/);
-      expect(metrics).toMatch(/bootsmith_ignition_lookups_total\{result="hit"\} \d+/);
-      expect(metrics).toMatch(/bootsmith_upstream_request_duration_seconds_count\{endpoint="discovery-ignition"/);
-      expect(metrics).toMatch(/bootsmith_streams_in_flight\{artifact="full-iso"\} 0/);
-    });
-  });
 });
-
-/** An unsigned JWT-shaped string with the given claims (the image side does not verify it). */
-function fakeJwt(claims: Record<string, unknown>): string {
-  const part = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
-  return `${part({ alg: 'none' })}.${part(claims)}.sig`;
-}

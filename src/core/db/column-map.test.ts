@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { embeddedBackend } from '../test-support/harness.js';
+import type { EventRecord, HostRecord, InfraEnvRecord } from '../model.js';
+import { insertSql, paramsOf, recordFromRow, selectSql, updateByKeySql, upsertSql } from './column-map.js';
+import { migrate } from './migrations.js';
+import { createRepository, type Repository } from './repository.js';
+import { openDatabase, type SqlDatabase } from './sql.js';
+import { EVENTS, HOSTS, INFRA_ENVS } from './tables.js';
+
+const squash = (sql: string) =>
+  sql
+    .replace(/\s+/g, ' ')
+    .replace(/\s*,\s*/g, ', ')
+    .replace(/\s*=\s*/g, ' = ')
+    .trim();
+
+describe('generated SQL', () => {
+  it('infra_envs INSERT names the 18 columns in record order with $1..$18', () => {
+    expect(squash(insertSql(INFRA_ENVS))).toBe(
+      squash(`INSERT INTO infra_envs (id, name, cluster_id, openshift_version,
+      cpu_architecture, image_type, pull_secret, ssh_authorized_key, proxy, additional_ntp_sources, static_network_config,
+      ignition_config_override, kernel_arguments, additional_trust_bundle, image_token_key, created_at, updated_at, agent_token)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`),
+    );
+  });
+
+  it('infra_envs UPDATE sets every other column and keys on id = $1', () => {
+    expect(squash(updateByKeySql(INFRA_ENVS, ['id']))).toBe(
+      squash(`UPDATE infra_envs SET name=$2, cluster_id=$3,
+      openshift_version=$4, cpu_architecture=$5, image_type=$6, pull_secret=$7, ssh_authorized_key=$8, proxy=$9,
+      additional_ntp_sources=$10, static_network_config=$11, ignition_config_override=$12, kernel_arguments=$13,
+      additional_trust_bundle=$14, image_token_key=$15, created_at=$16, updated_at=$17, agent_token=$18 WHERE id=$1`),
+    );
+  });
+
+  it('hosts upsert overwrites everything but the key and created_at', () => {
+    expect(squash(upsertSql(HOSTS, ['infraEnvId', 'id'], ['createdAt']))).toBe(
+      squash(`INSERT INTO hosts (infra_env_id, id,
+      status, status_info, validations_info, inventory, requested_hostname, role, discovery_agent_version, progress,
+      host_timestamp, checked_in_at, registered_at, status_updated_at, created_at, updated_at)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+      ON CONFLICT (infra_env_id, id) DO UPDATE SET status=EXCLUDED.status, status_info=EXCLUDED.status_info,
+      validations_info=EXCLUDED.validations_info, inventory=EXCLUDED.inventory,
+      requested_hostname=EXCLUDED.requested_hostname, role=EXCLUDED.role,
+      discovery_agent_version=EXCLUDED.discovery_agent_version, progress=EXCLUDED.progress,
+      host_timestamp=EXCLUDED.host_timestamp, checked_in_at=EXCLUDED.checked_in_at,
+      registered_at=EXCLUDED.registered_at, status_updated_at=EXCLUDED.status_updated_at,
+      updated_at=EXCLUDED.updated_at`),
+    );
+  });
+
+  it('events SELECT lists the mapped columns plus the extra ones asked for', () => {
+    expect(selectSql(EVENTS, ['seq'])).toBe(
+      'SELECT name, infra_env_id, host_id, cluster_id, severity, message, event_time, props, seq FROM events',
+    );
+  });
+
+  it('codecs: JSON fields are stringified, null stays null, an absent optional field becomes NULL', () => {
+    const ev: EventRecord = {
+      name: 'x',
+      infraEnvId: null,
+      hostId: null,
+      clusterId: null,
+      severity: 'info',
+      message: 'm',
+      eventTime: new Date(0),
+    };
+    expect(paramsOf(EVENTS, ev)).toEqual(['x', null, null, null, 'info', 'm', new Date(0), null]);
+    const back = recordFromRow(EVENTS, {
+      name: 'x',
+      infra_env_id: null,
+      host_id: null,
+      cluster_id: null,
+      severity: 'info',
+      message: 'm',
+      event_time: '1970-01-01T00:00:00.000Z',
+      props: null,
+    });
+    expect(back).toStrictEqual(ev); // no `props: undefined` key
+  });
+});
+
+describe('repository round trip on real PostgreSQL', () => {
+  let db: SqlDatabase;
+  let repo: Repository;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    const storage = await embeddedBackend().create();
+    cleanup = storage.cleanup;
+    db = await openDatabase({ databaseUrl: storage.databaseUrl!, dataDir: storage.dataDir });
+    await migrate(db);
+    repo = createRepository(db);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await cleanup?.();
+  });
+
+  const t0 = new Date('2026-01-02T03:04:05.678Z');
+  const infraEnv: InfraEnvRecord = {
+    id: '3f1d7c1e-7d0a-4f43-9d55-6f1c2f4e0a01',
+    name: 'edge',
+    clusterId: null,
+    openshiftVersion: '4.16',
+    cpuArchitecture: 'x86_64',
+    imageType: 'full-iso',
+    pullSecret: '{"auths":{}}',
+    sshAuthorizedKey: '',
+    proxy: { http_proxy: 'http://proxy.example:3128' },
+    additionalNtpSources: 'ntp.example',
+    staticNetworkConfig: null,
+    ignitionConfigOverride: '',
+    kernelArguments: [{ operation: 'append', value: 'quiet' }],
+    additionalTrustBundle: '',
+    imageTokenKey: 'k1',
+    agentToken: null,
+    createdAt: t0,
+    updatedAt: t0,
+  };
+
+  it('an InfraEnv reads back exactly as written, and after an update', async () => {
+    await repo.insertInfraEnv(infraEnv);
+    expect(await repo.getInfraEnv(infraEnv.id)).toStrictEqual(infraEnv);
+    const changed = {
+      ...infraEnv,
+      name: 'edge-2',
+      clusterId: 'c0ffee00-0000-4000-8000-000000000001',
+      proxy: null,
+      agentToken: 'jwt',
+      updatedAt: new Date(t0.getTime() + 1000),
+    };
+    await repo.updateInfraEnv(changed);
+    expect(await repo.getInfraEnv(infraEnv.id)).toStrictEqual(changed);
+    expect(await repo.listInfraEnvs({ clusterId: changed.clusterId })).toStrictEqual([changed]);
+  });
+
+  it('a host upsert keeps created_at and overwrites the rest', async () => {
+    const host: HostRecord = {
+      infraEnvId: infraEnv.id,
+      id: '9a4b6f0e-1c2d-4e3f-8a9b-0c1d2e3f4a5b',
+      status: 'discovering',
+      statusInfo: 'new',
+      validationsInfo: '',
+      inventory: null,
+      requestedHostname: '',
+      role: 'auto-assign',
+      discoveryAgentVersion: 'v1',
+      progress: null,
+      hostTimestamp: null,
+      checkedInAt: t0,
+      registeredAt: t0,
+      statusUpdatedAt: t0,
+      createdAt: t0,
+      updatedAt: t0,
+    };
+    await repo.upsertHost(host);
+    expect(await repo.getHost(host.infraEnvId, host.id)).toStrictEqual(host);
+    const later = new Date(t0.getTime() + 5000);
+    const next: HostRecord = {
+      ...host,
+      status: 'known',
+      inventory: '{"cpu":{}}',
+      progress: { current_stage: 'Starting installation' },
+      hostTimestamp: 1_700_000_000,
+      createdAt: later,
+      updatedAt: later,
+    };
+    await repo.upsertHost(next);
+    expect(await repo.getHost(host.infraEnvId, host.id)).toStrictEqual({ ...next, createdAt: t0 });
+  });
+
+  it('events keep optional props absent or present, with their seq', async () => {
+    const base = { infraEnvId: infraEnv.id, hostId: null, clusterId: null, severity: 'info' as const, eventTime: t0 };
+    await repo.insertEvent({ ...base, name: 'a', message: 'first' });
+    await repo.insertEvent({ ...base, name: 'b', message: 'second', props: '{"k":1}' });
+    const page = await repo.listEvents({ infraEnvId: infraEnv.id, order: 'ascending' });
+    expect(page.events.map(({ seq: _seq, ...e }) => e)).toStrictEqual([
+      { ...base, name: 'a', message: 'first' },
+      { ...base, name: 'b', message: 'second', props: '{"k":1}' },
+    ]);
+    expect(page.events[1]!.seq).toBeGreaterThan(page.events[0]!.seq);
+  });
+});
