@@ -44,6 +44,8 @@ async function main(argv: string[]): Promise<number> {
     case 'help':
       process.stdout.write(`${USAGE}\n`);
       return 0;
+    default:
+      break;
   }
   process.stderr.write(`${USAGE}\n`);
   return 2;

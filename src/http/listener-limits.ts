@@ -108,7 +108,7 @@ export function applyListenerLimits(
   parts: { logger: Logger; registry: Registry },
 ): ListenerMetrics {
   const warnings = new RateLimitedWarnings(parts.logger);
-  let metrics: ListenerMetrics | undefined;
+  let metrics: ListenerMetrics | undefined; // eslint-disable-line prefer-const -- assigned once below, read by closures created before it
   const closed = (reason: CloseReason, address: string) => {
     metrics?.closed.inc({ reason });
     // An idle keep-alive connection timing out is ordinary: counted, not warned about.

@@ -173,7 +173,7 @@ function validateProxy(v: unknown): Proxy | null {
 function validateNtpSources(s: string): string {
   const items = s.split(',').map((x) => x.trim()).filter((x) => x !== '');
   for (const item of items) {
-    if (!/^[A-Za-z0-9.:\-\[\]]+$/.test(item)) throw new BadRequestError(`NTP source ${JSON.stringify(item.slice(0, 64))} is not a valid hostname or IP address`);
+    if (!/^[A-Za-z0-9.:[\]-]+$/.test(item)) throw new BadRequestError(`NTP source ${JSON.stringify(item.slice(0, 64))} is not a valid hostname or IP address`);
   }
   return items.join(',');
 }

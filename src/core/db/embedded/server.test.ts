@@ -161,7 +161,7 @@ describe('embedded PostgreSQL server', () => {
 
   test('a stale postmaster.pid naming a dead process is removed and the server starts', async () => {
     const dataDir = await tempDir();
-    (await open(dataDir)).close();
+    await (await open(dataDir)).close();
     await cleanups.pop()!();
     const pidFile = path.join(layoutOf(dataDir).data, 'postmaster.pid');
     // a pid that is certainly not running: a child that has exited
