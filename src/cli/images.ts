@@ -10,8 +10,8 @@
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../config.js';
 import { describeError } from '../errors.js';
-import { type Inventory, inspectCache } from '../images/cache-inventory.js';
-import { ProgressReport, type ReportOutput, plainLine } from '../images/progress-report.js';
+import { type Inventory, inspectCache } from '../images/cache/cache-inventory.js';
+import { ProgressReport, type ReportOutput, plainLine } from './progress-report.js';
 import { formatBytes } from '../images/progress.js';
 import { ImageRegistry } from '../images/registry.js';
 import { ImageSettingsError, imageStoreSettingsFromEnvironment } from '../images/store-settings.js';

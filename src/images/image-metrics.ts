@@ -7,8 +7,8 @@
 //
 // `image` is `<openshift_version>/<cpu_architecture>`, bounded by the configuration.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { IMAGE_STATES, type ImageState } from './image-status.js';
-import type { RetryClass } from './load-error.js';
+import { IMAGE_STATES, type ImageState } from './catalog/image-status.js';
+import type { RetryClass } from './loader/load-error.js';
 
 export interface ImageMetrics {
   downloaded(image: string, bytes: number): void;

@@ -9,7 +9,7 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnavailableError } from '../errors.js';
 import { createLogger } from '../logger.js';
-import { type RebuildMinimalIso, rebuildMinimalIsoFromMinisoDat } from './minimal-iso.js';
+import { type RebuildMinimalIso, rebuildMinimalIsoFromMinisoDat } from './loader/minimal-iso.js';
 import type { OsImageEntry } from './os-images-config.js';
 import { type ImageRegistryOptions, ImageRegistry } from './registry.js';
 import { defaultImageStoreSettings } from './store-settings.js';

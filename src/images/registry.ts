@@ -1,10 +1,10 @@
 // The image store: every configured base image, its readiness, and the bounded work that
-// makes it ready. Each image is fetched (src/images/image-loader.ts), verified, persisted and
+// makes it ready. Each image is fetched (src/images/loader/obtain-iso.ts), verified, persisted and
 // opened once into a LiveImage that every request then shares.
 //
 // Does: start live at once and load images in the background, at most IMAGE_DOWNLOAD_CONCURRENCY
 // at a time; keep each image's state for /health, metrics and the CLI (a failed image never
-// affects the others); retry failures on the schedule of src/images/retry-policy.ts; keep the
+// affects the others); retry failures on the schedule of src/images/loader/retry-policy.ts; keep the
 // cache within IMAGE_CACHE_MAX_BYTES by evicting the least recently served re-fetchable images
 // (fetched again when next requested); build the minimal variant once a full ISO with
 // coreos/miniso.dat is ready; look images up by version (matching `version` or
@@ -20,30 +20,30 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { BadRequestError, NotFoundError, UnavailableError, describeError } from '../errors.js';
 import { BaseFile } from '../splice/base-file.js';
-import { removeFiles, statIfExists } from './atomic-file.js';
-import { CacheFiles, cacheName, imagesDirOf } from './cache-layout.js';
-import { scanCache } from './cache-scan.js';
-import { MANIFEST_FORMAT_VERSION, type CacheRecord, type VerifiedFile, fileMismatch, writeRecord } from './cache-record.js';
-import { type CatalogImage, type ImageCatalog, normalizeArchitecture } from './catalog.js';
-import { planEviction } from './disk-budget.js';
+import { removeFiles, statIfExists } from './cache/atomic-file.js';
+import { CacheFiles, cacheName, imagesDirOf } from './cache/cache-layout.js';
+import { scanCache } from './cache/cache-scan.js';
+import { MANIFEST_FORMAT_VERSION, type CacheRecord, type VerifiedFile, fileMismatch, writeRecord } from './cache/cache-record.js';
+import { type CatalogImage, type ImageCatalog, normalizeArchitecture } from './catalog/catalog-image.js';
+import { planEviction } from './cache/disk-budget.js';
 import { type ImageMetrics, registerImageMetrics } from './image-metrics.js';
-import { type LoadContext, obtainIso } from './image-loader.js';
-import { type ImageHealth, type ImageStatus, type WorkingState, catalogState, toHealth } from './image-status.js';
-import type { LiveImage, MinimalState } from './live-image.js';
-import { ImageLoadError } from './load-error.js';
-import { type RebuildMinimalIso, rebuildMinimalIsoFromMinisoDat } from './minimal-iso.js';
-import { buildMinimalVariant } from './minimal-variant.js';
+import { type LoadContext, obtainIso } from './loader/obtain-iso.js';
+import { type ImageHealth, type ImageStatus, type WorkingState, catalogState, toHealth } from './catalog/image-status.js';
+import type { LiveImage, MinimalState } from './catalog/live-image.js';
+import { ImageLoadError } from './loader/load-error.js';
+import { type RebuildMinimalIso, rebuildMinimalIsoFromMinisoDat } from './loader/minimal-iso.js';
+import { buildMinimalVariant } from './loader/minimal-variant.js';
 import type { LiveManifest } from '../iso/manifest.js';
 import type { OsImageEntry } from './os-images-config.js';
 import { TransferProgress, formatBytes, formatDuration } from './progress.js';
-import { Semaphore } from './semaphore.js';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryClassOf, slowDelayMs } from './retry-policy.js';
-import { type ImageOrigin, originOf } from './sources/origin.js';
+import { Semaphore } from './loader/semaphore.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryClassOf, slowDelayMs } from './loader/retry-policy.js';
+import { type ImageOrigin, originOf } from './fetch/origin.js';
 import { type ImageStoreSettings, defaultImageStoreSettings } from './store-settings.js';
-import { parseAsLiveIso } from './verify-iso.js';
+import { parseAsLiveIso } from './fetch/verify-iso.js';
 
-export type { LiveImage, MinimalState, MinimalVariant } from './live-image.js';
-export type { ImageHealth } from './image-status.js';
+export type { LiveImage, MinimalState, MinimalVariant } from './catalog/live-image.js';
+export type { ImageHealth } from './catalog/image-status.js';
 
 export interface ImageRegistryOptions {
   /** Cache root: images live in `${dataDir}/images`. Without it only local ISOs work and nothing persists. */

@@ -17,7 +17,7 @@
 //
 // Invalid values throw ImageSettingsError naming the variable (never echoing a header value).
 import { readFileSync } from 'node:fs';
-import type { SourceSettings } from './sources/origin.js';
+import type { SourceSettings } from './fetch/origin.js';
 
 export interface ImageStoreSettings {
   concurrency: number;

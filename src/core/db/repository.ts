@@ -4,7 +4,7 @@
 // here. `transaction` hands out a repository bound to one transaction so handlers
 // compose several writes atomically. Does not validate input or apply business rules.
 import type { SqlDatabase, SqlExecutor } from './sql.js';
-import type { CpuArchitecture } from '../../images/catalog.js';
+import type { CpuArchitecture } from '../../images/catalog/catalog-image.js';
 import type { EventRecord, HostRecord, HostStatus, ImageType, InfraEnvRecord, Severity } from '../model.js';
 
 export interface EventQuery {
