@@ -19,7 +19,7 @@ const CACHE_DIR = path.join(REPO_ROOT, '.cache', 'e2e');
 const FIXTURE_DIR = path.join(CACHE_DIR, 'bootable');
 const RUN_DIR = path.join(CACHE_DIR, 'run');
 const CLI = path.join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
-const MINISO_MODULE = path.join(REPO_ROOT, 'src', 'iso', 'miniso.ts');
+const MINISO_MODULE = path.join(REPO_ROOT, 'src', 'iso', 'miniso', 'miniso.ts');
 
 function run(what: string, command: string, args: string[], options: { allowFailure?: boolean } = {}): { ok: boolean; out: string } {
   const started = Date.now();

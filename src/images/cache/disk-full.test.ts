@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../logger.js';
 import { diskFullCode } from './disk-full.js';
-import { ImageRegistry } from '../registry.js';
+import { ManagedImageStore } from '../managed-image-store.js';
 import { entry } from '../test-support/images.js';
 import { IsoServer } from '../test-support/iso-server.js';
 import { type Tmpfs, requireTmpfs } from '../test-support/tmpfs.js';
@@ -28,14 +28,14 @@ describe.skipIf('reason' in mounted)('a download on a full disk (8 MiB tmpfs)', 
     const big = Buffer.alloc(12 * 1024 * 1024, 0x42); // larger than the whole tmpfs
     server.serve('/big.iso', big, { chunkBytes: 256 * 1024 });
     const dataDir = path.join(fs.dir, 'data');
-    const registry = new ImageRegistry([entry('4.17', server.url('/big.iso'))], [], createLogger('silent'), {
+    const imageStore = new ManagedImageStore([entry('4.17', server.url('/big.iso'))], [], createLogger('silent'), {
       dataDir,
       retry: { attempts: 3, baseDelayMs: 10, slowDelayMs: 60_000 },
     });
     try {
       const started = Date.now();
-      await registry.loadAll();
-      const [image] = registry.health().images;
+      await imageStore.loadAll();
+      const [image] = imageStore.health().images;
       expect(image?.state).toBe('failed');
       expect(image?.reason).toMatch(new RegExp(`the disk holding ${path.join(dataDir, 'images')} is full \\(ENOSPC\\)`));
       expect(Date.parse(image!.retry_at!)).toBeGreaterThanOrEqual(started + 60_000);
@@ -46,7 +46,7 @@ describe.skipIf('reason' in mounted)('a download on a full disk (8 MiB tmpfs)', 
       expect(fs.free()).toBeGreaterThan(TMPFS_BYTES - 512 * 1024);
       await writeFile(path.join(fs.dir, 'database-file'), Buffer.alloc(6 * 1024 * 1024));
     } finally {
-      await registry.close();
+      await imageStore.close();
     }
   });
 

@@ -1,7 +1,7 @@
 // The read-only view of the configured base images that the assisted core needs:
 // which versions/architectures exist and how large each one's Ignition embed area is.
 //
-// Implemented by the image registry (src/images/registry.ts). This module declares
+// Implemented by the image store's catalog (src/images/catalog/store-catalog.ts). This module declares
 // the interface and the architecture-name normalisation; it does no I/O.
 
 export type CpuArchitecture = 'x86_64' | 'aarch64' | 'ppc64le' | 's390x';

@@ -64,6 +64,8 @@ export function toHealth({ entry, status, sha256, lastServedAt }: HealthView): I
     state: status.state,
   };
   switch (status.state) {
+    case 'pending':
+      break;
     case 'downloading':
     case 'extracting':
     case 'verifying': {

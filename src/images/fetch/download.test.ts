@@ -10,7 +10,7 @@ import { type DownloadHooks, downloadToFile } from './download.js';
 import { ImageLoadError } from '../loader/load-error.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../loader/retry-policy.js';
 import { HttpSource, type HttpSettings } from './http-source.js';
-import { HAVE_OPENSSL, fixtureBytes, selfSignedCert, sha256 } from '../test-support/images.js';
+import { fixtureBytes, sha256 } from '../test-support/images.js';
 import { IsoServer } from '../test-support/iso-server.js';
 
 /**
@@ -229,25 +229,5 @@ describe('downloadToFile over HTTP', () => {
     expect(result.sha256).toBe(sha256(body));
     expect(server.hitsFor('/stall.iso').map((h) => h.range)).toEqual([undefined, `bytes=${body.length / 2}-`]);
     expect(notices).toEqual(['download attempt failed; retrying']);
-  });
-
-  describe.skipIf(!HAVE_OPENSSL)('https', () => {
-    let tls: IsoServer;
-    let cert: { key: string; cert: string; certFile: string };
-    beforeAll(async () => {
-      cert = selfSignedCert(dir);
-      tls = await new IsoServer(cert).start();
-      tls.serve('/tls.iso', body);
-    });
-    afterAll(() => tls.stop());
-
-    it('refuses an untrusted certificate with a hint, and trusts it from the CA file', async () => {
-      fresh('tls');
-      const refused = await downloadToFile(new HttpSource(tls.url('/tls.iso'), settings), part, hooks(), policy).catch((e: unknown) => e);
-      expect((refused as ImageLoadError).retry).toBe('slow');
-      expect((refused as Error).message).toMatch(/OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE/);
-      const trusted = await downloadToFile(new HttpSource(tls.url('/tls.iso'), { ...settings, ca: cert.cert }), part, hooks(), policy);
-      expect(trusted.sha256).toBe(sha256(body));
-    });
   });
 });

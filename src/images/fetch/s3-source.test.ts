@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../logger.js';
 import { downloadToFile } from './download.js';
 import { ImageLoadError } from '../loader/load-error.js';
-import { ImageRegistry } from '../registry.js';
+import { ManagedImageStore } from '../managed-image-store.js';
 import { DEFAULT_RETRY_POLICY } from '../loader/retry-policy.js';
 import { type ImageStoreSettings, imageStoreSettingsFromEnvironment } from '../store-settings.js';
 import { entry, fixtureBytes, sha256 } from '../test-support/images.js';
@@ -49,17 +49,17 @@ describe('s3:// sources', () => {
   });
 
   it('downloads, verifies and serves an image from a path-style S3-compatible store', async () => {
-    const registry = new ImageRegistry([entry('4.17', 's3://isos/rhcos/4.17/live.iso', { sha256: sha256(iso) })], [], createLogger('silent'), {
+    const imageStore = new ManagedImageStore([entry('4.17', 's3://isos/rhcos/4.17/live.iso', { sha256: sha256(iso) })], [], createLogger('silent'), {
       dataDir: path.join(dir, 'data'),
       settings,
     });
     try {
-      await registry.loadAll();
-      expect(registry.health().images[0]).toMatchObject({ state: 'ready', source: 's3://isos/rhcos/4.17/live.iso' });
-      const image = registry.resolve('4.17', 'x86_64');
+      await imageStore.loadAll();
+      expect(imageStore.health().images[0]).toMatchObject({ state: 'ready', source: 's3://isos/rhcos/4.17/live.iso' });
+      const image = imageStore.resolve('4.17', 'x86_64');
       expect((await image.base.readExactly(0, iso.length)).equals(iso)).toBe(true);
     } finally {
-      await registry.close();
+      await imageStore.close();
     }
   });
 

@@ -31,6 +31,7 @@ import {
   writeTree,
   xorrisoReportLba,
 } from '../test-fixtures.js';
+import { unavailable } from '../../test-support/requirements.js';
 
 const OUR_FULL = path.join(REPO_ROOT, 'fixtures/iso/x86_64-miniso.iso');
 const OUR_PLAIN = path.join(REPO_ROOT, 'fixtures/iso/x86_64.iso');
@@ -58,7 +59,7 @@ async function rejection(p: Promise<unknown>): Promise<Error> {
   throw new Error('expected a rejection');
 }
 
-describe.skipIf(!HAVE_FIXTURES || !HAVE_XZ || !HAVE_XORRISO)('minimal ISOs of the coreos-installer fixtures', () => {
+describe.skipIf(unavailable({ '../shared fixtures': HAVE_FIXTURES, xz: HAVE_XZ, xorriso: HAVE_XORRISO }))('minimal ISOs of the coreos-installer fixtures', () => {
   const index = HAVE_FIXTURES ? fixtureIndex() : new Map<string, string[]>();
   const withMiniso = fixtureNames().filter((n) => index.get(n)?.some((l) => l.startsWith('miniso.dat version 1')));
   const without = fixtureNames().filter((n) => n.startsWith('embed-areas-') && !withMiniso.includes(n));
@@ -145,7 +146,7 @@ describe.skipIf(!HAVE_FIXTURES || !HAVE_XZ || !HAVE_XORRISO)('minimal ISOs of th
   });
 });
 
-describe.skipIf(!HAVE_XZ)('minimal ISO of our packed fixture (fixtures/iso/x86_64-miniso.iso)', () => {
+describe.skipIf(unavailable({ xz: HAVE_XZ }))('minimal ISO of our packed fixture (fixtures/iso/x86_64-miniso.iso)', () => {
   let dir = '';
   let manifest: LiveManifest;
   let data: MinisoData;
@@ -289,7 +290,7 @@ describe.skipIf(!HAVE_XZ)('minimal ISO of our packed fixture (fixtures/iso/x86_6
   });
 });
 
-describe.skipIf(!HAVE_BUILD_TOOLS)('round trip: build-live-iso.sh --with-miniso -> pack -> rebuild', () => {
+describe.skipIf(unavailable({ 'fixture build tools': HAVE_BUILD_TOOLS }))('round trip: build-live-iso.sh --with-miniso -> pack -> rebuild', () => {
   let dir = '';
   beforeAll(() => {
     dir = makeTempDir('miniso-roundtrip');
@@ -308,7 +309,7 @@ describe.skipIf(!HAVE_BUILD_TOOLS)('round trip: build-live-iso.sh --with-miniso 
   });
 });
 
-describe.skipIf(!HAVE_XORRISO || !HAVE_XZ)('packing refuses ISOs that do not fit together', () => {
+describe.skipIf(unavailable({ xorriso: HAVE_XORRISO, xz: HAVE_XZ }))('packing refuses ISOs that do not fit together', () => {
   let dir = '';
   beforeAll(() => {
     dir = makeTempDir('miniso-pack');
