@@ -1,5 +1,5 @@
-// The image store's Prometheus instruments, registered on the process's registry
-// (Metrics.registry) by the image registry itself:
+// The image store's Prometheus instruments, registered on the process's Prometheus
+// registry (Metrics.registry) by the image store itself:
 //
 //   bootsmith_image_download_bytes_total{image}      bytes received from image sources
 //   bootsmith_image_load_failures_total{image,retry} failed loads, by retry class

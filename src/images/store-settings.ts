@@ -64,7 +64,7 @@ export function imageStoreSettingsFromEnvironment(env: NodeJS.ProcessEnv): Image
   };
 }
 
-/** The settings with no environment at all (what a registry built without settings uses). */
+/** The settings with no environment at all (what an image store built without settings uses). */
 export function defaultImageStoreSettings(): ImageStoreSettings {
   return imageStoreSettingsFromEnvironment({});
 }

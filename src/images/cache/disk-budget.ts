@@ -2,7 +2,7 @@
 // recently served candidates first, skipping any served (or made ready) within `minIdleMs`
 // so that images in active use are never thrown out to make room for others. Evicts
 // nothing when even evicting every eligible candidate would not make enough room.
-// Pure; the registry supplies the candidates (re-fetchable cached images, unreferenced files)
+// Pure; the cache budget (src/images/cache/cache-budget.ts) supplies the candidates (re-fetchable cached images, unreferenced files)
 // and carries the plan out.
 
 export interface BudgetCandidate {

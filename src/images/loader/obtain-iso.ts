@@ -9,8 +9,9 @@
 //
 // Only a renamed, verified file is ever handed back, so a killed process never leaves a file
 // that gets served. Content failures delete the .part (resuming bad bytes cannot help);
-// transient ones keep it; a full disk deletes it (src/images/cache/disk-full.ts). It reports stages and bytes through LoadContext and leaves opening,
-// serving, retry scheduling and the disk budget to the registry.
+// transient ones keep it; a full disk deletes it (src/images/cache/disk-full.ts). It reports
+// stages and bytes through LoadContext and leaves opening, serving and retry scheduling to the
+// loader (src/images/loader/image-loader.ts) and the disk budget to src/images/cache/cache-budget.ts.
 import { type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { describeError } from '../../errors.js';

@@ -2,7 +2,7 @@
 // (see src/images/loader/load-error.ts) and the two backoff schedules.
 //
 // Fast retries happen inside one load (a few attempts, each resuming the download);
-// slow retries are timers of the registry. Pure functions plus an abortable sleep; no I/O.
+// slow retries are timers of the loader (src/images/loader/image-loader.ts). Pure functions plus an abortable sleep; no I/O.
 import { FormatError } from '../../errors.js';
 import { ImageLoadError, type RetryClass } from './load-error.js';
 
