@@ -19,7 +19,8 @@ describe('ManagedImageStore', () => {
       retireGraceMs: 50,
       ...extra,
     });
-    const three = () => ['/e1.iso', '/e2.iso', '/e3.iso'].map((p, i) => entry(`4.${10 + i}`, server.url(server.serve(p, iso) && p)));
+    const three = () =>
+      ['/e1.iso', '/e2.iso', '/e3.iso'].map((p, i) => entry(`4.${10 + i}`, server.url(server.serve(p, iso) && p)));
 
     it('evicts the least recently served image for a new one, and fetches an evicted one on request', async () => {
       const dataDir = newDataDir();
@@ -30,7 +31,10 @@ describe('ManagedImageStore', () => {
 
       const c = r.resolve('4.12', 'x86_64'); // 4.12 served: 4.11 is now the least recently served
       expect(() => r.resolve('4.10', 'x86_64')).toThrow(UnavailableError);
-      const b = await waitFor(() => states(r)[0] === 'ready' && states(r)[1] === 'evicted' && r, 'on-demand fetch of 4.10');
+      const b = await waitFor(
+        () => states(r)[0] === 'ready' && states(r)[1] === 'evicted' && r,
+        'on-demand fetch of 4.10',
+      );
       expect(b.resolve('4.12', 'x86_64')).toBe(c);
       const isos = (await cacheFiles(dataDir)).filter((f) => f.endsWith('.iso'));
       expect(isos.map((f) => f.slice(0, 4))).toEqual(['4.10', '4.12']);
@@ -49,14 +53,25 @@ describe('ManagedImageStore', () => {
     });
 
     it('refuses for good an image larger than the whole budget', async () => {
-      const r = imageStore([entry('4.17', server.url(server.serve('/big.iso', iso) && '/big.iso'))], newDataDir(), budget(1000));
+      const r = imageStore(
+        [entry('4.17', server.url(server.serve('/big.iso', iso) && '/big.iso'))],
+        newDataDir(),
+        budget(1000),
+      );
       await r.loadAll();
-      expect(r.health().images[0]).toMatchObject({ state: 'failed', reason: expect.stringMatching(/more than IMAGE_CACHE_MAX_BYTES/) });
+      expect(r.health().images[0]).toMatchObject({
+        state: 'failed',
+        reason: expect.stringMatching(/more than IMAGE_CACHE_MAX_BYTES/),
+      });
     });
 
     it('closes the BaseFile of an evicted image only after the grace period', async () => {
       const dataDir = newDataDir();
-      const r = imageStore(three().slice(0, 2), dataDir, budget(iso.length + 4096, { evictionMinIdleMs: 0, retireGraceMs: 1000 }));
+      const r = imageStore(
+        three().slice(0, 2),
+        dataDir,
+        budget(iso.length + 4096, { evictionMinIdleMs: 0, retireGraceMs: 1000 }),
+      );
       await r.loadAll();
       expect(states(r)).toEqual(['evicted', 'ready']);
       const second = r.resolve('4.11', 'x86_64');

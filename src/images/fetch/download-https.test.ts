@@ -42,10 +42,17 @@ describe('downloadToFile over HTTP', () => {
     });
 
     it('refuses an untrusted certificate with a hint, and trusts it from the CA file', async () => {
-      const refused = await downloadToFile(new HttpSource(tls.url('/tls.iso'), settings), part, hooks(), policy).catch((e: unknown) => e);
+      const refused = await downloadToFile(new HttpSource(tls.url('/tls.iso'), settings), part, hooks(), policy).catch(
+        (e: unknown) => e,
+      );
       expect((refused as ImageLoadError).retry).toBe('slow');
       expect((refused as Error).message).toMatch(/OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE/);
-      const trusted = await downloadToFile(new HttpSource(tls.url('/tls.iso'), { ...settings, ca: cert.cert }), part, hooks(), policy);
+      const trusted = await downloadToFile(
+        new HttpSource(tls.url('/tls.iso'), { ...settings, ca: cert.cert }),
+        part,
+        hooks(),
+        policy,
+      );
       expect(trusted.sha256).toBe(sha256(body));
     });
   });

@@ -47,7 +47,10 @@ describe('ManagedImageStore', () => {
       await writeFile(fake, 'PK but not really');
       const r = imageStore([entry('4.17', fake)], newDataDir());
       await r.loadAll();
-      expect(r.health().images[0]).toMatchObject({ state: 'failed', reason: expect.stringMatching(/not a readable zip archive/) });
+      expect(r.health().images[0]).toMatchObject({
+        state: 'failed',
+        reason: expect.stringMatching(/not a readable zip archive/),
+      });
     });
   });
 });
