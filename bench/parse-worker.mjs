@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { parseLiveIso } = await import(path.join(root, 'dist/src/iso/live-layout.js'));
-const { parseLiveIsoInWorker } = await import(path.join(root, 'dist/src/images/parse-worker.js'));
+const { parseLiveIsoInWorker } = await import(path.join(root, 'dist/src/images/fetch/parse-worker.js'));
 const RUNS = 15;
 
 let scratch;

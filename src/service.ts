@@ -16,14 +16,14 @@ import { createLimitedServer } from './http/listener-limits.js';
 import { CachedIgnitionSource } from './ignition-supply/cached-source.js';
 import { RemoteIgnitionSource } from './ignition-supply/remote-source.js';
 import type { IgnitionSource } from './ignition-supply/source.js';
-import { ImageRegistry } from './images/registry.js';
+import { ManagedImageStore } from './images/managed-image-store.js';
 import { Metrics } from './metrics.js';
 
 export interface RunningService {
   server: http.Server;
   /** The URL this process listens on, e.g. http://127.0.0.1:8080 */
   url: string;
-  registry: ImageRegistry;
+  imageStore: ManagedImageStore;
   metrics: Metrics;
   /** Resolves once every configured base image has been loaded or marked failed. */
   imagesLoaded: Promise<void>;
@@ -46,12 +46,12 @@ export async function startService(config: Config, logger: Logger, options: { de
 
   for (const problem of config.osImages.problems) logger.error({ problem }, 'invalid OS image entry skipped');
   if (config.usingDemoImage) logger.warn('OS_IMAGES is not set: serving the bundled demo fixture image (not bootable on real hardware)');
-  const registry = new ImageRegistry(config.osImages.entries, config.osImages.problems, logger, {
+  const imageStore = new ManagedImageStore(config.osImages.entries, config.osImages.problems, logger, {
     dataDir: config.dataDir,
     settings: config.imageStore,
     metricsRegistry: metrics.registry,
   });
-  const imagesLoaded = registry.loadAll();
+  const imagesLoaded = imageStore.loadAll();
 
   // In-process Ignition is cached like remote Ignition (a BMC's range storm must not
   // re-render it per request); the core invalidates an InfraEnv's entries on every change.
@@ -69,7 +69,7 @@ export async function startService(config: Config, logger: Logger, options: { de
         adminTokenTtlMs: config.adminTokenTtlMs,
         agentImage: config.agentImage,
         embeddedPostgresUser: config.embeddedPostgresUser,
-        catalog: registry,
+        catalog: imageStore.catalog,
         logger,
         onInfraEnvChange: (id) => ignitionCache?.invalidate(id),
       });
@@ -82,13 +82,13 @@ export async function startService(config: Config, logger: Logger, options: { de
         : core?.ignitionSource;
       if (!source) throw new Error('no Ignition source: set ASSISTED_SERVICE_URL or run the core in-process');
       ignitionCache = new CachedIgnitionSource(source, { ttlMs: config.ignitionCacheTtlMs, metrics });
-      artifacts = new ArtifactService(registry, ignitionCache, config.embedCompression, imageServiceBaseUrl);
+      artifacts = new ArtifactService(imageStore.catalog, ignitionCache, config.embedCompression, imageServiceBaseUrl);
     }
-    handler = createApp({ logger, metrics, registry, ...(artifacts ? { artifacts } : {}), ...(core ? { coreRouter: core.router, databaseHealth: core.databaseHealth } : {}) });
+    handler = createApp({ logger, metrics, imageStore: imageStore.catalog, ...(artifacts ? { artifacts } : {}), ...(core ? { coreRouter: core.router, databaseHealth: core.databaseHealth } : {}) });
   } catch (err) {
     server.close();
     await core?.close();
-    await registry.close();
+    await imageStore.close();
     throw err;
   }
   logger.info(
@@ -99,7 +99,7 @@ export async function startService(config: Config, logger: Logger, options: { de
   return {
     server,
     url,
-    registry,
+    imageStore,
     metrics,
     imagesLoaded,
     async close() {
@@ -108,7 +108,7 @@ export async function startService(config: Config, logger: Logger, options: { de
         server.closeAllConnections();
       });
       await core?.close();
-      await registry.close(); // stops downloads (their .part files are kept for resume)
+      await imageStore.close(); // stops downloads (their .part files are kept for resume)
       await imagesLoaded;
     },
   };

@@ -10,7 +10,8 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { BadRequestError, UnavailableError } from '../errors.js';
 import type { Credential, DiscoveryCustomization, DiscoveryImageType, IgnitionSource } from '../ignition-supply/source.js';
-import type { ImageRegistry, LiveImage, MinimalVariant } from '../images/registry.js';
+import type { ImageStore } from '../images/catalog/image-store.js';
+import type { LiveImage, MinimalVariant } from '../images/catalog/live-image.js';
 import type { EmbedCompression } from '../initrd/embed-archive.js';
 import type { Extent } from '../iso/manifest.js';
 import type { BaseFile } from '../splice/base-file.js';
@@ -46,7 +47,7 @@ export class ArtifactService {
   private readonly minimalPlans = new MinimalPlans();
 
   constructor(
-    private readonly registry: ImageRegistry,
+    private readonly images: ImageStore,
     private readonly ignition: IgnitionSource,
     private readonly compression: EmbedCompression,
     /** IMAGE_SERVICE_BASE_URL: minimal ISOs fetch their rootfs from here. */
@@ -54,7 +55,7 @@ export class ArtifactService {
   ) {}
 
   async discoveryIso(request: ArtifactRequest, imageType: DiscoveryImageType): Promise<ServedArtifact> {
-    const image = this.registry.resolve(request.version, request.arch);
+    const image = this.images.resolve(request.version, request.arch);
     if (imageType === 'full-iso') {
       return this.customized(image.base, request, 'full-iso', (c) => buildDiscoveryIso(image, c, this.compression));
     }
@@ -64,13 +65,13 @@ export class ArtifactService {
   }
 
   async pxeInitrd(request: ArtifactRequest): Promise<ServedArtifact> {
-    const image = this.registry.resolve(request.version, request.arch);
+    const image = this.images.resolve(request.version, request.arch);
     return this.customized(image.base, request, 'pxe-initrd', (c) => buildPxeInitrd(image, c, this.compression));
   }
 
   /** s390x `initrd.addrsize` matching the PXE initrd this InfraEnv gets. */
   async s390xInitrdAddrsize(request: ArtifactRequest): Promise<{ bytes: Buffer; lastModified: Date; etag: string }> {
-    const image = this.registry.resolve(request.version, 's390x');
+    const image = this.images.resolve(request.version, 's390x');
     const extent = image.manifest.files.initrdAddrsize;
     if (!extent) throw new BadRequestError(`base image ${image.entry.openshiftVersion} s390x has no images/initrd.addrsize`);
     const initrd = await this.pxeInitrd({ ...request, arch: 's390x' });
@@ -79,7 +80,7 @@ export class ArtifactService {
   }
 
   bootArtifact(kind: BootArtifactKind, version: string | undefined, arch: string | undefined): ServedArtifact {
-    const image = this.registry.resolve(version, arch);
+    const image = this.images.resolve(version, arch);
     let perBase = this.windows.get(image.base);
     if (!perBase) {
       perBase = new Map();

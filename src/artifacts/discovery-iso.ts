@@ -6,7 +6,7 @@
 // Never writes a truncated archive: an oversized one is a PayloadTooLargeError.
 import { BadRequestError } from '../errors.js';
 import type { DiscoveryCustomization } from '../ignition-supply/source.js';
-import type { LiveImage } from '../images/registry.js';
+import type { LiveImage } from '../images/catalog/live-image.js';
 import { type EmbedCompression, buildEmbedArchive, fitToArea } from '../initrd/embed-archive.js';
 import { encodeKargsArea } from '../iso/kargs-codec.js';
 import { type Patch, SplicedFile } from '../splice/spliced-file.js';

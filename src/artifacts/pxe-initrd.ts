@@ -6,7 +6,7 @@
 // Also derives the s390x `initrd.addrsize` for that initrd. No HTTP here.
 import { NotFoundError } from '../errors.js';
 import type { DiscoveryCustomization } from '../ignition-supply/source.js';
-import type { LiveImage } from '../images/registry.js';
+import type { LiveImage } from '../images/catalog/live-image.js';
 import { type EmbedCompression, buildEmbedArchive } from '../initrd/embed-archive.js';
 import { buildPxeInitrdTail } from '../initrd/pxe-initrd.js';
 import { SplicedFile } from '../splice/spliced-file.js';

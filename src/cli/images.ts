@@ -10,10 +10,11 @@
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../config.js';
 import { describeError } from '../errors.js';
-import { type Inventory, inspectCache } from '../images/cache-inventory.js';
-import { ProgressReport, type ReportOutput, plainLine } from '../images/progress-report.js';
+import { type Inventory, inspectCache } from '../images/cache/cache-inventory.js';
+import { ProgressReport, type ReportOutput, plainLine } from './progress-report.js';
 import { formatBytes } from '../images/progress.js';
-import { ImageRegistry } from '../images/registry.js';
+import type { ImageStore } from '../images/catalog/image-store.js';
+import { ManagedImageStore } from '../images/managed-image-store.js';
 import { ImageSettingsError, imageStoreSettingsFromEnvironment } from '../images/store-settings.js';
 
 export const IMAGES_USAGE = `  bootsmith images pull [--json]
@@ -55,18 +56,19 @@ export async function imagesCommand(args: readonly string[], io: CliIo): Promise
   }
 
   const logger = pino({ level: io.env.LOG_LEVEL || 'silent', base: { service: 'bootsmith' } }, pino.destination(2));
-  const registry = new ImageRegistry(config.osImages.entries, config.osImages.problems, logger, { dataDir: config.dataDir, settings });
+  const store = new ManagedImageStore(config.osImages.entries, config.osImages.problems, logger, { dataDir: config.dataDir, settings });
+  const view: ImageStore = store.catalog;
   const report = new ProgressReport(json ? { write: () => undefined } : io.stdout);
-  const unsubscribe = registry.subscribe(() => report.update(registry.health().images));
+  const unsubscribe = view.subscribe(() => report.update(view.health().images));
   try {
-    await registry.loadAll();
+    await store.loadAll();
   } catch (err) {
     io.stderr.write(`bootsmith: ${describeError(err)}\n`);
   } finally {
     unsubscribe();
-    await registry.close();
+    await store.close();
   }
-  const images = registry.health().images;
+  const images = view.health().images;
   if (json) {
     io.stdout.write(`${JSON.stringify(images, null, 2)}\n`);
   } else {

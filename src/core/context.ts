@@ -3,7 +3,7 @@
 // One object built by createCore (index.ts) so handlers and services take a single
 // argument. Holds no request state.
 import type { Logger } from 'pino';
-import type { ImageCatalog } from '../images/catalog.js';
+import type { ImageCatalog } from '../images/catalog/catalog-image.js';
 import type { Authorizer } from './auth/authorizer.js';
 import type { LocalKeys } from './auth/local-keys.js';
 import type { Repository } from './db/repository.js';

@@ -5,7 +5,7 @@
 // plus `auth` helpers (tokens for operators and tests). Does not listen on a port.
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
-import type { ImageCatalog } from '../images/catalog.js';
+import type { ImageCatalog } from '../images/catalog/catalog-image.js';
 import type { IgnitionSource } from '../ignition-supply/source.js';
 import { Authorizer } from './auth/authorizer.js';
 import { DEFAULT_IMAGE_TOKEN_TTL_MS, issueImageToken } from './auth/image-tokens.js';

@@ -6,7 +6,7 @@
 import express, { type Express, type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ArtifactService } from '../artifacts/artifact-service.js';
-import type { ImageRegistry } from '../images/registry.js';
+import type { ImageStore } from '../images/catalog/image-store.js';
 import type { Metrics } from '../metrics.js';
 import { imageErrorHandler } from './error-mapping.js';
 import { redactedRequestTarget, redactUrl } from '../redact.js';
@@ -19,7 +19,7 @@ import { pxeInitrdRoutes } from './routes/pxe-initrd.js';
 export interface AppParts {
   logger: Logger;
   metrics: Metrics;
-  registry?: ImageRegistry;
+  imageStore?: ImageStore;
   /** Present when this process serves the image side. */
   artifacts?: ArtifactService;
   /** Present when this process serves the assisted API. */
@@ -47,7 +47,7 @@ export function createApp(parts: AppParts): Express {
     next();
   });
 
-  app.use(healthRoutes(parts.registry, parts.databaseHealth));
+  app.use(healthRoutes(parts.imageStore, parts.databaseHealth));
   app.use(metricsRoutes(parts.metrics));
   if (parts.coreRouter) app.use('/api/assisted-install', parts.coreRouter);
   if (parts.artifacts) {

@@ -1,5 +1,5 @@
-// The image store's Prometheus instruments, registered on the process's registry
-// (Metrics.registry) by the image registry itself:
+// The image store's Prometheus instruments, registered on the process's Prometheus
+// registry (Metrics.registry) by the image store itself:
 //
 //   bootsmith_image_download_bytes_total{image}      bytes received from image sources
 //   bootsmith_image_load_failures_total{image,retry} failed loads, by retry class
@@ -7,8 +7,8 @@
 //
 // `image` is `<openshift_version>/<cpu_architecture>`, bounded by the configuration.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { IMAGE_STATES, type ImageState } from './image-status.js';
-import type { RetryClass } from './load-error.js';
+import { IMAGE_STATES, type ImageState } from './catalog/image-status.js';
+import type { RetryClass } from './loader/load-error.js';
 
 export interface ImageMetrics {
   downloaded(image: string, bytes: number): void;

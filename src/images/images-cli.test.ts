@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { imagesCommand } from '../cli/images.js';
-import { CacheFiles, cacheName } from './cache-layout.js';
+import { CacheFiles, cacheName } from './cache/cache-layout.js';
 import { entry, fixtureBytes } from './test-support/images.js';
 import { IsoServer } from './test-support/iso-server.js';
 

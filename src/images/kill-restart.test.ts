@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../config.js';
 import { UnavailableError } from '../errors.js';
 import { createLogger } from '../logger.js';
-import { ImageRegistry } from './registry.js';
+import { ManagedImageStore } from './managed-image-store.js';
 import { entry, fixtureBytes, sha256 } from './test-support/images.js';
 import { IsoServer } from './test-support/iso-server.js';
 import { waitFor } from './test-support/wait.js';
@@ -53,19 +53,19 @@ describe('kill and restart during a download', () => {
     expect(partBytes).toBeGreaterThan(0);
     expect(partBytes).toBeLessThan(iso.length);
 
-    const registry = new ImageRegistry(entries, [], createLogger('silent'), { dataDir });
+    const imageStore = new ManagedImageStore(entries, [], createLogger('silent'), { dataDir });
     try {
-      const loaded = registry.loadAll();
-      expect(() => registry.resolve('4.17', 'x86_64')).toThrow(UnavailableError);
+      const loaded = imageStore.loadAll();
+      expect(() => imageStore.resolve('4.17', 'x86_64')).toThrow(UnavailableError);
       await loaded;
-      const image = registry.resolve('4.17', 'x86_64');
+      const image = imageStore.resolve('4.17', 'x86_64');
       expect(image.base.path.endsWith('.iso')).toBe(true);
       expect((await readFile(image.base.path)).equals(iso)).toBe(true);
       const resumed = server.hitsFor('/slow.iso').at(-1)!;
       expect(resumed.range).toBe(`bytes=${partBytes}-`);
       expect((await readdir(images)).filter((f) => f.includes('.part'))).toEqual([]);
     } finally {
-      await registry.close();
+      await imageStore.close();
     }
   });
 
@@ -92,14 +92,14 @@ describe('kill and restart during a download', () => {
       expect(JSON.parse(await readFile(path.join(images, `${part}.json`), 'utf8'))).not.toHaveProperty('validator');
 
       server.serve('/changing.iso', v2, { etag: null });
-      const registry = new ImageRegistry(entries, [], createLogger('silent'), { dataDir: dir });
+      const imageStore = new ManagedImageStore(entries, [], createLogger('silent'), { dataDir: dir });
       try {
-        await registry.loadAll();
-        const served = await readFile(registry.resolve('4.18', 'x86_64').base.path);
+        await imageStore.loadAll();
+        const served = await readFile(imageStore.resolve('4.18', 'x86_64').base.path);
         expect(served.equals(v1) ? 'v1' : served.equals(v2) ? 'v2' : 'mix').toBe('v2');
         expect(server.hitsFor('/changing.iso').at(-1)!.range).toBeUndefined();
       } finally {
-        await registry.close();
+        await imageStore.close();
       }
     } finally {
       await rm(dir, { recursive: true, force: true });

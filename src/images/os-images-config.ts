@@ -8,7 +8,7 @@
 // stop the others from being served. It does not download or open anything.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { type CpuArchitecture, normalizeArchitecture } from './catalog.js';
+import { type CpuArchitecture, normalizeArchitecture } from './catalog/catalog-image.js';
 
 export interface OsImageEntry {
   openshiftVersion: string;

@@ -14,10 +14,11 @@ import type { IgnitionSource } from '../ignition-supply/source.js';
 import { createLogger } from '../logger.js';
 import { Metrics } from '../metrics.js';
 import type { OsImageEntry } from './os-images-config.js';
-import { ImageRegistry } from './registry.js';
+import { ManagedImageStore } from './managed-image-store.js';
 import { HAVE_ZIP, entry, fixtureBytes, makeZip, sha256 } from './test-support/images.js';
 import { IsoServer } from './test-support/iso-server.js';
 import { waitFor } from './test-support/wait.js';
+import { unavailable } from '../test-support/requirements.js';
 
 const ID = '0b0c2f5e-7c8d-4e6f-9a1b-2c3d4e5f6a7b';
 const ignition: IgnitionSource = {
@@ -41,30 +42,30 @@ function get(url: string): Promise<Reply> {
   });
 }
 
-/** The image side of one bootsmith process over a registry of our own (what src/service.ts wires). */
+/** The image side of one bootsmith process over a imageStore of our own (what src/service.ts wires). */
 async function startImageSide(entries: OsImageEntry[], dataDir: string) {
   const metrics = new Metrics({ defaultMetrics: false });
-  const registry = new ImageRegistry(entries, [], createLogger('silent'), { dataDir, metricsRegistry: metrics.registry });
-  const loaded = registry.loadAll();
-  const app = createApp({ logger: createLogger('silent'), metrics, registry, artifacts: new ArtifactService(registry, ignition, 'gzip', 'http://127.0.0.1') });
+  const imageStore = new ManagedImageStore(entries, [], createLogger('silent'), { dataDir, metricsRegistry: metrics.registry });
+  const loaded = imageStore.loadAll();
+  const app = createApp({ logger: createLogger('silent'), metrics, imageStore, artifacts: new ArtifactService(imageStore, ignition, 'gzip', 'http://127.0.0.1') });
   const server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
-    registry,
+    imageStore,
     loaded,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      await registry.close();
+      await imageStore.close();
     },
   };
 }
 
-describe.skipIf(!HAVE_ZIP)('four images, one broken', () => {
+describe.skipIf(unavailable({ zip: HAVE_ZIP }))('four images, one broken', () => {
   const iso = fixtureBytes();
   const mirror = new IsoServer();
   let dataDir: string;
@@ -101,7 +102,7 @@ describe.skipIf(!HAVE_ZIP)('four images, one broken', () => {
       expect(early.headers['cache-control']).toBe('no-store');
 
       // 4.14 is served while 4.15 is still downloading
-      await waitFor(() => first.registry.health().images[0]!.state === 'ready' && first.registry.health().images[1]!.state !== 'ready', '4.14 ready first');
+      await waitFor(() => first.imageStore.health().images[0]!.state === 'ready' && first.imageStore.health().images[1]!.state !== 'ready', '4.14 ready first');
       const served = await get(`${first.url}/images/${ID}?version=4.14&type=full-iso`);
       expect(served.status).toBe(200);
       expect(served.body.length).toBe(iso.length);
@@ -138,7 +139,7 @@ describe.skipIf(!HAVE_ZIP)('four images, one broken', () => {
     const second = await startImageSide(entries, dataDir);
     try {
       await second.loaded;
-      expect(second.registry.health().images.map((i) => i.state)).toEqual(['ready', 'ready', 'ready', 'failed']);
+      expect(second.imageStore.health().images.map((i) => i.state)).toEqual(['ready', 'ready', 'ready', 'failed']);
       const good = mirror.hits.slice(hits).filter((h) => h.path !== '/broken.iso');
       expect(good).toEqual([]); // the broken one is tried again after a restart; the good ones are not downloaded
       expect(await etag(second.url)).toMatch(/^"/);

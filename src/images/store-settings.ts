@@ -17,7 +17,7 @@
 //
 // Invalid values throw ImageSettingsError naming the variable (never echoing a header value).
 import { readFileSync } from 'node:fs';
-import type { SourceSettings } from './sources/origin.js';
+import type { SourceSettings } from './fetch/origin.js';
 
 export interface ImageStoreSettings {
   concurrency: number;
@@ -64,7 +64,7 @@ export function imageStoreSettingsFromEnvironment(env: NodeJS.ProcessEnv): Image
   };
 }
 
-/** The settings with no environment at all (what a registry built without settings uses). */
+/** The settings with no environment at all (what an image store built without settings uses). */
 export function defaultImageStoreSettings(): ImageStoreSettings {
   return imageStoreSettingsFromEnvironment({});
 }

@@ -9,7 +9,7 @@ import { parseLiveIso } from './live-layout.js';
 import type { LiveManifest } from './manifest.js';
 import { minimalKargsPatches, planMinimalKargs, type IsoPatch, type MinimalKargsPlan } from './minimal-kargs-patches.js';
 import { minimalIsoDefaultKargs, minimalIsoKargs } from './minimal-kargs.js';
-import { rebuildMinimalIso } from './miniso.js';
+import { rebuildMinimalIso } from './miniso/miniso.js';
 import { readEmbeddedKargs } from './read-embed-areas.js';
 import {
   fixtureIndex,

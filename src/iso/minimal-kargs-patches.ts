@@ -1,4 +1,4 @@
-// The byte patches that turn a rebuilt minimal ISO (src/iso/miniso-rebuild.ts) into what
+// The byte patches that turn a rebuilt minimal ISO (src/iso/miniso/miniso-rebuild.ts) into what
 // `coreos-installer iso extract minimal-iso --rootfs-url URL` outputs: every kargs area rewritten
 // with the minimal kargs (src/iso/minimal-kargs.ts) and coreos/kargs.json rewritten in place with
 // the new `default` (src/iso/minimal-kargs-json.ts). Nothing moves; every patch is exactly as

@@ -19,7 +19,7 @@ const CACHE_DIR = path.join(REPO_ROOT, '.cache', 'e2e');
 const FIXTURE_DIR = path.join(CACHE_DIR, 'bootable');
 const RUN_DIR = path.join(CACHE_DIR, 'run');
 const CLI = path.join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
-const MINISO_MODULE = path.join(REPO_ROOT, 'src', 'iso', 'miniso.ts');
+const MINISO_MODULE = path.join(REPO_ROOT, 'src', 'iso', 'miniso', 'miniso.ts');
 
 function run(what: string, command: string, args: string[], options: { allowFailure?: boolean } = {}): { ok: boolean; out: string } {
   const started = Date.now();
@@ -38,10 +38,10 @@ function which(program: string): string | undefined {
 
 /** Packs minimal.iso into a copy of the full ISO (coreos/miniso.dat), once per fixture build. */
 async function packedIso(fullIso: string, minimalIso: string): Promise<{ iso: string } | { reason: string }> {
-  if (!existsSync(MINISO_MODULE)) return { reason: 'the miniso library (src/iso/miniso.ts) has not landed' };
+  if (!existsSync(MINISO_MODULE)) return { reason: 'the miniso library (src/iso/miniso/miniso.ts) has not landed' };
   const miniso = (await import(MINISO_MODULE)) as Record<string, unknown>;
   const pack = miniso.packMinimalIso;
-  if (typeof pack !== 'function') return { reason: 'src/iso/miniso.ts does not export packMinimalIso' };
+  if (typeof pack !== 'function') return { reason: 'src/iso/miniso/miniso.ts does not export packMinimalIso' };
   if (!existsSync(minimalIso)) return { reason: `${minimalIso} was not built` };
   const packed = path.join(FIXTURE_DIR, 'x86_64-packed.iso');
   const stamp = `${packed}.key`;
@@ -90,7 +90,7 @@ export default async function setup(project: TestProject): Promise<void> {
     [path.join(REPO_ROOT, 'fixtures', 'build-bootable-iso.sh'), '--out-dir', FIXTURE_DIR, '--cache-dir', CACHE_DIR, ...(minimalWanted ? ['--minimal'] : [])],
   );
   const fullIso = path.join(FIXTURE_DIR, 'x86_64.iso');
-  const minimal = minimalWanted ? await packedIso(fullIso, path.join(FIXTURE_DIR, 'minimal.iso')) : { reason: 'the miniso library (src/iso/miniso.ts) has not landed' };
+  const minimal = minimalWanted ? await packedIso(fullIso, path.join(FIXTURE_DIR, 'minimal.iso')) : { reason: 'the miniso library (src/iso/miniso/miniso.ts) has not landed' };
   const baseIso = 'iso' in minimal ? minimal.iso : fullIso;
 
   // The fixture must parse with bootsmith's own reader, as the service will parse it.

@@ -1,6 +1,6 @@
 // Fuzz category archive-mutations (issue 15): the readers of what sits inside a live ISO —
 // newc cpio archives, raw and inside gzip, xz and zstd streams (src/initrd), kargs embed areas
-// (src/iso/kargs-codec.ts) and coreos/miniso.dat (src/iso/miniso-format.ts) — fed mutants of
+// (src/iso/kargs-codec.ts) and coreos/miniso.dat (src/iso/miniso/miniso-format.ts) — fed mutants of
 // valid inputs: header fields set to boundary values, byte flips, truncations and extensions.
 //
 // Each case must return or throw a typed BootsmithError. A crash is anything else thrown; a hang
@@ -17,7 +17,7 @@ import { type CpioEntry, readCpio, writeCpio } from '../../src/initrd/cpio.js';
 import { readInitrd } from '../../src/initrd/initrd.js';
 import { withIsoFs } from '../../src/iso/iso9660.js';
 import type { KargsAreas } from '../../src/iso/manifest.js';
-import { MINISO_PATH, encodeMinisoData, parseMinisoData } from '../../src/iso/miniso-format.js';
+import { MINISO_PATH, encodeMinisoData, parseMinisoData } from '../../src/iso/miniso/miniso-format.js';
 import { decodeKargsArea, encodeKargsArea, trimKargs } from '../../src/iso/kargs-codec.js';
 import { REPO_ROOT } from '../../src/iso/test-support/fixtures.js';
 import { fuzzParameters, fuzzRuns } from './support/budget.js';

@@ -12,7 +12,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SignJWT, exportPKCS8, exportSPKI, generateKeyPair, importPKCS8, importSPKI, jwtVerify, type CryptoKey } from 'jose';
 import { UnauthorizedError } from '../../errors.js';
-import { writeFileAtomic } from '../../images/atomic-file.js';
+import { writeFileAtomic } from '../../images/cache/atomic-file.js';
 import type { Repository } from '../db/repository.js';
 import { type AdminGeneration, type AdminGenerations, databaseGenerations, fileGenerations } from './admin-generation.js';
 

@@ -6,7 +6,7 @@
 // 255 characters. Does not parse HTTP; handlers/infra-envs.ts does.
 import { randomUUID } from 'node:crypto';
 import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../../errors.js';
-import { normalizeArchitecture, type CatalogImage } from '../../images/catalog.js';
+import { normalizeArchitecture, type CatalogImage } from '../../images/catalog/catalog-image.js';
 import { buildEmbedArchive } from '../../initrd/embed-archive.js';
 import { issueImageToken, newImageTokenKey } from '../auth/image-tokens.js';
 import type { CoreContext } from '../context.js';

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import express from 'express';
 import pino from 'pino';
-import type { CatalogImage, ImageCatalog } from '../../images/catalog.js';
-import { normalizeArchitecture } from '../../images/catalog.js';
+import type { CatalogImage, ImageCatalog } from '../../images/catalog/catalog-image.js';
+import { normalizeArchitecture } from '../../images/catalog/catalog-image.js';
 import { createCore, type Core, type CoreOptions } from '../index.js';
 
 export function fakeCatalog(images: Partial<CatalogImage>[] = [{}]): ImageCatalog {

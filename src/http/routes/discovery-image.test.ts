@@ -179,7 +179,7 @@ describe('discovery image routes over HTTP', () => {
       }
       expect(reply.status).toBe(200);
       const rebuilt = path.join(dir, 'minimal-rebuilt.iso');
-      const { rebuildMinimalIso } = await import('../../iso/miniso.js');
+      const { rebuildMinimalIso } = await import('../../iso/miniso/miniso.js');
       const result = await rebuildMinimalIso(MINISO_ISO, await parseLiveIso(MINISO_ISO), rebuilt);
       expect(result.sha256).toBe(MINIMAL_SHA256);
       const minimal = await parseLiveIso(rebuilt);

@@ -5,21 +5,21 @@
 //                with the assisted API also `database` (engine, state, notices such as how to
 //                move a PGlite-era DATA_DIR).
 import { Router } from 'express';
-import type { ImageRegistry } from '../../images/registry.js';
+import type { ImageStore } from '../../images/catalog/image-store.js';
 
 export type DatabaseHealth = () => { engine: string; state: string; notices: string[] };
 
-export function healthRoutes(registry: ImageRegistry | undefined, database?: DatabaseHealth): Router {
+export function healthRoutes(imageStore: ImageStore | undefined, database?: DatabaseHealth): Router {
   const router = Router();
   router.get('/live', (_req, res) => {
     res.json({ status: 'ok' });
   });
   router.get(['/health', '/ready'], (_req, res) => {
-    if (!registry) {
+    if (!imageStore) {
       res.json({ status: 'ok', images: [], ...(database ? { database: database() } : {}) });
       return;
     }
-    const health = registry.health();
+    const health = imageStore.health();
     res.status(health.ready ? 200 : 503).set('Cache-Control', 'no-store').json({
       status: health.ready ? 'ok' : 'no base image is ready',
       images: health.images,

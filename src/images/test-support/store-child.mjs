@@ -7,14 +7,14 @@ import { runnerImport } from 'vite';
 
 const [root, dataDir, entries] = process.argv.slice(2);
 const load = async (file) => (await runnerImport(path.join(root, file), { root, configFile: false, logLevel: 'silent' })).module;
-const { ImageRegistry } = await load('src/images/registry.ts');
+const { ManagedImageStore } = await load('src/images/managed-image-store.ts');
 const { createLogger } = await load('src/logger.ts');
 
-const registry = new ImageRegistry(JSON.parse(entries), [], createLogger('silent'), { dataDir });
-registry.subscribe(() => {
-  const image = registry.health().images[0];
+const imageStore = new ManagedImageStore(JSON.parse(entries), [], createLogger('silent'), { dataDir });
+imageStore.subscribe(() => {
+  const image = imageStore.health().images[0];
   process.stdout.write(`${JSON.stringify({ state: image.state, bytes: image.bytes })}\n`);
 });
-await registry.loadAll();
+await imageStore.loadAll();
 process.stdout.write('loaded\n');
-await registry.close();
+await imageStore.close();

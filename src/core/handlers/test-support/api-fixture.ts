@@ -1,5 +1,5 @@
 // Test support for the handlers' suites (src/core/handlers/*.test.ts): a core behind a real HTTP
-// server on loopback per storage backend (src/core/test-support.ts), swagger conformance of
+// server on loopback per storage backend (src/core/test-support/harness.ts), swagger conformance of
 // response bodies when ../shared/contracts is present, and small helpers the suites share.
 // Does NOT: mock the database or the router, or assert anything but contract conformance.
 // Used only by *.test.ts files.

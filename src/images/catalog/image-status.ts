@@ -1,0 +1,108 @@
+// The lifecycle of one configured image and how it is reported:
+//
+//   pending → downloading → (extracting) → verifying → ready ⇄ evicted
+//                         ↘ failed (with the reason; retried on a schedule unless retrying
+//                           cannot help)
+//
+// `evicted`: not on disk because of the disk budget; fetched again when next requested.
+// Also the /health representation of a state (snake_case, as the rest of /health) and its
+// mapping onto the catalog's three states. No I/O.
+import type { CatalogImage } from './catalog-image.js';
+import type { LiveImage, MinimalState } from './live-image.js';
+import { type OsImageEntry, redactUrl } from '../os-images-config.js';
+import type { TransferProgress } from '../progress.js';
+
+export type WorkingState = 'downloading' | 'extracting' | 'verifying';
+
+export type ImageStatus =
+  | { state: 'pending' }
+  | { state: WorkingState; progress: TransferProgress | undefined }
+  | { state: 'ready'; image: LiveImage }
+  | { state: 'evicted'; reason: string }
+  | { state: 'failed'; reason: string; retryAt: number | undefined };
+
+export type ImageState = ImageStatus['state'];
+
+export const IMAGE_STATES: readonly ImageState[] = ['pending', 'downloading', 'extracting', 'verifying', 'ready', 'evicted', 'failed'];
+
+export interface ImageHealth {
+  openshift_version: string;
+  version: string;
+  cpu_architecture: string;
+  /** The configured URL without credentials or query string. */
+  source: string;
+  state: ImageState;
+  reason?: string;
+  /** While downloading, extracting or hashing. */
+  bytes?: number;
+  total_bytes?: number;
+  percent?: number;
+  bytes_per_second?: number;
+  eta_seconds?: number;
+  /** When a failed image is tried again (absent: not before a configuration change). */
+  retry_at?: string;
+  /** Of a ready image. */
+  size?: number;
+  sha256?: string;
+  last_served_at?: string;
+  minimal_iso?: { state: MinimalState['state']; reason?: string };
+}
+
+export interface HealthView {
+  entry: OsImageEntry;
+  status: ImageStatus;
+  sha256: string | undefined;
+  lastServedAt: number | undefined;
+}
+
+export function toHealth({ entry, status, sha256, lastServedAt }: HealthView): ImageHealth {
+  const health: ImageHealth = {
+    openshift_version: entry.openshiftVersion,
+    version: entry.version,
+    cpu_architecture: entry.cpuArchitecture,
+    source: redactUrl(entry.url),
+    state: status.state,
+  };
+  switch (status.state) {
+    case 'pending':
+      break;
+    case 'downloading':
+    case 'extracting':
+    case 'verifying': {
+      if (!status.progress) break;
+      const p = status.progress.snapshot();
+      Object.assign(health, {
+        bytes: p.bytes,
+        ...(p.total !== undefined ? { total_bytes: p.total } : {}),
+        ...(p.percent !== undefined ? { percent: p.percent } : {}),
+        bytes_per_second: p.bytesPerSecond,
+        ...(p.etaSeconds !== undefined ? { eta_seconds: p.etaSeconds } : {}),
+      });
+      break;
+    }
+    case 'ready': {
+      const { image } = status;
+      health.size = image.base.size;
+      if (sha256) health.sha256 = sha256;
+      health.minimal_iso = {
+        state: image.minimalState.state,
+        ...(image.minimalState.state === 'failed' ? { reason: image.minimalState.reason } : {}),
+      };
+      break;
+    }
+    case 'evicted':
+      health.reason = status.reason;
+      break;
+    case 'failed':
+      health.reason = status.reason;
+      if (status.retryAt !== undefined) health.retry_at = new Date(status.retryAt).toISOString();
+      break;
+  }
+  if (lastServedAt !== undefined) health.last_served_at = new Date(lastServedAt).toISOString();
+  return health;
+}
+
+export function catalogState(state: ImageState): CatalogImage['state'] {
+  if (state === 'ready' || state === 'failed') return state;
+  return 'pending';
+}

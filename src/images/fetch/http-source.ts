@@ -1,0 +1,150 @@
+// Downloading an image over http(s)://: GET with redirects (at most 10; the configured extra
+// headers are dropped when a redirect leaves the origin, so a mirror's Authorization never
+// reaches a CDN or a presigned S3 URL), resume with `Range: bytes=N-` guarded by `If-Range`,
+// a custom CA bundle added to the default roots, `Accept-Encoding: identity`, and an idle
+// timeout on the socket.
+//
+// It checks what a resumed answer really is: a Range is only ever sent with an If-Range
+// validator (without one it asks for the whole object); a 206 must carry `Content-Range`
+// starting at the requested offset and, when it names an ETag or Last-Modified, the same one as
+// the validator; a 200 means the server ignored the Range or the object changed (the caller
+// restarts from 0); a 416 whose size equals the offset means the file is complete.
+// It does not retry, write files or hash: src/images/fetch/download.ts does.
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import tls from 'node:tls';
+import { describeError } from '../../errors.js';
+import { ImageLoadError } from '../loader/load-error.js';
+import { redactUrl } from '../os-images-config.js';
+import { retryClassOf, retryClassOfStatus } from '../loader/retry-policy.js';
+import { type OpenRequest, type RemoteBody, type RemoteSource, parseContentRange, parseUnsatisfiedRange } from './remote-source.js';
+
+export interface HttpSettings {
+  /** Extra request headers (OS_IMAGE_DOWNLOAD_HEADERS); values are secrets, never logged. */
+  headers: Record<string, string>;
+  /** PEM bundle trusted in addition to the default roots (OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE). */
+  ca: string | undefined;
+  /** A connection silent for this long is dropped (and the download resumed). */
+  idleTimeoutMs: number;
+}
+
+const MAX_REDIRECTS = 10;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+export class HttpSource implements RemoteSource {
+  readonly description: string;
+  /** The default roots plus the configured bundle (a bare `ca` option would replace the roots). */
+  private readonly ca: string[] | undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly settings: HttpSettings,
+  ) {
+    this.description = redactUrl(url);
+    this.ca = settings.ca ? [...tls.rootCertificates, settings.ca] : undefined;
+  }
+
+  async open({ offset, validator, signal }: OpenRequest): Promise<RemoteBody> {
+    if (offset > 0 && !validator) return this.open({ offset: 0, validator: undefined, signal });
+    const ranged = offset > 0 ? { range: `bytes=${offset}-`, ...(validator ? { 'if-range': validator } : {}) } : {};
+    const res = await this.get(ranged, signal);
+    const status = res.statusCode ?? 0;
+    if (offset > 0 && status === 416) {
+      res.resume();
+      const total = parseUnsatisfiedRange(res.headers['content-range']);
+      if (total === offset) return { kind: 'complete', total };
+      return this.open({ offset: 0, validator: undefined, signal });
+    }
+    if (offset > 0 && status === 206) {
+      const range = parseContentRange(res.headers['content-range']);
+      if (range?.start !== offset || !sameValidator(res, validator)) {
+        // a range we did not ask for: start over rather than guess
+        res.destroy();
+        return this.open({ offset: 0, validator: undefined, signal });
+      }
+      return { kind: 'bytes', start: offset, total: range.total, validator, stream: res };
+    }
+    if (status === 200) {
+      this.checkEncoding(res);
+      const length = res.headers['content-length'];
+      return {
+        kind: 'bytes',
+        start: 0,
+        total: length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined,
+        validator: validatorOf(res),
+        stream: res,
+      };
+    }
+    res.resume();
+    throw new ImageLoadError('upstream', `${this.description}: the server answered HTTP ${status}`, retryClassOfStatus(status), {
+      status,
+    });
+  }
+
+  close(): void {}
+
+  private checkEncoding(res: IncomingMessage): void {
+    const encoding = res.headers['content-encoding'];
+    if (encoding && encoding !== 'identity') {
+      res.destroy();
+      throw new ImageLoadError('upstream', `${this.description}: the server sent Content-Encoding ${encoding} despite Accept-Encoding: identity`, 'never');
+    }
+  }
+
+  /** GET following redirects; resolves with the first non-redirect response. */
+  private async get(extra: Record<string, string>, signal: AbortSignal): Promise<IncomingMessage> {
+    let url = new URL(this.url);
+    let custom = this.settings.headers;
+    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+      const res = await this.request(url, { ...custom, ...extra, 'accept-encoding': 'identity' }, signal);
+      const location = res.headers.location;
+      if (!REDIRECTS.has(res.statusCode ?? 0) || !location) return res;
+      res.resume();
+      const next = new URL(location, url);
+      if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+        throw new ImageLoadError('upstream', `${this.description}: redirected to an unsupported ${next.protocol} URL`, 'slow');
+      }
+      if (next.origin !== url.origin) custom = {};
+      url = next;
+    }
+    throw new ImageLoadError('upstream', `${this.description}: more than ${MAX_REDIRECTS} redirects`, 'slow');
+  }
+
+  private request(url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<IncomingMessage> {
+    const secure = url.protocol === 'https:';
+    return new Promise((resolve, reject) => {
+      const options = { method: 'GET', headers, signal, ...(secure && this.ca ? { ca: this.ca } : {}) };
+      const req = (secure ? https : http).request(url, options, resolve);
+      req.setTimeout(this.settings.idleTimeoutMs, () => {
+        req.destroy(Object.assign(new Error(`no data for ${this.settings.idleTimeoutMs / 1000} s`), { code: 'ETIMEDOUT' }));
+      });
+      req.on('error', (err) => reject(signal.aborted ? signal.reason : this.networkError(err, redactUrl(url.toString()))));
+      req.end();
+    });
+  }
+
+  private networkError(err: Error, where: string): ImageLoadError {
+    const retry = retryClassOf(err);
+    const code = (err as { code?: unknown }).code;
+    const hint = typeof code === 'string' && /CERT|SIGNATURE|ERR_TLS/.test(code)
+      ? ' (to trust a private CA, set OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE)'
+      : '';
+    return new ImageLoadError('upstream', `${where}: ${describeError(err)}${hint}`, retry, { code }, { cause: err });
+  }
+}
+
+/** False when a 206 names an ETag or Last-Modified other than the validator it was asked with. */
+function sameValidator(res: IncomingMessage, validator: string | undefined): boolean {
+  if (validator === undefined) return false;
+  const etag = res.headers.etag;
+  const lastModified = res.headers['last-modified'];
+  if (validator.startsWith('"')) return etag === undefined || etag === validator;
+  return lastModified === undefined || lastModified === validator;
+}
+
+/** A strong ETag, else Last-Modified: what If-Range accepts to guard a resume. */
+function validatorOf(res: IncomingMessage): string | undefined {
+  const etag = res.headers.etag;
+  if (etag && !etag.startsWith('W/')) return etag;
+  return res.headers['last-modified'];
+}

@@ -1,0 +1,95 @@
+// Downloading an image from `s3://bucket/key` with @aws-sdk/client-s3 (GetObject), resuming
+// with `Range` guarded by `If-Match` on the first answer's ETag. Region, endpoint, path-style
+// addressing and static credentials come from S3Settings (src/images/store-settings.ts reads
+// the standard AWS environment); without static credentials the SDK's default chain applies
+// (profiles, web identity, instance metadata).
+//
+// The SDK's own retries are off: the store's retry policy decides (src/images/loader/retry-policy.ts).
+// It does not write files or hash.
+import type { Readable } from 'node:stream';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { describeError } from '../../errors.js';
+import { ImageLoadError } from '../loader/load-error.js';
+import { retryClassOf, retryClassOfStatus } from '../loader/retry-policy.js';
+import { type OpenRequest, type RemoteBody, type RemoteSource, parseContentRange } from './remote-source.js';
+
+export interface S3Settings {
+  region: string;
+  /** AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL: an S3-compatible store (MinIO, Ceph RGW, ...). */
+  endpoint: string | undefined;
+  /** S3_FORCE_PATH_STYLE=true: `endpoint/bucket/key` instead of `bucket.endpoint/key`. */
+  forcePathStyle: boolean;
+  /** From AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (/ AWS_SESSION_TOKEN); else the SDK's default chain. */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
+  idleTimeoutMs: number;
+}
+
+export class S3Source implements RemoteSource {
+  readonly description: string;
+  private readonly bucket: string;
+  private readonly key: string;
+  private client: S3Client | undefined;
+
+  constructor(
+    url: string,
+    private readonly settings: S3Settings,
+  ) {
+    const parsed = new URL(url);
+    this.bucket = parsed.hostname;
+    this.key = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
+    if (!this.bucket || !this.key) throw new ImageLoadError('upstream', `${url}: an S3 URL must be s3://bucket/key`, 'never');
+    this.description = `s3://${this.bucket}/${this.key}`;
+  }
+
+  async open({ offset, validator, signal }: OpenRequest): Promise<RemoteBody> {
+    // a Range without If-Match could splice two versions of the object: only resume with an ETag
+    if (offset > 0 && !validator) return this.open({ offset: 0, validator: undefined, signal });
+    let out;
+    try {
+      out = await this.s3().send(
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: this.key,
+          ...(offset > 0 ? { Range: `bytes=${offset}-`, ...(validator ? { IfMatch: validator } : {}) } : {}),
+        }),
+        { abortSignal: signal },
+      );
+    } catch (err) {
+      if (signal.aborted) throw signal.reason;
+      const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      // 416: nothing at that offset; 412: the object changed since the download began
+      if (offset > 0 && (status === 416 || status === 412)) return this.open({ offset: 0, validator: undefined, signal });
+      const retry = status !== undefined ? retryClassOfStatus(status) : retryClassOf(err);
+      throw new ImageLoadError('upstream', `${this.description}: ${describeError(err)}${status ? ` (HTTP ${status})` : ''}`, retry, { status }, { cause: err });
+    }
+    const stream = out.Body as Readable | undefined;
+    if (!stream) throw new ImageLoadError('upstream', `${this.description}: GetObject returned no body`, 'fast');
+    if (offset > 0) {
+      const range = parseContentRange(out.ContentRange);
+      if (range?.start !== offset) {
+        stream.destroy();
+        return this.open({ offset: 0, validator: undefined, signal });
+      }
+      return { kind: 'bytes', start: offset, total: range.total, validator, stream };
+    }
+    return { kind: 'bytes', start: 0, total: out.ContentLength, validator: out.ETag, stream };
+  }
+
+  close(): void {
+    this.client?.destroy();
+    this.client = undefined;
+  }
+
+  private s3(): S3Client {
+    this.client ??= new S3Client({
+      region: this.settings.region,
+      ...(this.settings.endpoint ? { endpoint: this.settings.endpoint } : {}),
+      forcePathStyle: this.settings.forcePathStyle,
+      ...(this.settings.credentials ? { credentials: this.settings.credentials } : {}),
+      followRegionRedirects: true,
+      maxAttempts: 1,
+      requestHandler: { connectionTimeout: 30_000, requestTimeout: this.settings.idleTimeoutMs },
+    });
+    return this.client;
+  }
+}

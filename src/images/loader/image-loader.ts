@@ -1,0 +1,217 @@
+// The loading half of the image store's write side: the bounded work that gets each configured
+// image ready and publishes it into the catalog.
+//
+// Does: run one load job per image (at most `concurrency` at a time, src/images/loader/semaphore.ts)
+// through the pipeline of src/images/loader/obtain-iso.ts; open the verified file into a LiveImage
+// and publish it; publish progress (throttled) and failures; retry failures on the schedule of
+// src/images/loader/retry-policy.ts (a failed image never affects the others); start the minimal
+// variant; fetch an evicted image again when the catalog reports it was requested; persist when an
+// image was last served (at most once a minute per image).
+// Does NOT: answer requests (src/images/catalog/), or decide what to evict
+// (src/images/cache/cache-budget.ts, which it asks for room).
+import type { Logger } from 'pino';
+import { describeError } from '../../errors.js';
+import { BaseFile } from '../../splice/base-file.js';
+import type { CacheBudget } from '../cache/cache-budget.js';
+import { type CacheRecord, writeRecord } from '../cache/cache-record.js';
+import type { LiveImage, MinimalState } from '../catalog/live-image.js';
+import type { CatalogSlot, StoreCatalog } from '../catalog/store-catalog.js';
+import { originOf } from '../fetch/origin.js';
+import type { ImageMetrics } from '../image-metrics.js';
+import type { ImageStoreSettings } from '../store-settings.js';
+import { type ImageSlot, setRecord } from './image-slot.js';
+import { ImageLoadError } from './load-error.js';
+import type { RebuildMinimalIso } from './minimal-iso.js';
+import { loadContextFor, sourceOf } from './load-context.js';
+import { obtainIso } from './obtain-iso.js';
+import { prepareMinimal } from './prepare-minimal.js';
+import { type RetryPolicy, retryClassOf, slowDelayMs } from './retry-policy.js';
+import { Semaphore } from './semaphore.js';
+
+/** How often a served image's record is rewritten: the time is for eviction order, not an audit. */
+const SERVED_PERSIST_INTERVAL_MS = 60_000;
+
+export interface ImageLoaderOptions {
+  settings: ImageStoreSettings;
+  policy: RetryPolicy;
+  metrics: ImageMetrics | undefined;
+  progressLogIntervalMs: number;
+  rebuildMinimalIso: RebuildMinimalIso;
+}
+
+export class ImageLoader {
+  private readonly semaphore: Semaphore;
+  private readonly abort = new AbortController();
+  private readonly bySlot = new Map<CatalogSlot, ImageSlot>();
+
+  constructor(
+    private readonly slots: readonly ImageSlot[],
+    private readonly catalog: StoreCatalog,
+    private readonly budget: CacheBudget,
+    private readonly logger: Logger,
+    private readonly options: ImageLoaderOptions,
+  ) {
+    this.semaphore = new Semaphore(options.settings.concurrency);
+    for (const slot of slots) this.bySlot.set(slot.view, slot);
+  }
+
+  /** Resolves once each image has become ready or failed (or was left for later). Never throws. */
+  async loadAll(): Promise<void> {
+    await this.budget.takeStock();
+    await Promise.all(this.slots.map((slot) => this.start(slot)));
+  }
+
+  /** The catalog was asked for an evicted image (CatalogHooks.requested). */
+  requested(view: CatalogSlot): void {
+    const slot = this.bySlot.get(view);
+    if (slot) void this.start(slot);
+  }
+
+  /** The catalog served an image (CatalogHooks.served): persists the time, at most once a minute. */
+  served(view: CatalogSlot): void {
+    const slot = this.bySlot.get(view);
+    const now = slot?.view.lastServedAt;
+    const record = slot?.record;
+    if (
+      !slot ||
+      now === undefined ||
+      !record ||
+      !slot.files ||
+      now - slot.servedPersistedAt < SERVED_PERSIST_INTERVAL_MS
+    )
+      return;
+    slot.servedPersistedAt = now;
+    record.lastServedAt = new Date(now).toISOString();
+    writeRecord(slot.files.record, record).catch((err: unknown) =>
+      this.logger.warn({ image: slot.view.key, err: describeError(err) }, 'recording when an image was served failed'),
+    );
+  }
+
+  /** Stops all work (aborting downloads; .part files stay for a later resume) and closes every file. */
+  async close(): Promise<void> {
+    this.abort.abort(new ImageLoadError('unavailable', 'the image store is closing', 'fast'));
+    for (const slot of this.slots) clearTimeout(slot.retryTimer);
+    await Promise.all(this.slots.map((s) => s.job));
+    for (const slot of this.slots) {
+      if (slot.view.status.state === 'ready') closeImage(slot.view.status.image);
+      if (slot.origin?.kind === 'remote') slot.origin.source.close();
+    }
+  }
+
+  private start(slot: ImageSlot): Promise<void> {
+    if (this.abort.signal.aborted || slot.view.status.state === 'ready') return slot.job ?? Promise.resolve();
+    slot.job ??= this.run(slot).finally(() => {
+      slot.job = undefined;
+    });
+    return slot.job;
+  }
+
+  private async run(slot: ImageSlot): Promise<void> {
+    clearTimeout(slot.retryTimer);
+    let release: (() => void) | undefined;
+    try {
+      await slot.removal;
+      if (slot.view.status.state === 'evicted' && slot.expectedBytes !== undefined)
+        this.budget.reserve(slot, slot.expectedBytes);
+      this.catalog.setStatus(slot.view, { state: 'pending' });
+      release = await this.semaphore.acquire(this.abort.signal);
+      const started = Date.now();
+      slot.origin ??= originOf(slot.view.entry.url, this.options.settings.sources);
+      const record = await obtainIso(
+        loadContextFor(slot, slot.origin, {
+          catalog: this.catalog,
+          budget: this.budget,
+          logger: this.logger,
+          policy: this.options.policy,
+          signal: this.abort.signal,
+          metrics: this.options.metrics,
+          progressLogIntervalMs: this.options.progressLogIntervalMs,
+        }),
+      );
+      await this.publish(slot, record, Date.now() - started);
+      await prepareMinimal(slot, {
+        catalog: this.catalog,
+        budget: this.budget,
+        logger: this.logger,
+        rebuild: this.options.rebuildMinimalIso,
+        signal: this.abort.signal,
+      });
+    } catch (err) {
+      if (!this.abort.signal.aborted) this.fail(slot, err);
+    } finally {
+      release?.();
+    }
+  }
+
+  private async publish(slot: ImageSlot, record: CacheRecord, ms: number): Promise<void> {
+    const { view } = slot;
+    const base = await BaseFile.open(record.iso.path, `sha256:${record.iso.sha256}`);
+    if (base.size !== record.iso.size) {
+      base.close();
+      throw new ImageLoadError('internal', `${view.label}: ${record.iso.path} changed after it was verified`, 'fast');
+    }
+    setRecord(slot, record);
+    slot.diskBytes = (record.inPlace ? 0 : record.iso.size) + (record.minimal?.size ?? 0);
+    slot.expectedBytes = slot.diskBytes;
+    slot.slowFailures = 0;
+    slot.readyAt = Date.now();
+    view.lastServedAt = record.lastServedAt ? Date.parse(record.lastServedAt) : view.lastServedAt;
+    const minimalState: MinimalState = record.iso.manifest.files.minisoData
+      ? { state: 'pending' }
+      : { state: 'absent' };
+    this.catalog.setStatus(view, {
+      state: 'ready',
+      image: { entry: view.entry, base, manifest: record.iso.manifest, minimalState },
+    });
+    this.logger.info(
+      {
+        image: view.key,
+        path: record.iso.path,
+        size: record.iso.size,
+        sha256: record.iso.sha256,
+        ms,
+        embedAreaBytes: record.iso.manifest.ignition.length,
+      },
+      'base image ready',
+    );
+  }
+
+  private fail(slot: ImageSlot, err: unknown): void {
+    const { view } = slot;
+    const retry = retryClassOf(err);
+    const reason = describeError(err);
+    this.options.metrics?.failed(view.key, retry);
+    if (retry === 'on-demand') {
+      // evicted means nothing on disk: drop what an earlier run left (a .part is lost, on purpose)
+      this.catalog.setStatus(view, { state: 'evicted', reason });
+      this.budget.removeSlotFiles(slot);
+      this.logger.warn({ image: view.key, reason }, 'base image left uncached');
+      return;
+    }
+    let retryAt: number | undefined;
+    if (retry === 'never') {
+      slot.diskBytes = 0; // content failures remove what they wrote
+    } else {
+      slot.slowFailures++;
+      const delay = slowDelayMs(this.options.policy, slot.slowFailures);
+      retryAt = Date.now() + delay;
+      slot.retryTimer = setTimeout(() => void this.start(slot), delay).unref();
+    }
+    this.catalog.setStatus(view, { state: 'failed', reason, retryAt });
+    this.logger.error(
+      {
+        image: view.key,
+        source: slot.origin ? sourceOf(slot.origin) : undefined,
+        reason,
+        retry,
+        retryAt: retryAt && new Date(retryAt).toISOString(),
+      },
+      'base image unusable',
+    );
+  }
+}
+
+function closeImage(image: LiveImage): void {
+  image.base.close();
+  image.minimal?.base.close();
+}

@@ -1,0 +1,56 @@
+// The write side's bookkeeping for one configured image: what the loader and the cache budget
+// know about it beyond what the catalog publishes (the verified record, the running job, the
+// retry timer, the bytes it holds in the cache).
+//
+// Does: declare the slot and the two helpers that keep the catalog's sha256 in step with the
+// record. Does NOT: load, evict or publish anything itself.
+import type { CacheFiles } from '../cache/cache-layout.js';
+import type { CacheRecord } from '../cache/cache-record.js';
+import type { CatalogSlot } from '../catalog/store-catalog.js';
+import type { ImageOrigin } from '../fetch/origin.js';
+
+export interface ImageSlot {
+  /** The read-side state this slot publishes into. */
+  readonly view: CatalogSlot;
+  readonly files: CacheFiles | undefined;
+  origin: ImageOrigin | undefined;
+  record: CacheRecord | undefined;
+  job: Promise<void> | undefined;
+  /** Pending unlinks of an eviction; a new load waits for them. */
+  removal: Promise<void> | undefined;
+  retryTimer: NodeJS.Timeout | undefined;
+  slowFailures: number;
+  /** Bytes this image holds (or will hold) in the cache; 0 for images used in place. */
+  diskBytes: number;
+  /** The size the last load announced, to refuse an on-demand fetch without asking the remote. */
+  expectedBytes: number | undefined;
+  readyAt: number;
+  servedPersistedAt: number;
+  lastProgressLog: number;
+  lastNotify: number;
+}
+
+export function newSlot(view: CatalogSlot, files: CacheFiles | undefined): ImageSlot {
+  return {
+    view,
+    files,
+    origin: undefined,
+    record: undefined,
+    job: undefined,
+    removal: undefined,
+    retryTimer: undefined,
+    slowFailures: 0,
+    diskBytes: 0,
+    expectedBytes: undefined,
+    readyAt: 0,
+    servedPersistedAt: 0,
+    lastProgressLog: 0,
+    lastNotify: 0,
+  };
+}
+
+/** Sets (or forgets) the verified record, and the sha256 the catalog reports with it. */
+export function setRecord(slot: ImageSlot, record: CacheRecord | undefined): void {
+  slot.record = record;
+  slot.view.sha256 = record?.iso.sha256;
+}

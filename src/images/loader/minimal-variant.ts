@@ -1,0 +1,42 @@
+// Making the minimal variant of a ready full image: rebuild it from coreos/miniso.dat once
+// (src/images/loader/minimal-iso.ts, which checks the sha256 recorded in miniso.dat) into
+// `<name>.minimal.iso.part`, verify it as a CoreOS live ISO, then fsync and rename it to
+// `<name>.minimal.iso`.
+//
+// Every failure (a corrupt miniso.dat, a sha256 mismatch inside it, a result that does not
+// parse) is the minimal variant's alone: the caller keeps serving the full image.
+// It does not decide when to build or record anything.
+import { describeError } from '../../errors.js';
+import { fsyncPath, removeFiles, renameDurably } from '../cache/atomic-file.js';
+import type { CacheFiles } from '../cache/cache-layout.js';
+import type { VerifiedFile } from '../cache/cache-record.js';
+import { ImageLoadError } from './load-error.js';
+import type { RebuildMinimalIso } from './minimal-iso.js';
+import { verifyIso } from '../fetch/verify-iso.js';
+
+export async function buildMinimalVariant(
+  full: VerifiedFile,
+  files: CacheFiles,
+  rebuild: RebuildMinimalIso,
+  label: string,
+  signal: AbortSignal,
+): Promise<VerifiedFile> {
+  await removeFiles(files.minimalPart);
+  try {
+    let sha256: string;
+    try {
+      ({ sha256 } = await rebuild(full.path, full.manifest, files.minimalPart, signal));
+    } catch (err) {
+      if (signal.aborted) throw signal.reason;
+      if (err instanceof ImageLoadError) throw err;
+      throw new ImageLoadError('format', `rebuilding the minimal ISO: ${describeError(err)}`, 'never', {}, { cause: err });
+    }
+    const verified = await verifyIso(files.minimalPart, { label: `${label} minimal ISO`, signal, sha256 });
+    await fsyncPath(files.minimalPart);
+    await renameDurably(files.minimalPart, files.minimal);
+    return { ...verified, path: files.minimal };
+  } catch (err) {
+    await removeFiles(files.minimalPart);
+    throw err;
+  }
+}

@@ -1,0 +1,93 @@
+// The write side's step after a full image is published: open the minimal variant, building it
+// once (src/images/loader/minimal-variant.ts) when the cache has none that still matches, and
+// publish it into the catalog beside the full ISO.
+//
+// Does: reuse a recorded minimal ISO whose file is unchanged (re-parsing it when the manifest
+// format moved on), reserve its bytes in the cache budget, record it, publish the variant's
+// state. Every failure is the variant's alone: the full ISO keeps being served.
+// Does NOT: decide when to run (the loader calls it after publishing), or retry.
+import type { Logger } from 'pino';
+import { describeError } from '../../errors.js';
+import { BaseFile } from '../../splice/base-file.js';
+import { removeFiles, statIfExists } from '../cache/atomic-file.js';
+import type { CacheBudget } from '../cache/cache-budget.js';
+import { MANIFEST_FORMAT_VERSION, type VerifiedFile, fileMismatch, writeRecord } from '../cache/cache-record.js';
+import type { MinimalState } from '../catalog/live-image.js';
+import type { StoreCatalog } from '../catalog/store-catalog.js';
+import { parseAsLiveIso } from '../fetch/verify-iso.js';
+import type { ImageSlot } from './image-slot.js';
+import { ImageLoadError } from './load-error.js';
+import type { RebuildMinimalIso } from './minimal-iso.js';
+import { buildMinimalVariant } from './minimal-variant.js';
+
+export interface MinimalDeps {
+  catalog: StoreCatalog;
+  budget: CacheBudget;
+  logger: Logger;
+  rebuild: RebuildMinimalIso;
+  signal: AbortSignal;
+}
+
+/** Opens (or builds once) the minimal ISO of a ready image; failures stay the variant's own. */
+export async function prepareMinimal(slot: ImageSlot, deps: MinimalDeps): Promise<void> {
+  const record = slot.record;
+  const view = slot.view;
+  if (view.status.state !== 'ready' || !record?.iso.manifest.files.minisoData) return;
+  try {
+    let minimal = record.minimal && (await reusableMinimal(view.label, record.minimal));
+    if (!minimal) {
+      if (!slot.files) throw new ImageLoadError('internal', 'minimal ISOs need a cache directory (DATA_DIR)', 'never');
+      setMinimal(slot, deps.catalog, { state: 'building' });
+      const started = Date.now();
+      minimal = await buildMinimalVariant(record.iso, slot.files, deps.rebuild, view.label, deps.signal);
+      try {
+        deps.budget.reserve(slot, (record.inPlace ? 0 : record.iso.size) + minimal.size);
+      } catch (err) {
+        await removeFiles(slot.files.minimal);
+        throw err;
+      }
+      deps.logger.info(
+        { image: view.key, path: minimal.path, size: minimal.size, ms: Date.now() - started },
+        'minimal ISO rebuilt',
+      );
+    }
+    if (record.minimal !== minimal) {
+      record.minimal = minimal;
+      if (slot.files) await writeRecord(slot.files.record, record);
+    }
+    const base = await BaseFile.open(minimal.path, `sha256:${minimal.sha256}`);
+    // re-read: the image may have been evicted or reloaded while this ran
+    const status = slot.view.status;
+    if (status.state !== 'ready' || slot.record !== record) {
+      base.close();
+      return;
+    }
+    deps.catalog.setStatus(view, {
+      state: 'ready',
+      image: { ...status.image, minimal: { base, manifest: minimal.manifest }, minimalState: { state: 'ready' } },
+    });
+  } catch (err) {
+    if (deps.signal.aborted) return;
+    const reason = describeError(err);
+    if (record.minimal) {
+      delete record.minimal;
+      slot.diskBytes = record.inPlace ? 0 : record.iso.size;
+    }
+    setMinimal(slot, deps.catalog, { state: 'failed', reason });
+    deps.logger.warn({ image: view.key, reason }, 'minimal ISO unavailable; the full ISO is still served');
+  }
+}
+
+/** The recorded minimal ISO when its file is unchanged (re-parsed if the manifest format moved on). */
+async function reusableMinimal(label: string, minimal: VerifiedFile): Promise<VerifiedFile | undefined> {
+  const st = await statIfExists(minimal.path);
+  if (!st || fileMismatch(minimal, st) !== undefined) return undefined;
+  if (minimal.manifest.formatVersion === MANIFEST_FORMAT_VERSION) return minimal;
+  return { ...minimal, manifest: await parseAsLiveIso(minimal.path, `${label} minimal ISO`) };
+}
+
+function setMinimal(slot: ImageSlot, catalog: StoreCatalog, minimalState: MinimalState): void {
+  const status = slot.view.status;
+  if (status.state !== 'ready') return;
+  catalog.setStatus(slot.view, { state: 'ready', image: { ...status.image, minimalState } });
+}
