@@ -1,8 +1,12 @@
 // Bounds the connections one HTTP server holds: per client address, at most
-// `maxIdlePerAddress` idle connections (no request in flight), and at most `maxConnections`
-// in all. Over either bound it closes the least recently used *idle* connections instead of
-// refusing work, so a load balancer's or NAT's address keeps working; a new connection is
-// refused only when the global cap is reached and every other connection has a request in flight.
+// `maxIdlePerAddress` connections that have not carried a request yet (opened and silent, or
+// still sending their first request's headers: what an idle flood is made of), and at most
+// `maxConnections` in all. Over the per-address bound the oldest such connections of that address
+// are closed; over the global bound the least recently used idle connections anywhere. Keep-alive
+// connections that have carried requests are not capped per address (a BMC's or load balancer's
+// pool of 64+ connections from one address is normal): the idle keep-alive timeout and the global
+// cap bound them. A new connection is refused only when the global cap is reached and every
+// other connection has a request in flight. Per-request cost is O(1); only the global cap scans.
 //
 // It tracks connections and closes them; it does not time anything out (listener-limits.ts
 // does) and does not log (the caller's `onClose`/`onRefuse` do, rate-limited).
@@ -43,7 +47,8 @@ export interface ConnectionState {
 
 export class ConnectionGuard {
   private readonly all = new Map<Socket, Tracked>();
-  private readonly byAddress = new Map<string, Set<Tracked>>();
+  /** Per address, the connections that have not carried a request yet, oldest first. */
+  private readonly freshByAddress = new Map<string, Set<Tracked>>();
   private clock = 0;
 
   constructor(private readonly options: ConnectionGuardOptions) {}
@@ -70,9 +75,9 @@ export class ConnectionGuard {
     const address = socket.remoteAddress ?? 'unknown';
     const tracked: Tracked = { socket, address, busy: 0, requests: 0, idleSince: ++this.clock };
     this.all.set(socket, tracked);
-    let peers = this.byAddress.get(address);
-    if (!peers) this.byAddress.set(address, (peers = new Set()));
-    peers.add(tracked);
+    let fresh = this.freshByAddress.get(address);
+    if (!fresh) this.freshByAddress.set(address, (fresh = new Set()));
+    fresh.add(tracked);
     socket.once('close', () => this.forget(tracked));
 
     while (this.all.size > this.options.maxConnections) {
@@ -85,7 +90,7 @@ export class ConnectionGuard {
       }
       this.close(victim, 'connection_cap');
     }
-    this.enforceIdleCap(address, tracked);
+    this.enforceFreshCap(fresh, tracked);
   }
 
   private requestStarted(req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -93,7 +98,7 @@ export class ConnectionGuard {
     const tracked = this.all.get(socket);
     if (!tracked) return;
     tracked.busy++;
-    tracked.requests++;
+    if (tracked.requests++ === 0) this.unfresh(tracked);
     tracked.req = req;
     tracked.res = res;
     res.once('close', () => {
@@ -102,24 +107,22 @@ export class ConnectionGuard {
         tracked.req = undefined;
         tracked.res = undefined;
       }
-      if (tracked.busy === 0 && this.all.has(socket)) {
-        tracked.idleSince = ++this.clock;
-        this.enforceIdleCap(tracked.address, tracked);
-      }
+      if (tracked.busy === 0) tracked.idleSince = ++this.clock;
     });
   }
 
-  private enforceIdleCap(address: string, keep: Tracked): void {
-    const peers = this.byAddress.get(address);
-    if (!peers) return;
-    let idle = 0;
-    for (const t of peers) if (t.busy === 0) idle++;
-    while (idle > this.options.maxIdlePerAddress) {
-      const victim = leastRecentlyIdle(peers.values(), keep);
-      if (!victim) return;
-      this.close(victim, 'idle_per_address');
-      idle--;
+  /** Closes the oldest request-less connections of an address beyond the cap (a Set keeps insertion order). */
+  private enforceFreshCap(fresh: Set<Tracked>, keep: Tracked): void {
+    for (const victim of fresh) {
+      if (fresh.size <= this.options.maxIdlePerAddress) return;
+      if (victim !== keep) this.close(victim, 'idle_per_address');
     }
+  }
+
+  private unfresh(tracked: Tracked): void {
+    const fresh = this.freshByAddress.get(tracked.address);
+    fresh?.delete(tracked);
+    if (fresh?.size === 0) this.freshByAddress.delete(tracked.address);
   }
 
   private close(victim: Tracked, reason: 'idle_per_address' | 'connection_cap'): void {
@@ -130,9 +133,7 @@ export class ConnectionGuard {
 
   private forget(tracked: Tracked): void {
     if (!this.all.delete(tracked.socket)) return;
-    const peers = this.byAddress.get(tracked.address);
-    peers?.delete(tracked);
-    if (peers?.size === 0) this.byAddress.delete(tracked.address);
+    this.unfresh(tracked);
   }
 }
 

@@ -203,6 +203,26 @@ describe('connection caps', () => {
     expect(r.logs.join('')).toMatch(/"reason":"idle_per_address".*connections closed by a listener limit/);
   });
 
+  it('does not cap keep-alive connections that carry requests: 32 pooled connections from one address (a BMC, a load balancer) all stay', async () => {
+    const r = await start(LONG); // at most 4 request-less connections per address
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+    const get = () =>
+      new Promise<string>((resolve, reject) => {
+        http.get({ port: r.port, host: '127.0.0.1', path: '/', agent }, (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve(text));
+        }).on('error', reject);
+      });
+    for (let round = 0; round < 3; round++) {
+      expect(await Promise.all(Array.from({ length: 32 }, get))).toEqual(Array.from({ length: 32 }, () => 'ok 0'));
+    }
+    const pooled = Object.values(agent.freeSockets).reduce((n, list) => n + (list?.length ?? 0), 0);
+    agent.destroy();
+    expect(pooled).toBe(32);
+    expect(await closedCount(r.registry, 'idle_per_address')).toBe(0);
+  });
+
   it('at the global cap closes idle connections to admit new ones, and refuses only when all are busy', async () => {
     const r = await start({ ...LONG, maxIdlePerAddress: 100 }, 3);
     const first = await connect(r.port);
