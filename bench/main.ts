@@ -224,7 +224,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   const options = parsed;
   const started = new Date();
   const t0 = performance.now();
-  const log = (line: string) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+  const log = (line: string) =>
+    process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
 
   let interrupted = false;
   const onSignal = (sig: NodeJS.Signals) => {
@@ -249,10 +250,22 @@ export async function main(argv: readonly string[]): Promise<number> {
     const tools = await ensureTools(log);
     const serviceMain = path.join(options.serviceRoot, 'dist', 'src', 'cli', 'main.js');
     machine = await machineInfo(tools, options.serviceRoot);
-    log(`${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, node ${machine.node}, nginx ${machine.nginx}, wrk ${machine.wrk}`);
+    log(
+      `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, node ${machine.node}, nginx ${machine.nginx}, wrk ${machine.wrk}`,
+    );
     const base = await baseIso(repoRoot, options.workDir, options.sizeMiB, serviceMain, log);
     const profileDir = options.cpuProf ? path.join(options.workDir, 'profiles', stamp(started)) : undefined;
-    const partial = { options, tools, repoRoot, serviceMain, luaDir: path.join(benchDir, 'lua'), runDir, profileDir, base, log };
+    const partial = {
+      options,
+      tools,
+      repoRoot,
+      serviceMain,
+      luaDir: path.join(benchDir, 'lua'),
+      runDir,
+      profileDir,
+      base,
+      log,
+    };
     ctx = { ...partial, startBootsmith: makeStarter(partial) };
     const c = ctx;
 
@@ -260,7 +273,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       if (!options.only.has(n) || interrupted) return;
       const bg = await backgroundLoad();
       background.push({ before: name, ...bg });
-      log(`${n}. ${name} (machine ${Math.round(bg.busyFraction * 100)} % busy with other work, load ${bg.loadAverage1m})`);
+      log(
+        `${n}. ${name} (machine ${Math.round(bg.busyFraction * 100)} % busy with other work, load ${bg.loadAverage1m})`,
+      );
       try {
         figures.push(...(await fn()));
       } catch (err) {
@@ -304,7 +319,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   process.stdout.write(`\n${table(figures)}\n`);
   const missed = figures.filter((f) => f.met === false);
   if (missed.length > 0) process.stdout.write(`\ntargets missed: ${missed.map((f) => f.id).join(', ')}\n`);
-  if (failures.length > 0) process.stdout.write(`\nworkloads that failed: ${failures.map((f) => f.workload).join(', ')}\n`);
+  if (failures.length > 0)
+    process.stdout.write(`\nworkloads that failed: ${failures.map((f) => f.workload).join(', ')}\n`);
 
   if (options.write && figures.length > 0 && ctx) {
     mkdirSync(options.outDir, { recursive: true });
@@ -350,7 +366,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     writeFileSync(jsonPath, `${JSON.stringify(results, null, 2)}\n`);
     const svgPath = path.join(options.outDir, `${name}.svg`);
     writeFileSync(svgPath, chartSvg(figures, chartMeta(results)));
-    process.stdout.write(`\nwrote ${path.relative(process.cwd(), jsonPath)} and ${path.relative(process.cwd(), svgPath)}\n`);
+    process.stdout.write(
+      `\nwrote ${path.relative(process.cwd(), jsonPath)} and ${path.relative(process.cwd(), svgPath)}\n`,
+    );
   }
   return failures.length > 0 ? 1 : 0;
 }

@@ -17,7 +17,9 @@ let scratch;
 let isos = process.argv.slice(2);
 if (isos.length === 0) {
   const local = path.join(root, 'fixtures/iso');
-  isos = readdirSync(local).filter((f) => f.endsWith('.iso')).map((f) => path.join(local, f));
+  isos = readdirSync(local)
+    .filter((f) => f.endsWith('.iso'))
+    .map((f) => path.join(local, f));
   const shared = path.resolve(root, '../shared/fixtures/coreos-installer');
   if (existsSync(shared)) {
     scratch = mkdtempSync(path.join(tmpdir(), 'bootsmith-parse-bench-'));
@@ -34,7 +36,11 @@ async function time(fn) {
   const out = [];
   for (let i = 0; i < RUNS; i++) {
     const t = process.hrtime.bigint();
-    try { await fn(); } catch { /* a fixture that is not a live ISO costs the same to refuse */ }
+    try {
+      await fn();
+    } catch {
+      /* a fixture that is not a live ISO costs the same to refuse */
+    }
     out.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
   return median(out);
@@ -44,6 +50,8 @@ console.log(['image', 'in-process ms', 'worker ms', 'worker overhead ms'].join('
 for (const iso of isos) {
   const inProcess = await time(() => parseLiveIso(iso));
   const inWorker = await time(() => parseLiveIsoInWorker(iso));
-  console.log([path.basename(iso), inProcess.toFixed(2), inWorker.toFixed(2), (inWorker - inProcess).toFixed(2)].join('\t'));
+  console.log(
+    [path.basename(iso), inProcess.toFixed(2), inWorker.toFixed(2), (inWorker - inProcess).toFixed(2)].join('\t'),
+  );
 }
 if (scratch) rmSync(scratch, { recursive: true, force: true });

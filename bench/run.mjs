@@ -37,7 +37,9 @@ if (args[0] === 'profile') {
   const { summarizeProfiles } = await import(pathToFileURL(path.join(root, 'dist', 'bench', 'lib', 'profile.js')).href);
   process.exitCode = await summarizeProfiles(args.slice(1));
 } else if (args[0] === 'diag' && args[1] === 'heartbeat-sql') {
-  const { heartbeatSql } = await import(pathToFileURL(path.join(root, 'dist', 'bench', 'diagnostics', 'heartbeat-sql.js')).href);
+  const { heartbeatSql } = await import(
+    pathToFileURL(path.join(root, 'dist', 'bench', 'diagnostics', 'heartbeat-sql.js')).href
+  );
   const rest = args.slice(2).filter((a, i, all) => a !== '--service-root' && all[i - 1] !== '--service-root');
   process.exitCode = await heartbeatSql(rest, serviceRoot);
 } else if (args[0] === 'report') {

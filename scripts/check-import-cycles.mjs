@@ -23,7 +23,12 @@ function listModules(dir) {
 function resolveSpecifier(from, specifier) {
   if (!specifier.startsWith('.')) return undefined;
   const base = path.resolve(path.dirname(from), specifier);
-  for (const candidate of [base.replace(/\.js$/, '.ts'), base.replace(/\.mjs$/, '.mts'), `${base}.ts`, path.join(base, 'index.ts')]) {
+  for (const candidate of [
+    base.replace(/\.js$/, '.ts'),
+    base.replace(/\.mjs$/, '.mts'),
+    `${base}.ts`,
+    path.join(base, 'index.ts'),
+  ]) {
     if (existsSync(candidate)) return candidate;
   }
   return undefined;

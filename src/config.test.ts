@@ -56,8 +56,22 @@ describe('listener limits', () => {
     expect(d.headerTimeoutMs).toBeLessThanOrEqual(20_000);
     expect(d.sendTimeoutMs).toBeLessThanOrEqual(60_000);
     expect(d.maxConnections).toBeUndefined();
-    const c = loadConfig({ HTTP_HEADER_TIMEOUT: '5s', HTTP_BODY_TIMEOUT: '1m', HTTP_IDLE_TIMEOUT: '30s', HTTP_SEND_TIMEOUT: '1m30s', HTTP_MAX_IDLE_PER_ADDRESS: '8', HTTP_MAX_CONNECTIONS: '500' }).listener;
-    expect(c).toEqual({ headerTimeoutMs: 5000, bodyTimeoutMs: 60_000, idleTimeoutMs: 30_000, sendTimeoutMs: 90_000, maxIdlePerAddress: 8, maxConnections: 500 });
+    const c = loadConfig({
+      HTTP_HEADER_TIMEOUT: '5s',
+      HTTP_BODY_TIMEOUT: '1m',
+      HTTP_IDLE_TIMEOUT: '30s',
+      HTTP_SEND_TIMEOUT: '1m30s',
+      HTTP_MAX_IDLE_PER_ADDRESS: '8',
+      HTTP_MAX_CONNECTIONS: '500',
+    }).listener;
+    expect(c).toEqual({
+      headerTimeoutMs: 5000,
+      bodyTimeoutMs: 60_000,
+      idleTimeoutMs: 30_000,
+      sendTimeoutMs: 90_000,
+      maxIdlePerAddress: 8,
+      maxConnections: 500,
+    });
   });
 });
 

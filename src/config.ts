@@ -10,7 +10,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEFAULT_LISTENER_LIMITS, type ListenerLimits } from './http/listener-limits.js';
 import type { EmbedCompression } from './initrd/embed-archive.js';
 import { type OsImagesConfig, osImagesFromEnvironment } from './images/os-images-config.js';
-import { type ImageStoreSettings, ImageSettingsError, imageStoreSettingsFromEnvironment } from './images/store-settings.js';
+import {
+  type ImageStoreSettings,
+  ImageSettingsError,
+  imageStoreSettingsFromEnvironment,
+} from './images/store-settings.js';
 
 export type Role = 'all' | 'image' | 'core';
 
@@ -58,7 +62,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
   const configured = osImagesFromEnvironment(env);
   const assistedServiceUrl = assistedServiceUrlFrom(env);
   if (role === 'image' && !assistedServiceUrl) {
-    throw new ConfigError('--role image needs ASSISTED_SERVICE_URL (or ASSISTED_SERVICE_SCHEME and ASSISTED_SERVICE_HOST) to fetch Ignition from');
+    throw new ConfigError(
+      '--role image needs ASSISTED_SERVICE_URL (or ASSISTED_SERVICE_SCHEME and ASSISTED_SERVICE_HOST) to fetch Ignition from',
+    );
   }
   return {
     role,
@@ -121,7 +127,8 @@ function assistedServiceUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
   if (env.ASSISTED_SERVICE_URL) return optionalBaseUrl(env, 'ASSISTED_SERVICE_URL');
   if (env.ASSISTED_SERVICE_HOST) {
     const scheme = env.ASSISTED_SERVICE_SCHEME || 'http';
-    if (scheme !== 'http' && scheme !== 'https') throw new ConfigError(`ASSISTED_SERVICE_SCHEME must be http or https, not ${JSON.stringify(scheme)}`);
+    if (scheme !== 'http' && scheme !== 'https')
+      throw new ConfigError(`ASSISTED_SERVICE_SCHEME must be http or https, not ${JSON.stringify(scheme)}`);
     return checkedUrl(`${scheme}://${env.ASSISTED_SERVICE_HOST}`, 'ASSISTED_SERVICE_HOST');
   }
   return undefined;
@@ -130,7 +137,12 @@ function assistedServiceUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
 function demoImages(): OsImagesConfig {
   // The production container image leaves the demo ISO out (Dockerfile, DEMO=0): say what to set.
   if (!existsSync(DEMO_IMAGE_PATH)) {
-    return { entries: [], problems: [`OS_IMAGES is not set and the demo image ${DEMO_IMAGE_PATH} is not installed: set OS_IMAGES or OS_IMAGES_FILE`] };
+    return {
+      entries: [],
+      problems: [
+        `OS_IMAGES is not set and the demo image ${DEMO_IMAGE_PATH} is not installed: set OS_IMAGES or OS_IMAGES_FILE`,
+      ],
+    };
   }
   return {
     entries: [
@@ -198,7 +210,8 @@ function duration(env: NodeJS.ProcessEnv, name: string, fallback: number): numbe
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = parseDuration(raw);
-  if (value === undefined || value <= 0) throw new ConfigError(`${name} must be a duration such as 3m or 90s, not ${JSON.stringify(raw)}`);
+  if (value === undefined || value <= 0)
+    throw new ConfigError(`${name} must be a duration such as 3m or 90s, not ${JSON.stringify(raw)}`);
   return value;
 }
 

@@ -74,11 +74,11 @@ export class PayloadTooLargeError extends BootsmithError {
   readonly capacity: number;
 
   constructor(what: string, payloadSize: number, capacity: number, context: Record<string, unknown> = {}) {
-    super(
-      'payload-too-large',
-      `${what} is ${payloadSize} bytes but only ${capacity} bytes are available`,
-      { ...context, payloadSize, capacity },
-    );
+    super('payload-too-large', `${what} is ${payloadSize} bytes but only ${capacity} bytes are available`, {
+      ...context,
+      payloadSize,
+      capacity,
+    });
     this.payloadSize = payloadSize;
     this.capacity = capacity;
   }
@@ -89,7 +89,9 @@ export class RangeNotSatisfiableError extends BootsmithError {
   readonly size: number;
 
   constructor(size: number, range: string) {
-    super('range-not-satisfiable', `range ${JSON.stringify(range)} is outside the ${size}-byte representation`, { size });
+    super('range-not-satisfiable', `range ${JSON.stringify(range)} is outside the ${size}-byte representation`, {
+      size,
+    });
     this.size = size;
   }
 }
@@ -111,7 +113,12 @@ export class UnavailableError extends BootsmithError {
 export class UpstreamError extends BootsmithError {
   readonly status: number | undefined;
 
-  constructor(message: string, status: number | undefined, context: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    status: number | undefined,
+    context: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
     super('upstream', message, { ...context, upstreamStatus: status }, options);
     this.status = status;
   }

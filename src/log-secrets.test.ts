@@ -17,7 +17,9 @@ import { type RunningService, startService } from './service.js';
 
 const API = '/api/assisted-install/v2';
 const REGISTRY_PASSWORD = 'reg-user:Sup3r-s3cret-registry-pass';
-const PULL_SECRET = JSON.stringify({ auths: { 'registry.example': { auth: Buffer.from(REGISTRY_PASSWORD).toString('base64'), email: 'a@b.c' } } });
+const PULL_SECRET = JSON.stringify({
+  auths: { 'registry.example': { auth: Buffer.from(REGISTRY_PASSWORD).toString('base64'), email: 'a@b.c' } },
+});
 const SOURCE_PASSWORD = 'src-pass-7f3a9c';
 const AMZ_SIGNATURE = '9d1c0ffee2b7a1e5c3f4d8a6b2e1c0d9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3';
 const AMZ_CREDENTIAL = 'AKIAEXAMPLESECRET42/20261123/us-east-1/s3/aws4_request';
@@ -33,7 +35,13 @@ const started: Running[] = [];
 
 async function start(env: Record<string, string>): Promise<RunningService> {
   const dir = await mkdtemp(path.join(tmpdir(), 'bootsmith-logsecrets-'));
-  const config = loadConfig({ LISTEN_PORT: '0', LISTEN_ADDRESS: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'debug', ...env });
+  const config = loadConfig({
+    LISTEN_PORT: '0',
+    LISTEN_ADDRESS: '127.0.0.1',
+    DATA_DIR: dir,
+    LOG_LEVEL: 'debug',
+    ...env,
+  });
   const logger = createLogger(config.logLevel, { write: (line: string) => logs.push(line) });
   const service = await startService(config, logger, { defaultMetrics: false });
   started.push({ service, dir });
@@ -53,7 +61,12 @@ async function closedPort(): Promise<number> {
 
 /** Every spelling of a secret that would give it away in a log line. */
 function spellings(secret: string): string[] {
-  const out = new Set([secret, encodeURIComponent(secret), Buffer.from(secret).toString('base64'), Buffer.from(secret).toString('base64url')]);
+  const out = new Set([
+    secret,
+    encodeURIComponent(secret),
+    Buffer.from(secret).toString('base64'),
+    Buffer.from(secret).toString('base64url'),
+  ]);
   // A JWT also leaks through its signature alone.
   const parts = secret.split('.');
   if (parts.length === 3 && parts[2]!.length >= 16) out.add(parts[2]!);
@@ -69,7 +82,12 @@ describe('no secret reaches any log line (LOG_LEVEL=debug)', () => {
     const deadPort = await closedPort();
     const presigned = `http://img-user:${SOURCE_PASSWORD}@127.0.0.1:${deadPort}/bucket/rhcos.iso?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=${encodeURIComponent(AMZ_CREDENTIAL)}&X-Amz-Signature=${AMZ_SIGNATURE}`;
     const osImages = [
-      { openshift_version: '4.17', cpu_architecture: 'x86_64', url: pathToFileURL(DEMO_IMAGE_PATH).toString(), version: '417.94.202410090854-0' },
+      {
+        openshift_version: '4.17',
+        cpu_architecture: 'x86_64',
+        url: pathToFileURL(DEMO_IMAGE_PATH).toString(),
+        version: '417.94.202410090854-0',
+      },
       { openshift_version: '4.18', cpu_architecture: 'x86_64', url: presigned, version: '418.94.202501010000-0' },
     ];
     core = await start({ AUTH_TYPE: 'local', OS_IMAGES: JSON.stringify(osImages) });
@@ -85,9 +103,21 @@ describe('no secret reaches any log line (LOG_LEVEL=debug)', () => {
     expect(created.status).toBe(201);
     const infraEnv = (await created.json()) as { id: string; download_url: string };
     const apiKey = new URL(infraEnv.download_url).pathname.split('/')[2]!;
-    const imageUrl = (await (await fetch(`${core.url}${API}/infra-envs/${infraEnv.id}/downloads/image-url`, { headers: adminAuth })).json()) as { url: string };
+    const imageUrl = (await (
+      await fetch(`${core.url}${API}/infra-envs/${infraEnv.id}/downloads/image-url`, { headers: adminAuth })
+    ).json()) as { url: string };
     const imageToken = new URL(imageUrl.url).pathname.split('/')[2]!;
-    secrets = [admin, apiKey, imageToken, PULL_SECRET, REGISTRY_PASSWORD, SOURCE_PASSWORD, AMZ_SIGNATURE, AMZ_CREDENTIAL, UPSTREAM_PASSWORD];
+    secrets = [
+      admin,
+      apiKey,
+      imageToken,
+      PULL_SECRET,
+      REGISTRY_PASSWORD,
+      SOURCE_PASSWORD,
+      AMZ_SIGNATURE,
+      AMZ_CREDENTIAL,
+      UPSTREAM_PASSWORD,
+    ];
 
     const id = infraEnv.id;
     const tail = '4.17/x86_64/full.iso';
@@ -118,24 +148,41 @@ describe('no secret reaches any log line (LOG_LEVEL=debug)', () => {
       [`${API}/infra-envs/${id}`, { headers: { 'X-Secret-Key': apiKey } }],
       [`${API}/infra-envs/${id}/downloads/files?file_name=discovery.ign&api_key=${apiKey}`],
       [`${API}/infra-envs/${id}/downloads/files?file_name=ipxe-script&api_key=${apiKey}`],
-      [`${API}/infra-envs?api_key=${apiKey}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...adminAuth }, body: '{"name":' }],
+      [
+        `${API}/infra-envs?api_key=${apiKey}`,
+        { method: 'POST', headers: { 'Content-Type': 'application/json', ...adminAuth }, body: '{"name":' },
+      ],
     ];
     for (const [target, init] of targets) {
-      const res = await fetch(core.url + target, { ...(init ?? {}), headers: { Range: 'bytes=0-99', ...((init?.headers as Record<string, string>) ?? {}) } });
+      const res = await fetch(core.url + target, {
+        ...(init ?? {}),
+        headers: { Range: 'bytes=0-99', ...((init?.headers as Record<string, string>) ?? {}) },
+      });
       statuses[target] = res.status;
       await res.arrayBuffer();
     }
 
     // The image side fronting the core remotely, with credentials forwarded upstream.
     const remote = await start({ BOOTSMITH_ROLE: 'image', ASSISTED_SERVICE_URL: core.url });
-    for (const target of [`/byapikey/${apiKey}/${tail}`, `/BYAPIKEY/${apiKey}/${tail}`, `/images/${id}?version=4.17&type=full-iso&%61pi_key=${apiKey}`, `/images/${id}?version=4.17&type=full-iso&api_key=${apiKey}x`]) {
+    for (const target of [
+      `/byapikey/${apiKey}/${tail}`,
+      `/BYAPIKEY/${apiKey}/${tail}`,
+      `/images/${id}?version=4.17&type=full-iso&%61pi_key=${apiKey}`,
+      `/images/${id}?version=4.17&type=full-iso&api_key=${apiKey}x`,
+    ]) {
       const res = await fetch(remote.url + target, { headers: { Range: 'bytes=0-99' } });
       statuses[`remote ${target}`] = res.status;
       await res.arrayBuffer();
     }
     // ... and one whose upstream is unreachable and carries a password in its URL.
-    const broken = await start({ BOOTSMITH_ROLE: 'image', ASSISTED_SERVICE_URL: `http://svc:${UPSTREAM_PASSWORD}@127.0.0.1:${deadPort}` });
-    for (const target of [`/BYAPIKEY/${apiKey}/${tail}`, `/images/${id}?version=4.17&type=full-iso&api%5Fkey=${apiKey}`]) {
+    const broken = await start({
+      BOOTSMITH_ROLE: 'image',
+      ASSISTED_SERVICE_URL: `http://svc:${UPSTREAM_PASSWORD}@127.0.0.1:${deadPort}`,
+    });
+    for (const target of [
+      `/BYAPIKEY/${apiKey}/${tail}`,
+      `/images/${id}?version=4.17&type=full-iso&api%5Fkey=${apiKey}`,
+    ]) {
       const res = await fetch(broken.url + target);
       statuses[`broken ${target}`] = res.status;
       await res.arrayBuffer();
@@ -150,7 +197,9 @@ describe('no secret reaches any log line (LOG_LEVEL=debug)', () => {
   });
 
   it('ran the scenario: the credential spellings were accepted, errors were answered', () => {
-    const accepted = Object.entries(statuses).filter(([, s]) => s === 200 || s === 206).map(([t]) => t);
+    const accepted = Object.entries(statuses)
+      .filter(([, s]) => s === 200 || s === 206)
+      .map(([t]) => t);
     expect(accepted.some((t) => t.startsWith('/BYAPIKEY/') && !t.includes('nope'))).toBe(true);
     expect(accepted.some((t) => t.includes('%61pi_key='))).toBe(true);
     expect(accepted.some((t) => t.includes('api%5Fkey='))).toBe(true);

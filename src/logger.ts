@@ -41,7 +41,14 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
           method.apply(this, [{ err }, ...(typeof rest[0] === 'string' ? redactArgs(rest) : [err.message])]);
           return;
         }
-        method.apply(this, [first !== null && typeof first === 'object' ? redactLogValue(first) : typeof first === 'string' ? redactText(first) : first, ...redactArgs(rest)]);
+        method.apply(this, [
+          first !== null && typeof first === 'object'
+            ? redactLogValue(first)
+            : typeof first === 'string'
+              ? redactText(first)
+              : first,
+          ...redactArgs(rest),
+        ]);
       },
     },
   };

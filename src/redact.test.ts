@@ -18,7 +18,10 @@ describe('redactUrl', () => {
     [`/images/x?API_KEY=${KEY}`, '/images/x?API_KEY=[redacted]'],
     [`/images/x?api%255Fkey=${KEY}`, '/images/x?api%255Fkey=[redacted]'],
     [`/images/x?type=full-iso&Image_Token=${KEY}`, '/images/x?type=full-iso&Image_Token=[redacted]'],
-    [`https://u:${KEY}@s3.example/b/k.iso?X-Amz-Credential=AKIA%2F1&X-Amz-Signature=${KEY}&x=1`, 'https://[redacted]@s3.example/b/k.iso?X-Amz-Credential=[redacted]&X-Amz-Signature=[redacted]&x=1'],
+    [
+      `https://u:${KEY}@s3.example/b/k.iso?X-Amz-Credential=AKIA%2F1&X-Amz-Signature=${KEY}&x=1`,
+      'https://[redacted]@s3.example/b/k.iso?X-Amz-Credential=[redacted]&X-Amz-Signature=[redacted]&x=1',
+    ],
     ['/images/x?type=full-iso&version=4.17', '/images/x?type=full-iso&version=4.17'],
   ])('%s', (input, expected) => {
     expect(redactUrl(input)).toBe(expected);
@@ -27,9 +30,21 @@ describe('redactUrl', () => {
 
 describe('isCredentialName', () => {
   it('matches names in any case and spelling and leaves others alone', () => {
-    for (const name of ['api_key', 'API-KEY', 'Image-Token', 'image_token', 'Authorization', 'pull_secret', 'PullSecret', 'X-Amz-Signature', 'admin_token', 'x-secret-key'])
+    for (const name of [
+      'api_key',
+      'API-KEY',
+      'Image-Token',
+      'image_token',
+      'Authorization',
+      'pull_secret',
+      'PullSecret',
+      'X-Amz-Signature',
+      'admin_token',
+      'x-secret-key',
+    ])
       expect(isCredentialName(name), name).toBe(true);
-    for (const name of ['type', 'version', 'arch', 'path', 'image', 'status']) expect(isCredentialName(name), name).toBe(false);
+    for (const name of ['type', 'version', 'arch', 'path', 'image', 'status'])
+      expect(isCredentialName(name), name).toBe(false);
   });
 });
 
@@ -37,16 +52,26 @@ describe('redactText', () => {
   it('redacts URLs inside messages', () => {
     expect(redactText(`GET http://h/BYTOKEN/${KEY}/x failed; see /images/a?Api_Key=${KEY}`)).not.toContain(KEY);
     // a configuration error quoting a malformed URL (printed by the CLI)
-    expect(redactText('ASSISTED_SERVICE_URL must be an absolute http(s) URL, not "http://svc:pw-1234@ho st"')).not.toContain('pw-1234');
+    expect(
+      redactText('ASSISTED_SERVICE_URL must be an absolute http(s) URL, not "http://svc:pw-1234@ho st"'),
+    ).not.toContain('pw-1234');
   });
 });
 
 describe('createLogger', () => {
   it('keeps credentials out of fields, messages and errors in any spelling', () => {
     const lines: string[] = [];
-    const sink = new Writable({ write(chunk, _e, cb) { lines.push(String(chunk)); cb(); } });
+    const sink = new Writable({
+      write(chunk, _e, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
     const logger = createLogger('debug', sink);
-    logger.info({ Pull_Secret: KEY, headers: { 'Image-Token': KEY, AUTHORIZATION: `Bearer ${KEY}` }, path: `/ByApiKey/${KEY}/x` }, 'fields');
+    logger.info(
+      { Pull_Secret: KEY, headers: { 'Image-Token': KEY, AUTHORIZATION: `Bearer ${KEY}` }, path: `/ByApiKey/${KEY}/x` },
+      'fields',
+    );
     logger.error(new Error(`upstream refused /images/x?%61pi_key=${KEY}`));
     logger.error({ err: new Error(`at https://user:${KEY}@host/x`) });
     logger.warn(`message with /bytoken/${KEY}/full.iso`);

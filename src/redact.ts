@@ -55,7 +55,16 @@ const JWT = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{8,}/g;
 const JWT_ANYWHERE = new RegExp(JWT.source);
 
 /** Words that make any normalized name a credential name (e.g. `admin_token`, `client-secret`). */
-const CREDENTIAL_WORDS = ['token', 'secret', 'password', 'apikey', 'signature', 'credential', 'authorization', 'privatekey'];
+const CREDENTIAL_WORDS = [
+  'token',
+  'secret',
+  'password',
+  'apikey',
+  'signature',
+  'credential',
+  'authorization',
+  'privatekey',
+];
 
 /** Log objects are walked at most this deep and this wide: logging must stay cheap and bounded. */
 const MAX_DEPTH = 8;
@@ -66,7 +75,9 @@ const MAX_DECODE_ROUNDS = 3;
 
 /** True when a field, header or query name carries a credential, in any case or spelling. */
 export function isCredentialName(name: string): boolean {
-  const normalized = decodeRepeatedly(name).toLowerCase().replace(/[-_.\s[\]]/g, '');
+  const normalized = decodeRepeatedly(name)
+    .toLowerCase()
+    .replace(/[-_.\s[\]]/g, '');
   if (CREDENTIAL_NAMES.has(normalized)) return true;
   return CREDENTIAL_WORDS.some((word) => normalized.includes(word));
 }
@@ -107,7 +118,9 @@ export function redactedRequestTarget(req: { originalUrl?: string; url?: string 
 
 /** Free text (error messages, stacks) with every URL-like word in it redacted. */
 export function redactText(text: string): string {
-  return text.replace(JWT, REDACTED).replace(/[^\s"'<>`()[\]{},]+/g, (word) => (/[/?=@]/.test(word) ? redactUrl(word) : word));
+  return text
+    .replace(JWT, REDACTED)
+    .replace(/[^\s"'<>`()[\]{},]+/g, (word) => (/[/?=@]/.test(word) ? redactUrl(word) : word));
 }
 
 /**
@@ -123,11 +136,13 @@ export function redactLogValue(value: unknown, depth = 0, seen: WeakSet<object> 
   if (value instanceof Error) {
     // A copy of the same class (so its type still shows), with redacted text and fields.
     const copy = Object.create(Object.getPrototypeOf(value) as object) as Record<string, unknown>;
-    for (const [key, item] of Object.entries(value)) copy[key] = isCredentialName(key) ? REDACTED : redactLogValue(item, depth + 1, seen);
+    for (const [key, item] of Object.entries(value))
+      copy[key] = isCredentialName(key) ? REDACTED : redactLogValue(item, depth + 1, seen);
     const hidden = (v: unknown) => ({ value: v, enumerable: false, writable: true, configurable: true });
     Object.defineProperty(copy, 'message', hidden(redactText(value.message)));
     if (value.stack) Object.defineProperty(copy, 'stack', hidden(redactText(value.stack)));
-    if (value.cause !== undefined) Object.defineProperty(copy, 'cause', hidden(redactLogValue(value.cause, depth + 1, seen)));
+    if (value.cause !== undefined)
+      Object.defineProperty(copy, 'cause', hidden(redactLogValue(value.cause, depth + 1, seen)));
     return copy;
   }
   if (Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return `[${value.byteLength} bytes]`;
@@ -135,7 +150,10 @@ export function redactLogValue(value: unknown, depth = 0, seen: WeakSet<object> 
   if (value instanceof Date) return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    out[key] = isCredentialName(key) && item !== undefined && item !== null && item !== '' ? REDACTED : redactLogValue(item, depth + 1, seen);
+    out[key] =
+      isCredentialName(key) && item !== undefined && item !== null && item !== ''
+        ? REDACTED
+        : redactLogValue(item, depth + 1, seen);
   }
   return out;
 }

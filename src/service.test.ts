@@ -16,7 +16,9 @@ import { createLogger } from './logger.js';
 import { type RunningService, startService } from './service.js';
 
 const API = '/api/assisted-install/v2';
-const PULL_SECRET = JSON.stringify({ auths: { 'quay.io': { auth: Buffer.from('user:pass').toString('base64'), email: 'a@b.c' } } });
+const PULL_SECRET = JSON.stringify({
+  auths: { 'quay.io': { auth: Buffer.from('user:pass').toString('base64'), email: 'a@b.c' } },
+});
 const SSH_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl user@host';
 
 interface Harness {
@@ -81,7 +83,9 @@ describe('all-in-one service with AUTH_TYPE=none', () => {
     const infraEnv = (await created.json()) as { id: string; download_url: string };
     expect(infraEnv.download_url).toMatch(new RegExp(`/byid/${infraEnv.id}/4\\.17/x86_64/full\\.iso$`));
 
-    const discovery = await (await h.call('GET', `${API}/infra-envs/${infraEnv.id}/downloads/files?file_name=discovery.ign`)).text();
+    const discovery = await (
+      await h.call('GET', `${API}/infra-envs/${infraEnv.id}/downloads/files?file_name=discovery.ign`)
+    ).text();
     expect(JSON.parse(discovery).ignition.version).toBe('3.1.0');
 
     const iso = Buffer.from(await (await fetch(infraEnv.download_url)).arrayBuffer());
@@ -94,7 +98,13 @@ describe('all-in-one service with AUTH_TYPE=none', () => {
   });
 
   it('serves the change after a PATCH at once (no stale cached ISO)', async () => {
-    const created = (await (await h.call('POST', `${API}/infra-envs`, { name: 'patchme', pull_secret: PULL_SECRET, openshift_version: '4.17' })).json()) as {
+    const created = (await (
+      await h.call('POST', `${API}/infra-envs`, {
+        name: 'patchme',
+        pull_secret: PULL_SECRET,
+        openshift_version: '4.17',
+      })
+    ).json()) as {
       id: string;
       download_url: string;
     };
@@ -127,7 +137,9 @@ describe('all-in-one service with AUTH_TYPE=none', () => {
       kernel_arguments: [{ operation: 'append', value: tooLong.slice(0, -1) }],
     });
     expect(justFits.status, await justFits.clone().text()).toBe(201);
-    const iso = Buffer.from(await (await fetch(((await justFits.json()) as { download_url: string }).download_url)).arrayBuffer());
+    const iso = Buffer.from(
+      await (await fetch(((await justFits.json()) as { download_url: string }).download_url)).arrayBuffer(),
+    );
     expect((await embedded(iso, h.manifest)).kargs).toBe(`${h.manifest.kargs!.default} ${tooLong.slice(0, -1)}`);
   });
 
@@ -150,7 +162,9 @@ describe('all-in-one service with AUTH_TYPE=local', () => {
     const admin = (await readFile(path.join(h.dir, 'auth', 'admin-token'), 'utf8')).trim();
     const auth = { Authorization: `Bearer ${admin}` };
     const create = async (name: string) =>
-      (await (await h.call('POST', `${API}/infra-envs`, { name, pull_secret: PULL_SECRET, openshift_version: '4.17' }, auth)).json()) as {
+      (await (
+        await h.call('POST', `${API}/infra-envs`, { name, pull_secret: PULL_SECRET, openshift_version: '4.17' }, auth)
+      ).json()) as {
         id: string;
         download_url: string;
       };
@@ -163,11 +177,16 @@ describe('all-in-one service with AUTH_TYPE=local', () => {
 
     // b's token used for a's ISO
     const bToken = new URL(b.download_url).pathname.split('/')[2]!;
-    const crossed = await fetch(`${h.service.url}/images/${a.id}?version=4.17&type=full-iso&api_key=${bToken}`, { method: 'HEAD' });
+    const crossed = await fetch(`${h.service.url}/images/${a.id}?version=4.17&type=full-iso&api_key=${bToken}`, {
+      method: 'HEAD',
+    });
     expect([401, 403]).toContain(crossed.status);
     const anonymous = await fetch(`${h.service.url}/byid/${a.id}/4.17/x86_64/full.iso`, { method: 'HEAD' });
     expect(anonymous.status).toBe(401);
-    const forged = await fetch(`${h.service.url}/images/${a.id}?version=4.17&type=full-iso&api_key=${bToken.slice(0, -4)}AAAA`, { method: 'HEAD' });
+    const forged = await fetch(
+      `${h.service.url}/images/${a.id}?version=4.17&type=full-iso&api_key=${bToken.slice(0, -4)}AAAA`,
+      { method: 'HEAD' },
+    );
     expect(forged.status).toBe(401);
 
     // debug logs of all of the above carry no secret: no token, no pull secret, no Ignition

@@ -30,12 +30,20 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export async function startService(config: Config, logger: Logger, options: { defaultMetrics?: boolean } = {}): Promise<RunningService> {
+export async function startService(
+  config: Config,
+  logger: Logger,
+  options: { defaultMetrics?: boolean } = {},
+): Promise<RunningService> {
   let handler: http.RequestListener = (_req, res) => {
-    res.writeHead(503, { 'Retry-After': '1', 'Content-Type': 'application/json' }).end('{"code":503,"message":"starting"}');
+    res
+      .writeHead(503, { 'Retry-After': '1', 'Content-Type': 'application/json' })
+      .end('{"code":503,"message":"starting"}');
   };
   const metrics = new Metrics({ defaultMetrics: options.defaultMetrics ?? true });
-  const { server } = await createLimitedServer(config.listener, { logger, registry: metrics.registry }, (req, res) => handler(req, res));
+  const { server } = await createLimitedServer(config.listener, { logger, registry: metrics.registry }, (req, res) =>
+    handler(req, res),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.listenPort, config.listenAddress, () => resolve());
@@ -45,7 +53,8 @@ export async function startService(config: Config, logger: Logger, options: { de
   const serviceBaseUrl = config.serviceBaseUrl ?? url;
 
   for (const problem of config.osImages.problems) logger.error({ problem }, 'invalid OS image entry skipped');
-  if (config.usingDemoImage) logger.warn('OS_IMAGES is not set: serving the bundled demo fixture image (not bootable on real hardware)');
+  if (config.usingDemoImage)
+    logger.warn('OS_IMAGES is not set: serving the bundled demo fixture image (not bootable on real hardware)');
   const imageStore = new ManagedImageStore(config.osImages.entries, config.osImages.problems, logger, {
     dataDir: config.dataDir,
     settings: config.imageStore,
@@ -84,7 +93,13 @@ export async function startService(config: Config, logger: Logger, options: { de
       ignitionCache = new CachedIgnitionSource(source, { ttlMs: config.ignitionCacheTtlMs, metrics });
       artifacts = new ArtifactService(imageStore.catalog, ignitionCache, config.embedCompression, imageServiceBaseUrl);
     }
-    handler = createApp({ logger, metrics, imageStore: imageStore.catalog, ...(artifacts ? { artifacts } : {}), ...(core ? { coreRouter: core.router, databaseHealth: core.databaseHealth } : {}) });
+    handler = createApp({
+      logger,
+      metrics,
+      imageStore: imageStore.catalog,
+      ...(artifacts ? { artifacts } : {}),
+      ...(core ? { coreRouter: core.router, databaseHealth: core.databaseHealth } : {}),
+    });
   } catch (err) {
     server.close();
     await core?.close();
@@ -92,7 +107,13 @@ export async function startService(config: Config, logger: Logger, options: { de
     throw err;
   }
   logger.info(
-    { url, imageServiceBaseUrl, serviceBaseUrl, role: config.role, ignitionSource: config.assistedServiceUrl ? 'remote' : 'in-process' },
+    {
+      url,
+      imageServiceBaseUrl,
+      serviceBaseUrl,
+      role: config.role,
+      ignitionSource: config.assistedServiceUrl ? 'remote' : 'in-process',
+    },
     'bootsmith listening',
   );
 

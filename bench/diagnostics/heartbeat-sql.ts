@@ -36,10 +36,9 @@ async function one(serviceRoot: string, perInfraEnv: number): Promise<void> {
   const { openDatabase } = await load<{ openDatabase(o: { dataDir: string }): Promise<Db> }>(serviceRoot, 'db/sql.js');
   const { migrate } = await load<{ migrate(db: Db): Promise<void> }>(serviceRoot, 'db/migrations.js');
   const { createRepository } = await load<{ createRepository(db: Db): Repo }>(serviceRoot, 'db/repository.js');
-  const { monitorOnce } = await load<{ monitorOnce(o: { repo: Repo; maxDisconnectionMs: number; now(): Date }): Promise<number> }>(
-    serviceRoot,
-    'host/monitor.js',
-  );
+  const { monitorOnce } = await load<{
+    monitorOnce(o: { repo: Repo; maxDisconnectionMs: number; now(): Date }): Promise<number>;
+  }>(serviceRoot, 'host/monitor.js');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bootsmith-heartbeat-sql-'));
   const db = await openDatabase({ dataDir: dir });
   try {
@@ -70,7 +69,9 @@ async function one(serviceRoot: string, perInfraEnv: number): Promise<void> {
         await fn(ie, id);
       }
       const ms = (performance.now() - t0) / ROUNDS;
-      process.stdout.write(`${String(perInfraEnv).padStart(5)} hosts/InfraEnv  ${name.padEnd(60)} ${ms.toFixed(3)} ms → ${Math.round(1000 / ms)}/s\n`);
+      process.stdout.write(
+        `${String(perInfraEnv).padStart(5)} hosts/InfraEnv  ${name.padEnd(60)} ${ms.toFixed(3)} ms → ${Math.round(1000 / ms)}/s\n`,
+      );
     };
     await time('today: tx { host FOR UPDATE; all siblings; upsert }', (ie, id) =>
       repo.transaction(async (r) => {

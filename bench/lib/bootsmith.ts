@@ -7,7 +7,9 @@ import { pathToFileURL } from 'node:url';
 import { cpuSeconds, sleep, start, type Started, stop } from './proc.js';
 
 const API = '/api/assisted-install/v2';
-export const PULL_SECRET = JSON.stringify({ auths: { 'quay.io': { auth: Buffer.from('bench:bench').toString('base64'), email: 'bench@example.com' } } });
+export const PULL_SECRET = JSON.stringify({
+  auths: { 'quay.io': { auth: Buffer.from('bench:bench').toString('base64'), email: 'bench@example.com' } },
+});
 const SSH_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl bench@bootsmith';
 
 export interface BootsmithOptions {
@@ -65,11 +67,21 @@ export class Bootsmith {
       IMAGE_SERVICE_BASE_URL: url,
       SERVICE_BASE_URL: url,
       OS_IMAGES: JSON.stringify([
-        { openshift_version: '4.17', cpu_architecture: 'x86_64', url: pathToFileURL(options.isoPath).toString(), version: '417.94.1' },
+        {
+          openshift_version: '4.17',
+          cpu_architecture: 'x86_64',
+          url: pathToFileURL(options.isoPath).toString(),
+          version: '417.94.1',
+        },
       ]),
       ...options.env,
     };
-    const args = [...(options.nodeArgs ?? []), options.serviceMain, 'serve', ...(options.role ? ['--role', options.role] : [])];
+    const args = [
+      ...(options.nodeArgs ?? []),
+      options.serviceMain,
+      'serve',
+      ...(options.role ? ['--role', options.role] : []),
+    ];
     const proc = start('bootsmith', process.execPath, args, { env, log: options.logFile });
     const service = new Bootsmith(proc, url, options);
     const deadline = Date.now() + 180_000;

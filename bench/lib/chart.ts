@@ -57,7 +57,8 @@ export function chartSvg(figures: readonly Figure[], meta: ChartMeta): string {
   rows.forEach((f, i) => {
     const y = TOP + i * ROW;
     const mid = y + ROW / 2;
-    if (i % 2 === 1) out.push(`<rect x="0" y="${y}" width="${WIDTH}" height="${ROW}" fill="#f6f6f6" fill-opacity="0.6"/>`);
+    if (i % 2 === 1)
+      out.push(`<rect x="0" y="${y}" width="${WIDTH}" height="${ROW}" fill="#f6f6f6" fill-opacity="0.6"/>`);
     out.push(
       `<text x="${LABEL_W}" y="${mid - 2}" text-anchor="end">${esc(`${f.workload} · ${f.title}`)}</text>`,
       `<text x="${LABEL_W}" y="${mid + 11}" text-anchor="end" font-size="10" fill="#666">${esc(`vs ${f.comparator.name}`)}</text>`,
@@ -67,15 +68,22 @@ export function chartSvg(figures: readonly Figure[], meta: ChartMeta): string {
       // bars grow from the 1× line (parity with the comparator) towards the figure
       const a = x(1);
       const b = x(f.ratio);
-      out.push(`<rect x="${Math.min(a, b).toFixed(1)}" y="${y + 9}" width="${Math.max(2, Math.abs(b - a)).toFixed(1)}" height="${ROW - 18}" fill="${color}" rx="2"/>`);
+      out.push(
+        `<rect x="${Math.min(a, b).toFixed(1)}" y="${y + 9}" width="${Math.max(2, Math.abs(b - a)).toFixed(1)}" height="${ROW - 18}" fill="${color}" rx="2"/>`,
+      );
     }
     if (f.targetRatio !== undefined && Number.isFinite(f.targetRatio) && f.targetRatio > 0) {
       const tx = x(f.targetRatio).toFixed(1);
-      out.push(`<line x1="${tx}" y1="${y + 3}" x2="${tx}" y2="${y + ROW - 3}" stroke="#111" stroke-width="2.5" stroke-dasharray="4 2"/>`);
+      out.push(
+        `<line x1="${tx}" y1="${y + 3}" x2="${tx}" y2="${y + ROW - 3}" stroke="#111" stroke-width="2.5" stroke-dasharray="4 2"/>`,
+      );
     }
     const label = `${formatRatio(f.ratio)}  (${formatNumber(f.value)} vs ${formatNumber(f.comparator.value)} ${f.unit})`;
     out.push(`<text x="${PLOT_X1 + 8}" y="${mid - 2}" font-size="11">${esc(label)}</text>`);
-    if (f.target) out.push(`<text x="${PLOT_X1 + 8}" y="${mid + 11}" font-size="10" fill="${color}">${esc(`target ${f.target.text}${f.met === false ? ' — missed' : ''}`)}</text>`);
+    if (f.target)
+      out.push(
+        `<text x="${PLOT_X1 + 8}" y="${mid + 11}" font-size="10" fill="${color}">${esc(`target ${f.target.text}${f.met === false ? ' — missed' : ''}`)}</text>`,
+      );
   });
   const ly = TOP + rows.length * ROW + 38;
   out.push(

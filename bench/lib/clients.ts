@@ -23,7 +23,11 @@ export interface DownloadResult {
 }
 
 /** Starts one curl per URL at once; resolves when all are done (or hit `maxSeconds`). */
-export function startDownloads(curl: string, urls: readonly string[], options: { maxSeconds?: number } = {}): {
+export function startDownloads(
+  curl: string,
+  urls: readonly string[],
+  options: { maxSeconds?: number } = {},
+): {
   process: Started;
   result: Promise<DownloadResult>;
 } {
@@ -39,7 +43,10 @@ export function startDownloads(curl: string, urls: readonly string[], options: {
   const proc = start('curl clients', 'bash', ['-c', script, 'bash', ...urls], { capture: true, group: true });
   const result = proc.exited.then(() => {
     const wallSeconds = (performance.now() - t0) / 1000;
-    const lines = proc.stdout().split('\n').filter((l) => l.startsWith('CURL '));
+    const lines = proc
+      .stdout()
+      .split('\n')
+      .filter((l) => l.startsWith('CURL '));
     let bytes = 0;
     const statuses: string[] = [];
     const firstByteSeconds: number[] = [];
@@ -53,12 +60,25 @@ export function startDownloads(curl: string, urls: readonly string[], options: {
       firstByteSeconds.push(Number(ttfb ?? NaN));
       totalSeconds.push(Number(total ?? NaN));
     }
-    return { wallSeconds, bytes, clients: urls.length, statuses, clientCpuSeconds: parseBashTimes(proc.stdout()), firstByteSeconds, totalSeconds, sizes };
+    return {
+      wallSeconds,
+      bytes,
+      clients: urls.length,
+      statuses,
+      clientCpuSeconds: parseBashTimes(proc.stdout()),
+      firstByteSeconds,
+      totalSeconds,
+      sizes,
+    };
   });
   return { process: proc, result };
 }
 
-export async function download(curl: string, urls: readonly string[], options: { maxSeconds?: number } = {}): Promise<DownloadResult> {
+export async function download(
+  curl: string,
+  urls: readonly string[],
+  options: { maxSeconds?: number } = {},
+): Promise<DownloadResult> {
   return startDownloads(curl, urls, options).result;
 }
 
@@ -93,13 +113,28 @@ export interface WrkOptions {
 
 export async function runWrk(o: WrkOptions, luaDir: string): Promise<WrkResult> {
   const args = [
-    '-t', String(o.threads), '-c', String(o.connections), '-d', `${o.seconds}s`, '--timeout', '10s',
-    '-s', path.join(luaDir, o.script), o.url, '--', ...o.scriptArgs,
+    '-t',
+    String(o.threads),
+    '-c',
+    String(o.connections),
+    '-d',
+    `${o.seconds}s`,
+    '--timeout',
+    '10s',
+    '-s',
+    path.join(luaDir, o.script),
+    o.url,
+    '--',
+    ...o.scriptArgs,
   ];
   const proc = start('wrk', 'bash', ['-c', `"${o.wrk}" "$@"; times`, 'bash', ...args], { capture: true, group: true });
   const code = await proc.exited;
-  const line = proc.stdout().split('\n').find((l) => l.startsWith('WRKJSON '));
-  if (!line) throw new Error(`wrk gave no result (exit ${code}): ${proc.stdout().slice(-500)} ${proc.stderr().slice(-500)}`);
+  const line = proc
+    .stdout()
+    .split('\n')
+    .find((l) => l.startsWith('WRKJSON '));
+  if (!line)
+    throw new Error(`wrk gave no result (exit ${code}): ${proc.stdout().slice(-500)} ${proc.stderr().slice(-500)}`);
   const j = JSON.parse(line.slice('WRKJSON '.length)) as WrkJson;
   const durationSeconds = j.duration_us / 1e6;
   const ms = (us: number) => us / 1000;
@@ -109,7 +144,13 @@ export async function runWrk(o: WrkOptions, luaDir: string): Promise<WrkResult> 
     requestsPerSecond: j.requests / durationSeconds,
     bytes: j.bytes,
     errors: j.errors,
-    latencyMs: { p50: ms(j.latency_us.p50), p90: ms(j.latency_us.p90), p99: ms(j.latency_us.p99), max: ms(j.latency_us.max), mean: ms(j.latency_us.mean) },
+    latencyMs: {
+      p50: ms(j.latency_us.p50),
+      p90: ms(j.latency_us.p90),
+      p99: ms(j.latency_us.p99),
+      max: ms(j.latency_us.max),
+      mean: ms(j.latency_us.mean),
+    },
     clientCpuSeconds: parseBashTimes(proc.stdout()),
   };
 }

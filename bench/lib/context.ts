@@ -60,7 +60,10 @@ export function makeStarter(ctx: Omit<Context, 'startBootsmith'>): Context['star
       logFile: path.join(ctx.runDir, `${name}.log`),
       isoPath: o.isoPath ?? ctx.base.path,
       ...o,
-      nodeArgs: [...(ctx.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ctx.profileDir, name)}`] : []), ...(o.nodeArgs ?? [])],
+      nodeArgs: [
+        ...(ctx.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ctx.profileDir, name)}`] : []),
+        ...(o.nodeArgs ?? []),
+      ],
     });
 }
 
@@ -94,7 +97,8 @@ export async function accounted<T extends { clientCpuSeconds: number | undefined
       wallSeconds,
       serverCpuSeconds,
       clientCpuSeconds: client,
-      foreignShare: foreign === undefined ? undefined : Math.round((foreign / (wallSeconds * os.cpus().length)) * 1000) / 1000,
+      foreignShare:
+        foreign === undefined ? undefined : Math.round((foreign / (wallSeconds * os.cpus().length)) * 1000) / 1000,
     },
   };
 }

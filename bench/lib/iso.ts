@@ -20,11 +20,24 @@ export interface BaseIso {
   layout: IsoLayout;
 }
 
-export async function baseIso(repoRoot: string, workDir: string, paddingMiB: number, serviceMain: string, log: (l: string) => void): Promise<BaseIso> {
+export async function baseIso(
+  repoRoot: string,
+  workDir: string,
+  paddingMiB: number,
+  serviceMain: string,
+  log: (l: string) => void,
+): Promise<BaseIso> {
   const script = path.join(repoRoot, 'fixtures', 'build-live-iso.sh');
   // the cache key covers the script and the shell library it sources
   const libDir = path.join(repoRoot, 'fixtures', 'lib');
-  const inputs = [script, ...(existsSync(libDir) ? readdirSync(libDir).sort().map((f) => path.join(libDir, f)) : [])];
+  const inputs = [
+    script,
+    ...(existsSync(libDir)
+      ? readdirSync(libDir)
+          .sort()
+          .map((f) => path.join(libDir, f))
+      : []),
+  ];
   const hash = createHash('sha256');
   for (const f of inputs) hash.update(f).update(readFileSync(f));
   const version = hash.digest('hex').slice(0, 10);
@@ -33,7 +46,8 @@ export async function baseIso(repoRoot: string, workDir: string, paddingMiB: num
   const file = path.join(dir, `live-${paddingMiB}-${version}.iso`);
   if (!existsSync(file)) {
     // ISOs of this size from older versions of the scripts
-    for (const old of readdirSync(dir)) if (old.startsWith(`live-${paddingMiB}-`) && old.endsWith('.iso')) rmSync(path.join(dir, old), { force: true });
+    for (const old of readdirSync(dir))
+      if (old.startsWith(`live-${paddingMiB}-`) && old.endsWith('.iso')) rmSync(path.join(dir, old), { force: true });
     log(`building a ${paddingMiB} MiB CoreOS-style ISO (fixtures/build-live-iso.sh --size-pad ${paddingMiB})`);
     const partial = `${file}.partial`;
     rmSync(partial, { force: true });

@@ -15,12 +15,31 @@ export interface PgDatabase {
 const ROLE = 'bootsmith_bench';
 
 async function psql(port: string, sql: string): Promise<void> {
-  await run('runuser', ['-u', 'postgres', '--', 'psql', '-p', port, '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', 'postgres', '-c', sql]);
+  await run('runuser', [
+    '-u',
+    'postgres',
+    '--',
+    'psql',
+    '-p',
+    port,
+    '-X',
+    '-q',
+    '-v',
+    'ON_ERROR_STOP=1',
+    '-d',
+    'postgres',
+    '-c',
+    sql,
+  ]);
 }
 
-export async function benchDatabase(given: string | undefined, log: (l: string) => void): Promise<PgDatabase | { skipped: string }> {
+export async function benchDatabase(
+  given: string | undefined,
+  log: (l: string) => void,
+): Promise<PgDatabase | { skipped: string }> {
   if (given) return { url: given, note: 'given with --database-url', cleanup: async () => undefined };
-  if (!existsSync('/usr/bin/pg_lsclusters')) return { skipped: 'PostgreSQL is not installed (Debian package postgresql); pass --database-url' };
+  if (!existsSync('/usr/bin/pg_lsclusters'))
+    return { skipped: 'PostgreSQL is not installed (Debian package postgresql); pass --database-url' };
   if (process.getuid?.() !== 0) return { skipped: 'creating a throwaway database needs root; pass --database-url' };
   const list = await run('pg_lsclusters', ['--no-header']);
   const [version, cluster, port, status] = (list.stdout.trim().split('\n')[0] ?? '').trim().split(/\s+/);
@@ -34,9 +53,12 @@ export async function benchDatabase(given: string | undefined, log: (l: string) 
   const password = randomBytes(12).toString('hex');
   const database = `bootsmith_bench_${process.pid}_${Date.now()}`;
   try {
-    await psql(port, `DO $$ BEGIN
+    await psql(
+      port,
+      `DO $$ BEGIN
       IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${ROLE}') THEN CREATE ROLE ${ROLE} LOGIN PASSWORD '${password}';
-      ELSE ALTER ROLE ${ROLE} LOGIN PASSWORD '${password}'; END IF; END $$;`);
+      ELSE ALTER ROLE ${ROLE} LOGIN PASSWORD '${password}'; END IF; END $$;`,
+    );
     await psql(port, `CREATE DATABASE ${database} OWNER ${ROLE}`);
   } catch (err) {
     if (startedHere) await run('pg_ctlcluster', [version, cluster, 'stop'], { allowFail: true });

@@ -180,7 +180,10 @@ export function machineCpu(): { busy: number; total: number } {
 
 /** Parses bash's `times` output: the second line is the children's user and system time. */
 export function parseBashTimes(text: string): number | undefined {
-  const lines = text.trim().split('\n').filter((l) => /^\d+m[\d.]+s \d+m[\d.]+s$/.test(l.trim()));
+  const lines = text
+    .trim()
+    .split('\n')
+    .filter((l) => /^\d+m[\d.]+s \d+m[\d.]+s$/.test(l.trim()));
   const children = lines[lines.length - 1];
   if (!children || lines.length < 2) return undefined;
   let total = 0;

@@ -90,9 +90,11 @@ function profilesIn(target: string): string[] {
 
 export function formatSummary(s: ProfileSummary): string {
   const lines = [`${s.file}: ${s.totalMs} ms sampled`, '  self time by function:'];
-  for (const f of s.functions) lines.push(`    ${String(f.share).padStart(5)} %  ${String(f.ms).padStart(7)} ms  ${f.name}  ${f.where}`);
+  for (const f of s.functions)
+    lines.push(`    ${String(f.share).padStart(5)} %  ${String(f.ms).padStart(7)} ms  ${f.name}  ${f.where}`);
   lines.push('  self time by source:');
-  for (const f of s.sources) lines.push(`    ${String(f.share).padStart(5)} %  ${String(f.ms).padStart(7)} ms  ${f.source}`);
+  for (const f of s.sources)
+    lines.push(`    ${String(f.share).padStart(5)} %  ${String(f.ms).padStart(7)} ms  ${f.source}`);
   return lines.join('\n');
 }
 
@@ -104,6 +106,7 @@ export async function summarizeProfiles(args: readonly string[]): Promise<number
     process.stderr.write('usage: node bench/run.mjs profile <file.cpuprofile | directory> [--top N]\n');
     return 2;
   }
-  for (const t of targets) for (const file of profilesIn(t)) process.stdout.write(`${formatSummary(summarizeProfile(file, top))}\n\n`);
+  for (const t of targets)
+    for (const file of profilesIn(t)) process.stdout.write(`${formatSummary(summarizeProfile(file, top))}\n\n`);
   return 0;
 }

@@ -98,13 +98,20 @@ export function table(figures: readonly Figure[]): string {
     ]);
   }
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => [...r[c]!].length)));
-  const line = (r: string[]) => r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((cell, c) => cell.padEnd(widths[c]!))
+      .join('  ')
+      .trimEnd();
   return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
 }
 
 /** The same table in Markdown, for the README. */
 export function markdownTable(figures: readonly Figure[]): string {
-  const out = ['| # | figure | bootsmith | comparator (same run) | ratio | target | met |', '|---|---|---|---|---|---|---|'];
+  const out = [
+    '| # | figure | bootsmith | comparator (same run) | ratio | target | met |',
+    '|---|---|---|---|---|---|---|',
+  ];
   for (const f of figures) {
     out.push(
       `| ${f.workload} | ${f.title} | ${formatNumber(f.value)} ${f.unit} | ${formatNumber(f.comparator.value)} ${f.unit} ${f.comparator.name} | ` +

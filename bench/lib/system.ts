@@ -30,7 +30,9 @@ export async function ensureTools(log: (line: string) => void): Promise<Tools> {
   if (missing.length > 0) {
     const pkgs = [...new Set(missing.map((m) => m.pkg))];
     if (process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) {
-      throw new Error(`missing ${missing.map((m) => m.binary).join(', ')}: install the Debian packages ${pkgs.join(' ')} (apt-get needs root)`);
+      throw new Error(
+        `missing ${missing.map((m) => m.binary).join(', ')}: install the Debian packages ${pkgs.join(' ')} (apt-get needs root)`,
+      );
     }
     log(`installing ${pkgs.join(' ')} with apt-get`);
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };

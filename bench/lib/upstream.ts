@@ -13,19 +13,33 @@ function discoveryIgnition(id: string): string {
   const filler = randomBytes(16 * 1024).toString('base64');
   return JSON.stringify({
     ignition: { version: '3.1.0' },
-    passwd: { users: [{ name: 'core', sshAuthorizedKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl bench'] }] },
+    passwd: {
+      users: [
+        {
+          name: 'core',
+          sshAuthorizedKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl bench'],
+        },
+      ],
+    },
     storage: {
       files: [
         { path: '/usr/local/bin/agent-fix-bz1964591', mode: 493, contents: { source: `data:;base64,${filler}` } },
         { path: '/etc/assisted/infra-env-id', mode: 420, contents: { source: `data:,${id}` } },
       ],
     },
-    systemd: { units: [{ name: 'agent.service', enabled: true, contents: '[Service]\nExecStart=/usr/local/bin/agent\n' }] },
+    systemd: {
+      units: [{ name: 'agent.service', enabled: true, contents: '[Service]\nExecStart=/usr/local/bin/agent\n' }],
+    },
   });
 }
 
 export class FakeAssistedService {
-  readonly hits: Record<UpstreamEndpoint, number> = { 'discovery-ignition': 0, 'infra-env': 0, 'minimal-initrd': 0, other: 0 };
+  readonly hits: Record<UpstreamEndpoint, number> = {
+    'discovery-ignition': 0,
+    'infra-env': 0,
+    'minimal-initrd': 0,
+    other: 0,
+  };
   url = '';
   private readonly ignitions = new Map<string, string>();
   private readonly server = http.createServer((req, res) => this.answer(req, res));
@@ -50,7 +64,9 @@ export class FakeAssistedService {
 
   private answer(req: http.IncomingMessage, res: http.ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://x');
-    const m = /^\/api\/assisted-install\/v2\/infra-envs\/([0-9a-f-]{36})(\/downloads\/(files|minimal-initrd))?$/.exec(url.pathname);
+    const m = /^\/api\/assisted-install\/v2\/infra-envs\/([0-9a-f-]{36})(\/downloads\/(files|minimal-initrd))?$/.exec(
+      url.pathname,
+    );
     if (!m) {
       this.hits.other++;
       res.writeHead(404).end();
@@ -64,14 +80,23 @@ export class FakeAssistedService {
         ignition = discoveryIgnition(id);
         this.ignitions.set(id, ignition);
       }
-      res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Last-Modified': 'Tue, 03 Nov 2026 10:00:00 GMT' }).end(ignition);
+      res
+        .writeHead(200, {
+          'Content-Type': 'application/octet-stream',
+          'Last-Modified': 'Tue, 03 Nov 2026 10:00:00 GMT',
+        })
+        .end(ignition);
     } else if (m[3] === 'minimal-initrd') {
       this.hits['minimal-initrd']++;
       res.writeHead(204).end();
     } else if (m[2] === undefined) {
       this.hits['infra-env']++;
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(
-        JSON.stringify({ id, kernel_arguments: JSON.stringify([{ operation: 'append', value: 'console=ttyS0' }]), updated_at: '2026-11-03T10:00:00Z' }),
+        JSON.stringify({
+          id,
+          kernel_arguments: JSON.stringify([{ operation: 'append', value: 'console=ttyS0' }]),
+          updated_at: '2026-11-03T10:00:00Z',
+        }),
       );
     } else {
       this.hits.other++;

@@ -31,10 +31,14 @@ export async function fullDownload(ctx: Context, pair: Pair): Promise<Figure[]> 
       for (const server of order) {
         const url = server === 'nginx' ? pair.nginxUrl : pair.bootsmithUrl;
         const cpuOf = server === 'nginx' ? () => pair.nginx.cpuSeconds() : () => pair.bootsmith.cpuSeconds();
-        const { result, cpu } = await accounted(cpuOf, () => download(ctx.tools.curl, Array<string>(clients).fill(url)));
+        const { result, cpu } = await accounted(cpuOf, () =>
+          download(ctx.tools.curl, Array<string>(clients).fill(url)),
+        );
         const bad = result.statuses.filter((s) => s !== '200');
         if (bad.length > 0 || result.bytes !== clients * pair.size) {
-          throw new Error(`${server}: ${clients} downloads gave statuses ${result.statuses.join(',')} and ${result.bytes} bytes (expected ${clients * pair.size})`);
+          throw new Error(
+            `${server}: ${clients} downloads gave statuses ${result.statuses.join(',')} and ${result.bytes} bytes (expected ${clients * pair.size})`,
+          );
         }
         const seconds = max(result.totalSeconds);
         const gib = result.bytes / 2 ** 30;
@@ -75,8 +79,14 @@ export async function fullDownload(ctx: Context, pair: Pair): Promise<Figure[]> 
         details: {
           ratiosPerRepeat: ratios.map((x) => round(x, 3)),
           ratioSpread: round(spread(ratios), 3),
-          serverCpuSecondsPerGiB: { bootsmith: median(of('bootsmith').map((x) => x.serverCpuSecondsPerGiB)), nginx: median(of('nginx').map((x) => x.serverCpuSecondsPerGiB)) },
-          clientCpuSecondsPerGiB: { againstNginx: median(of('nginx').map((x) => x.clientCpuSecondsPerGiB ?? NaN)), againstBootsmith: median(of('bootsmith').map((x) => x.clientCpuSecondsPerGiB ?? NaN)) },
+          serverCpuSecondsPerGiB: {
+            bootsmith: median(of('bootsmith').map((x) => x.serverCpuSecondsPerGiB)),
+            nginx: median(of('nginx').map((x) => x.serverCpuSecondsPerGiB)),
+          },
+          clientCpuSecondsPerGiB: {
+            againstNginx: median(of('nginx').map((x) => x.clientCpuSecondsPerGiB ?? NaN)),
+            againstBootsmith: median(of('bootsmith').map((x) => x.clientCpuSecondsPerGiB ?? NaN)),
+          },
           foreignCpuShareMedian: median(runs.map((x) => x.cpu.foreignShare ?? NaN)),
           runs,
         },
@@ -92,7 +102,9 @@ export async function fullDownload(ctx: Context, pair: Pair): Promise<Figure[]> 
           value: median(of('bootsmith').map((x) => x.serverCpuSecondsPerGiB)),
           comparator: { name: 'nginx', value: median(of('nginx').map((x) => x.serverCpuSecondsPerGiB)) },
           higherIsBetter: false,
-          details: { note: 'user + system time of the server process(es), all threads; less sensitive to other load than MB/s' },
+          details: {
+            note: 'user + system time of the server process(es), all threads; less sensitive to other load than MB/s',
+          },
         }),
       );
     }

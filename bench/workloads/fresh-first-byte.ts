@@ -19,7 +19,10 @@ const WARM_UP = 5;
 /** The byte areas that differ between the base ISO and an InfraEnv's ISO. */
 function embedAreas(ctx: Context): Array<{ offset: number; length: number }> {
   const l = ctx.base.layout;
-  return [l.ignition, ...(l.kargs ? l.kargs.locations.map((loc) => ({ offset: loc.offset, length: l.kargs!.size })) : [])];
+  return [
+    l.ignition,
+    ...(l.kargs ? l.kargs.locations.map((loc) => ({ offset: loc.offset, length: l.kargs!.size })) : []),
+  ];
 }
 
 function readAreas(file: string, areas: ReadonlyArray<{ offset: number; length: number }>): Buffer[] {
@@ -49,7 +52,8 @@ export async function freshFirstByte(ctx: Context, pair: Pair): Promise<Figure[]
   for (const ie of infraEnvs.slice(WARM_UP)) fresh.push((await timeToFirstByte(ie.downloadUrl)).ms);
   // the same request once the artifact exists (what every later request of a BMC pays)
   const seen: number[] = [];
-  for (const ie of infraEnvs.slice(WARM_UP, WARM_UP + Math.min(50, count))) seen.push((await timeToFirstByte(ie.downloadUrl)).ms);
+  for (const ie of infraEnvs.slice(WARM_UP, WARM_UP + Math.min(50, count)))
+    seen.push((await timeToFirstByte(ie.downloadUrl)).ms);
   const nginxFirstByte: number[] = [];
   for (let i = 0; i < Math.min(50, count); i++) nginxFirstByte.push((await timeToFirstByte(pair.nginxUrl)).ms);
   ctx.log(
@@ -72,15 +76,27 @@ export async function freshFirstByte(ctx: Context, pair: Pair): Promise<Figure[]
     const c2 = performance.now();
     const firstByteMs = (await timeToFirstByte(`${pair.nginx.url}/copy-${i}.iso`)).ms;
     rmSync(target, { force: true });
-    const entry = { copyMs: round(c1 - c0, 1), embedMs: round(c2 - c1, 2), firstByteMs: round(firstByteMs, 2), totalMs: round(c2 - c0 + firstByteMs, 1) };
+    const entry = {
+      copyMs: round(c1 - c0, 1),
+      embedMs: round(c2 - c1, 2),
+      firstByteMs: round(firstByteMs, 2),
+      totalMs: round(c2 - c0 + firstByteMs, 1),
+    };
     copies.push(entry);
-    ctx.log(`  copy-then-embed: copy ${entry.copyMs} ms + embed ${entry.embedMs} ms + first byte ${entry.firstByteMs} ms`);
+    ctx.log(
+      `  copy-then-embed: copy ${entry.copyMs} ms + embed ${entry.embedMs} ms + first byte ${entry.firstByteMs} ms`,
+    );
   }
   const reference = median(copies.map((c) => c.totalMs));
   const details = {
     infraEnvs: count,
     creationMsEach: round(creationMs, 2),
-    freshMs: { median: round(median(fresh), 3), p90: round(percentile(fresh, 90), 3), p99: round(percentile(fresh, 99), 3), max: round(percentile(fresh, 100), 3) },
+    freshMs: {
+      median: round(median(fresh), 3),
+      p90: round(percentile(fresh, 90), 3),
+      p99: round(percentile(fresh, 99), 3),
+      max: round(percentile(fresh, 100), 3),
+    },
     alreadySeenMs: { median: round(median(seen), 3), p99: round(percentile(seen, 99), 3) },
     nginxFirstByteMs: { median: round(median(nginxFirstByte), 3), p99: round(percentile(nginxFirstByte, 99), 3) },
     copyThenEmbed: copies,

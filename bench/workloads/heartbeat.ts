@@ -35,9 +35,16 @@ interface HeartbeatRun {
 
 const ROUTE = '/api/assisted-install/v2/infra-envs/:infra_env_id/hosts/:host_id/instructions';
 
-async function measure(ctx: Context, database: 'embedded' | 'postgres', databaseUrl: string | undefined): Promise<HeartbeatRun> {
+async function measure(
+  ctx: Context,
+  database: 'embedded' | 'postgres',
+  databaseUrl: string | undefined,
+): Promise<HeartbeatRun> {
   const o = ctx.options;
-  const service = await ctx.startBootsmith(`bootsmith-heartbeat-${database}`, databaseUrl ? { env: { DATABASE_URL: databaseUrl } } : {});
+  const service = await ctx.startBootsmith(
+    `bootsmith-heartbeat-${database}`,
+    databaseUrl ? { env: { DATABASE_URL: databaseUrl } } : {},
+  );
   try {
     const infraEnvCount = Math.ceil(o.hosts / o.hostsPerInfraEnv);
     const paths: string[] = [];
@@ -57,7 +64,9 @@ async function measure(ctx: Context, database: 'embedded' | 'postgres', database
       await Promise.all(Array.from({ length: 16 }, worker));
     }
     const registrationsPerSecond = paths.length / ((performance.now() - t0) / 1000);
-    ctx.log(`  ${database}: registered ${paths.length} hosts in ${infraEnvCount} InfraEnvs (${Math.round(registrationsPerSecond)}/s)`);
+    ctx.log(
+      `  ${database}: registered ${paths.length} hosts in ${infraEnvCount} InfraEnvs (${Math.round(registrationsPerSecond)}/s)`,
+    );
     const pathsFile = path.join(ctx.runDir, `heartbeat-${database}.paths`);
     writeFileSync(pathsFile, `${paths.join('\n')}\n`);
     const liveFile = path.join(ctx.runDir, 'live.paths');
@@ -77,7 +86,8 @@ async function measure(ctx: Context, database: 'embedded' | 'postgres', database
       );
     // /live first: after the heartbeat storm the process may still be draining queued transactions
     const live = await wrk(liveFile, Math.min(10, o.heartbeatSeconds));
-    const answered = () => service.metric('bootsmith_http_requests_total', { route: ROUTE, method: 'GET', status: '200' }).catch(() => NaN);
+    const answered = () =>
+      service.metric('bootsmith_http_requests_total', { route: ROUTE, method: 'GET', status: '200' }).catch(() => NaN);
     const counts: Array<[number, number]> = [[performance.now(), await answered()]];
     const metricsLatencyMs: number[] = [];
     let sampling = true;
@@ -91,11 +101,16 @@ async function measure(ctx: Context, database: 'embedded' | 'postgres', database
         counts.push([performance.now(), count]);
       }
     })();
-    const { result: heartbeat, cpu } = await accounted(() => service.cpuSeconds(), () => wrk(pathsFile, o.heartbeatSeconds)).finally(() => {
+    const { result: heartbeat, cpu } = await accounted(
+      () => service.cpuSeconds(),
+      () => wrk(pathsFile, o.heartbeatSeconds),
+    ).finally(() => {
       sampling = false;
     });
     await sampler;
-    const perSecond = counts.slice(1).map(([t, c], i) => Math.round((c - counts[i]![1]) / ((t - counts[i]![0]) / 1000)));
+    const perSecond = counts
+      .slice(1)
+      .map(([t, c], i) => Math.round((c - counts[i]![1]) / ((t - counts[i]![0]) / 1000)));
     let stall = 0;
     let longestStall = 0;
     counts.slice(1).forEach(([t, c], i) => {

@@ -52,8 +52,11 @@ async function load(ctx: Context, url: string, rss: () => number, serverCpu: () 
     sampled = Math.max(sampled, rss());
   }, everyMs);
   try {
-    const { result, cpu } = await accounted(serverCpu, () =>
-      startDownloads(ctx.tools.curl, Array<string>(o.memoryClients).fill(url), { maxSeconds: o.memorySeconds }).result,
+    const { result, cpu } = await accounted(
+      serverCpu,
+      () =>
+        startDownloads(ctx.tools.curl, Array<string>(o.memoryClients).fill(url), { maxSeconds: o.memorySeconds })
+          .result,
     );
     return { result, cpu, sampledKiB: Math.max(sampled, rss()) };
   } finally {
@@ -63,9 +66,15 @@ async function load(ctx: Context, url: string, rss: () => number, serverCpu: () 
 
 async function bootsmithRun(ctx: Context, iso: BaseIso, mode: Mode, fake: FakeAssistedService): Promise<MemoryRun> {
   const name = `bootsmith-memory-${mode}-${iso.paddingMiB}`;
-  const service = await ctx.startBootsmith(name, { isoPath: iso.path, ...(mode === 'image' ? { role: 'image', env: { ASSISTED_SERVICE_URL: fake.url } } : {}) });
+  const service = await ctx.startBootsmith(name, {
+    isoPath: iso.path,
+    ...(mode === 'image' ? { role: 'image', env: { ASSISTED_SERVICE_URL: fake.url } } : {}),
+  });
   try {
-    const url = mode === 'image' ? `${service.url}/byid/${randomUUID()}/4.17/x86_64/full.iso` : (await service.createInfraEnv('memory')).downloadUrl;
+    const url =
+      mode === 'image'
+        ? `${service.url}/byid/${randomUUID()}/4.17/x86_64/full.iso`
+        : (await service.createInfraEnv('memory')).downloadUrl;
     const head = await fetch(url, { method: 'HEAD' }); // builds the artifact
     if (head.status !== 200) throw new Error(`HEAD ${url}: ${head.status}`);
     await sleep(1000);
@@ -80,7 +89,9 @@ async function bootsmithRun(ctx: Context, iso: BaseIso, mode: Mode, fake: FakeAs
       };
       const { result, cpu, sampledKiB } = await load(ctx, url, tree, () => service.cpuSeconds(), 100);
       return {
-        server: 'bootsmith', mode, isoBytes: iso.size,
+        server: 'bootsmith',
+        mode,
+        isoBytes: iso.size,
         idleRssMiB: round(idleTree.pssKiB / MiB, 1),
         peakRssMiB: round(sampledKiB / MiB, 1),
         streamingMiB: round((sampledKiB - idleTree.pssKiB) / MiB, 1),
@@ -96,7 +107,12 @@ async function bootsmithRun(ctx: Context, iso: BaseIso, mode: Mode, fake: FakeAs
     }
     const idle = memoryStatus(service.pid)!;
     const hwmReset = resetPeakRss(service.pid);
-    const { result, cpu, sampledKiB } = await load(ctx, url, () => memoryStatus(service.pid)?.rssKiB ?? 0, () => service.cpuSeconds());
+    const { result, cpu, sampledKiB } = await load(
+      ctx,
+      url,
+      () => memoryStatus(service.pid)?.rssKiB ?? 0,
+      () => service.cpuSeconds(),
+    );
     const after = memoryStatus(service.pid)!;
     const peakKiB = Math.max(sampledKiB, hwmReset ? after.hwmKiB : 0);
     return {
@@ -121,7 +137,12 @@ async function bootsmithRun(ctx: Context, iso: BaseIso, mode: Mode, fake: FakeAs
 
 async function nginxRun(ctx: Context, pair: Pair): Promise<MemoryRun> {
   const idleKiB = pair.nginx.rssKiB();
-  const { result, cpu, sampledKiB } = await load(ctx, pair.nginxUrl, () => pair.nginx.rssKiB(), () => pair.nginx.cpuSeconds());
+  const { result, cpu, sampledKiB } = await load(
+    ctx,
+    pair.nginxUrl,
+    () => pair.nginx.rssKiB(),
+    () => pair.nginx.cpuSeconds(),
+  );
   return {
     server: 'nginx',
     mode: undefined,
@@ -171,7 +192,8 @@ export async function memory(ctx: Context, pair: Pair, big: BaseIso): Promise<Fi
     for (const mode of ['all-in-one', 'image'] as const) {
       const s = small[mode];
       const l = large[mode];
-      const label = mode === 'all-in-one' ? 'all-in-one (embedded PostgreSQL; process tree, summed PSS)' : '--role image';
+      const label =
+        mode === 'all-in-one' ? 'all-in-one (embedded PostgreSQL; process tree, summed PSS)' : '--role image';
       figures.push(
         figure({
           id: `memory-${mode}-small`,
@@ -182,7 +204,13 @@ export async function memory(ctx: Context, pair: Pair, big: BaseIso): Promise<Fi
           comparator: { name: 'nginx', value: ngx.peakRssMiB },
           target: { kind: 'max', on: 'value', value: 256, text: '≤ 256 MiB' },
           higherIsBetter: false,
-          details: { idleRssMiB: s.idleRssMiB, streamingMiB: s.streamingMiB, seconds: o.memorySeconds, note: 'downloads run for a fixed time, not to the end', ...(mode === 'all-in-one' ? { runs } : {}) },
+          details: {
+            idleRssMiB: s.idleRssMiB,
+            streamingMiB: s.streamingMiB,
+            seconds: o.memorySeconds,
+            note: 'downloads run for a fixed time, not to the end',
+            ...(mode === 'all-in-one' ? { runs } : {}),
+          },
         }),
         figure({
           id: `memory-${mode}-large`,

@@ -30,22 +30,34 @@ export async function startPair(ctx: Context): Promise<Pair> {
   const nginx = await Nginx.start({ binary: ctx.tools.nginx, dir: nginxDir, workers: ctx.options.nginxWorkers });
   const infraEnv = await bootsmith.createInfraEnv('bench-main');
   const bootsmithUrl = infraEnv.downloadUrl;
-  if (!bootsmithUrl.startsWith(bootsmith.url)) throw new Error(`download_url ${bootsmithUrl} does not point at ${bootsmith.url}`);
+  if (!bootsmithUrl.startsWith(bootsmith.url))
+    throw new Error(`download_url ${bootsmithUrl} does not point at ${bootsmith.url}`);
 
   ctx.log('downloading the pre-embedded copy for nginx from bootsmith');
   const copyPath = path.join(nginx.wwwDir, 'full.iso');
   const partial = `${copyPath}.partial`;
   await run(ctx.tools.curl, ['-sS', '-f', '-o', partial, bootsmithUrl]);
-  if (statSync(partial).size !== ctx.base.size) throw new Error(`the copy has ${statSync(partial).size} bytes, the base ${ctx.base.size}`);
+  if (statSync(partial).size !== ctx.base.size)
+    throw new Error(`the copy has ${statSync(partial).size} bytes, the base ${ctx.base.size}`);
   await digHoles(partial);
   renameSync(partial, copyPath);
 
   const warmSeconds = { base: await warmPageCache(ctx.base.path), copy: await warmPageCache(copyPath) };
-  const pair: Pair = { bootsmith, nginx, infraEnv, bootsmithUrl, nginxUrl: `${nginx.url}/full.iso`, copyPath, size: ctx.base.size, warmSeconds };
+  const pair: Pair = {
+    bootsmith,
+    nginx,
+    infraEnv,
+    bootsmithUrl,
+    nginxUrl: `${nginx.url}/full.iso`,
+    copyPath,
+    size: ctx.base.size,
+    warmSeconds,
+  };
   // one whole download from each, so that JIT, sockets and page cache are warm for both
   for (const url of [pair.nginxUrl, pair.bootsmithUrl]) {
     const r = await download(ctx.tools.curl, [url]);
-    if (r.statuses[0] !== '200' || r.bytes !== pair.size) throw new Error(`warm-up download of ${url}: ${r.statuses[0]}, ${r.bytes} bytes`);
+    if (r.statuses[0] !== '200' || r.bytes !== pair.size)
+      throw new Error(`warm-up download of ${url}: ${r.statuses[0]}, ${r.bytes} bytes`);
   }
   return pair;
 }

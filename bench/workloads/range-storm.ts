@@ -46,7 +46,9 @@ export async function rangeStorm(ctx: Context, pair: Pair): Promise<Figure[]> {
       );
       const errors = Object.values(result.errors).reduce((a, b) => a + b, 0);
       if (result.requests === 0 || errors > result.requests * 0.01) {
-        throw new Error(`${server}: range storm had ${errors} errors in ${result.requests} requests: ${JSON.stringify(result.errors)}`);
+        throw new Error(
+          `${server}: range storm had ${errors} errors in ${result.requests} requests: ${JSON.stringify(result.errors)}`,
+        );
       }
       runs.push({ repeat: r, server, seed, wrk: result, cpu });
       ctx.log(
@@ -116,7 +118,9 @@ export async function rangeStorm(ctx: Context, pair: Pair): Promise<Figure[]> {
       value: details.bootsmith.serverCpuSecondsPer1000Requests,
       comparator: { name: 'nginx', value: details.nginx.serverCpuSecondsPer1000Requests },
       higherIsBetter: false,
-      details: { note: 'user + system time of the server process(es), all threads; less sensitive to other load than req/s' },
+      details: {
+        note: 'user + system time of the server process(es), all threads; less sensitive to other load than req/s',
+      },
     }),
   ];
 }

@@ -23,7 +23,12 @@ interface EconomyRun {
   metrics: { lookupsHit: number; lookupsMiss: number; upstreamRequests: number };
 }
 
-async function storm(ctx: Context, fake: FakeAssistedService, ttl: number | undefined, seconds: number): Promise<EconomyRun> {
+async function storm(
+  ctx: Context,
+  fake: FakeAssistedService,
+  ttl: number | undefined,
+  seconds: number,
+): Promise<EconomyRun> {
   const name = ttl === undefined ? 'bootsmith-image' : `bootsmith-image-ttl${ttl}`;
   const service: Bootsmith = await ctx.startBootsmith(name, {
     role: 'image',
@@ -44,7 +49,8 @@ async function storm(ctx: Context, fake: FakeAssistedService, ttl: number | unde
       },
       ctx.luaDir,
     );
-    if (wrk.requests === 0 || wrk.errors.status > wrk.requests * 0.01) throw new Error(`range storm in remote mode failed: ${JSON.stringify(wrk.errors)} in ${wrk.requests} requests`);
+    if (wrk.requests === 0 || wrk.errors.status > wrk.requests * 0.01)
+      throw new Error(`range storm in remote mode failed: ${JSON.stringify(wrk.errors)} in ${wrk.requests} requests`);
     const upstream = { ...fake.hits };
     const calls = fake.total();
     return {
@@ -92,7 +98,10 @@ export async function upstreamEconomy(ctx: Context): Promise<Figure[]> {
         details: {
           cached: { ...cached, ignitionCallsPer1000: round(cached.ignitionCallsPer1000, 4) },
           uncached: { ...uncached, ignitionCallsPer1000: round(uncached.ignitionCallsPer1000, 1) },
-          rangeRequestsPerSecond: { cached: round(cached.wrk.requestsPerSecond, 0), uncached: round(uncached.wrk.requestsPerSecond, 0) },
+          rangeRequestsPerSecond: {
+            cached: round(cached.wrk.requestsPerSecond, 0),
+            uncached: round(uncached.wrk.requestsPerSecond, 0),
+          },
         },
       }),
     ];

@@ -9,7 +9,12 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { BadRequestError, UnavailableError } from '../errors.js';
-import type { Credential, DiscoveryCustomization, DiscoveryImageType, IgnitionSource } from '../ignition-supply/source.js';
+import type {
+  Credential,
+  DiscoveryCustomization,
+  DiscoveryImageType,
+  IgnitionSource,
+} from '../ignition-supply/source.js';
 import type { ImageStore } from '../images/catalog/image-store.js';
 import type { LiveImage, MinimalVariant } from '../images/catalog/live-image.js';
 import type { EmbedCompression } from '../initrd/embed-archive.js';
@@ -61,7 +66,9 @@ export class ArtifactService {
     }
     const minimal = minimalVariant(image);
     const plan = await this.minimalPlans.get(minimal, this.rootfsUrl(image));
-    return this.customized(minimal.base, request, 'minimal-iso', (c) => buildMinimalIso(minimal, plan, c, this.compression));
+    return this.customized(minimal.base, request, 'minimal-iso', (c) =>
+      buildMinimalIso(minimal, plan, c, this.compression),
+    );
   }
 
   async pxeInitrd(request: ArtifactRequest): Promise<ServedArtifact> {
@@ -73,7 +80,8 @@ export class ArtifactService {
   async s390xInitrdAddrsize(request: ArtifactRequest): Promise<{ bytes: Buffer; lastModified: Date; etag: string }> {
     const image = this.images.resolve(request.version, 's390x');
     const extent = image.manifest.files.initrdAddrsize;
-    if (!extent) throw new BadRequestError(`base image ${image.entry.openshiftVersion} s390x has no images/initrd.addrsize`);
+    if (!extent)
+      throw new BadRequestError(`base image ${image.entry.openshiftVersion} s390x has no images/initrd.addrsize`);
     const initrd = await this.pxeInitrd({ ...request, arch: 's390x' });
     const base = await image.base.readExactly(extent.offset, Math.min(extent.length, 16));
     return { bytes: initrdAddrsize(base, initrd.file.size), lastModified: initrd.lastModified, etag: initrd.file.etag };
@@ -125,7 +133,8 @@ export class ArtifactService {
       pending = building;
     }
     const file = await pending;
-    const lastModified = customization.lastModified && customization.lastModified > base.mtime ? customization.lastModified : base.mtime;
+    const lastModified =
+      customization.lastModified && customization.lastModified > base.mtime ? customization.lastModified : base.mtime;
     return { file, lastModified };
   }
 }
@@ -137,7 +146,9 @@ function minimalVariant(image: LiveImage): MinimalVariant {
   if (image.minimal && state.state === 'ready') return image.minimal;
   switch (state.state) {
     case 'absent':
-      throw new BadRequestError(`minimal ISOs need a base image that carries coreos/miniso.dat, and ${name} does not; request type=full-iso`);
+      throw new BadRequestError(
+        `minimal ISOs need a base image that carries coreos/miniso.dat, and ${name} does not; request type=full-iso`,
+      );
     case 'failed':
       throw new UnavailableError(`the minimal ISO of ${name} could not be built: ${state.reason}`, 300);
     default:
@@ -157,7 +168,9 @@ function bootArtifactExtent(image: LiveImage, kind: BootArtifactKind): Extent {
   const files = image.manifest.files;
   const extent = { kernel: files.kernel, rootfs: files.rootfs, initrd: files.initrd, 'ins-file': files.insFile }[kind];
   if (!extent) {
-    throw new BadRequestError(`base image ${image.entry.openshiftVersion} ${image.entry.cpuArchitecture} has no ${kind} artifact`);
+    throw new BadRequestError(
+      `base image ${image.entry.openshiftVersion} ${image.entry.cpuArchitecture} has no ${kind} artifact`,
+    );
   }
   return extent;
 }

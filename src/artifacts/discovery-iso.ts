@@ -17,7 +17,10 @@ export async function buildDiscoveryIso(
   compression: EmbedCompression,
 ): Promise<SplicedFile> {
   const { manifest } = image;
-  const archive = fitToArea(await buildEmbedArchive({ ignition: customization.ignition }, { compression }), manifest.ignition.length);
+  const archive = fitToArea(
+    await buildEmbedArchive({ ignition: customization.ignition }, { compression }),
+    manifest.ignition.length,
+  );
   const patches: Patch[] = [{ offset: manifest.ignition.offset, length: manifest.ignition.length, bytes: archive }];
   patches.push(...kargsPatches(image, customization.kernelArguments));
   return new SplicedFile(image.base, { patches });
@@ -33,5 +36,9 @@ export function kargsPatches(image: LiveImage, extra: readonly string[]): Patch[
     );
   }
   const kargs = `${areas.default} ${extra.join(' ')}`;
-  return areas.locations.map((location) => ({ offset: location.offset, length: areas.size, bytes: encodeKargsArea(kargs, areas, location) }));
+  return areas.locations.map((location) => ({
+    offset: location.offset,
+    length: areas.size,
+    bytes: encodeKargsArea(kargs, areas, location),
+  }));
 }

@@ -23,7 +23,9 @@ export async function buildMinimalIso(
 ): Promise<SplicedFile> {
   const { ignition: area } = minimal.manifest;
   const archive = await buildEmbedArchive({ ignition: customization.ignition }, { compression });
-  const embedded = customization.extraInitrd ? buildPxeInitrdTail(0, [archive, customization.extraInitrd]).tail : archive;
+  const embedded = customization.extraInitrd
+    ? buildPxeInitrdTail(0, [archive, customization.extraInitrd]).tail
+    : archive;
   const patches = [
     { offset: area.offset, length: area.length, bytes: fitToArea(embedded, area.length) },
     ...minimalKargsPatches(plan, customization.kernelArguments),

@@ -17,7 +17,10 @@ export async function buildPxeInitrd(
   compression: EmbedCompression,
 ): Promise<SplicedFile> {
   const initrd = image.manifest.files.initrd;
-  if (!initrd) throw new NotFoundError(`base image ${image.entry.openshiftVersion} ${image.entry.cpuArchitecture} has no PXE initrd`);
+  if (!initrd)
+    throw new NotFoundError(
+      `base image ${image.entry.openshiftVersion} ${image.entry.cpuArchitecture} has no PXE initrd`,
+    );
   const archive = await buildEmbedArchive({ ignition: customization.ignition }, { compression });
   const archives = customization.extraInitrd ? [archive, customization.extraInitrd] : [archive];
   const { tail } = buildPxeInitrdTail(initrd.length, archives);
@@ -29,7 +32,8 @@ export async function buildPxeInitrd(
  * 8-byte big-endian size of the initrd actually served.
  */
 export function initrdAddrsize(baseAddrsize: Buffer, initrdSize: number): Buffer {
-  if (baseAddrsize.length < 8) throw new NotFoundError('the base image has a malformed images/initrd.addrsize (shorter than 8 bytes)');
+  if (baseAddrsize.length < 8)
+    throw new NotFoundError('the base image has a malformed images/initrd.addrsize (shorter than 8 bytes)');
   const out = Buffer.alloc(16);
   baseAddrsize.copy(out, 0, 0, 8);
   out.writeBigUInt64BE(BigInt(initrdSize), 8);

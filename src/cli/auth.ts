@@ -57,7 +57,9 @@ export async function authCommand(args: readonly string[], io: AuthCliIo): Promi
         keys = await LocalKeys.fromDataDir(config.dataDir, options);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-        io.stderr.write(`bootsmith: no keys in ${config.dataDir}/auth: start the service once with AUTH_TYPE=local first\n`);
+        io.stderr.write(
+          `bootsmith: no keys in ${config.dataDir}/auth: start the service once with AUTH_TYPE=local first\n`,
+        );
         return 1;
       }
       result = await keys.rotateAdmin();
@@ -67,6 +69,8 @@ export async function authCommand(args: readonly string[], io: AuthCliIo): Promi
     return 1;
   }
   const expiry = result.expiresAt ? `, expires ${result.expiresAt.toISOString()}` : ', no expiry';
-  io.stdout.write(`admin token generation ${result.generation} written to ${result.file}${expiry}; earlier admin tokens no longer work\n`);
+  io.stdout.write(
+    `admin token generation ${result.generation} written to ${result.file}${expiry}; earlier admin tokens no longer work\n`,
+  );
   return 0;
 }

@@ -55,14 +55,27 @@ describe('bootsmith db export|import', () => {
     const source = await tempDir();
     const h = await startHarness({ dataDir: source });
     const env1 = await http('POST', `${h.api}/infra-envs`, {
-      name: 'lab', openshift_version: '4.16', pull_secret: PULL_SECRET, ssh_authorized_key: sshKey(),
+      name: 'lab',
+      openshift_version: '4.16',
+      pull_secret: PULL_SECRET,
+      ssh_authorized_key: sshKey(),
       kernel_arguments: [{ operation: 'append', value: 'console=ttyS0' }],
     });
     expect(env1.status).toBe(201);
     const hostId = '2b1a0f7e-4c4e-4b8e-9a55-0d6a3f1c2b11';
-    expect((await http('POST', `${h.api}/infra-envs/${env1.json.id}/hosts`, { host_id: hostId, discovery_agent_version: 'v1' })).status).toBe(201);
+    expect(
+      (
+        await http('POST', `${h.api}/infra-envs/${env1.json.id}/hosts`, {
+          host_id: hostId,
+          discovery_agent_version: 'v1',
+        })
+      ).status,
+    ).toBe(201);
     const inv = await http('POST', `${h.api}/infra-envs/${env1.json.id}/hosts/${hostId}/instructions`, {
-      step_id: 'inventory-1', step_type: 'inventory', exit_code: 0, output: JSON.stringify(inventory({ hostname: 'w0' })),
+      step_id: 'inventory-1',
+      step_type: 'inventory',
+      exit_code: 0,
+      output: JSON.stringify(inventory({ hostname: 'w0' })),
     });
     expect(inv.status).toBeLessThan(300);
     const beforeEnv = (await http('GET', `${h.api}/infra-envs/${env1.json.id}`)).json;

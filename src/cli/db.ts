@@ -43,7 +43,13 @@ export async function dbCommand(args: readonly string[], io: CliIo): Promise<num
     throw err;
   }
   const logger = pino({ level: io.env.LOG_LEVEL || 'silent', base: { service: 'bootsmith' } }, pino.destination(2));
-  const configured = () => openDatabase({ ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}), dataDir: config.dataDir, logger, embeddedPostgresUser: config.embeddedPostgresUser });
+  const configured = () =>
+    openDatabase({
+      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+      dataDir: config.dataDir,
+      logger,
+      embeddedPostgresUser: config.embeddedPostgresUser,
+    });
   try {
     if (sub === 'export' && flags.every((f) => f === '--pglite')) {
       const source = flags.includes('--pglite') ? await openPgliteCopy(pgliteDir(config.dataDir)) : await configured();
@@ -67,7 +73,11 @@ export async function dbCommand(args: readonly string[], io: CliIo): Promise<num
       try {
         await migrate(db);
         const added = await importDump(db, dump);
-        io.stdout.write(`${Object.entries(added).map(([t, n]) => `${t}: ${n} added`).join(', ')}\n`);
+        io.stdout.write(
+          `${Object.entries(added)
+            .map(([t, n]) => `${t}: ${n} added`)
+            .join(', ')}\n`,
+        );
       } finally {
         await db.close();
       }

@@ -56,7 +56,10 @@ export async function imagesCommand(args: readonly string[], io: CliIo): Promise
   }
 
   const logger = pino({ level: io.env.LOG_LEVEL || 'silent', base: { service: 'bootsmith' } }, pino.destination(2));
-  const store = new ManagedImageStore(config.osImages.entries, config.osImages.problems, logger, { dataDir: config.dataDir, settings });
+  const store = new ManagedImageStore(config.osImages.entries, config.osImages.problems, logger, {
+    dataDir: config.dataDir,
+    settings,
+  });
   const view: ImageStore = store.catalog;
   const report = new ProgressReport(json ? { write: () => undefined } : io.stdout);
   const unsubscribe = view.subscribe(() => report.update(view.health().images));
@@ -73,7 +76,8 @@ export async function imagesCommand(args: readonly string[], io: CliIo): Promise
     io.stdout.write(`${JSON.stringify(images, null, 2)}\n`);
   } else {
     report.update(images, true);
-    if (io.stdout.isTTY) for (const h of images.filter((i) => i.state !== 'ready')) io.stdout.write(`${plainLine(h)}\n`);
+    if (io.stdout.isTTY)
+      for (const h of images.filter((i) => i.state !== 'ready')) io.stdout.write(`${plainLine(h)}\n`);
     const ready = images.filter((i) => i.state === 'ready').length;
     io.stdout.write(`${ready} of ${images.length} images ready in ${config.dataDir}\n`);
   }
@@ -85,11 +89,16 @@ function renderInventory(inventory: Inventory): string {
   for (const item of inventory.items) {
     const facts: string[] = [];
     if (item.size !== undefined) facts.push(formatBytes(item.size));
-    if (item.partBytes !== undefined) facts.push(`${formatBytes(item.partBytes)}${item.partTotal !== undefined ? ` of ${formatBytes(item.partTotal)}` : ''} downloaded`);
+    if (item.partBytes !== undefined)
+      facts.push(
+        `${formatBytes(item.partBytes)}${item.partTotal !== undefined ? ` of ${formatBytes(item.partTotal)}` : ''} downloaded`,
+      );
     if (item.sha256) facts.push(`sha256:${item.sha256.slice(0, 12)}…`);
     if (item.minimalIso === 'ready') facts.push('minimal ISO ready');
     if (item.lastServedAt) facts.push(`last served ${item.lastServedAt}`);
-    lines.push(`${item.openshiftVersion} ${item.cpuArchitecture}  ${item.state}${facts.length ? `  ${facts.join('  ')}` : ''}  ${item.source}`);
+    lines.push(
+      `${item.openshiftVersion} ${item.cpuArchitecture}  ${item.state}${facts.length ? `  ${facts.join('  ')}` : ''}  ${item.source}`,
+    );
   }
   for (const file of inventory.unreferenced) lines.push(`unreferenced  ${file.file}  ${formatBytes(file.bytes)}`);
   return `${lines.join('\n')}\n`;

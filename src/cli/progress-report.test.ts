@@ -3,8 +3,22 @@ import type { ImageHealth } from '../images/catalog/image-status.js';
 import { ProgressReport, barLine, plainLine } from './progress-report.js';
 import { TransferProgress, formatBytes, formatDuration } from '../images/progress.js';
 
-const base: ImageHealth = { openshift_version: '4.17', version: '417.1', cpu_architecture: 'x86_64', source: 'https://m/x.iso', state: 'pending' };
-const downloading: ImageHealth = { ...base, state: 'downloading', bytes: 512 * 2 ** 20, total_bytes: 2 ** 30, percent: 50, bytes_per_second: 10 * 2 ** 20, eta_seconds: 52 };
+const base: ImageHealth = {
+  openshift_version: '4.17',
+  version: '417.1',
+  cpu_architecture: 'x86_64',
+  source: 'https://m/x.iso',
+  state: 'pending',
+};
+const downloading: ImageHealth = {
+  ...base,
+  state: 'downloading',
+  bytes: 512 * 2 ** 20,
+  total_bytes: 2 ** 30,
+  percent: 50,
+  bytes_per_second: 10 * 2 ** 20,
+  eta_seconds: 52,
+};
 
 describe('TransferProgress', () => {
   it('computes percent, rate over the recent window and ETA', () => {
@@ -36,7 +50,9 @@ describe('formatting', () => {
   it('renders plain lines and bars', () => {
     expect(plainLine(downloading)).toBe('4.17 x86_64  downloading  512 MiB / 1.0 GiB  50.0%  10 MiB/s  ETA 52s');
     expect(plainLine({ ...base, state: 'failed', reason: 'HTTP 404' })).toBe('4.17 x86_64  failed  HTTP 404');
-    expect(barLine(downloading, 200, 11)).toBe('4.17 x86_64  downloading [############............]  512 MiB / 1.0 GiB  50.0%  10 MiB/s  ETA 52s');
+    expect(barLine(downloading, 200, 11)).toBe(
+      '4.17 x86_64  downloading [############............]  512 MiB / 1.0 GiB  50.0%  10 MiB/s  ETA 52s',
+    );
     expect(barLine(downloading, 30, 11)).toHaveLength(30);
   });
 });
@@ -44,7 +60,12 @@ describe('formatting', () => {
 describe('ProgressReport', () => {
   it('writes a plain line per state change and progress lines at most every interval', () => {
     let t = 0;
-    const out = { text: '', write(s: string) { this.text += s; } };
+    const out = {
+      text: '',
+      write(s: string) {
+        this.text += s;
+      },
+    };
     const report = new ProgressReport(out, 1000, () => t);
     report.update([base]);
     report.update([downloading]);
@@ -53,7 +74,12 @@ describe('ProgressReport', () => {
     t = 1500;
     report.update([{ ...downloading, bytes: 700 * 2 ** 20 }]);
     report.update([{ ...base, state: 'ready', size: 2 ** 30 }]);
-    expect(out.text.split('\n').filter(Boolean).map((l) => l.split('  ').slice(0, 3).join('  '))).toEqual([
+    expect(
+      out.text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('  ').slice(0, 3).join('  ')),
+    ).toEqual([
       '4.17 x86_64  pending',
       '4.17 x86_64  downloading  512 MiB / 1.0 GiB',
       '4.17 x86_64  downloading  700 MiB / 1.0 GiB',

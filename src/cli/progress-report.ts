@@ -23,14 +23,19 @@ export function describeHealth(h: ImageHealth): string {
     case 'extracting':
     case 'verifying': {
       if (h.bytes === undefined) return '';
-      const parts = [h.total_bytes !== undefined ? `${formatBytes(h.bytes)} / ${formatBytes(h.total_bytes)}` : formatBytes(h.bytes)];
+      const parts = [
+        h.total_bytes !== undefined ? `${formatBytes(h.bytes)} / ${formatBytes(h.total_bytes)}` : formatBytes(h.bytes),
+      ];
       if (h.percent !== undefined) parts.push(`${h.percent.toFixed(1)}%`);
       if (h.bytes_per_second) parts.push(`${formatBytes(h.bytes_per_second)}/s`);
       if (h.eta_seconds !== undefined) parts.push(`ETA ${formatDuration(h.eta_seconds)}`);
       return parts.join('  ');
     }
     case 'ready': {
-      const minimal = h.minimal_iso && h.minimal_iso.state !== 'absent' ? `  minimal ISO: ${h.minimal_iso.state}${h.minimal_iso.reason ? ` (${h.minimal_iso.reason})` : ''}` : '';
+      const minimal =
+        h.minimal_iso && h.minimal_iso.state !== 'absent'
+          ? `  minimal ISO: ${h.minimal_iso.state}${h.minimal_iso.reason ? ` (${h.minimal_iso.reason})` : ''}`
+          : '';
       return `${h.size !== undefined ? formatBytes(h.size) : ''}${h.sha256 ? `  sha256:${h.sha256.slice(0, 12)}…` : ''}${minimal}`;
     }
     case 'failed':
@@ -107,7 +112,11 @@ export class ProgressReport {
         this.lastState.set(index, stateKey);
         this.lastPlainProgress.set(index, now);
         this.out.write(`${plainLine(h)}\n`);
-      } else if (working && h.bytes !== undefined && now - (this.lastPlainProgress.get(index) ?? 0) >= this.plainIntervalMs) {
+      } else if (
+        working &&
+        h.bytes !== undefined &&
+        now - (this.lastPlainProgress.get(index) ?? 0) >= this.plainIntervalMs
+      ) {
         this.lastPlainProgress.set(index, now);
         this.out.write(`${plainLine(h)}\n`);
       }

@@ -41,7 +41,8 @@ describe('bootsmith serve on the embedded server', () => {
     const ids: string[] = [];
     for (let i = 0; i < 15; i++) {
       const r = await fetch(`${first.api}/infra-envs`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ name: `env-${i}`, openshift_version: '4.17', pull_secret: PULL_SECRET }),
       });
       expect(r.status).toBe(201);

@@ -36,7 +36,11 @@ for (const backend of backends()) {
       storage = created;
       cleanup = created.cleanup;
       h = await startHarness(storage, { authType: 'local', runMonitor: false, imageServiceBaseUrl: 'http://img:8080' });
-      env = { AUTH_TYPE: 'local', DATA_DIR: storage.dataDir, ...(storage.databaseUrl ? { DATABASE_URL: storage.databaseUrl } : {}) };
+      env = {
+        AUTH_TYPE: 'local',
+        DATA_DIR: storage.dataDir,
+        ...(storage.databaseUrl ? { DATABASE_URL: storage.databaseUrl } : {}),
+      };
     });
     afterAll(async () => {
       await h?.close();
@@ -64,9 +68,23 @@ for (const backend of backends()) {
       expect(refused.status).toBe(401);
       expect(refused.json.message).toMatch(/invalid or expired credentials/);
       expect((await list(fresh)).status).toBe(200);
-      expect((await http('POST', `${h.api}/infra-envs`, { name: 'x', pull_secret: PULL_SECRET }, { authorization: `Bearer ${old}` })).status).toBe(401);
+      expect(
+        (
+          await http(
+            'POST',
+            `${h.api}/infra-envs`,
+            { name: 'x', pull_secret: PULL_SECRET },
+            { authorization: `Bearer ${old}` },
+          )
+        ).status,
+      ).toBe(401);
       // InfraEnv tokens are not touched by an admin rotation.
-      const created = await http('POST', `${h.api}/infra-envs`, { name: 'x', pull_secret: PULL_SECRET }, { authorization: `Bearer ${fresh}` });
+      const created = await http(
+        'POST',
+        `${h.api}/infra-envs`,
+        { name: 'x', pull_secret: PULL_SECRET },
+        { authorization: `Bearer ${fresh}` },
+      );
       expect(created.status, created.text).toBe(201);
       const ie = created.json;
       const agent = await h.core.auth.infraEnvToken(ie.id);
@@ -81,9 +99,15 @@ for (const backend of backends()) {
     it('refuses admin tokens without a current generation, even when correctly signed', async () => {
       const pem = readFileSync(path.join(storage.dataDir, 'auth', 'ec-private-key.pem'), 'utf8');
       const key = await importPKCS8(pem, 'ES256');
-      const legacy = await new SignJWT({ role: 'admin' }).setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).setSubject('admin').sign(key);
+      const legacy = await new SignJWT({ role: 'admin' })
+        .setProtectedHeader({ alg: 'ES256', typ: 'JWT' })
+        .setSubject('admin')
+        .sign(key);
       expect((await list(legacy)).status).toBe(401);
-      const guessed = await new SignJWT({ role: 'admin', gen: 999 }).setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).setJti('x').sign(key);
+      const guessed = await new SignJWT({ role: 'admin', gen: 999 })
+        .setProtectedHeader({ alg: 'ES256', typ: 'JWT' })
+        .setJti('x')
+        .sign(key);
       expect((await list(guessed)).status).toBe(401);
     });
 
@@ -92,7 +116,7 @@ for (const backend of backends()) {
       expect(r.code, r.err).toBe(0);
       expect(r.out).toMatch(/expires \d{4}-/);
       const token = readFileSync(tokenFile(), 'utf8').trim();
-      const exp = (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { exp: number; iat: number });
+      const exp = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { exp: number; iat: number };
       expect(exp.exp - exp.iat).toBe(2);
       expect((await list(token)).status).toBe(200);
       await new Promise((res) => setTimeout(res, (exp.exp + 1) * 1000 - Date.now()));
@@ -102,10 +126,23 @@ for (const backend of backends()) {
 
     it('works as a separate process (bootsmith auth rotate-admin) next to the running core', () => {
       const before = readFileSync(tokenFile(), 'utf8').trim();
-      const child = spawnSync(process.execPath, ['--input-type=module', '-e', `
+      const child = spawnSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `
         import { runnerImport } from 'vite';
         await runnerImport(${JSON.stringify(path.join(ROOT, 'src/cli/test-support/run-auth.ts'))}, { root: ${JSON.stringify(ROOT)}, configFile: false, logLevel: 'silent' });
-      `], { cwd: ROOT, env: { ...process.env, ...env, ADMIN_TOKEN_TTL: '', BOOTSMITH_TEST_ARGS: 'rotate-admin' }, encoding: 'utf8', timeout: 60_000 });
+      `,
+        ],
+        {
+          cwd: ROOT,
+          env: { ...process.env, ...env, ADMIN_TOKEN_TTL: '', BOOTSMITH_TEST_ARGS: 'rotate-admin' },
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      );
       expect(child.status, child.stderr).toBe(0);
       expect(child.stdout).toMatch(/written to/);
       return (async () => {
@@ -117,7 +154,9 @@ for (const backend of backends()) {
 
     it('says what is wrong without AUTH_TYPE=local or keys', async () => {
       const stderr = new Capture();
-      expect(await authCommand(['rotate-admin'], { env: { DATA_DIR: storage.dataDir }, stdout: new Capture(), stderr })).toBe(2);
+      expect(
+        await authCommand(['rotate-admin'], { env: { DATA_DIR: storage.dataDir }, stdout: new Capture(), stderr }),
+      ).toBe(2);
       expect(stderr.text).toMatch(/AUTH_TYPE is not local/);
       expect(await authCommand(['rotate'], { env, stdout: new Capture(), stderr })).toBe(2);
     });

@@ -9,7 +9,9 @@ import { loadContract } from './test-support/contract-schema.js';
 import { http, inventory, PULL_SECRET, embeddedBackend, startHarness, type Harness } from './test-support/harness.js';
 
 // Without ../shared the conforms() checks cannot run: skipped with a warning here, a failure under CI.
-const contract = unavailable({ '../shared/contracts (the upstream swagger)': HAVE_SWAGGER }) ? undefined : loadContract();
+const contract = unavailable({ '../shared/contracts (the upstream swagger)': HAVE_SWAGGER })
+  ? undefined
+  : loadContract();
 
 describe('local auth', () => {
   let h: Harness;
@@ -55,25 +57,68 @@ describe('local auth', () => {
     const cross = await http('GET', `${h.api}/infra-envs/${b.id}`, undefined, { 'x-secret-key': tokenA });
     expect(cross.status).toBe(403);
     expect(cross.json.code).toBe(403);
-    expect((await http('GET', `${h.api}/infra-envs`, undefined, { authorization: `Bearer ${tokenA}` })).status).toBe(403);
-    expect((await http('GET', `${h.api}/infra-envs/${a.id}`, undefined, { 'x-secret-key': 'garbage' })).status).toBe(401);
+    expect((await http('GET', `${h.api}/infra-envs`, undefined, { authorization: `Bearer ${tokenA}` })).status).toBe(
+      403,
+    );
+    expect((await http('GET', `${h.api}/infra-envs/${a.id}`, undefined, { 'x-secret-key': 'garbage' })).status).toBe(
+      401,
+    );
 
     // The agent registers with the token baked into the discovery Ignition.
-    const ign = await http('GET', `${h.api}/infra-envs/${a.id}/downloads/files?file_name=discovery.ign`, undefined, admin);
+    const ign = await http(
+      'GET',
+      `${h.api}/infra-envs/${a.id}/downloads/files?file_name=discovery.ign`,
+      undefined,
+      admin,
+    );
     const unit = ign.json.systemd.units.find((u: { name: string }) => u.name === 'agent.service').contents as string;
     const agentToken = /PULL_SECRET_TOKEN=(\S+)/.exec(unit)![1]!;
     const hostId = crypto.randomUUID();
-    expect((await http('POST', `${h.api}/infra-envs/${a.id}/hosts`, { host_id: hostId }, { 'x-secret-key': agentToken })).status).toBe(201);
-    expect((await http('POST', `${h.api}/infra-envs/${b.id}/hosts`, { host_id: hostId }, { 'x-secret-key': agentToken })).status).toBe(403);
-    expect((await http('POST', `${h.api}/infra-envs/${a.id}/hosts/${hostId}/instructions`,
-      { step_type: 'inventory', exit_code: 0, output: JSON.stringify(inventory()) }, { 'x-secret-key': agentToken })).status).toBe(204);
+    expect(
+      (await http('POST', `${h.api}/infra-envs/${a.id}/hosts`, { host_id: hostId }, { 'x-secret-key': agentToken }))
+        .status,
+    ).toBe(201);
+    expect(
+      (await http('POST', `${h.api}/infra-envs/${b.id}/hosts`, { host_id: hostId }, { 'x-secret-key': agentToken }))
+        .status,
+    ).toBe(403);
+    expect(
+      (
+        await http(
+          'POST',
+          `${h.api}/infra-envs/${a.id}/hosts/${hostId}/instructions`,
+          { step_type: 'inventory', exit_code: 0, output: JSON.stringify(inventory()) },
+          { 'x-secret-key': agentToken },
+        )
+      ).status,
+    ).toBe(204);
 
     // ignitionSource applies the same rules.
     const src = h.core.ignitionSource;
-    await expect(src.discoveryCustomization({ infraEnvId: a.id, imageType: 'full-iso', credential: { kind: 'api-key', value: tokenA } })).resolves.toBeDefined();
-    await expect(src.discoveryCustomization({ infraEnvId: b.id, imageType: 'full-iso', credential: { kind: 'api-key', value: tokenA } })).rejects.toMatchObject({ kind: 'forbidden' });
-    await expect(src.discoveryCustomization({ infraEnvId: a.id, imageType: 'full-iso', credential: { kind: 'none' } })).rejects.toMatchObject({ kind: 'unauthorized' });
-    await expect(src.discoveryCustomization({ infraEnvId: a.id, imageType: 'full-iso', credential: { kind: 'authorization', value: admin.authorization! } })).resolves.toBeDefined();
+    await expect(
+      src.discoveryCustomization({
+        infraEnvId: a.id,
+        imageType: 'full-iso',
+        credential: { kind: 'api-key', value: tokenA },
+      }),
+    ).resolves.toBeDefined();
+    await expect(
+      src.discoveryCustomization({
+        infraEnvId: b.id,
+        imageType: 'full-iso',
+        credential: { kind: 'api-key', value: tokenA },
+      }),
+    ).rejects.toMatchObject({ kind: 'forbidden' });
+    await expect(
+      src.discoveryCustomization({ infraEnvId: a.id, imageType: 'full-iso', credential: { kind: 'none' } }),
+    ).rejects.toMatchObject({ kind: 'unauthorized' });
+    await expect(
+      src.discoveryCustomization({
+        infraEnvId: a.id,
+        imageType: 'full-iso',
+        credential: { kind: 'authorization', value: admin.authorization! },
+      }),
+    ).resolves.toBeDefined();
   });
 
   it('issues expiring image tokens, rotated by regenerate-signing-key', async () => {
@@ -88,22 +133,48 @@ describe('local auth', () => {
     expect(new Date(presigned.json.expires_at).getTime()).toBeGreaterThan(Date.now() + 3.9 * 3600_000);
 
     expect((await http('GET', `${h.api}/infra-envs/${a.id}`, undefined, { 'image-token': token })).status).toBe(200);
-    expect((await http('GET', `${h.api}/infra-envs/${a.id}/downloads/files?file_name=ipxe-script&image_token=${token}`)).status).toBe(200);
+    expect(
+      (await http('GET', `${h.api}/infra-envs/${a.id}/downloads/files?file_name=ipxe-script&image_token=${token}`))
+        .status,
+    ).toBe(200);
     expect((await http('GET', `${h.api}/infra-envs/${b.id}`, undefined, { 'image-token': token })).status).toBe(401);
     expect((await http('DELETE', `${h.api}/infra-envs/${a.id}`, undefined, { 'image-token': token })).status).toBe(403);
     const src = h.core.ignitionSource;
-    await expect(src.discoveryCustomization({ infraEnvId: a.id, imageType: 'full-iso', credential: { kind: 'image-token', value: token } })).resolves.toBeDefined();
-    await expect(src.discoveryCustomization({ infraEnvId: b.id, imageType: 'full-iso', credential: { kind: 'image-token', value: token } })).rejects.toMatchObject({ kind: 'unauthorized' });
+    await expect(
+      src.discoveryCustomization({
+        infraEnvId: a.id,
+        imageType: 'full-iso',
+        credential: { kind: 'image-token', value: token },
+      }),
+    ).resolves.toBeDefined();
+    await expect(
+      src.discoveryCustomization({
+        infraEnvId: b.id,
+        imageType: 'full-iso',
+        credential: { kind: 'image-token', value: token },
+      }),
+    ).rejects.toMatchObject({ kind: 'unauthorized' });
 
     const expired = await h.core.auth.imageToken(a.id, -1000);
-    expect((await http('GET', `${h.api}/infra-envs/${a.id}`, undefined, { 'image-token': expired.token })).status).toBe(401);
+    expect((await http('GET', `${h.api}/infra-envs/${a.id}`, undefined, { 'image-token': expired.token })).status).toBe(
+      401,
+    );
 
-    expect((await http('POST', `${h.api}/infra-envs/${a.id}/regenerate-signing-key`, undefined, admin)).status).toBe(204);
+    expect((await http('POST', `${h.api}/infra-envs/${a.id}/regenerate-signing-key`, undefined, admin)).status).toBe(
+      204,
+    );
     expect((await http('GET', `${h.api}/infra-envs/${a.id}`, undefined, { 'image-token': token })).status).toBe(401);
     const fresh = await h.core.auth.imageToken(a.id);
-    expect((await http('GET', `${h.api}/infra-envs/${a.id}`, undefined, { 'image-token': fresh.token })).status).toBe(200);
+    expect((await http('GET', `${h.api}/infra-envs/${a.id}`, undefined, { 'image-token': fresh.token })).status).toBe(
+      200,
+    );
 
-    const script = await http('GET', `${h.api}/infra-envs/${a.id}/downloads/files?file_name=ipxe-script`, undefined, admin);
+    const script = await http(
+      'GET',
+      `${h.api}/infra-envs/${a.id}/downloads/files?file_name=ipxe-script`,
+      undefined,
+      admin,
+    );
     expect(script.text).toMatch(/pxe-initrd\?arch=x86_64&version=4\.16&api_key=/);
   });
 });

@@ -4,7 +4,12 @@
 // api key, bearer JWT, image token; a token of one InfraEnv never opens another),
 // then returns the discovery Ignition, the append-only kernel arguments and, when the
 // InfraEnv has static networking, the minimal-initrd archive. Never logs the result.
-import type { Credential, DiscoveryCustomization, DiscoveryRequest, IgnitionSource } from '../ignition-supply/source.js';
+import type {
+  Credential,
+  DiscoveryCustomization,
+  DiscoveryRequest,
+  IgnitionSource,
+} from '../ignition-supply/source.js';
 import { BadRequestError } from '../errors.js';
 import type { RequestCredentials } from './auth/authorizer.js';
 import type { CoreContext } from './context.js';
@@ -33,7 +38,10 @@ export function createIgnitionSource(ctx: CoreContext): IgnitionSource {
     async discoveryCustomization(request: DiscoveryRequest): Promise<DiscoveryCustomization> {
       if (!isUuid(request.infraEnvId)) throw new BadRequestError('infra-env id must be a UUID');
       const id = request.infraEnvId.toLowerCase();
-      await ctx.authorizer.authorize(credentialToRequest(request.credential), { infraEnvId: id, allowImageToken: true });
+      await ctx.authorizer.authorize(credentialToRequest(request.credential), {
+        infraEnvId: id,
+        allowImageToken: true,
+      });
       let infraEnv = await getInfraEnvOr404(ctx.repo, id);
       if (ctx.settings.authType === 'local' && !infraEnv.agentToken) {
         infraEnv = await ctx.repo.transaction(async (repo) => {

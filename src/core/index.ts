@@ -82,9 +82,13 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const pgliteNotice = options.databaseUrl ? undefined : await pgliteEraNotice(options.dataDir);
   if (pgliteNotice) options.logger.warn(pgliteNotice);
   const repo = createRepository(db);
-  const keys = options.authType === 'local'
-    ? await LocalKeys.load(repo, options.dataDir, { adminTokenTtlMs: options.adminTokenTtlMs, sharedDatabase: !!options.databaseUrl })
-    : undefined;
+  const keys =
+    options.authType === 'local'
+      ? await LocalKeys.load(repo, options.dataDir, {
+          adminTokenTtlMs: options.adminTokenTtlMs,
+          sharedDatabase: !!options.databaseUrl,
+        })
+      : undefined;
   const logger = options.logger.child({ component: 'core' });
   const ctx: CoreContext = {
     repo,
@@ -105,7 +109,12 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   };
 
   const router = express.Router();
-  router.use(express.json({ limit: options.bodyLimitBytes ?? 2 * 1024 * 1024, type: ['application/json', 'application/*+json'] }));
+  router.use(
+    express.json({
+      limit: options.bodyLimitBytes ?? 2 * 1024 * 1024,
+      type: ['application/json', 'application/*+json'],
+    }),
+  );
   router.use(inputGuard);
   registerInfraEnvRoutes(router, ctx);
   registerDownloadRoutes(router, ctx);
@@ -115,9 +124,10 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   router.use(assistedErrorHandler(logger));
 
   const intervalMs = options.monitorIntervalMs ?? Math.max(100, Math.min(options.hostMaxDisconnectionMs / 3, 30_000));
-  const monitor = options.runMonitor === false
-    ? undefined
-    : startMonitor({ repo, logger, intervalMs, maxDisconnectionMs: options.hostMaxDisconnectionMs, now: ctx.now });
+  const monitor =
+    options.runMonitor === false
+      ? undefined
+      : startMonitor({ repo, logger, intervalMs, maxDisconnectionMs: options.hostMaxDisconnectionMs, now: ctx.now });
 
   const needKeys = (): LocalKeys => {
     if (!keys) throw new Error('tokens exist only with AUTH_TYPE=local');

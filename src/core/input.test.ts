@@ -36,7 +36,8 @@ for (const backend of backends()) {
       await cleanup?.();
     });
 
-    const names = async (): Promise<string[]> => (await http('GET', `${h.api}/infra-envs`)).json.map((e: { name: string }) => e.name);
+    const names = async (): Promise<string[]> =>
+      (await http('GET', `${h.api}/infra-envs`)).json.map((e: { name: string }) => e.name);
     async function create(extra: Record<string, unknown> = {}) {
       return http('POST', `${h.api}/infra-envs`, { name: 'ok', pull_secret: PULL_SECRET, ...extra });
     }
@@ -48,15 +49,34 @@ for (const backend of backends()) {
         [{ name: 'lab\nx' }, /^name must not contain control/],
         [{ name: 'lab\u0085x' }, /^name .*U\+0085/],
         [{ name: 'lab\ud800x' }, /^name .*U\+D800/],
-        [{ kernel_arguments: [{ operation: 'append', value: 'console=tty\u0000S0' }] }, /kernel_arguments\[0\]\.value must not contain control/],
+        [
+          { kernel_arguments: [{ operation: 'append', value: 'console=tty\u0000S0' }] },
+          /kernel_arguments\[0\]\.value must not contain control/,
+        ],
         [{ ssh_authorized_key: `${sshKey()}\u0000` }, /ssh_authorized_key must not contain control/],
-        [{ proxy: { http_proxy: 'http://proxy.example.com:3128/\n[vpn]' } }, /proxy\.http_proxy must not contain control/],
+        [
+          { proxy: { http_proxy: 'http://proxy.example.com:3128/\n[vpn]' } },
+          /proxy\.http_proxy must not contain control/,
+        ],
         [{ proxy: { no_proxy: 'a.example.com,\nb.example.com' } }, /no_proxy/],
         [{ additional_ntp_sources: 'ntp.example.com\u0000' }, /additional_ntp_sources must not contain control/],
-        [{ ignition_config_override: '{"ignition":{"version":"3.1.0"}}\u0000' }, /ignition_config_override must not contain control/],
+        [
+          { ignition_config_override: '{"ignition":{"version":"3.1.0"}}\u0000' },
+          /ignition_config_override must not contain control/,
+        ],
         [{ openshift_version: '4.16\u0000' }, /openshift_version must not contain control/],
         [{ pull_secret: `${PULL_SECRET}\u0000` }, /pull_secret must not contain control/],
-        [{ static_network_config: [{ network_yaml: STATIC_YAML('192.168.1.10').replace('eth0', 'eth\u00000'), mac_interface_map: [{ mac_address: '52:54:00:00:00:01', logical_nic_name: 'eth0' }] }] }, /static_network_config\[0\]\.network_yaml must not contain control/],
+        [
+          {
+            static_network_config: [
+              {
+                network_yaml: STATIC_YAML('192.168.1.10').replace('eth0', 'eth\u00000'),
+                mac_interface_map: [{ mac_address: '52:54:00:00:00:01', logical_nic_name: 'eth0' }],
+              },
+            ],
+          },
+          /static_network_config\[0\]\.network_yaml must not contain control/,
+        ],
         [{ name: 'x', ['evil\u0000key']: 1 }, /body field name must not contain control/],
       ];
       for (const [body, reason] of cases) {
@@ -72,12 +92,17 @@ for (const backend of backends()) {
 
     it('refuses control characters in PATCHes, host fields, agent calls and query strings; nothing changes', async () => {
       const ie = (await create({ name: 'patch-target' })).json;
-      const patch = await http('PATCH', `${h.api}/infra-envs/${ie.id}`, { kernel_arguments: [{ operation: 'append', value: 'a=\u0000' }] });
+      const patch = await http('PATCH', `${h.api}/infra-envs/${ie.id}`, {
+        kernel_arguments: [{ operation: 'append', value: 'a=\u0000' }],
+      });
       expect(patch.status).toBe(400);
       expect((await http('GET', `${h.api}/infra-envs/${ie.id}`)).json.kernel_arguments).toBeUndefined();
 
       const hostId = '4a1c4f3e-5b7d-4e0a-9a51-0f0e6d1c2b3a';
-      const reg = await http('POST', `${h.api}/infra-envs/${ie.id}/hosts`, { host_id: hostId, discovery_agent_version: 'v1\u0000' });
+      const reg = await http('POST', `${h.api}/infra-envs/${ie.id}/hosts`, {
+        host_id: hostId,
+        discovery_agent_version: 'v1\u0000',
+      });
       expect(reg.status).toBe(400);
       expect(reg.json.reason).toMatch(/discovery_agent_version must not contain control/);
       expect((await http('GET', `${h.api}/infra-envs/${ie.id}/hosts`)).json).toEqual([]);
@@ -93,12 +118,24 @@ for (const backend of backends()) {
       expect(host.role).toBe('auto-assign');
 
       const inv = inventory({ hostname: 'bad\u0000name' });
-      const reply = await http('POST', `${hostUrl}/instructions`, { step_type: 'inventory', exit_code: 0, output: JSON.stringify(inv) });
+      const reply = await http('POST', `${hostUrl}/instructions`, {
+        step_type: 'inventory',
+        exit_code: 0,
+        output: JSON.stringify(inv),
+      });
       expect(reply.status, reply.text).toBe(400);
       expect(reply.json.reason).toMatch(/inventory\.hostname must not contain control/);
-      const deep = await http('POST', `${hostUrl}/instructions`, { step_type: 'inventory', exit_code: 0, output: `${'['.repeat(5000)}${']'.repeat(5000)}` });
+      const deep = await http('POST', `${hostUrl}/instructions`, {
+        step_type: 'inventory',
+        exit_code: 0,
+        output: `${'['.repeat(5000)}${']'.repeat(5000)}`,
+      });
       expect(deep.status).toBe(400);
-      const deepBody = await http('POST', `${hostUrl}/instructions`, `{"step_type":"x","extra":${'['.repeat(10000)}${']'.repeat(10000)}}`);
+      const deepBody = await http(
+        'POST',
+        `${hostUrl}/instructions`,
+        `{"step_type":"x","extra":${'['.repeat(10000)}${']'.repeat(10000)}}`,
+      );
       expect(deepBody.status).toBe(400);
       expect(deepBody.json.reason).toMatch(/nested deeper/);
       expect((await http('GET', hostUrl)).json.inventory).toBeUndefined();
@@ -119,7 +156,16 @@ for (const backend of backends()) {
       expect(all.status).toBe(200);
       const total = all.json.length;
       expect(total).toBeGreaterThan(0);
-      for (const q of ['&limit=1e20', '&limit=1.5', '&limit=0x10', '&limit=', '&offset=abc', '&limit=99999999999999999999', '&offset=-99999999999999999999', '&limit=1&limit=2']) {
+      for (const q of [
+        '&limit=1e20',
+        '&limit=1.5',
+        '&limit=0x10',
+        '&limit=',
+        '&offset=abc',
+        '&limit=99999999999999999999',
+        '&offset=-99999999999999999999',
+        '&limit=1&limit=2',
+      ]) {
         const r = await http('GET', url(q));
         expect(r.status, `${q}: ${r.text}`).toBe(400);
         expect(r.json.reason).toMatch(/limit|offset/);
@@ -162,9 +208,15 @@ for (const backend of backends()) {
         expect(r.json.reason).toMatch(reason);
       }
       const accepted = [
-        'console=ttyS0,115200n8', 'ip=192.0.2.5::192.0.2.1:255.255.255.0:node1:eth0:none', 'rd.net.timeout.carrier=30',
-        'bootsmith.note="spliced kargs"', 'ignition.config.url="http://h/x?a=1&b=2"', 'ip=[2001:db8::5]::[2001:db8::1]:64::eth0:none',
-        'a=b#c', 'rd.break=pre-mount', 'nomodeset',
+        'console=ttyS0,115200n8',
+        'ip=192.0.2.5::192.0.2.1:255.255.255.0:node1:eth0:none',
+        'rd.net.timeout.carrier=30',
+        'bootsmith.note="spliced kargs"',
+        'ignition.config.url="http://h/x?a=1&b=2"',
+        'ip=[2001:db8::5]::[2001:db8::1]:64::eth0:none',
+        'a=b#c',
+        'rd.break=pre-mount',
+        'nomodeset',
       ];
       const r = await create({ kernel_arguments: accepted.map((value) => ({ operation: 'append', value })) });
       expect(r.status, r.text).toBe(201);
@@ -180,20 +232,63 @@ for (const backend of backends()) {
 
     it('refuses keyfile injections in static network fields, naming the host and the field, and stores nothing', async () => {
       const mac = '52:54:00:00:00:01';
-      const entry = (yaml: string) => [{ network_yaml: yaml, mac_interface_map: [{ mac_address: mac, logical_nic_name: 'eth0' }] }];
+      const entry = (yaml: string) => [
+        { network_yaml: yaml, mac_interface_map: [{ mac_address: mac, logical_nic_name: 'eth0' }] },
+      ];
       const ie = (await create({ name: 'net' })).json;
       const injections: [string, RegExp][] = [
-        [STATIC_YAML('192.168.1.10/24\n[vpn]\nservice-type=org.freedesktop.NetworkManager.openvpn'), /interfaces\[0\]\.ipv4\.address\[0\]\.ip must be an IPv4 address/],
+        [
+          STATIC_YAML('192.168.1.10/24\n[vpn]\nservice-type=org.freedesktop.NetworkManager.openvpn'),
+          /interfaces\[0\]\.ipv4\.address\[0\]\.ip must be an IPv4 address/,
+        ],
         [STATIC_YAML('192.168.1.10\nmethod=shared'), /address\[0\]\.ip must be an IPv4 address/],
-        [STATIC_YAML('192.168.1.10', 'routes:\n  config:\n  - destination: "10.0.0.0/8\\n[vpn]"\n    next-hop-address: 192.168.1.1\n'), /routes\.config\[0\]\.destination must be an IP prefix/],
-        [STATIC_YAML('192.168.1.10', 'routes:\n  config:\n  - destination: 0.0.0.0/0\n    next-hop-address: "192.168.1.1\\nmethod=shared"\n'), /routes\.config\[0\]\.next-hop-address must be an IPv4 address/],
-        [STATIC_YAML('192.168.1.10', 'routes:\n  config:\n  - destination: 10.0.0.0/8\n    next-hop-address: 192.168.1.1\n    metric: "1\\nmethod=shared"\n'), /metric must be an integer/],
-        [STATIC_YAML('192.168.1.10', 'dns-resolver:\n  config:\n    server: ["192.168.1.1;\\n[vpn]"]\n'), /dns-resolver\.config\.server\[0\] must be an IP address/],
-        [STATIC_YAML('192.168.1.10', 'dns-resolver:\n  config:\n    search: ["example.com\\nmethod=shared"]\n'), /dns-resolver\.config\.search\[0\] must be a domain name/],
-        [STATIC_YAML('192.168.1.10').replace('name: eth0', 'name: "eth0\\n[vpn]"'), /interfaces\[0\]\.name is required/],
-        [STATIC_YAML('192.168.1.10').replace('prefix-length: 24', 'prefix-length: "24\\nmethod=shared"'), /prefix-length must be an integer/],
-        [STATIC_YAML('192.168.1.10').replace('  type: ethernet', '  type: ethernet\n  mtu: "1500\\n[vpn]"'), /mtu must be an integer/],
-        [STATIC_YAML('192.168.1.10').replace('  type: ethernet', '  type: ethernet\n  mac-address: "52:54:00:00:00:01\\n[vpn]"').replace('eth0', 'eth1'), /mac-address is not a MAC address/],
+        [
+          STATIC_YAML(
+            '192.168.1.10',
+            'routes:\n  config:\n  - destination: "10.0.0.0/8\\n[vpn]"\n    next-hop-address: 192.168.1.1\n',
+          ),
+          /routes\.config\[0\]\.destination must be an IP prefix/,
+        ],
+        [
+          STATIC_YAML(
+            '192.168.1.10',
+            'routes:\n  config:\n  - destination: 0.0.0.0/0\n    next-hop-address: "192.168.1.1\\nmethod=shared"\n',
+          ),
+          /routes\.config\[0\]\.next-hop-address must be an IPv4 address/,
+        ],
+        [
+          STATIC_YAML(
+            '192.168.1.10',
+            'routes:\n  config:\n  - destination: 10.0.0.0/8\n    next-hop-address: 192.168.1.1\n    metric: "1\\nmethod=shared"\n',
+          ),
+          /metric must be an integer/,
+        ],
+        [
+          STATIC_YAML('192.168.1.10', 'dns-resolver:\n  config:\n    server: ["192.168.1.1;\\n[vpn]"]\n'),
+          /dns-resolver\.config\.server\[0\] must be an IP address/,
+        ],
+        [
+          STATIC_YAML('192.168.1.10', 'dns-resolver:\n  config:\n    search: ["example.com\\nmethod=shared"]\n'),
+          /dns-resolver\.config\.search\[0\] must be a domain name/,
+        ],
+        [
+          STATIC_YAML('192.168.1.10').replace('name: eth0', 'name: "eth0\\n[vpn]"'),
+          /interfaces\[0\]\.name is required/,
+        ],
+        [
+          STATIC_YAML('192.168.1.10').replace('prefix-length: 24', 'prefix-length: "24\\nmethod=shared"'),
+          /prefix-length must be an integer/,
+        ],
+        [
+          STATIC_YAML('192.168.1.10').replace('  type: ethernet', '  type: ethernet\n  mtu: "1500\\n[vpn]"'),
+          /mtu must be an integer/,
+        ],
+        [
+          STATIC_YAML('192.168.1.10')
+            .replace('  type: ethernet', '  type: ethernet\n  mac-address: "52:54:00:00:00:01\\n[vpn]"')
+            .replace('eth0', 'eth1'),
+          /mac-address is not a MAC address/,
+        ],
       ];
       for (const [yaml, reason] of injections) {
         for (const r of [
@@ -201,7 +296,9 @@ for (const backend of backends()) {
           await http('PATCH', `${h.api}/infra-envs/${ie.id}`, { static_network_config: entry(yaml) }),
         ]) {
           expect(r.status, `${yaml}\n→ ${r.text}`).toBe(400);
-          expect(r.json.reason).toMatch(/^static_network_config\[0\] \(host with MAC 52:54:00:00:00:01\): network_yaml /);
+          expect(r.json.reason).toMatch(
+            /^static_network_config\[0\] \(host with MAC 52:54:00:00:00:01\): network_yaml /,
+          );
           expect(r.json.reason).toMatch(reason);
         }
       }

@@ -50,13 +50,7 @@ export interface InfraEnvRecord {
 }
 
 export type HostStatus =
-  | 'discovering'
-  | 'known'
-  | 'insufficient'
-  | 'disconnected'
-  | 'installing-in-progress'
-  | 'installed'
-  | 'error';
+  'discovering' | 'known' | 'insufficient' | 'disconnected' | 'installing-in-progress' | 'installed' | 'error';
 
 export interface HostProgress {
   current_stage: string;

@@ -19,9 +19,19 @@ export function isoFileName(type: ImageType): string {
   return type === 'minimal-iso' ? 'minimal.iso' : 'full.iso';
 }
 
-export function isoUrl(imageBase: string, infraEnvId: string, auth: IsoAuth, version: string, arch: string, type: ImageType): string {
+export function isoUrl(
+  imageBase: string,
+  infraEnvId: string,
+  auth: IsoAuth,
+  version: string,
+  arch: string,
+  type: ImageType,
+): string {
   const key = auth.kind === 'byid' ? infraEnvId : auth.kind === 'byapikey' ? auth.apiKey : auth.token;
-  return join(imageBase, `${auth.kind}/${encodeURIComponent(key)}/${encodeURIComponent(version)}/${arch}/${isoFileName(type)}`);
+  return join(
+    imageBase,
+    `${auth.kind}/${encodeURIComponent(key)}/${encodeURIComponent(version)}/${arch}/${isoFileName(type)}`,
+  );
 }
 
 export function assertIsoUrlLength(url: string): void {
@@ -40,7 +50,10 @@ export interface PxeUrls {
 }
 
 export function pxeUrls(
-  imageBase: string, infraEnvId: string, version: string, arch: string,
+  imageBase: string,
+  infraEnvId: string,
+  version: string,
+  arch: string,
   auth?: { param: 'api_key' | 'image_token'; value: string },
 ): PxeUrls {
   const q = new URLSearchParams({ arch, version });

@@ -40,7 +40,12 @@ export function createApp(parts: AppParts): Express {
       const route = routeLabel(req.route?.path, req.baseUrl);
       parts.metrics.requests.inc({ route, method: req.method, status: String(res.statusCode) });
       parts.logger.debug(
-        { method: req.method, path: redactedRequestTarget(req), status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+        {
+          method: req.method,
+          path: redactedRequestTarget(req),
+          status: res.statusCode,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
         'request',
       );
     });

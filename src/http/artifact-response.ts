@@ -10,14 +10,7 @@ import type { Representation } from './representation.js';
 import { serveRepresentation } from './serve-representation.js';
 
 export type ArtifactLabel =
-  | 'full-iso'
-  | 'minimal-iso'
-  | 'pxe-initrd'
-  | 'kernel'
-  | 'rootfs'
-  | 'initrd'
-  | 'ins-file'
-  | 'initrd-addrsize';
+  'full-iso' | 'minimal-iso' | 'pxe-initrd' | 'kernel' | 'rootfs' | 'initrd' | 'ins-file' | 'initrd-addrsize';
 
 /** What every image-side route needs. */
 export interface ImageRouteContext {
@@ -37,7 +30,8 @@ export function sendArtifact(
     onBytes: (n) => metrics.bytesServed.inc({ artifact: label }, n),
     onStreamStart: () => metrics.streamsInFlight.inc({ artifact: label }),
     onStreamEnd: () => metrics.streamsInFlight.dec({ artifact: label }),
-    onError: (err) => logger.error({ err, artifact: label, path: redactedRequestTarget(req) }, 'serving artifact failed'),
+    onError: (err) =>
+      logger.error({ err, artifact: label, path: redactedRequestTarget(req) }, 'serving artifact failed'),
   });
 }
 
@@ -49,6 +43,7 @@ export function artifactRepresentation(artifact: ServedArtifact, filename: strin
     lastModified: artifact.lastModified,
     filename,
     stream: (start, end) => file.stream(start, end),
-    readInto: (target, targetOffset, length, position, callback) => file.readInto(target, targetOffset, length, position, callback),
+    readInto: (target, targetOffset, length, position, callback) =>
+      file.readInto(target, targetOffset, length, position, callback),
   };
 }

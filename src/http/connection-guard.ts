@@ -68,7 +68,12 @@ export class ConnectionGuard {
     const t = this.all.get(socket);
     if (!t) return undefined;
     const busy = t.busy > 0;
-    return { busy, requests: t.requests, receiving: busy && t.req?.complete === false, responding: busy && t.res?.headersSent === true };
+    return {
+      busy,
+      requests: t.requests,
+      receiving: busy && t.req?.complete === false,
+      responding: busy && t.res?.headersSent === true,
+    };
   }
 
   private admit(socket: Socket): void {

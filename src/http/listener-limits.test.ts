@@ -167,7 +167,8 @@ describe('listener timeouts', () => {
       s.on('error', () => undefined);
     });
     // The server side is gone even though this client never reads again: poll the metric.
-    for (let i = 0; i < 100 && (await closedCount(r.registry, 'send_timeout')) === 0; i++) await new Promise((r2) => setTimeout(r2, 100));
+    for (let i = 0; i < 100 && (await closedCount(r.registry, 'send_timeout')) === 0; i++)
+      await new Promise((r2) => setTimeout(r2, 100));
     expect(await closedCount(r.registry, 'send_timeout')).toBe(1);
     s.resume();
     await closed;
@@ -208,11 +209,13 @@ describe('connection caps', () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
     const get = () =>
       new Promise<string>((resolve, reject) => {
-        http.get({ port: r.port, host: '127.0.0.1', path: '/', agent }, (res) => {
-          let text = '';
-          res.on('data', (c: Buffer) => (text += c.toString()));
-          res.on('end', () => resolve(text));
-        }).on('error', reject);
+        http
+          .get({ port: r.port, host: '127.0.0.1', path: '/', agent }, (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => (text += c.toString()));
+            res.on('end', () => resolve(text));
+          })
+          .on('error', reject);
       });
     for (let round = 0; round < 3; round++) {
       expect(await Promise.all(Array.from({ length: 32 }, get))).toEqual(Array.from({ length: 32 }, () => 'ok 0'));
@@ -242,7 +245,9 @@ describe('connection caps', () => {
     await new Promise((resolve) => setTimeout(resolve, 200)); // let the three requests start
     const refused = await connect(r2.port);
     await closedByServer(refused);
-    const refusedCount = await (await r2.registry.getSingleMetric('bootsmith_http_connections_refused_total')!.get()).values[0]!.value;
+    const refusedCount = await (
+      await r2.registry.getSingleMetric('bootsmith_http_connections_refused_total')!.get()
+    ).values[0]!.value;
     expect(refusedCount).toBe(1);
     for (const text of await Promise.all(answers)) expect(text).toMatch(/held$/);
   });

@@ -63,7 +63,10 @@ export function serverOptions(limits: ListenerLimits): http.ServerOptions {
     headersTimeout: limits.headerTimeoutMs,
     requestTimeout: limits.headerTimeoutMs + limits.bodyTimeoutMs,
     keepAliveTimeout: limits.idleTimeoutMs,
-    connectionsCheckingInterval: Math.min(MAX_CHECK_INTERVAL_MS, Math.max(MIN_CHECK_INTERVAL_MS, Math.floor(limits.headerTimeoutMs / 4))),
+    connectionsCheckingInterval: Math.min(
+      MAX_CHECK_INTERVAL_MS,
+      Math.max(MIN_CHECK_INTERVAL_MS, Math.floor(limits.headerTimeoutMs / 4)),
+    ),
   };
 }
 
@@ -88,7 +91,8 @@ export async function createLimitedServer(
   parts.logger.info(
     {
       openFileLimit: raised.after && { soft: raised.after.soft, hard: raised.after.hard },
-      raisedFrom: raised.before && raised.after && raised.before.soft !== raised.after.soft ? raised.before.soft : undefined,
+      raisedFrom:
+        raised.before && raised.after && raised.before.soft !== raised.after.soft ? raised.before.soft : undefined,
       problem: raised.problem,
       connectionCap,
       maxIdlePerAddress: limits.maxIdlePerAddress,
@@ -130,7 +134,15 @@ export function applyListenerLimits(
   // Inactivity of the socket (Node resets it on every read and every write handed to the kernel).
   server.setTimeout(limits.sendTimeoutMs, (socket: Socket) => {
     const state = guard.stateOf(socket);
-    const reason: CloseReason = !state ? 'idle_timeout' : state.receiving ? 'body_timeout' : state.busy ? 'send_timeout' : state.requests > 0 ? 'idle_timeout' : 'header_timeout';
+    const reason: CloseReason = !state
+      ? 'idle_timeout'
+      : state.receiving
+        ? 'body_timeout'
+        : state.busy
+          ? 'send_timeout'
+          : state.requests > 0
+            ? 'idle_timeout'
+            : 'header_timeout';
     closed(reason, socket.remoteAddress ?? 'unknown');
     socket.destroy();
   });
@@ -177,7 +189,10 @@ class RateLimitedWarnings {
 
   private flush(): void {
     for (const [kind, entry] of this.pending) {
-      this.logger.warn({ reason: kind, count: entry.count, addresses: [...entry.addresses] }, 'connections closed by a listener limit');
+      this.logger.warn(
+        { reason: kind, count: entry.count, addresses: [...entry.addresses] },
+        'connections closed by a listener limit',
+      );
     }
     this.pending.clear();
   }

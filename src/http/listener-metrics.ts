@@ -4,7 +4,8 @@
 // Registered on the process's metrics registry; records nothing itself.
 import { Counter, Gauge, type Registry } from 'prom-client';
 
-export type CloseReason = 'header_timeout' | 'body_timeout' | 'idle_timeout' | 'send_timeout' | 'idle_per_address' | 'connection_cap';
+export type CloseReason =
+  'header_timeout' | 'body_timeout' | 'idle_timeout' | 'send_timeout' | 'idle_per_address' | 'connection_cap';
 
 export class ListenerMetrics {
   readonly closed: Counter<'reason'>;

@@ -2,7 +2,14 @@
 // soft limit starts below its hard limit; the derived connection cap leaves a reserve.
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FD_RESERVE_MIN, MAX_CONNECTION_CAP, MIN_CONNECTION_CAP, connectionCapFor, raiseOpenFileLimit, readOpenFileLimit } from './open-file-limit.js';
+import {
+  FD_RESERVE_MIN,
+  MAX_CONNECTION_CAP,
+  MIN_CONNECTION_CAP,
+  connectionCapFor,
+  raiseOpenFileLimit,
+  readOpenFileLimit,
+} from './open-file-limit.js';
 
 const children: Array<{ kill(): boolean }> = [];
 afterEach(() => {
@@ -27,7 +34,8 @@ describe('open-file limit', () => {
       child.once('error', reject);
     });
     // prlimit execs sleep in place: wait until the new limit is in force.
-    for (let i = 0; i < 50 && (await readOpenFileLimit(child.pid!))?.soft !== 256; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 50 && (await readOpenFileLimit(child.pid!))?.soft !== 256; i++)
+      await new Promise((r) => setTimeout(r, 20));
     expect((await readOpenFileLimit(child.pid!))?.soft).toBe(256);
     const result = await raiseOpenFileLimit(child.pid!);
     expect(result.problem).toBeUndefined();

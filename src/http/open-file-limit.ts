@@ -50,11 +50,16 @@ export async function raiseOpenFileLimit(pid: number = process.pid): Promise<Rai
   if (!before || before.soft >= before.hard) return { before, after: before };
   const target = Number.isFinite(before.hard) ? String(before.hard) : 'unlimited';
   const problem = await new Promise<string | undefined>((resolve) => {
-    execFile('prlimit', ['--pid', String(pid), `--nofile=${target}:${target}`], { timeout: PRLIMIT_TIMEOUT_MS }, (err, _out, stderr) => {
-      if (!err) resolve(undefined);
-      else if ((err as NodeJS.ErrnoException).code === 'ENOENT') resolve('prlimit (util-linux) is not installed');
-      else resolve(`prlimit failed: ${(stderr || err.message).trim().slice(0, 200)}`);
-    });
+    execFile(
+      'prlimit',
+      ['--pid', String(pid), `--nofile=${target}:${target}`],
+      { timeout: PRLIMIT_TIMEOUT_MS },
+      (err, _out, stderr) => {
+        if (!err) resolve(undefined);
+        else if ((err as NodeJS.ErrnoException).code === 'ENOENT') resolve('prlimit (util-linux) is not installed');
+        else resolve(`prlimit failed: ${(stderr || err.message).trim().slice(0, 200)}`);
+      },
+    );
   });
   const after = await readOpenFileLimit(pid);
   return { before, after, ...(problem ? { problem } : {}) };

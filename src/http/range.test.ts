@@ -74,9 +74,7 @@ describe('parseRange', () => {
     expect(parseRange('bytes=-0', 100)).toEqual({ kind: 'unsatisfiable' });
     expect(parseRange('bytes=100-,-0,500-600', 100)).toEqual({ kind: 'unsatisfiable' });
     expect(parseRange('bytes=99999999999999999999999-', 100)).toEqual({ kind: 'unsatisfiable' });
-    expect(
-      parseRange('bytes=99999999999999999999998-99999999999999999999999', 100),
-    ).toEqual({ kind: 'unsatisfiable' });
+    expect(parseRange('bytes=99999999999999999999998-99999999999999999999999', 100)).toEqual({ kind: 'unsatisfiable' });
   });
 
   it('treats every range of an empty representation as unsatisfiable', () => {
@@ -151,6 +149,11 @@ describe('coalesceRanges', () => {
   });
 
   it('totals lengths', () => {
-    expect(rangesLength([{ start: 0, end: 9 }, { start: 20, end: 20 }])).toBe(11);
+    expect(
+      rangesLength([
+        { start: 0, end: 9 },
+        { start: 20, end: 20 },
+      ]),
+    ).toBe(11);
   });
 });

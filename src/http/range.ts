@@ -60,7 +60,7 @@ function digitsValue(s: string, from: number, to: number): number {
 function compareDigits(s: string, aFrom: number, aTo: number, bFrom: number, bTo: number): number {
   while (aFrom < aTo - 1 && s.charCodeAt(aFrom) === ZERO) aFrom++;
   while (bFrom < bTo - 1 && s.charCodeAt(bFrom) === ZERO) bFrom++;
-  const lengthDiff = (aTo - aFrom) - (bTo - bFrom);
+  const lengthDiff = aTo - aFrom - (bTo - bFrom);
   if (lengthDiff !== 0) return lengthDiff;
   for (; aFrom < aTo; aFrom++, bFrom++) {
     const d = s.charCodeAt(aFrom) - s.charCodeAt(bFrom);

@@ -27,5 +27,11 @@ export interface Representation {
    * `targetOffset` and calls back with the count. When present, the range layer streams
    * through a few recycled buffers instead of a Readable (no allocation per chunk).
    */
-  readInto?(target: Buffer, targetOffset: number, length: number, position: number, callback: (err: Error | null, copied: number) => void): void;
+  readInto?(
+    target: Buffer,
+    targetOffset: number,
+    length: number,
+    position: number,
+    callback: (err: Error | null, copied: number) => void,
+  ): void;
 }

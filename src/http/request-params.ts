@@ -7,7 +7,8 @@ import type { DiscoveryImageType } from '../ignition-supply/source.js';
 import { isUuid } from '../uuid.js';
 
 export function infraEnvIdParam(value: string | undefined): string {
-  if (!value || !isUuid(value)) throw new BadRequestError(`invalid image id ${JSON.stringify(value ?? '')}: expected a UUID`);
+  if (!value || !isUuid(value))
+    throw new BadRequestError(`invalid image id ${JSON.stringify(value ?? '')}: expected a UUID`);
   return value.toLowerCase();
 }
 
@@ -19,7 +20,10 @@ export function infraEnvIdFromToken(token: string): string {
   const payload = token.split('.')[1];
   if (payload) {
     try {
-      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { infra_env_id?: unknown; sub?: unknown };
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+        infra_env_id?: unknown;
+        sub?: unknown;
+      };
       const id = typeof claims.infra_env_id === 'string' ? claims.infra_env_id : claims.sub;
       if (typeof id === 'string' && isUuid(id)) return id.toLowerCase();
     } catch {
@@ -37,7 +41,8 @@ export function isoTypeFromFilename(filename: string | undefined): DiscoveryImag
 
 export function isoTypeFromQuery(req: Request): DiscoveryImageType {
   const type = req.query.type;
-  if (type === undefined || type === '') throw new BadRequestError("'type' parameter required (full-iso or minimal-iso)");
+  if (type === undefined || type === '')
+    throw new BadRequestError("'type' parameter required (full-iso or minimal-iso)");
   if (type === 'full-iso' || type === 'minimal-iso') return type;
   throw new BadRequestError(`invalid value ${JSON.stringify(type)} for parameter 'type' (full-iso or minimal-iso)`);
 }

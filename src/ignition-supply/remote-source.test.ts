@@ -25,7 +25,11 @@ describe('RemoteIgnitionSource', () => {
   it('fetches Ignition, kernel arguments and the minimal initrd', async () => {
     upstream.minimalInitrd = Buffer.from('initrd-bytes');
     const source = new RemoteIgnitionSource({ baseUrl: upstream.url });
-    const result = await source.discoveryCustomization({ infraEnvId: ID, imageType: 'minimal-iso', credential: { kind: 'none' } });
+    const result = await source.discoveryCustomization({
+      infraEnvId: ID,
+      imageType: 'minimal-iso',
+      credential: { kind: 'none' },
+    });
     expect(result.ignition.toString()).toBe(IGNITION);
     expect(result.kernelArguments).toEqual(['console=ttyS0', 'rd.debug']);
     expect(result.extraInitrd?.toString()).toBe('initrd-bytes');
@@ -36,7 +40,11 @@ describe('RemoteIgnitionSource', () => {
 
   it('treats 204 from minimal-initrd as no extra initrd', async () => {
     const source = new RemoteIgnitionSource({ baseUrl: upstream.url });
-    const result = await source.discoveryCustomization({ infraEnvId: ID, imageType: 'full-iso', credential: { kind: 'none' } });
+    const result = await source.discoveryCustomization({
+      infraEnvId: ID,
+      imageType: 'full-iso',
+      credential: { kind: 'none' },
+    });
     expect(result.extraInitrd).toBeUndefined();
   });
 
@@ -54,7 +62,9 @@ describe('RemoteIgnitionSource', () => {
   it.each([401, 403, 404])('passes upstream %i through as that status', async (status) => {
     upstream.status = status;
     const source = new RemoteIgnitionSource({ baseUrl: upstream.url });
-    const error = await source.discoveryCustomization({ infraEnvId: ID, imageType: 'full-iso', credential: { kind: 'none' } }).catch((e: unknown) => e);
+    const error = await source
+      .discoveryCustomization({ infraEnvId: ID, imageType: 'full-iso', credential: { kind: 'none' } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamError);
     expect(statusForError(error)).toBe(status);
   });
@@ -62,7 +72,9 @@ describe('RemoteIgnitionSource', () => {
   it('maps upstream 500 to 502', async () => {
     upstream.status = 500;
     const source = new RemoteIgnitionSource({ baseUrl: upstream.url });
-    const error = await source.discoveryCustomization({ infraEnvId: ID, imageType: 'full-iso', credential: { kind: 'none' } }).catch((e: unknown) => e);
+    const error = await source
+      .discoveryCustomization({ infraEnvId: ID, imageType: 'full-iso', credential: { kind: 'none' } })
+      .catch((e: unknown) => e);
     expect(statusForError(error)).toBe(502);
     expect((error as Error).message).toMatch(/answered 500.*nope/);
   });
@@ -73,7 +85,9 @@ describe('RemoteIgnitionSource', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const source = new RemoteIgnitionSource({ baseUrl: `http://127.0.0.1:${port}` });
-    const error = await source.discoveryCustomization({ infraEnvId: ID, imageType: 'full-iso', credential: { kind: 'none' } }).catch((e: unknown) => e);
+    const error = await source
+      .discoveryCustomization({ infraEnvId: ID, imageType: 'full-iso', credential: { kind: 'none' } })
+      .catch((e: unknown) => e);
     expect(statusForError(error)).toBe(502);
     expect((error as Error).message).toMatch(/unreachable.*ECONNREFUSED/);
   });
@@ -81,13 +95,17 @@ describe('RemoteIgnitionSource', () => {
   it('times out a hanging upstream', async () => {
     upstream.delayMs = 2000;
     const source = new RemoteIgnitionSource({ baseUrl: upstream.url, timeoutMs: 100 });
-    const error = await source.discoveryCustomization({ infraEnvId: ID, imageType: 'full-iso', credential: { kind: 'none' } }).catch((e: unknown) => e);
+    const error = await source
+      .discoveryCustomization({ infraEnvId: ID, imageType: 'full-iso', credential: { kind: 'none' } })
+      .catch((e: unknown) => e);
     expect((error as Error).message).toMatch(/no answer within 100 ms/);
   });
 
   it('rejects ids that are not UUIDs before calling upstream', async () => {
     const source = new RemoteIgnitionSource({ baseUrl: upstream.url });
-    const error = await source.discoveryCustomization({ infraEnvId: '../../x', imageType: 'full-iso', credential: { kind: 'none' } }).catch((e: unknown) => e);
+    const error = await source
+      .discoveryCustomization({ infraEnvId: '../../x', imageType: 'full-iso', credential: { kind: 'none' } })
+      .catch((e: unknown) => e);
     expect(statusForError(error)).toBe(400);
     expect(upstream.seen).toHaveLength(0);
   });
@@ -95,8 +113,15 @@ describe('RemoteIgnitionSource', () => {
   it('behind the cache: 200 concurrent and sequential lookups cost one upstream round', async () => {
     upstream.delayMs = 20;
     const metrics = new Metrics({ defaultMetrics: false });
-    const cached = new CachedIgnitionSource(new RemoteIgnitionSource({ baseUrl: upstream.url, metrics }), { ttlMs: 60_000, metrics });
-    const request = { infraEnvId: ID, imageType: 'full-iso' as const, credential: { kind: 'api-key' as const, value: 'k' } };
+    const cached = new CachedIgnitionSource(new RemoteIgnitionSource({ baseUrl: upstream.url, metrics }), {
+      ttlMs: 60_000,
+      metrics,
+    });
+    const request = {
+      infraEnvId: ID,
+      imageType: 'full-iso' as const,
+      credential: { kind: 'api-key' as const, value: 'k' },
+    };
     await Promise.all(Array.from({ length: 100 }, () => cached.discoveryCustomization(request)));
     for (let i = 0; i < 100; i++) await cached.discoveryCustomization(request);
     expect(upstream.seen).toHaveLength(3);
@@ -122,7 +147,14 @@ describe('RemoteIgnitionSource', () => {
 describe('parseKernelArguments', () => {
   const parse = (value: unknown) => parseKernelArguments(Buffer.from(JSON.stringify({ kernel_arguments: value })), ID);
   it('splits append operations into words and ignores absent values', () => {
-    expect(parse(JSON.stringify([{ operation: 'append', value: 'a=1  b' }, { operation: 'append', value: 'c' }]))).toEqual(['a=1', 'b', 'c']);
+    expect(
+      parse(
+        JSON.stringify([
+          { operation: 'append', value: 'a=1  b' },
+          { operation: 'append', value: 'c' },
+        ]),
+      ),
+    ).toEqual(['a=1', 'b', 'c']);
     expect(parse(null)).toEqual([]);
     expect(parse('')).toEqual([]);
   });

@@ -41,7 +41,11 @@ export class RemoteIgnitionSource implements IgnitionSource {
     if (!isUuid(infraEnvId)) throw new BadRequestError(`invalid InfraEnv id ${JSON.stringify(infraEnvId)}`);
     const id = encodeURIComponent(infraEnvId);
     const [ignition, infraEnv, minimalInitrd] = await Promise.all([
-      this.get('discovery-ignition', `${API}/infra-envs/${id}/downloads/files?file_name=discovery.ign&discovery_iso_type=${imageType}`, credential),
+      this.get(
+        'discovery-ignition',
+        `${API}/infra-envs/${id}/downloads/files?file_name=discovery.ign&discovery_iso_type=${imageType}`,
+        credential,
+      ),
       this.get('infra-env', `${API}/infra-envs/${id}`, credential),
       this.get('minimal-initrd', `${API}/infra-envs/${id}/downloads/minimal-initrd`, credential),
     ]);
@@ -65,21 +69,42 @@ export class RemoteIgnitionSource implements IgnitionSource {
     const stop = this.options.metrics?.upstreamDuration.startTimer({ endpoint });
     let response: Response;
     try {
-      response = await this.fetchImpl(url, { headers, signal: AbortSignal.timeout(this.timeoutMs), redirect: 'follow' });
+      response = await this.fetchImpl(url, {
+        headers,
+        signal: AbortSignal.timeout(this.timeoutMs),
+        redirect: 'follow',
+      });
     } catch (err) {
       stop?.({ outcome: 'unreachable' });
-      const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : causeMessage(err);
-      throw new UpstreamError(`assisted-service is unreachable: fetching ${where}: ${reason}`, undefined, { endpoint }, { cause: err });
+      const reason =
+        (err as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : causeMessage(err);
+      throw new UpstreamError(
+        `assisted-service is unreachable: fetching ${where}: ${reason}`,
+        undefined,
+        { endpoint },
+        { cause: err },
+      );
     }
     stop?.({ outcome: String(response.status) });
     let body: Buffer;
     try {
       body = Buffer.from(await response.arrayBuffer());
     } catch (err) {
-      throw new UpstreamError(`assisted-service broke off while sending ${where}: ${causeMessage(err)}`, undefined, { endpoint }, { cause: err });
+      throw new UpstreamError(
+        `assisted-service broke off while sending ${where}: ${causeMessage(err)}`,
+        undefined,
+        { endpoint },
+        { cause: err },
+      );
     }
-    const ok = endpoint === 'minimal-initrd' ? response.status === 200 || response.status === 204 : response.status === 200;
-    if (!ok) throw new UpstreamError(`assisted-service answered ${response.status} for ${where}${upstreamReason(body)}`, response.status, { endpoint });
+    const ok =
+      endpoint === 'minimal-initrd' ? response.status === 200 || response.status === 204 : response.status === 200;
+    if (!ok)
+      throw new UpstreamError(
+        `assisted-service answered ${response.status} for ${where}${upstreamReason(body)}`,
+        response.status,
+        { endpoint },
+      );
     return { status: response.status, body, lastModified: response.headers.get('last-modified') };
   }
 }
@@ -100,11 +125,15 @@ export function parseKernelArguments(infraEnvJson: Buffer, infraEnvId: string): 
   } catch {
     throw new UpstreamError(`InfraEnv ${infraEnvId} has kernel_arguments that are not a JSON list`, undefined);
   }
-  if (!Array.isArray(operations)) throw new UpstreamError(`InfraEnv ${infraEnvId} has kernel_arguments that are not a list`, undefined);
+  if (!Array.isArray(operations))
+    throw new UpstreamError(`InfraEnv ${infraEnvId} has kernel_arguments that are not a list`, undefined);
   const kargs: string[] = [];
   for (const op of operations as Array<{ operation?: unknown; value?: unknown }>) {
     if (op?.operation !== 'append') {
-      throw new UpstreamError(`InfraEnv ${infraEnvId}: kernel argument operation ${JSON.stringify(op?.operation)} is not supported (only append)`, undefined);
+      throw new UpstreamError(
+        `InfraEnv ${infraEnvId}: kernel argument operation ${JSON.stringify(op?.operation)} is not supported (only append)`,
+        undefined,
+      );
     }
     if (typeof op.value !== 'string' || op.value.trim() === '') continue;
     kargs.push(...op.value.trim().split(/\s+/));
@@ -131,7 +160,12 @@ function parseUpdatedAt(infraEnvJson: Buffer): Date | undefined {
 function upstreamReason(body: Buffer): string {
   try {
     const parsed = JSON.parse(body.toString('utf8')) as { reason?: unknown; message?: unknown };
-    const text = typeof parsed.reason === 'string' ? parsed.reason : typeof parsed.message === 'string' ? parsed.message : undefined;
+    const text =
+      typeof parsed.reason === 'string'
+        ? parsed.reason
+        : typeof parsed.message === 'string'
+          ? parsed.message
+          : undefined;
     return text ? `: ${text.slice(0, 300)}` : '';
   } catch {
     return '';

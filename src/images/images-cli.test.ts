@@ -34,8 +34,7 @@ describe('bootsmith images', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  const images = (list: object[]) =>
-    JSON.stringify(list.map((e) => ({ ...e })));
+  const images = (list: object[]) => JSON.stringify(list.map((e) => ({ ...e })));
   const good = { openshift_version: '4.17', cpu_architecture: 'x86_64', version: '417.94.1', url: '' };
   const run = async (args: string[], env: Record<string, string>, tty = false) => {
     const stdout = new Capture(tty);
@@ -54,9 +53,13 @@ describe('bootsmith images', () => {
     expect(code).toBe(1);
     const lines = out.trim().split('\n');
     expect(lines).toContain('4.17 x86_64  pending');
-    expect(lines).toContainEqual(expect.stringMatching(/^4\.17 x86_64  downloading  [\d.]+ (B|KiB|MiB) \/ 1\.0 MiB  [\d.]+%/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^4\.17 x86_64  downloading  [\d.]+ (B|KiB|MiB) \/ 1\.0 MiB  [\d.]+%/),
+    );
     expect(lines).toContainEqual(expect.stringMatching(/^4\.17 x86_64  ready  1\.0 MiB  sha256:[0-9a-f]{12}…$/));
-    expect(lines).toContainEqual(expect.stringMatching(/^4\.16 x86_64  failed  .*gone\.iso: the server answered HTTP 404  \(retrying at /));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^4\.16 x86_64  failed  .*gone\.iso: the server answered HTTP 404  \(retrying at /),
+    );
     expect(lines.at(-1)).toBe(`1 of 2 images ready in ${dataDir}`);
     expect(out).not.toContain('secret');
     expect(out).not.toContain('\x1b[');
@@ -64,9 +67,15 @@ describe('bootsmith images', () => {
 
   it('pull draws progress bars on a terminal and exits 0 when everything is ready', async () => {
     server.serve('/other.iso', iso, { chunkBytes: 64 * 1024, delayMs: 30 });
-    const { code, out } = await run(['pull'], { OS_IMAGES: images([{ ...good, openshift_version: '4.18', url: server.url('/other.iso') }]) }, true);
+    const { code, out } = await run(
+      ['pull'],
+      { OS_IMAGES: images([{ ...good, openshift_version: '4.18', url: server.url('/other.iso') }]) },
+      true,
+    );
     expect(code).toBe(0);
-    expect(out).toMatch(/\r\x1b\[2K4\.18 x86_64  downloading +\[#+\.*\]  [\d.]+ (KiB|MiB) \/ 1\.0 MiB  [\d.]+%  [\d.]+ (KiB|MiB)\/s  ETA \d+s\n/);
+    expect(out).toMatch(
+      /\r\x1b\[2K4\.18 x86_64  downloading +\[#+\.*\]  [\d.]+ (KiB|MiB) \/ 1\.0 MiB  [\d.]+%  [\d.]+ (KiB|MiB)\/s  ETA \d+s\n/,
+    );
     expect(out).toMatch(/\x1b\[1A/); // redrawn in place
     expect(out.trim().split('\n').at(-1)).toBe(`1 of 1 images ready in ${dataDir}`);
   });
@@ -88,13 +97,17 @@ describe('bootsmith images', () => {
     expect(code).toBe(0);
     const lines = out.trim().split('\n');
     expect(lines[0]).toBe(`cache: ${path.join(dataDir, 'images')}`);
-    expect(lines[1]).toMatch(/^4\.17 x86_64  verified  1\.0 MiB  sha256:[0-9a-f]{12}…  http:\/\/127\.0\.0\.1:\d+\/good\.iso$/);
+    expect(lines[1]).toMatch(
+      /^4\.17 x86_64  verified  1\.0 MiB  sha256:[0-9a-f]{12}…  http:\/\/127\.0\.0\.1:\d+\/good\.iso$/,
+    );
     expect(lines[2]).toMatch(/^4\.19 x86_64  partial  300 KiB of 1\.0 MiB downloaded  /);
     expect(lines[3]).toMatch(/^4\.20 x86_64  missing  /);
     expect(lines).toContain('unreferenced  stale-4.9.iso  2.0 KiB');
     expect(server.hits.length).toBe(hits);
 
-    const json = JSON.parse((await run(['list', '--json'], { OS_IMAGES: config })).out) as { items: Array<{ state: string }> };
+    const json = JSON.parse((await run(['list', '--json'], { OS_IMAGES: config })).out) as {
+      items: Array<{ state: string }>;
+    };
     expect(json.items.map((i) => i.state)).toEqual(['verified', 'partial', 'missing']);
   });
 

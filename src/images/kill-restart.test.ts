@@ -34,10 +34,14 @@ describe('kill and restart during a download', () => {
   it('never serves the half file and completes the download after a restart', async () => {
     server.serve('/slow.iso', iso, { chunkBytes: 32 * 1024, delayMs: 25 });
     const entries = [entry('4.17', server.url('/slow.iso'), { sha256: sha256(iso) })];
-    const child = spawn(process.execPath, [CHILD, PACKAGE_ROOT, dataDir, JSON.stringify(entries)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [CHILD, PACKAGE_ROOT, dataDir, JSON.stringify(entries)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, signal) => resolve(signal)),
+    );
 
     await waitFor(() => server.bytesSent >= 300_000, 'the child to be half way through the download', 20_000);
     child.kill('SIGKILL');
@@ -79,9 +83,17 @@ describe('kill and restart during a download', () => {
       server.serve('/changing.iso', v1, { chunkBytes: 32 * 1024, delayMs: 25, etag: null });
       const before = server.bytesSent;
       const entries = [entry('4.18', server.url('/changing.iso'))];
-      const child = spawn(process.execPath, [CHILD, PACKAGE_ROOT, dir, JSON.stringify(entries)], { stdio: ['ignore', 'pipe', 'inherit'] });
-      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-      await waitFor(() => server.bytesSent - before >= 300_000, 'the child to be part way through the download', 20_000);
+      const child = spawn(process.execPath, [CHILD, PACKAGE_ROOT, dir, JSON.stringify(entries)], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+        child.on('exit', (_code, signal) => resolve(signal)),
+      );
+      await waitFor(
+        () => server.bytesSent - before >= 300_000,
+        'the child to be part way through the download',
+        20_000,
+      );
       child.kill('SIGKILL');
       expect(await exited).toBe('SIGKILL');
       const images = path.join(dir, 'images');

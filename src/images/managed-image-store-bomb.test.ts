@@ -20,14 +20,21 @@ describe('a Rock Ridge bomb in the configuration', () => {
   afterAll(() => removeDir(dir));
 
   it('fails only that image, for good, with the budget named', async () => {
-    const imageStore = new ManagedImageStore([entry('4.1', `file://${bomb}`), entry('4.16', `file://${FIXTURE_ISO}`)], [], createLogger('silent'), {
-      dataDir: path.join(dir, 'data'),
-    });
+    const imageStore = new ManagedImageStore(
+      [entry('4.1', `file://${bomb}`), entry('4.16', `file://${FIXTURE_ISO}`)],
+      [],
+      createLogger('silent'),
+      {
+        dataDir: path.join(dir, 'data'),
+      },
+    );
     try {
       await imageStore.loadAll();
       const [bad, good] = imageStore.health().images;
       expect(bad).toMatchObject({ state: 'failed' });
-      expect(bad?.reason).toMatch(/^4\.1 x86_64: not a usable CoreOS live ISO: parsing .*bomb\.iso: budget rock-ridge-name-bytes exceeded/);
+      expect(bad?.reason).toMatch(
+        /^4\.1 x86_64: not a usable CoreOS live ISO: parsing .*bomb\.iso: budget rock-ridge-name-bytes exceeded/,
+      );
       expect(bad?.retry_at).toBeUndefined();
       expect(good).toMatchObject({ state: 'ready' });
       expect(imageStore.resolve('4.16', 'x86_64').base.path).toBe(FIXTURE_ISO);

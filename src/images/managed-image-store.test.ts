@@ -23,7 +23,10 @@ describe('ManagedImageStore', () => {
     const r = imageStore([entry('4.17', server.url('/a.iso'), { sha256: ISO_SHA })], dataDir);
     const loaded = r.loadAll();
 
-    const downloading = await waitFor(() => r.health().images.find((i) => i.state === 'downloading' && (i.bytes ?? 0) > 0), 'download progress');
+    const downloading = await waitFor(
+      () => r.health().images.find((i) => i.state === 'downloading' && (i.bytes ?? 0) > 0),
+      'download progress',
+    );
     expect(downloading.total_bytes).toBe(iso.length);
     expect(downloading.percent).toBeGreaterThan(0);
     expect(r.images()[0]!.state).toBe('pending');
@@ -46,7 +49,10 @@ describe('ManagedImageStore', () => {
     const health = r.health().images[0]!;
     expect(health).toMatchObject({ state: 'ready', size: iso.length, sha256: ISO_SHA, source: server.url('/a.iso') });
     expect(health.last_served_at).toBeDefined();
-    expect(await cacheFiles(dataDir)).toEqual([expect.stringMatching(/^4\.17-x86_64-[0-9a-f]{12}\.iso$/), expect.stringMatching(/\.json$/)]);
+    expect(await cacheFiles(dataDir)).toEqual([
+      expect.stringMatching(/^4\.17-x86_64-[0-9a-f]{12}\.iso$/),
+      expect.stringMatching(/\.json$/),
+    ]);
   });
 
   it('reuses verified files after a restart without downloading or hashing again', async () => {
@@ -114,7 +120,10 @@ describe('ManagedImageStore', () => {
   it('marks a wrong sha256 failed for good, leaves nothing on disk, and keeps serving the others', async () => {
     server.serve('/d.iso', iso);
     const dataDir = newDataDir();
-    const r = imageStore([entry('4.16', server.url('/d.iso'), { sha256: 'ab'.repeat(32) }), entry('4.17', server.url('/d.iso'))], dataDir);
+    const r = imageStore(
+      [entry('4.16', server.url('/d.iso'), { sha256: 'ab'.repeat(32) }), entry('4.17', server.url('/d.iso'))],
+      dataDir,
+    );
     await r.loadAll();
     expect(states(r)).toEqual(['failed', 'ready']);
     const failed = r.health().images[0]!;
@@ -126,8 +135,14 @@ describe('ManagedImageStore', () => {
 
   let badCount = 0;
   it.each([
-    ['non-ISO content', () => Buffer.alloc(200_000, 0x42), /not a usable CoreOS live ISO: .*not an ISO 9660 image|volume descriptor/],
-    ...(HAVE_XORRISO ? [['an ISO without CoreOS layout', () => plainIso(root()), /not a usable CoreOS live ISO/] as const] : []),
+    [
+      'non-ISO content',
+      () => Buffer.alloc(200_000, 0x42),
+      /not a usable CoreOS live ISO: .*not an ISO 9660 image|volume descriptor/,
+    ],
+    ...(HAVE_XORRISO
+      ? [['an ISO without CoreOS layout', () => plainIso(root()), /not a usable CoreOS live ISO/] as const]
+      : []),
   ] as const)('rejects %s with a clear reason and removes the .part', async (_name, make, reason) => {
     const p = `/bad-${++badCount}.iso`;
     server.serve(p, make());
@@ -140,9 +155,14 @@ describe('ManagedImageStore', () => {
 
   it('retries a 404 on the slow schedule and becomes ready once the file appears', async () => {
     const dataDir = newDataDir();
-    const r = imageStore([entry('4.17', server.url('/later.iso'))], dataDir, { retry: { attempts: 1, slowDelayMs: 100 } });
+    const r = imageStore([entry('4.17', server.url('/later.iso'))], dataDir, {
+      retry: { attempts: 1, slowDelayMs: 100 },
+    });
     await r.loadAll();
-    expect(r.health().images[0]).toMatchObject({ state: 'failed', reason: expect.stringMatching(/later\.iso: the server answered HTTP 404/) });
+    expect(r.health().images[0]).toMatchObject({
+      state: 'failed',
+      reason: expect.stringMatching(/later\.iso: the server answered HTTP 404/),
+    });
     expect(r.health().images[0]!.retry_at).toBeDefined();
     server.serve('/later.iso', iso);
     await waitFor(() => states(r)[0] === 'ready', 'the slow retry');
@@ -164,7 +184,13 @@ describe('ManagedImageStore', () => {
 
   it('uses a local ISO in place, checks its sha256, and records it', async () => {
     const dataDir = newDataDir();
-    const r = imageStore([entry('4.17', `file://${FIXTURE_ISO}`, { sha256: ISO_SHA }), entry('4.16', FIXTURE_ISO, { sha256: '00'.repeat(32) })], dataDir);
+    const r = imageStore(
+      [
+        entry('4.17', `file://${FIXTURE_ISO}`, { sha256: ISO_SHA }),
+        entry('4.16', FIXTURE_ISO, { sha256: '00'.repeat(32) }),
+      ],
+      dataDir,
+    );
     await r.loadAll();
     expect(states(r)).toEqual(['ready', 'failed']);
     expect(r.resolve('4.17', 'x86_64').base.path).toBe(FIXTURE_ISO);
@@ -172,11 +198,12 @@ describe('ManagedImageStore', () => {
     expect((await cacheFiles(dataDir)).filter((f) => f.endsWith('.iso'))).toEqual([]); // not copied
   });
 
-
   it('exports bytes downloaded and images by state', async () => {
     server.serve('/m.iso', iso);
     const metrics = new Registry();
-    const r = imageStore([entry('4.17', server.url('/m.iso')), entry('4.16', '/nonexistent/x.iso')], newDataDir(), { metricsRegistry: metrics });
+    const r = imageStore([entry('4.17', server.url('/m.iso')), entry('4.16', '/nonexistent/x.iso')], newDataDir(), {
+      metricsRegistry: metrics,
+    });
     await r.loadAll();
     const text = await metrics.metrics();
     expect(text).toContain(`bootsmith_image_download_bytes_total{image="4.17/x86_64"} ${iso.length}`);

@@ -4,7 +4,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { osImagesFromEnvironment, parseOsImages, redactUrl } from './os-images-config.js';
 
-const good = { openshift_version: '4.16', cpu_architecture: 'x86_64', url: 'file:///isos/rhcos.iso', version: '416.94.1' };
+const good = {
+  openshift_version: '4.16',
+  cpu_architecture: 'x86_64',
+  url: 'file:///isos/rhcos.iso',
+  version: '416.94.1',
+};
 
 describe('parseOsImages', () => {
   it('accepts assisted-image-service entries and normalises architectures', () => {
@@ -49,7 +54,10 @@ describe('parseOsImages', () => {
   it('reads OS_IMAGES_FILE as YAML or JSON', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'osimg-'));
     const file = path.join(dir, 'images.yaml');
-    await writeFile(file, `- openshift_version: "4.16"\n  cpu_architecture: x86_64\n  url: /isos/a.iso\n  version: "416.1"\n`);
+    await writeFile(
+      file,
+      `- openshift_version: "4.16"\n  cpu_architecture: x86_64\n  url: /isos/a.iso\n  version: "416.1"\n`,
+    );
     expect(osImagesFromEnvironment({ OS_IMAGES_FILE: file })?.entries).toHaveLength(1);
     expect(osImagesFromEnvironment({ OS_IMAGES_FILE: path.join(dir, 'missing.json') })?.problems[0]).toMatch(/ENOENT/);
     expect(osImagesFromEnvironment({})).toBeUndefined();

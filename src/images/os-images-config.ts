@@ -30,7 +30,10 @@ export function parseOsImages(text: string, origin: string): OsImagesConfig {
   try {
     raw = origin.endsWith('.yaml') || origin.endsWith('.yml') ? parseYaml(text) : JSON.parse(text);
   } catch (err) {
-    return { entries: [], problems: [`${origin}: not valid ${origin.match(/\.ya?ml$/) ? 'YAML' : 'JSON'}: ${(err as Error).message}`] };
+    return {
+      entries: [],
+      problems: [`${origin}: not valid ${origin.match(/\.ya?ml$/) ? 'YAML' : 'JSON'}: ${(err as Error).message}`],
+    };
   }
   if (!Array.isArray(raw)) return { entries: [], problems: [`${origin}: expected a list of images`] };
   const entries: OsImageEntry[] = [];
@@ -39,8 +42,14 @@ export function parseOsImages(text: string, origin: string): OsImagesConfig {
     const result = parseEntry(item);
     const name = describeEntry(item, index);
     if (typeof result === 'string') problems.push(`${origin}: image ${name}: ${result}`);
-    else if (entries.some((e) => e.openshiftVersion === result.openshiftVersion && e.cpuArchitecture === result.cpuArchitecture)) {
-      problems.push(`${origin}: image ${name}: duplicate of an earlier entry for the same openshift_version and cpu_architecture`);
+    else if (
+      entries.some(
+        (e) => e.openshiftVersion === result.openshiftVersion && e.cpuArchitecture === result.cpuArchitecture,
+      )
+    ) {
+      problems.push(
+        `${origin}: image ${name}: duplicate of an earlier entry for the same openshift_version and cpu_architecture`,
+      );
     } else entries.push(result);
   });
   return { entries, problems };
@@ -82,10 +91,13 @@ function parseEntry(item: unknown): OsImageEntry | string {
   if (o.sha256 !== undefined && (typeof o.sha256 !== 'string' || !/^[0-9a-fA-F]{64}$/.test(o.sha256))) {
     return '"sha256" must be 64 hexadecimal digits';
   }
-  if (o.type !== undefined && o.type !== 'full-iso') return `unsupported type ${JSON.stringify(o.type)} (only "full-iso")`;
+  if (o.type !== undefined && o.type !== 'full-iso')
+    return `unsupported type ${JSON.stringify(o.type)} (only "full-iso")`;
   const url = o.url as string;
-  if (!/^(file|https?|s3):\/\//.test(url) && !url.startsWith('/')) return `unsupported url ${JSON.stringify(redactUrl(url))}`;
-  if (url.startsWith('s3://') && !/^s3:\/\/[^/?#]+\/[^?#]+$/.test(url)) return `url ${JSON.stringify(redactUrl(url))} must be s3://bucket/key`;
+  if (!/^(file|https?|s3):\/\//.test(url) && !url.startsWith('/'))
+    return `unsupported url ${JSON.stringify(redactUrl(url))}`;
+  if (url.startsWith('s3://') && !/^s3:\/\/[^/?#]+\/[^?#]+$/.test(url))
+    return `url ${JSON.stringify(redactUrl(url))} must be s3://bucket/key`;
   return {
     openshiftVersion: o.openshift_version as string,
     version: o.version as string,

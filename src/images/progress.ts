@@ -42,7 +42,8 @@ export class TransferProgress {
     this.done += bytes;
     const at = this.now();
     const last = this.samples[this.samples.length - 1];
-    if (last && at - last.at < 100) last.bytes = this.done; // one sample per 100 ms is plenty
+    if (last && at - last.at < 100)
+      last.bytes = this.done; // one sample per 100 ms is plenty
     else this.samples.push({ at, bytes: this.done });
     while (this.samples.length > 2 && at - this.samples[1]!.at > RATE_WINDOW_MS) this.samples.shift();
   }
@@ -57,7 +58,10 @@ export class TransferProgress {
     const bytesPerSecond = elapsedMs > 0 ? Math.round(((this.done - first.bytes) * 1000) / elapsedMs) : 0;
     const total = this.total;
     const percent = total ? Math.min(100, Math.floor((this.done / total) * 1000) / 10) : undefined;
-    const etaSeconds = total !== undefined && bytesPerSecond > 0 ? Math.ceil(Math.max(0, total - this.done) / bytesPerSecond) : undefined;
+    const etaSeconds =
+      total !== undefined && bytesPerSecond > 0
+        ? Math.ceil(Math.max(0, total - this.done) / bytesPerSecond)
+        : undefined;
     return { bytes: this.done, total, percent, bytesPerSecond, etaSeconds };
   }
 }

@@ -22,7 +22,10 @@ import { unavailable } from '../test-support/requirements.js';
 
 const ID = '0b0c2f5e-7c8d-4e6f-9a1b-2c3d4e5f6a7b';
 const ignition: IgnitionSource = {
-  discoveryCustomization: async () => ({ ignition: Buffer.from('{"ignition":{"version":"3.1.0"}}'), kernelArguments: [] }),
+  discoveryCustomization: async () => ({
+    ignition: Buffer.from('{"ignition":{"version":"3.1.0"}}'),
+    kernelArguments: [],
+  }),
 };
 
 interface Reply {
@@ -36,7 +39,9 @@ function get(url: string): Promise<Reply> {
       .get(url, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
       })
       .on('error', reject);
   });
@@ -45,9 +50,17 @@ function get(url: string): Promise<Reply> {
 /** The image side of one bootsmith process over a imageStore of our own (what src/service.ts wires). */
 async function startImageSide(entries: OsImageEntry[], dataDir: string) {
   const metrics = new Metrics({ defaultMetrics: false });
-  const imageStore = new ManagedImageStore(entries, [], createLogger('silent'), { dataDir, metricsRegistry: metrics.registry });
+  const imageStore = new ManagedImageStore(entries, [], createLogger('silent'), {
+    dataDir,
+    metricsRegistry: metrics.registry,
+  });
   const loaded = imageStore.loadAll();
-  const app = createApp({ logger: createLogger('silent'), metrics, imageStore, artifacts: new ArtifactService(imageStore, ignition, 'gzip', 'http://127.0.0.1') });
+  const app = createApp({
+    logger: createLogger('silent'),
+    metrics,
+    imageStore,
+    artifacts: new ArtifactService(imageStore, ignition, 'gzip', 'http://127.0.0.1'),
+  });
   const server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -102,7 +115,12 @@ describe.skipIf(unavailable({ zip: HAVE_ZIP }))('four images, one broken', () =>
       expect(early.headers['cache-control']).toBe('no-store');
 
       // 4.14 is served while 4.15 is still downloading
-      await waitFor(() => first.imageStore.health().images[0]!.state === 'ready' && first.imageStore.health().images[1]!.state !== 'ready', '4.14 ready first');
+      await waitFor(
+        () =>
+          first.imageStore.health().images[0]!.state === 'ready' &&
+          first.imageStore.health().images[1]!.state !== 'ready',
+        '4.14 ready first',
+      );
       const served = await get(`${first.url}/images/${ID}?version=4.14&type=full-iso`);
       expect(served.status).toBe(200);
       expect(served.body.length).toBe(iso.length);
@@ -110,19 +128,30 @@ describe.skipIf(unavailable({ zip: HAVE_ZIP }))('four images, one broken', () =>
       expect(waiting.status).toBe(503);
       expect(Number(waiting.headers['retry-after'])).toBeGreaterThan(0);
       expect(waiting.headers['cache-control']).toBe('no-store');
-      const midway = JSON.parse((await get(`${first.url}/health`)).body.toString()) as { status: string; images: Array<Record<string, unknown>> };
+      const midway = JSON.parse((await get(`${first.url}/health`)).body.toString()) as {
+        status: string;
+        images: Array<Record<string, unknown>>;
+      };
       expect(midway.status).toBe('ok');
-      expect(midway.images[1]).toMatchObject({ openshift_version: '4.15', state: expect.stringMatching(/pending|downloading|verifying/) });
+      expect(midway.images[1]).toMatchObject({
+        openshift_version: '4.15',
+        state: expect.stringMatching(/pending|downloading|verifying/),
+      });
 
       await first.loaded;
-      const health = JSON.parse((await get(`${first.url}/health`)).body.toString()) as { images: Array<Record<string, unknown>> };
+      const health = JSON.parse((await get(`${first.url}/health`)).body.toString()) as {
+        images: Array<Record<string, unknown>>;
+      };
       expect(health.images.map((i) => i.state)).toEqual(['ready', 'ready', 'ready', 'failed']);
-      expect(health.images[3]).toMatchObject({ reason: expect.stringMatching(/sha256 is [0-9a-f]{64} but the configuration says f{64}/) });
+      expect(health.images[3]).toMatchObject({
+        reason: expect.stringMatching(/sha256 is [0-9a-f]{64} but the configuration says f{64}/),
+      });
       expect(health.images[3]!.retry_at).toBeUndefined();
       const broken = await get(`${first.url}/images/${ID}?version=4.17&type=full-iso`);
       expect(broken.status).toBe(503);
       expect(JSON.parse(broken.body.toString()).message).toMatch(/unusable: .*sha256/);
-      for (const v of ['4.15', '4.16']) expect((await get(`${first.url}/images/${ID}?version=${v}&type=full-iso`)).status).toBe(200);
+      for (const v of ['4.15', '4.16'])
+        expect((await get(`${first.url}/images/${ID}?version=${v}&type=full-iso`)).status).toBe(200);
       // the vendor zip broke half way and was resumed, not restarted
       expect(mirror.hitsFor('/vendor.zip').map((h) => h.range)).toEqual([undefined, `bytes=${zipHalf}-`]);
 

@@ -10,7 +10,12 @@ describe('imageStoreSettingsFromEnvironment', () => {
     expect(s.concurrency).toBe(2);
     expect(s.cacheMaxBytes).toBeUndefined();
     expect(s.sources.http).toMatchObject({ headers: {}, ca: undefined });
-    expect(s.sources.s3).toMatchObject({ region: 'us-east-1', endpoint: undefined, forcePathStyle: false, credentials: undefined });
+    expect(s.sources.s3).toMatchObject({
+      region: 'us-east-1',
+      endpoint: undefined,
+      forcePathStyle: false,
+      credentials: undefined,
+    });
   });
 
   it('reads the standard AWS variables and the path-style switch', () => {
@@ -21,8 +26,16 @@ describe('imageStoreSettingsFromEnvironment', () => {
       AWS_ACCESS_KEY_ID: 'id',
       AWS_SECRET_ACCESS_KEY: 'key',
     }).sources.s3;
-    expect(s).toMatchObject({ region: 'eu-west-1', endpoint: 'http://minio:9000', forcePathStyle: true, credentials: { accessKeyId: 'id', secretAccessKey: 'key' } });
-    expect(imageStoreSettingsFromEnvironment({ AWS_ENDPOINT_URL: 'http://a', AWS_ENDPOINT_URL_S3: 'http://b' }).sources.s3.endpoint).toBe('http://b');
+    expect(s).toMatchObject({
+      region: 'eu-west-1',
+      endpoint: 'http://minio:9000',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'id', secretAccessKey: 'key' },
+    });
+    expect(
+      imageStoreSettingsFromEnvironment({ AWS_ENDPOINT_URL: 'http://a', AWS_ENDPOINT_URL_S3: 'http://b' }).sources.s3
+        .endpoint,
+    ).toBe('http://b');
   });
 
   it('parses byte sizes with decimal and binary suffixes; 0 means no budget', () => {
@@ -35,7 +48,10 @@ describe('imageStoreSettingsFromEnvironment', () => {
   });
 
   it('reads extra headers as a JSON object and never echoes their values in errors', () => {
-    expect(imageStoreSettingsFromEnvironment({ OS_IMAGE_DOWNLOAD_HEADERS: '{"Authorization":"Bearer t"}' }).sources.http.headers).toEqual({ authorization: 'Bearer t' });
+    expect(
+      imageStoreSettingsFromEnvironment({ OS_IMAGE_DOWNLOAD_HEADERS: '{"Authorization":"Bearer t"}' }).sources.http
+        .headers,
+    ).toEqual({ authorization: 'Bearer t' });
     for (const bad of ['{"Authorization": 5}', '["x"]', 'Bearer secret-token']) {
       const err = (() => {
         try {
@@ -55,15 +71,25 @@ describe('imageStoreSettingsFromEnvironment', () => {
     onTestFinished(() => rm(dir, { recursive: true, force: true }));
     const good = path.join(dir, 'ca.pem');
     await writeFile(good, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
-    expect(imageStoreSettingsFromEnvironment({ OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE: good }).sources.http.ca).toContain('BEGIN CERTIFICATE');
+    expect(imageStoreSettingsFromEnvironment({ OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE: good }).sources.http.ca).toContain(
+      'BEGIN CERTIFICATE',
+    );
     await writeFile(path.join(dir, 'empty.pem'), 'nothing');
-    expect(() => imageStoreSettingsFromEnvironment({ OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE: path.join(dir, 'empty.pem') })).toThrow(/holds no PEM certificate/);
-    expect(() => imageStoreSettingsFromEnvironment({ OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE: path.join(dir, 'none.pem') })).toThrow(/cannot be read/);
+    expect(() =>
+      imageStoreSettingsFromEnvironment({ OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE: path.join(dir, 'empty.pem') }),
+    ).toThrow(/holds no PEM certificate/);
+    expect(() =>
+      imageStoreSettingsFromEnvironment({ OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE: path.join(dir, 'none.pem') }),
+    ).toThrow(/cannot be read/);
   });
 
   it('rejects bad concurrency and booleans naming the variable', () => {
-    expect(() => imageStoreSettingsFromEnvironment({ IMAGE_DOWNLOAD_CONCURRENCY: '0' })).toThrow(/^IMAGE_DOWNLOAD_CONCURRENCY must be/);
+    expect(() => imageStoreSettingsFromEnvironment({ IMAGE_DOWNLOAD_CONCURRENCY: '0' })).toThrow(
+      /^IMAGE_DOWNLOAD_CONCURRENCY must be/,
+    );
     expect(imageStoreSettingsFromEnvironment({ IMAGE_DOWNLOAD_CONCURRENCY: '4' }).concurrency).toBe(4);
-    expect(() => imageStoreSettingsFromEnvironment({ S3_FORCE_PATH_STYLE: 'yes' })).toThrow(/^S3_FORCE_PATH_STYLE must be true or false/);
+    expect(() => imageStoreSettingsFromEnvironment({ S3_FORCE_PATH_STYLE: 'yes' })).toThrow(
+      /^S3_FORCE_PATH_STYLE must be true or false/,
+    );
   });
 });

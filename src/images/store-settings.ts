@@ -45,7 +45,11 @@ export function imageStoreSettingsFromEnvironment(env: NodeJS.ProcessEnv): Image
     concurrency: concurrencyFrom(env.IMAGE_DOWNLOAD_CONCURRENCY),
     cacheMaxBytes: byteSizeFrom(env.IMAGE_CACHE_MAX_BYTES),
     sources: {
-      http: { headers: headersFrom(env.OS_IMAGE_DOWNLOAD_HEADERS), ca: caFrom(env.OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE), idleTimeoutMs: DOWNLOAD_IDLE_TIMEOUT_MS },
+      http: {
+        headers: headersFrom(env.OS_IMAGE_DOWNLOAD_HEADERS),
+        ca: caFrom(env.OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE),
+        idleTimeoutMs: DOWNLOAD_IDLE_TIMEOUT_MS,
+      },
       s3: {
         region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
         endpoint: env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined,
@@ -73,13 +77,24 @@ function concurrencyFrom(raw: string | undefined): number {
   if (raw === undefined || raw === '') return DEFAULT_CONCURRENCY;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 1 || value > 64) {
-    throw new ImageSettingsError('IMAGE_DOWNLOAD_CONCURRENCY', `must be a whole number from 1 to 64, not ${JSON.stringify(raw)}`);
+    throw new ImageSettingsError(
+      'IMAGE_DOWNLOAD_CONCURRENCY',
+      `must be a whole number from 1 to 64, not ${JSON.stringify(raw)}`,
+    );
   }
   return value;
 }
 
 const SUFFIXES: Record<string, number> = {
-  '': 1, K: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40,
+  '': 1,
+  K: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
 };
 
 /** `50Gi` → 53687091200; unset, empty or 0 → undefined (no budget). */
@@ -88,7 +103,10 @@ export function byteSizeFrom(raw: string | undefined): number | undefined {
   const m = /^(\d+(?:\.\d+)?)\s*(|K|M|G|T|Ki|Mi|Gi|Ti)B?$/.exec(raw.trim());
   const value = m ? Math.floor(Number(m[1]) * SUFFIXES[m[2]!]!) : NaN;
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw new ImageSettingsError('IMAGE_CACHE_MAX_BYTES', `must be a byte count such as 53687091200, 50G or 50Gi, not ${JSON.stringify(raw)}`);
+    throw new ImageSettingsError(
+      'IMAGE_CACHE_MAX_BYTES',
+      `must be a byte count such as 53687091200, 50G or 50Gi, not ${JSON.stringify(raw)}`,
+    );
   }
   return value === 0 ? undefined : value;
 }
@@ -99,7 +117,10 @@ function headersFrom(raw: string | undefined): Record<string, string> {
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw new ImageSettingsError('OS_IMAGE_DOWNLOAD_HEADERS', 'must be a JSON object of header names to string values (it is not valid JSON)');
+    throw new ImageSettingsError(
+      'OS_IMAGE_DOWNLOAD_HEADERS',
+      'must be a JSON object of header names to string values (it is not valid JSON)',
+    );
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new ImageSettingsError('OS_IMAGE_DOWNLOAD_HEADERS', 'must be a JSON object of header names to string values');
@@ -107,7 +128,10 @@ function headersFrom(raw: string | undefined): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(parsed)) {
     if (typeof value !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
-      throw new ImageSettingsError('OS_IMAGE_DOWNLOAD_HEADERS', `entry ${JSON.stringify(name)} must be a valid header name with a string value`);
+      throw new ImageSettingsError(
+        'OS_IMAGE_DOWNLOAD_HEADERS',
+        `entry ${JSON.stringify(name)} must be a valid header name with a string value`,
+      );
     }
     headers[name.toLowerCase()] = value;
   }

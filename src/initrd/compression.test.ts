@@ -20,7 +20,10 @@ function xzList(bytes: Buffer): string[] {
   try {
     const file = join(dir.path, 'data.xz');
     writeFileSync(file, bytes);
-    const line = tool('xz', ['--list', '--robot', file]).stdout.toString('utf8').split('\n').find((l) => l.startsWith('file\t'));
+    const line = tool('xz', ['--list', '--robot', file])
+      .stdout.toString('utf8')
+      .split('\n')
+      .find((l) => l.startsWith('file\t'));
     return line!.split('\t');
   } finally {
     dir.cleanup();
@@ -56,7 +59,9 @@ describe('gzip', () => {
       expect(named[3]! & 0x08).toBe(0x08); // FNAME present
       expect((await decompress(named)).equals(sample)).toBe(true);
       const second = tool('gzip', ['-c'], { input: Buffer.from('second') }).stdout;
-      expect((await decompress(Buffer.concat([named, second]))).toString('latin1')).toBe(sample.toString('latin1') + 'second');
+      expect((await decompress(Buffer.concat([named, second]))).toString('latin1')).toBe(
+        sample.toString('latin1') + 'second',
+      );
     } finally {
       dir.cleanup();
     }
@@ -116,7 +121,9 @@ describe('xz', () => {
   });
 
   it('finds the end of a stream from its structure, multi-block streams included', async () => {
-    const multi = tool('xz', ['-c', '-T2', '--block-size=4096', '--check=sha256'], { input: randomBytes(20000) }).stdout;
+    const multi = tool('xz', ['-c', '-T2', '--block-size=4096', '--check=sha256'], {
+      input: randomBytes(20000),
+    }).stdout;
     expect(Number(xzList(multi)[2])).toBeGreaterThan(1); // several blocks
     expect(xzStreamLength(Buffer.concat([multi, Buffer.from([0x1f, 0x8b, 0x59, 0x5a])]))).toBe(multi.length);
     const stream = await decodeStream(Buffer.concat([multi, Buffer.from('YZ trailing junk')]));
@@ -151,8 +158,12 @@ describe('zstd', () => {
     const checked = tool('zstd', ['-q', '-19', '-c'], { input: sample }).stdout;
     const unchecked = tool('zstd', ['-q', '--no-check', '-c'], { input: Buffer.from('more') }).stdout;
     expect((await decompress(checked)).equals(sample)).toBe(true);
-    expect((await decompress(Buffer.concat([checked, unchecked]))).toString('latin1')).toBe(sample.toString('latin1') + 'more');
-    expect(zstdFramesLength(Buffer.concat([checked, unchecked, Buffer.alloc(3)]))).toBe(checked.length + unchecked.length);
+    expect((await decompress(Buffer.concat([checked, unchecked]))).toString('latin1')).toBe(
+      sample.toString('latin1') + 'more',
+    );
+    expect(zstdFramesLength(Buffer.concat([checked, unchecked, Buffer.alloc(3)]))).toBe(
+      checked.length + unchecked.length,
+    );
   });
 
   it('skips skippable frames', async () => {
@@ -187,7 +198,9 @@ describe('decompress', () => {
 
   it('rejects non-zero data after a compressed stream', async () => {
     const gz = await compress(Buffer.from('x'), 'gzip');
-    await expect(decompress(Buffer.concat([gz, Buffer.alloc(3), Buffer.from('junk')]))).rejects.toThrow(/trailing data/);
+    await expect(decompress(Buffer.concat([gz, Buffer.alloc(3), Buffer.from('junk')]))).rejects.toThrow(
+      /trailing data/,
+    );
   });
 
   it('decodeStream refuses raw data', async () => {

@@ -4,7 +4,16 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { BadRequestError, FormatError } from '../errors.js';
-import { type CpioEntry, type CpioFileInput, DIRECTORY_MODE, S_IFREG, isDirectory, readCpio, readCpioArchive, writeCpio } from './cpio.js';
+import {
+  type CpioEntry,
+  type CpioFileInput,
+  DIRECTORY_MODE,
+  S_IFREG,
+  isDirectory,
+  readCpio,
+  readCpioArchive,
+  writeCpio,
+} from './cpio.js';
 import { lastByPath } from './initrd.js';
 import { tempDir, tool } from './test-support/tools.js';
 
@@ -22,9 +31,13 @@ function systemCpio(files: Record<string, string>, format = 'newc'): Buffer {
       mkdirSync(join(dir.path, path, '..'), { recursive: true });
       writeFileSync(join(dir.path, path), content);
     }
-    const list = tool('find', ['.', '-mindepth', '1'], { cwd: dir.path }).stdout.toString('utf8').split('\n').filter(Boolean);
+    const list = tool('find', ['.', '-mindepth', '1'], { cwd: dir.path })
+      .stdout.toString('utf8')
+      .split('\n')
+      .filter(Boolean);
     const names = list.map((p) => p.replace(/^\.\//, '')).sort();
-    return tool('cpio', ['-o', '-H', format, '--quiet'], { cwd: dir.path, input: Buffer.from(names.join('\n') + '\n') }).stdout;
+    return tool('cpio', ['-o', '-H', format, '--quiet'], { cwd: dir.path, input: Buffer.from(names.join('\n') + '\n') })
+      .stdout;
   } finally {
     dir.cleanup();
   }
@@ -44,12 +57,15 @@ describe('writeCpio', () => {
       ['etc/coreos-firstboot-network/eth0.nmconnection', '100600', 3],
     ]);
     for (const e of entries) {
-      expect([e.uid, e.gid, e.nlink, e.mtime, e.devMajor, e.devMinor, e.rdevMajor, e.rdevMinor]).toEqual([0, 0, 1, 0, 0, 0, 0, 0]);
+      expect([e.uid, e.gid, e.nlink, e.mtime, e.devMajor, e.devMinor, e.rdevMajor, e.rdevMinor]).toEqual([
+        0, 0, 1, 0, 0, 0, 0, 0,
+      ]);
     }
 
     // First header, byte for byte: lowercase hex, ino 0, S_IFREG|0644, nlink 1, size 2, namesize 11.
     const expectedHeader =
-      '070701' + ['0', '81a4', '0', '0', '1', '0', '2', '0', '0', '0', '0', 'b', '0'].map((v) => v.padStart(8, '0')).join('');
+      '070701' +
+      ['0', '81a4', '0', '0', '1', '0', '2', '0', '0', '0', '0', 'b', '0'].map((v) => v.padStart(8, '0')).join('');
     expect(archive.toString('latin1', 0, 110)).toBe(expectedHeader);
     // 110 + 11 = 121 -> name padded to 124; data "{}" padded to 128.
     expect(archive.toString('latin1', 110, 124)).toBe('config.ign\0\0\0\0');
@@ -59,7 +75,9 @@ describe('writeCpio', () => {
     expect(archive.length % 4).toBe(0);
     const trailer = archive.length - 124;
     expect(archive.toString('latin1', trailer, archive.length)).toBe(
-      '070701' + ['0', '0', '0', '0', '1', '0', '0', '0', '0', '0', '0', 'b', '0'].map((v) => v.padStart(8, '0')).join('') + 'TRAILER!!!\0\0\0\0',
+      '070701' +
+        ['0', '0', '0', '0', '1', '0', '0', '0', '0', '0', '0', 'b', '0'].map((v) => v.padStart(8, '0')).join('') +
+        'TRAILER!!!\0\0\0\0',
     );
   });
 
@@ -94,7 +112,12 @@ describe('writeCpio', () => {
     // UTF-8: U+FF5E is EF BD 9E, U+1F600 is F0 9F 98 80, so U+FF5E first. UTF-16 code units
     // (JS default sort) would put U+1F600's lead surrogate D83D first. coreos-installer's
     // BTreeMap<String> orders by UTF-8 bytes.
-    const entries = readCpio(writeCpio([{ path: '😀', data: text('b') }, { path: '～', data: text('a') }]));
+    const entries = readCpio(
+      writeCpio([
+        { path: '😀', data: text('b') },
+        { path: '～', data: text('a') },
+      ]),
+    );
     expect(entries.map((e) => e.path)).toEqual(['～', '😀']);
   });
 
@@ -111,7 +134,8 @@ describe('writeCpio', () => {
 
   it('round-trips contents of every length modulo 4, empty files and unicode names', () => {
     const files: CpioFileInput[] = [];
-    for (let n = 0; n < 9; n++) files.push({ path: `dir/n${n}${'x'.repeat(n)}`, data: Buffer.alloc(n, 0x41 + n), mode: 0o640 });
+    for (let n = 0; n < 9; n++)
+      files.push({ path: `dir/n${n}${'x'.repeat(n)}`, data: Buffer.alloc(n, 0x41 + n), mode: 0o640 });
     files.push({ path: 'ünï/cödé', data: text('ü') });
     const entries = readCpio(writeCpio(files));
     const byPath = lastByPath(entries);
@@ -134,10 +158,17 @@ describe('writeCpio', () => {
       [{ path: 'TRAILER!!!', data: text('') }],
       [{ path: 'x', data: text(''), mode: 0o100644 }],
       [{ path: 'x', data: text(''), mode: -1 }],
-      [{ path: 'x', data: text('') }, { path: 'x', data: text('2') }],
-      [{ path: 'x', data: text('') }, { path: 'x/y', data: text('2') }],
+      [
+        { path: 'x', data: text('') },
+        { path: 'x', data: text('2') },
+      ],
+      [
+        { path: 'x', data: text('') },
+        { path: 'x/y', data: text('2') },
+      ],
     ];
-    for (const files of bad) expect(() => writeCpio(files), JSON.stringify(files.map((f) => f.path))).toThrow(BadRequestError);
+    for (const files of bad)
+      expect(() => writeCpio(files), JSON.stringify(files.map((f) => f.path))).toThrow(BadRequestError);
   });
 });
 
@@ -152,7 +183,10 @@ describe('independent readers read what writeCpio writes', () => {
     const archive = writeCpio(files);
     const dir = tempDir();
     try {
-      const listed = tool('cpio', ['-i', '--list', '--quiet'], { input: archive, cwd: dir.path }).stdout.toString('utf8').split('\n').filter(Boolean);
+      const listed = tool('cpio', ['-i', '--list', '--quiet'], { input: archive, cwd: dir.path })
+        .stdout.toString('utf8')
+        .split('\n')
+        .filter(Boolean);
       expect(listed).toEqual([
         'config.ign',
         'empty',
@@ -201,7 +235,9 @@ describe('readCpio', () => {
 
   it('reads concatenated archives; the last copy of a path wins, as in the kernel', () => {
     const archives = ['first', 'second', 'third'].map((word) => systemCpio({ 'data/file': `${word}\n` }));
-    const entries = readCpio(Buffer.concat([archives[0]!, Buffer.alloc(8), archives[1]!, archives[2]!, Buffer.alloc(100)]));
+    const entries = readCpio(
+      Buffer.concat([archives[0]!, Buffer.alloc(8), archives[1]!, archives[2]!, Buffer.alloc(100)]),
+    );
     expect(entries.filter((e) => e.path === 'data/file')).toHaveLength(3);
     expect(lastByPath(entries).get('data/file')!.data.toString()).toBe('third\n');
   });
@@ -231,7 +267,12 @@ describe('readCpio', () => {
       ['empty', Buffer.alloc(0)],
       ['all zeros', Buffer.alloc(512)],
       ['bad magic', Buffer.concat([text('070707'), good.subarray(6)])],
-      ['garbage', text('this is not a cpio archive at all, not even close to one; no no no no no no no no no no no no no no no no no no')],
+      [
+        'garbage',
+        text(
+          'this is not a cpio archive at all, not even close to one; no no no no no no no no no no no no no no no no no no',
+        ),
+      ],
       ['non-hex field', Buffer.concat([good.subarray(0, 6), text('0000000g'), good.subarray(14)])],
       ['truncated header', good.subarray(0, 60)],
       ['truncated data', good.subarray(0, 118)],

@@ -133,7 +133,10 @@ function validateInput(file: CpioFileInput): { path: string; mode: number; data:
   if (path.startsWith('/')) throw new BadRequestError(`cpio member path ${JSON.stringify(path)} is absolute`, context);
   for (const component of path.split('/')) {
     if (component === '' || component === '.' || component === '..') {
-      throw new BadRequestError(`cpio member path ${JSON.stringify(path)} has an empty, "." or ".." component`, context);
+      throw new BadRequestError(
+        `cpio member path ${JSON.stringify(path)} has an empty, "." or ".." component`,
+        context,
+      );
     }
   }
   if (path === TRAILER_NAME) throw new BadRequestError(`cpio member path may not be ${TRAILER_NAME}`, context);
@@ -207,14 +210,17 @@ export function readCpioArchive(bytes: Uint8Array, start: number): CpioArchive {
     const at = offset;
     const context = (): Record<string, unknown> => ({ offset: at, entry: entries.length });
     if (buf.length - at < HEADER_LENGTH) {
-      throw new FormatError(
-        at === start ? 'truncated cpio header' : 'cpio archive ends without a TRAILER!!! entry',
-        { ...context(), available: buf.length - at },
-      );
+      throw new FormatError(at === start ? 'truncated cpio header' : 'cpio archive ends without a TRAILER!!! entry', {
+        ...context(),
+        available: buf.length - at,
+      });
     }
     const magic = buf.toString('latin1', at, at + 6);
     if (magic !== MAGIC_NEWC && magic !== MAGIC_CRC) {
-      throw new FormatError(`bad cpio magic ${JSON.stringify(magic)} (only newc "070701"/"070702" is supported)`, context());
+      throw new FormatError(
+        `bad cpio magic ${JSON.stringify(magic)} (only newc "070701"/"070702" is supported)`,
+        context(),
+      );
     }
     const field = (index: number): number => {
       const text = buf.toString('latin1', at + 6 + index * 8, at + 14 + index * 8);
@@ -240,7 +246,8 @@ export function readCpioArchive(bytes: Uint8Array, start: number): CpioArchive {
     if (nameSize === 0) throw new FormatError('cpio entry has a zero name size', context());
     const nameStart = at + HEADER_LENGTH;
     const nameEnd = nameStart + nameSize;
-    if (nameEnd > buf.length) throw new FormatError('cpio entry name runs past the end of the data', { ...context(), nameSize });
+    if (nameEnd > buf.length)
+      throw new FormatError('cpio entry name runs past the end of the data', { ...context(), nameSize });
     if (buf[nameEnd - 1] !== 0) throw new FormatError('cpio entry name is not NUL-terminated', context());
     let realEnd = nameEnd - 1;
     while (realEnd > nameStart && buf[realEnd - 1] === 0) realEnd--; // dracut-cpio pads names
@@ -255,7 +262,10 @@ export function readCpioArchive(bytes: Uint8Array, start: number): CpioArchive {
     const dataStart = nameEnd + padTo4(nameEnd - start);
     const dataEnd = dataStart + fileSize;
     if (dataEnd > buf.length) {
-      throw new FormatError(`cpio entry ${JSON.stringify(path)} data runs past the end of the data`, { ...context(), fileSize });
+      throw new FormatError(`cpio entry ${JSON.stringify(path)} data runs past the end of the data`, {
+        ...context(),
+        fileSize,
+      });
     }
     offset = dataEnd + padTo4(dataEnd - start);
     if (offset > buf.length) {
@@ -270,7 +280,11 @@ export function readCpioArchive(bytes: Uint8Array, start: number): CpioArchive {
       let sum = 0;
       for (const byte of data) sum = (sum + byte) >>> 0;
       if (sum !== check) {
-        throw new FormatError(`cpio entry ${JSON.stringify(path)} checksum mismatch`, { ...context(), expected: check, actual: sum });
+        throw new FormatError(`cpio entry ${JSON.stringify(path)} checksum mismatch`, {
+          ...context(),
+          expected: check,
+          actual: sum,
+        });
       }
     }
     entries.push({ path, mode, data, ino, uid, gid, nlink, mtime, devMajor, devMinor, rdevMajor, rdevMinor });

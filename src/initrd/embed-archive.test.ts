@@ -74,7 +74,10 @@ describe('buildEmbedArchive', () => {
     const dir = tempDir();
     try {
       writeFileSync(join(dir.path, 'ignition.img'), xz);
-      const file = tool('xz', ['--list', '--robot', join(dir.path, 'ignition.img')]).stdout.toString().split('\n').find((l) => l.startsWith('file\t'));
+      const file = tool('xz', ['--list', '--robot', join(dir.path, 'ignition.img')])
+        .stdout.toString()
+        .split('\n')
+        .find((l) => l.startsWith('file\t'));
       expect(file!.split('\t')[6]).toBe('CRC32');
     } finally {
       dir.cleanup();
@@ -93,7 +96,13 @@ describe('buildEmbedArchive', () => {
     for (const bad of ['', 'a/b', '../x', '.hidden', '.nmconnection', 'a\\b', 'tab\there', 'x'.repeat(250)]) {
       expect(() => keyfileName(bad), JSON.stringify(bad)).toThrow(BadRequestError);
     }
-    const twice = { ignition, networkKeyfiles: [{ name: 'eth0', content: Buffer.from('a') }, { name: 'eth0.nmconnection', content: Buffer.from('b') }] };
+    const twice = {
+      ignition,
+      networkKeyfiles: [
+        { name: 'eth0', content: Buffer.from('a') },
+        { name: 'eth0.nmconnection', content: Buffer.from('b') },
+      ],
+    };
     await expect(buildEmbedArchive(twice)).rejects.toThrow(/given twice/);
     await expect(buildEmbedArchive({ ignition: Buffer.alloc(0) })).rejects.toThrow(BadRequestError);
   });
@@ -108,7 +117,10 @@ describe('fitToArea', () => {
 
   it('throws PayloadTooLargeError naming both sizes, never truncating', async () => {
     // Random data does not compress: ~300 KiB of it cannot fit a 256 KiB area.
-    const big = await buildEmbedArchive({ ignition: Buffer.from(randomBytes(300 * 1024).toString('base64')) }, { compression: 'xz' });
+    const big = await buildEmbedArchive(
+      { ignition: Buffer.from(randomBytes(300 * 1024).toString('base64')) },
+      { compression: 'xz' },
+    );
     expect(big.length).toBeGreaterThan(AREA);
     let error: unknown;
     try {
@@ -141,7 +153,10 @@ describe('readEmbedArea', () => {
     const dir = tempDir();
     try {
       writeFileSync(join(dir.path, 'config.ign'), ignition);
-      const cpio = tool('cpio', ['-o', '-H', 'newc', '--quiet'], { cwd: dir.path, input: Buffer.from('config.ign\n') }).stdout;
+      const cpio = tool('cpio', ['-o', '-H', 'newc', '--quiet'], {
+        cwd: dir.path,
+        input: Buffer.from('config.ign\n'),
+      }).stdout;
       const gz = tool('gzip', ['-c'], { input: cpio }).stdout;
       const read = await readEmbedArea(padToArea(gz));
       expect(read.ignition?.equals(ignition)).toBe(true);
@@ -154,7 +169,10 @@ describe('readEmbedArea', () => {
   it('reads a coreos-installer style xz area and a zstd area', async () => {
     const cpio = tool('gzip', ['-dc'], { input: await buildEmbedArchive(payload) }).stdout;
     const xz = tool('xz', ['-9', '-c', '--check=crc32'], { input: cpio }).stdout;
-    expect((await readEmbedArea(padToArea(xz))).networkKeyfiles.map((k) => k.name)).toEqual(['bond0.nmconnection', 'eth0.nmconnection']);
+    expect((await readEmbedArea(padToArea(xz))).networkKeyfiles.map((k) => k.name)).toEqual([
+      'bond0.nmconnection',
+      'eth0.nmconnection',
+    ]);
     const zst = tool('zstd', ['-q', '-c'], { input: cpio }).stdout;
     expect((await readEmbedArea(padToArea(zst))).ignition?.equals(ignition)).toBe(true);
     expect((await readEmbedArea(padToArea(zst))).networkKeyfiles).toHaveLength(2);

@@ -51,13 +51,17 @@ export interface EmbedContents {
 export function keyfileName(name: string): string {
   const context = { name };
   if (name.length === 0) throw new BadRequestError('network keyfile name is empty', context);
-  if (name.includes('/') || name.includes('\\')) throw new BadRequestError('network keyfile name contains a path separator', context);
+  if (name.includes('/') || name.includes('\\'))
+    throw new BadRequestError('network keyfile name contains a path separator', context);
   if (name.startsWith('.')) throw new BadRequestError('network keyfile name starts with a dot', context);
-  if (/[\x00-\x1f\x7f]/.test(name)) throw new BadRequestError('network keyfile name contains a control character', context);
+  if (/[\x00-\x1f\x7f]/.test(name))
+    throw new BadRequestError('network keyfile name contains a control character', context);
   const full = name.endsWith(KEYFILE_SUFFIX) ? name : `${name}${KEYFILE_SUFFIX}`;
   if (full === KEYFILE_SUFFIX) throw new BadRequestError('network keyfile name is only the suffix', context);
   if (Buffer.byteLength(full, 'utf8') > NAME_MAX) {
-    throw new BadRequestError(`network keyfile name is longer than ${NAME_MAX} bytes`, { length: Buffer.byteLength(full, 'utf8') });
+    throw new BadRequestError(`network keyfile name is longer than ${NAME_MAX} bytes`, {
+      length: Buffer.byteLength(full, 'utf8'),
+    });
   }
   return full;
 }
@@ -77,7 +81,10 @@ export function embedMembers(payload: EmbedPayload): CpioFileInput[] {
 }
 
 /** The compressed archive to place in an Ignition embed area (or append to a PXE initrd). */
-export async function buildEmbedArchive(payload: EmbedPayload, options: EmbedOptions = { compression: 'gzip' }): Promise<Buffer> {
+export async function buildEmbedArchive(
+  payload: EmbedPayload,
+  options: EmbedOptions = { compression: 'gzip' },
+): Promise<Buffer> {
   return compress(writeCpio(embedMembers(payload)), options.compression);
 }
 

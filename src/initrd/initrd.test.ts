@@ -23,11 +23,18 @@ function helloWorldCpio(name: string): Buffer {
 }
 
 function files(entries: Awaited<ReturnType<typeof readInitrd>>): Record<string, string> {
-  return Object.fromEntries([...lastByPath(entries).values()].filter(isRegularFile).map((e) => [e.path, e.data.toString('utf8')]));
+  return Object.fromEntries(
+    [...lastByPath(entries).values()].filter(isRegularFile).map((e) => [e.path, e.data.toString('utf8')]),
+  );
 }
 
 const expected = (...names: string[]): Record<string, string> =>
-  Object.fromEntries(names.flatMap((n) => [[`${n}/hello`, 'HELLO\n'], [`${n}/world`, 'WORLD\n']]));
+  Object.fromEntries(
+    names.flatMap((n) => [
+      [`${n}/hello`, 'HELLO\n'],
+      [`${n}/world`, 'WORLD\n'],
+    ]),
+  );
 
 describe('readInitrd', () => {
   it('reads raw, gzip, xz and zstd archives concatenated without padding', async () => {
@@ -49,7 +56,9 @@ describe('readInitrd', () => {
     const head = gz.length % 4 === 3 ? gz : Buffer.concat([gz, Buffer.alloc(3 - (gz.length % 4))]);
     expect(head.length % 4).toBe(3);
     await expect(readInitrd(Buffer.concat([head, helloWorldCpio('b')]))).rejects.toThrow(/not 4-byte aligned/);
-    expect(files(await readInitrd(Buffer.concat([head, Buffer.alloc(1), helloWorldCpio('b')])))).toEqual(expected('a', 'b'));
+    expect(files(await readInitrd(Buffer.concat([head, Buffer.alloc(1), helloWorldCpio('b')])))).toEqual(
+      expected('a', 'b'),
+    );
   });
 
   it('skips zero padding before, between and after archives', async () => {
@@ -65,7 +74,9 @@ describe('readInitrd', () => {
   });
 
   it('reads several archives inside one compressed stream; the last copy wins', async () => {
-    const archives = ['first', 'second', 'third'].map((word) => writeCpio([{ path: 'data/file', data: Buffer.from(`${word}\n`) }]));
+    const archives = ['first', 'second', 'third'].map((word) =>
+      writeCpio([{ path: 'data/file', data: Buffer.from(`${word}\n`) }]),
+    );
     const image = tool('xz', ['-c', '--check=crc32'], { input: Buffer.concat(archives) }).stdout;
     expect(files(await readInitrd(image))).toEqual({ 'data/file': 'third\n' });
   });
@@ -76,9 +87,9 @@ describe('readInitrd', () => {
   });
 
   it('rejects junk, at the start or after a valid archive', async () => {
-    await expect(readInitrd(Buffer.from('not an initrd, certainly not a cpio archive; just a sentence long enough for a header'))).rejects.toThrow(
-      FormatError,
-    );
+    await expect(
+      readInitrd(Buffer.from('not an initrd, certainly not a cpio archive; just a sentence long enough for a header')),
+    ).rejects.toThrow(FormatError);
     const gz = tool('gzip', ['-c'], { input: helloWorldCpio('a') }).stdout;
     await expect(readInitrd(Buffer.concat([gz, Buffer.from([1, 2, 3, 4])]))).rejects.toThrow(FormatError);
     // A compressed stream that does not hold a cpio archive.

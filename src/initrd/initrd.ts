@@ -18,9 +18,12 @@ export async function readInitrd(bytes: Uint8Array): Promise<CpioEntry[]> {
   while (offset < bytes.length) {
     if (sniffFormat(bytes, offset) === 'raw') {
       if (offset % 4 !== 0) {
-        throw new FormatError(`uncompressed cpio archive at offset ${offset} is not 4-byte aligned; the kernel would reject it`, {
-          offset,
-        });
+        throw new FormatError(
+          `uncompressed cpio archive at offset ${offset} is not 4-byte aligned; the kernel would reject it`,
+          {
+            offset,
+          },
+        );
       }
       const archive = readCpioArchive(bytes, offset);
       entries.push(...archive.entries);

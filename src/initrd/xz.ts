@@ -45,7 +45,8 @@ export async function xzDecodeStream(bytes: Uint8Array): Promise<Buffer> {
  */
 export function xzStreamLength(bytes: Uint8Array): number {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (buf.length < HEADER_SIZE || !buf.subarray(0, 6).equals(XZ_MAGIC)) throw new FormatError('not xz data (bad magic)');
+  if (buf.length < HEADER_SIZE || !buf.subarray(0, 6).equals(XZ_MAGIC))
+    throw new FormatError('not xz data (bad magic)');
   const flags = buf.subarray(6, 8);
   if (flags[0] !== 0 || (flags[1]! & 0xf0) !== 0 || crc32(flags) !== buf.readUInt32LE(8)) {
     throw new FormatError('corrupt xz stream header');
@@ -111,7 +112,12 @@ async function runXz(args: string[], input: Uint8Array, what: string): Promise<B
     child.on('error', (cause: NodeJS.ErrnoException) => {
       reject(
         cause.code === 'ENOENT'
-          ? new BootsmithError('internal', `${what}: the "xz" program was not found on PATH (install xz / xz-utils)`, {}, { cause })
+          ? new BootsmithError(
+              'internal',
+              `${what}: the "xz" program was not found on PATH (install xz / xz-utils)`,
+              {},
+              { cause },
+            )
           : new BootsmithError('internal', `${what}: could not run xz: ${cause.message}`, {}, { cause }),
       );
     });

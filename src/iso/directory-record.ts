@@ -40,14 +40,20 @@ export function isSelfOrParent(record: DirectoryRecord): boolean {
 export function parseDirectoryRecord(buf: Buffer, pos: number): DirectoryRecord {
   const length = buf.readUInt8(pos);
   if (length < HEADER_SIZE + 1) {
-    throw new Error(`directory record at byte ${pos} is ${length} bytes, shorter than the ${HEADER_SIZE + 1}-byte minimum`);
+    throw new Error(
+      `directory record at byte ${pos} is ${length} bytes, shorter than the ${HEADER_SIZE + 1}-byte minimum`,
+    );
   }
   if (pos + length > buf.length) {
-    throw new Error(`directory record at byte ${pos} (${length} bytes) runs past the end of the ${buf.length}-byte directory`);
+    throw new Error(
+      `directory record at byte ${pos} (${length} bytes) runs past the end of the ${buf.length}-byte directory`,
+    );
   }
   const nameLength = buf.readUInt8(pos + 32);
   if (HEADER_SIZE + nameLength > length) {
-    throw new Error(`directory record at byte ${pos}: identifier of ${nameLength} bytes does not fit in the ${length}-byte record`);
+    throw new Error(
+      `directory record at byte ${pos}: identifier of ${nameLength} bytes does not fit in the ${length}-byte record`,
+    );
   }
   // The identifier is followed by one padding byte when its length is even.
   const suStart = Math.min(length, HEADER_SIZE + nameLength + (nameLength % 2 === 0 ? 1 : 0));

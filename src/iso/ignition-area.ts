@@ -30,7 +30,9 @@ export async function locateIgnitionArea(iso: IsoFs): Promise<IgnitionArea> {
     );
   }
   if (area.length === 0) {
-    throw new FormatError(`locating Ignition embed area of ${iso.path}: the area in ${area.file} is empty`, { path: iso.path });
+    throw new FormatError(`locating Ignition embed area of ${iso.path}: the area in ${area.file} is empty`, {
+      path: iso.path,
+    });
   }
   iso.assertInside(area, `Ignition embed area in ${area.file}`);
   return area;
@@ -56,7 +58,8 @@ function sliceOf(
   length: number | undefined,
   fail: (reason: string) => FormatError,
 ): IgnitionArea {
-  if (offset > entry.length) throw fail(`Ignition area offset ${offset} is beyond the end of ${file} (${entry.length} bytes)`);
+  if (offset > entry.length)
+    throw fail(`Ignition area offset ${offset} is beyond the end of ${file} (${entry.length} bytes)`);
   const areaLength = length ?? entry.length - offset;
   if (offset + areaLength > entry.length) {
     throw fail(`Ignition area ${offset}+${areaLength} lies outside ${file}, which is ${entry.length} bytes`);

@@ -28,134 +28,139 @@ async function walkPaths(iso: IsoFs): Promise<string[]> {
   return out;
 }
 
-describe.skipIf(unavailable({ '../shared fixtures': HAVE_FIXTURES, xz: HAVE_XZ }))('IsoFs on the coreos-installer fixtures', () => {
-  let fx: FixtureSet;
-  const fixture = (name: string): string => fx.path(name);
+describe.skipIf(unavailable({ '../shared fixtures': HAVE_FIXTURES, xz: HAVE_XZ }))(
+  'IsoFs on the coreos-installer fixtures',
+  () => {
+    let fx: FixtureSet;
+    const fixture = (name: string): string => fx.path(name);
 
-  beforeAll(() => {
-    fx = FixtureSet.create('fs');
-  });
-  afterAll(() => fx.remove());
+    beforeAll(() => {
+      fx = FixtureSet.create('fs');
+    });
+    afterAll(() => fx.remove());
 
-  describe('synthetic.iso (coreos-installer src/iso9660.rs test vectors)', () => {
-    it('reads the primary volume descriptor', async () => {
-      await withIsoFs(fixture('synthetic.iso'), async (iso) => {
-        expect(iso.primary.systemId).toBe('system-ID-string');
-        expect(iso.volumeId).toBe('volume-ID-string');
-        expect(iso.primary.volumeBytes).toBe(338 * SECTOR_SIZE);
-        expect(iso.root().isDirectory).toBe(true);
-        expect(iso.hasRockRidge).toBe(false);
+    describe('synthetic.iso (coreos-installer src/iso9660.rs test vectors)', () => {
+      it('reads the primary volume descriptor', async () => {
+        await withIsoFs(fixture('synthetic.iso'), async (iso) => {
+          expect(iso.primary.systemId).toBe('system-ID-string');
+          expect(iso.volumeId).toBe('volume-ID-string');
+          expect(iso.primary.volumeBytes).toBe(338 * SECTOR_SIZE);
+          expect(iso.root().isDirectory).toBe(true);
+          expect(iso.hasRockRidge).toBe(false);
+        });
       });
-    });
 
-    it('walks the tree with ISO 9660 names', async () => {
-      const expected = [
-        'CONTENT',
-        'CONTENT/DIR',
-        'CONTENT/DIR/SUBFILE.TXT',
-        'CONTENT/FILE.TXT',
-        'LARGEDIR',
-        'NAMES',
-        `NAMES/!"%&'()*.+,-`,
-        'NAMES/:<=>?',
-        'NAMES/ABC',
-        'NAMES/ABC.D',
-        'NAMES/ABC.DE',
-        'NAMES/ABC.DEF',
-        'NAMES/ABCDE000',
-        'NAMES/ABCDEFGH',
-        'NAMES/ABCDEFGH.I',
-        'NAMES/ABCDEFGH.IJ',
-        'NAMES/ABCDEFGH.IJK',
-        'NAMES/ABCDEFGH.M',
-        'NAMES/ABCDEFGH.MN',
-        'NAMES/ABCDEFGH.MNO',
-        'REALLY',
-        'REALLY/VERY',
-        'REALLY/VERY/DEEPLY',
-        'REALLY/VERY/DEEPLY/NESTED',
-        'REALLY/VERY/DEEPLY/NESTED/FILE.TXT',
-      ];
-      for (let i = 1; i <= 150; i++) expected.push(`LARGEDIR/${i}.DAT`);
-      await withIsoFs(fixture('synthetic.iso'), async (iso) => {
-        expect((await walkPaths(iso)).sort()).toEqual(expected.sort());
-      });
-    });
-
-    it('resolves paths like coreos-installer, case-insensitively', async () => {
-      await withIsoFs(fixture('synthetic.iso'), async (iso) => {
-        expect(await iso.lookup('/')).toEqual(iso.root());
-        expect((await iso.lookup('./CONTENT'))?.isDirectory).toBe(true);
-        expect((await iso.lookup('CONTENT/FILE.TXT'))?.isDirectory).toBe(false);
-        expect(await iso.lookup('content/file.txt')).toEqual(await iso.lookup('CONTENT/FILE.TXT'));
-        expect(await iso.lookup('/a/../CONTENT/./DIR/SUBFILE.TXT')).toEqual(await iso.lookup('CONTENT/DIR/SUBFILE.TXT'));
-        expect(await iso.lookup('MISSING')).toBeUndefined();
-        expect(await iso.lookup('MISSING/STUFF.TXT')).toBeUndefined();
-        expect(await iso.lookup('CONTENT/FILE.TXT/STUFF.TXT')).toBeUndefined();
-        await expect(iso.lookupFile('CONTENT')).rejects.toThrow(FormatError);
-      });
-    });
-
-    it('lists a directory and reads a nested file', async () => {
-      await withIsoFs(fixture('synthetic.iso'), async (iso) => {
-        expect((await iso.list('CONTENT')).map((e) => e.name)).toEqual(['DIR', 'FILE.TXT']);
-        const file = await iso.lookupFile('REALLY/VERY/DEEPLY/NESTED/FILE.TXT');
-        if (file === undefined) throw new Error('nested file not found');
-        expect((await iso.readFile(file, 1024)).toString()).toBe('foo\n');
-        await expect(iso.readFile(file, 2)).rejects.toThrow(/more than the 2 expected/);
-      });
-    });
-  });
-
-  describe.skipIf(unavailable({ xorriso: HAVE_XORRISO }))('every fixture, cross-checked with xorriso', () => {
-    it.each(fixtureNames())('%s: every file xorriso reports resolves to the same extent', async (name) => {
-      const iso = await openIsoFs(fixture(name));
-      try {
-        expect(iso.volumeId).toBe(xorrisoVolumeId(fixture(name)));
-        const reported = xorrisoReportLba(fixture(name));
-        expect(reported.size).toBeGreaterThan(0);
-        const walked = new Set(await walkPaths(iso));
-        for (const [isoPath, { lba, size }] of reported) {
-          expect(walked.has(isoPath), isoPath).toBe(true);
-          const entry = await iso.lookupFile(isoPath);
-          expect(entry, isoPath).toMatchObject({ offset: lba * SECTOR_SIZE, length: size, isDirectory: false });
-        }
-      } finally {
-        await iso.close();
-      }
-    });
-  });
-
-  it.each(fixtureNames().filter((n) => n.startsWith('embed-areas-2023')))(
-    '%s: friendly paths and 8.3 paths name the same entries',
-    async (name) => {
-      await withIsoFs(fixture(name), async (iso) => {
-        const pairs: [string, string][] = [
-          ['coreos/igninfo.json', 'COREOS/IGNINFO.JSO'],
-          ['coreos/features.json', 'COREOS/FEATURES.JSO'],
-          ['coreos/miniso.dat', 'COREOS/MINISO.DAT'],
-          ['images/pxeboot/initrd.img', 'IMAGES/PXEBOOT/INITRD.IMG'],
+      it('walks the tree with ISO 9660 names', async () => {
+        const expected = [
+          'CONTENT',
+          'CONTENT/DIR',
+          'CONTENT/DIR/SUBFILE.TXT',
+          'CONTENT/FILE.TXT',
+          'LARGEDIR',
+          'NAMES',
+          `NAMES/!"%&'()*.+,-`,
+          'NAMES/:<=>?',
+          'NAMES/ABC',
+          'NAMES/ABC.D',
+          'NAMES/ABC.DE',
+          'NAMES/ABC.DEF',
+          'NAMES/ABCDE000',
+          'NAMES/ABCDEFGH',
+          'NAMES/ABCDEFGH.I',
+          'NAMES/ABCDEFGH.IJ',
+          'NAMES/ABCDEFGH.IJK',
+          'NAMES/ABCDEFGH.M',
+          'NAMES/ABCDEFGH.MN',
+          'NAMES/ABCDEFGH.MNO',
+          'REALLY',
+          'REALLY/VERY',
+          'REALLY/VERY/DEEPLY',
+          'REALLY/VERY/DEEPLY/NESTED',
+          'REALLY/VERY/DEEPLY/NESTED/FILE.TXT',
         ];
-        for (const [friendly, short] of pairs) {
-          const entry = await iso.lookup(friendly);
-          expect(entry, friendly).toBeDefined();
-          expect(await iso.lookup(short)).toEqual(entry);
-        }
-        const coreos = await iso.list('coreos');
-        const igninfo = coreos.find((e) => e.name === 'igninfo.json');
-        expect(igninfo).toMatchObject({ isoName: 'IGNINFO.JSO', rockRidgeName: 'igninfo.json', isDirectory: false });
+        for (let i = 1; i <= 150; i++) expected.push(`LARGEDIR/${i}.DAT`);
+        await withIsoFs(fixture('synthetic.iso'), async (iso) => {
+          expect((await walkPaths(iso)).sort()).toEqual(expected.sort());
+        });
       });
-    },
-  );
 
-  it('rejects a truncated copy of a fixture', async () => {
-    const copy = path.join(fx.dir, 'truncated.iso');
-    copyFileSync(fixture('embed-areas-2023-07.x86_64.iso'), copy);
-    truncateSync(copy, 300 * 1024);
-    await expect(openIsoFs(copy)).rejects.toThrow(FormatError);
-    await expect(openIsoFs(copy)).rejects.toThrow(/incomplete.*truncated/);
-  });
-});
+      it('resolves paths like coreos-installer, case-insensitively', async () => {
+        await withIsoFs(fixture('synthetic.iso'), async (iso) => {
+          expect(await iso.lookup('/')).toEqual(iso.root());
+          expect((await iso.lookup('./CONTENT'))?.isDirectory).toBe(true);
+          expect((await iso.lookup('CONTENT/FILE.TXT'))?.isDirectory).toBe(false);
+          expect(await iso.lookup('content/file.txt')).toEqual(await iso.lookup('CONTENT/FILE.TXT'));
+          expect(await iso.lookup('/a/../CONTENT/./DIR/SUBFILE.TXT')).toEqual(
+            await iso.lookup('CONTENT/DIR/SUBFILE.TXT'),
+          );
+          expect(await iso.lookup('MISSING')).toBeUndefined();
+          expect(await iso.lookup('MISSING/STUFF.TXT')).toBeUndefined();
+          expect(await iso.lookup('CONTENT/FILE.TXT/STUFF.TXT')).toBeUndefined();
+          await expect(iso.lookupFile('CONTENT')).rejects.toThrow(FormatError);
+        });
+      });
+
+      it('lists a directory and reads a nested file', async () => {
+        await withIsoFs(fixture('synthetic.iso'), async (iso) => {
+          expect((await iso.list('CONTENT')).map((e) => e.name)).toEqual(['DIR', 'FILE.TXT']);
+          const file = await iso.lookupFile('REALLY/VERY/DEEPLY/NESTED/FILE.TXT');
+          if (file === undefined) throw new Error('nested file not found');
+          expect((await iso.readFile(file, 1024)).toString()).toBe('foo\n');
+          await expect(iso.readFile(file, 2)).rejects.toThrow(/more than the 2 expected/);
+        });
+      });
+    });
+
+    describe.skipIf(unavailable({ xorriso: HAVE_XORRISO }))('every fixture, cross-checked with xorriso', () => {
+      it.each(fixtureNames())('%s: every file xorriso reports resolves to the same extent', async (name) => {
+        const iso = await openIsoFs(fixture(name));
+        try {
+          expect(iso.volumeId).toBe(xorrisoVolumeId(fixture(name)));
+          const reported = xorrisoReportLba(fixture(name));
+          expect(reported.size).toBeGreaterThan(0);
+          const walked = new Set(await walkPaths(iso));
+          for (const [isoPath, { lba, size }] of reported) {
+            expect(walked.has(isoPath), isoPath).toBe(true);
+            const entry = await iso.lookupFile(isoPath);
+            expect(entry, isoPath).toMatchObject({ offset: lba * SECTOR_SIZE, length: size, isDirectory: false });
+          }
+        } finally {
+          await iso.close();
+        }
+      });
+    });
+
+    it.each(fixtureNames().filter((n) => n.startsWith('embed-areas-2023')))(
+      '%s: friendly paths and 8.3 paths name the same entries',
+      async (name) => {
+        await withIsoFs(fixture(name), async (iso) => {
+          const pairs: [string, string][] = [
+            ['coreos/igninfo.json', 'COREOS/IGNINFO.JSO'],
+            ['coreos/features.json', 'COREOS/FEATURES.JSO'],
+            ['coreos/miniso.dat', 'COREOS/MINISO.DAT'],
+            ['images/pxeboot/initrd.img', 'IMAGES/PXEBOOT/INITRD.IMG'],
+          ];
+          for (const [friendly, short] of pairs) {
+            const entry = await iso.lookup(friendly);
+            expect(entry, friendly).toBeDefined();
+            expect(await iso.lookup(short)).toEqual(entry);
+          }
+          const coreos = await iso.list('coreos');
+          const igninfo = coreos.find((e) => e.name === 'igninfo.json');
+          expect(igninfo).toMatchObject({ isoName: 'IGNINFO.JSO', rockRidgeName: 'igninfo.json', isDirectory: false });
+        });
+      },
+    );
+
+    it('rejects a truncated copy of a fixture', async () => {
+      const copy = path.join(fx.dir, 'truncated.iso');
+      copyFileSync(fixture('embed-areas-2023-07.x86_64.iso'), copy);
+      truncateSync(copy, 300 * 1024);
+      await expect(openIsoFs(copy)).rejects.toThrow(FormatError);
+      await expect(openIsoFs(copy)).rejects.toThrow(/incomplete.*truncated/);
+    });
+  },
+);
 
 describe('IsoFs on malformed input', () => {
   let dir: string;
@@ -170,7 +175,9 @@ describe('IsoFs on malformed input', () => {
     for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 2654435761) >>> 24;
     writeFileSync(file, bytes);
     await expect(openIsoFs(file)).rejects.toThrow(FormatError);
-    await expect(openIsoFs(file)).rejects.toThrow(/reading primary volume descriptor of .*random\.iso: not an ISO 9660 image/);
+    await expect(openIsoFs(file)).rejects.toThrow(
+      /reading primary volume descriptor of .*random\.iso: not an ISO 9660 image/,
+    );
   });
 
   it('rejects a file too small to hold volume descriptors', async () => {
@@ -234,7 +241,9 @@ describe.skipIf(unavailable({ xorriso: HAVE_XORRISO }))('IsoFs on ISOs built wit
       expect(iso.hasRockRidge).toBe(flavor === 'rockridge');
       for (const isoPath of Object.keys(tree)) {
         const entry = await iso.lookupFile(isoPath);
-        const want = reported.get(flavor === 'level1' ? (SHORT_NAMES[isoPath] ?? '') : isoPath.toUpperCase()) ?? reported.get(isoPath);
+        const want =
+          reported.get(flavor === 'level1' ? (SHORT_NAMES[isoPath] ?? '') : isoPath.toUpperCase()) ??
+          reported.get(isoPath);
         expect(want, `${isoPath} in xorriso report`).toBeDefined();
         expect(entry, isoPath).toMatchObject({ offset: (want?.lba ?? -1) * SECTOR_SIZE, length: want?.size });
       }
@@ -257,7 +266,10 @@ describe.skipIf(unavailable({ xorriso: HAVE_XORRISO }))('IsoFs on ISOs built wit
     let partB: number;
 
     beforeAll(() => {
-      writeTree(path.join(dir, 'multi'), { 'parta.bin': Buffer.alloc(2 * SECTOR_SIZE, 0x61), 'partb.bin': Buffer.alloc(100, 0x62) });
+      writeTree(path.join(dir, 'multi'), {
+        'parta.bin': Buffer.alloc(2 * SECTOR_SIZE, 0x61),
+        'partb.bin': Buffer.alloc(100, 0x62),
+      });
       buildIso(path.join(dir, 'multi'), path.join(dir, 'multi.iso'), XORRISO_FLAVORS.level1 ?? []);
       base = readFileSync(path.join(dir, 'multi.iso'));
       const [a] = findAll(base, 'PARTA.BIN;1');
@@ -295,7 +307,9 @@ describe.skipIf(unavailable({ xorriso: HAVE_XORRISO }))('IsoFs on ISOs built wit
         markFirstAsContinued(buf);
         buf.writeUInt32LE(buf.readUInt32LE(partB + 2) + 1, partB + 2);
       });
-      await expect(withIsoFs(file, (iso) => iso.list('/'))).rejects.toThrow(/non-contiguous extents, which is not supported/);
+      await expect(withIsoFs(file, (iso) => iso.list('/'))).rejects.toThrow(
+        /non-contiguous extents, which is not supported/,
+      );
     });
 
     it('rejects a multi-extent file without its next extent', async () => {

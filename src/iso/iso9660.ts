@@ -96,7 +96,12 @@ export class IsoFs {
   }
 
   /** Parses an image from an open handle; `close()` closes the handle only when `ownsHandle`. */
-  static async fromHandle(fh: FileHandle, path: string, ownsHandle = false, limits: Partial<ParseBudgetLimits> = {}): Promise<IsoFs> {
+  static async fromHandle(
+    fh: FileHandle,
+    path: string,
+    ownsHandle = false,
+    limits: Partial<ParseBudgetLimits> = {},
+  ): Promise<IsoFs> {
     const budget = new ParseBudget(limits, path);
     const size = (await fh.stat()).size;
     const primary = await readPrimaryVolumeDescriptor(fh, path, size);
@@ -215,7 +220,8 @@ export class IsoFs {
 
   private async readDirectory(dir: IsoEntry): Promise<IsoEntry[]> {
     const doing = `reading directory ${dir.name}`;
-    if (dir.length > MAX_DIRECTORY_BYTES) throw this.error(doing, `directory of ${dir.length} bytes is implausibly large`);
+    if (dir.length > MAX_DIRECTORY_BYTES)
+      throw this.error(doing, `directory of ${dir.length} bytes is implausibly large`);
     this.assertInside(dir, `directory ${dir.name}`);
     this.budget.chargeDirectory(dir.length);
     const buf = await this.readAt(dir.offset, dir.length, `directory ${dir.name}`);
@@ -229,13 +235,20 @@ export class IsoFs {
     const charge = new DirectoryCharge();
     const entries: IsoEntry[] = [];
     for (const record of records) {
-      if (record.fileUnitSize !== 0) throw this.error(doing, `interleaved file ${decodeIsoName(record.identifier)} is not supported`);
-      entries.push(entryFromRecord(record, decodeIsoName(record.identifier), await this.rockRidgeNameOf(record, doing, charge)));
+      if (record.fileUnitSize !== 0)
+        throw this.error(doing, `interleaved file ${decodeIsoName(record.identifier)} is not supported`);
+      entries.push(
+        entryFromRecord(record, decodeIsoName(record.identifier), await this.rockRidgeNameOf(record, doing, charge)),
+      );
     }
     return mergeMultiExtent(records, entries, (reason) => this.error(doing, reason));
   }
 
-  private async rockRidgeNameOf(record: DirectoryRecord, doing: string, charge: DirectoryCharge): Promise<string | undefined> {
+  private async rockRidgeNameOf(
+    record: DirectoryRecord,
+    doing: string,
+    charge: DirectoryCharge,
+  ): Promise<string | undefined> {
     if (this.suspSkip === undefined) return undefined;
     try {
       const readAt = (o: number, l: number) => this.readAt(o, l, 'Rock Ridge continuation area');
@@ -247,7 +260,11 @@ export class IsoFs {
   }
 
   private error(doing: string, reason: string, cause?: unknown): FormatError {
-    return new FormatError(`${doing} of ${this.path}: ${reason}`, { path: this.path }, cause === undefined ? undefined : { cause });
+    return new FormatError(
+      `${doing} of ${this.path}: ${reason}`,
+      { path: this.path },
+      cause === undefined ? undefined : { cause },
+    );
   }
 }
 
@@ -257,7 +274,11 @@ export async function openIsoFs(path: string, limits: Partial<ParseBudgetLimits>
 }
 
 /** Opens `path`, runs `fn`, and closes the image whatever happens. */
-export async function withIsoFs<T>(path: string, fn: (iso: IsoFs) => Promise<T>, limits: Partial<ParseBudgetLimits> = {}): Promise<T> {
+export async function withIsoFs<T>(
+  path: string,
+  fn: (iso: IsoFs) => Promise<T>,
+  limits: Partial<ParseBudgetLimits> = {},
+): Promise<T> {
   const iso = await IsoFs.open(path, limits);
   try {
     return await fn(iso);
@@ -332,11 +353,18 @@ function mergeMultiExtent(
   return out;
 }
 
-async function readPrimaryVolumeDescriptor(fh: FileHandle, path: string, size: number): Promise<PrimaryVolumeDescriptor> {
+async function readPrimaryVolumeDescriptor(
+  fh: FileHandle,
+  path: string,
+  size: number,
+): Promise<PrimaryVolumeDescriptor> {
   const doing = `reading primary volume descriptor of ${path}`;
   const minimum = (FIRST_DESCRIPTOR_LBA + 1) * SECTOR_SIZE;
   if (size < minimum) {
-    throw new FormatError(`${doing}: not an ISO 9660 image (file is ${size} bytes, smaller than ${minimum})`, { path, size });
+    throw new FormatError(`${doing}: not an ISO 9660 image (file is ${size} bytes, smaller than ${minimum})`, {
+      path,
+      size,
+    });
   }
   let primary: PrimaryVolumeDescriptor | undefined;
   for (let i = 0; i < MAX_DESCRIPTORS; i++) {
@@ -355,7 +383,10 @@ async function readPrimaryVolumeDescriptor(fh: FileHandle, path: string, size: n
     }
     if (type === TYPE_TERMINATOR) break;
     if (i === MAX_DESCRIPTORS - 1) {
-      throw new FormatError(`${doing}: no volume descriptor set terminator in the first ${MAX_DESCRIPTORS} descriptors`, { path });
+      throw new FormatError(
+        `${doing}: no volume descriptor set terminator in the first ${MAX_DESCRIPTORS} descriptors`,
+        { path },
+      );
     }
   }
   if (primary === undefined) throw new FormatError(`${doing}: no primary volume descriptor found`, { path });

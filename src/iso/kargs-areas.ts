@@ -57,20 +57,26 @@ async function kargsFromJson(iso: IsoFs, json: JsonObject, ctx: JsonFileContext)
   return buildAreas(defaultKargs, size, locations, 'kargs.json');
 }
 
-async function locationFromJson(iso: IsoFs, file: JsonObject, size: number, ctx: JsonFileContext): Promise<KargsLocation> {
+async function locationFromJson(
+  iso: IsoFs,
+  file: JsonObject,
+  size: number,
+  ctx: JsonFileContext,
+): Promise<KargsLocation> {
   const path = requiredString(file, 'path', ctx);
   const offsetInFile = requiredCount(file, 'offset', ctx);
   const pad = optionalChar(file, 'pad', ctx) ?? DEFAULT_PAD;
   const end = optionalChar(file, 'end', ctx) ?? DEFAULT_END;
-  for (const [name, c] of [['pad', pad], ['end', end]] as const) {
+  for (const [name, c] of [
+    ['pad', pad],
+    ['end', end],
+  ] as const) {
     if (c.charCodeAt(0) > 0x7f) throw ctx.error(`${name} character of ${path} is not ASCII, which is not supported`);
   }
   const entry = await iso.lookupFile(path);
   if (entry === undefined) throw ctx.error(`kargs area file ${path} does not exist in the image`);
   if (offsetInFile + size > entry.length) {
-    throw ctx.error(
-      `kargs area ${offsetInFile}+${size} lies outside ${path}, which is ${entry.length} bytes`,
-    );
+    throw ctx.error(`kargs area ${offsetInFile}+${size} lies outside ${path}, which is ${entry.length} bytes`);
   }
   const location: KargsLocation = { file: path, offset: entry.offset + offsetInFile, pad, end };
   iso.assertInside({ offset: location.offset, length: size }, `kargs area in ${path}`);
@@ -80,7 +86,8 @@ async function locationFromJson(iso: IsoFs, file: JsonObject, size: number, ctx:
 async function kargsFromLegacyHeader(iso: IsoFs): Promise<KargsAreas | undefined> {
   const header = await readLegacyKargsHeader(iso);
   if (header === undefined) return undefined;
-  const fail = (reason: string): FormatError => new FormatError(`reading coreKarg header of ${iso.path}: ${reason}`, { path: iso.path });
+  const fail = (reason: string): FormatError =>
+    new FormatError(`reading coreKarg header of ${iso.path}: ${reason}`, { path: iso.path });
   const size = header.areaSize;
   if (header.areaOffsets.length === 0) throw fail('no kargs embed areas listed');
   const defaultWhere = `default kargs at offset ${header.defaultOffset} of ${iso.path}`;
@@ -97,11 +104,14 @@ async function kargsFromLegacyHeader(iso: IsoFs): Promise<KargsAreas | undefined
 }
 
 function checkSizes(size: number, defaultKargs: string, fail: (reason: string) => FormatError): void {
-  if (size > MAX_KARGS_AREA_SIZE) throw fail(`kargs embed area size ${size} is larger than the ${MAX_KARGS_AREA_SIZE}-byte limit`);
+  if (size > MAX_KARGS_AREA_SIZE)
+    throw fail(`kargs embed area size ${size} is larger than the ${MAX_KARGS_AREA_SIZE}-byte limit`);
   if (size < 1) throw fail('kargs embed area size is 0');
   const defaultLength = Buffer.byteLength(defaultKargs, 'utf8');
   if (defaultLength > size - 1) {
-    throw fail(`default kargs are ${defaultLength} bytes, more than the ${size - 1} that fit in the ${size}-byte areas`);
+    throw fail(
+      `default kargs are ${defaultLength} bytes, more than the ${size - 1} that fit in the ${size}-byte areas`,
+    );
   }
 }
 

@@ -77,7 +77,11 @@ async function readHeader<T>(iso: IsoFs, name: string, parse: (tail: Buffer) => 
   try {
     return parse(tail);
   } catch (err) {
-    throw new FormatError(`reading ${name} header of ${iso.path}: ${(err as Error).message}`, { path: iso.path }, { cause: err });
+    throw new FormatError(
+      `reading ${name} header of ${iso.path}: ${(err as Error).message}`,
+      { path: iso.path },
+      { cause: err },
+    );
   }
 }
 

@@ -78,11 +78,14 @@ export function rewriteKargsJsonDefault(original: Buffer, newDefault: string, wh
   const info = parseKargEmbedInfo(original, where);
   const text = Buffer.from(serializeKargEmbedInfo({ ...info, default: newDefault }), 'utf8');
   if (text.length > original.length) {
-    throw new FormatError(`rewriting ${where}: the new contents (${text.length} bytes) do not fit the ${original.length}-byte file`, {
-      where,
-      size: text.length,
-      capacity: original.length,
-    });
+    throw new FormatError(
+      `rewriting ${where}: the new contents (${text.length} bytes) do not fit the ${original.length}-byte file`,
+      {
+        where,
+        size: text.length,
+        capacity: original.length,
+      },
+    );
   }
   const out = Buffer.alloc(original.length, 0x20);
   text.copy(out);

@@ -39,12 +39,21 @@ export interface MinimalKargsPlan {
  * manifest) for `rootfsUrl`. FormatError when the image lacks kargs areas or kargs.json, or its
  * kargs have no coreos.liveiso=; BadRequestError for an unusable URL.
  */
-export async function planMinimalKargs(iso: IsoFs, manifest: Pick<LiveManifest, 'kargs'>, rootfsUrl: string): Promise<MinimalKargsPlan> {
-  const fail = (reason: string): FormatError => new FormatError(`editing kernel arguments of minimal ISO ${iso.path}: ${reason}`, { path: iso.path });
+export async function planMinimalKargs(
+  iso: IsoFs,
+  manifest: Pick<LiveManifest, 'kargs'>,
+  rootfsUrl: string,
+): Promise<MinimalKargsPlan> {
+  const fail = (reason: string): FormatError =>
+    new FormatError(`editing kernel arguments of minimal ISO ${iso.path}: ${reason}`, { path: iso.path });
   const areas = manifest.kargs;
-  if (areas === undefined) throw fail('the image has no kernel-argument embed areas, so coreos.live.rootfs_url= cannot be set');
+  if (areas === undefined)
+    throw fail('the image has no kernel-argument embed areas, so coreos.live.rootfs_url= cannot be set');
   const entry = await iso.lookupFile(KARGS_JSON_PATH);
-  if (entry === undefined) throw fail(`the image has no ${KARGS_JSON_PATH} (only a legacy coreKarg header), which coreos-installer also requires`);
+  if (entry === undefined)
+    throw fail(
+      `the image has no ${KARGS_JSON_PATH} (only a legacy coreKarg header), which coreos-installer also requires`,
+    );
   iso.assertInside(entry, KARGS_JSON_PATH);
   const original = await iso.readAt(entry.offset, entry.length, KARGS_JSON_PATH);
   let defaultKargs: string;

@@ -4,7 +4,8 @@ import { BadRequestError, FormatError } from '../errors.js';
 import { parseKargEmbedInfo, rewriteKargsJsonDefault, serializeKargEmbedInfo } from './minimal-kargs-json.js';
 import { minimalIsoDefaultKargs, minimalIsoKargs, rootfsUrlKarg } from './minimal-kargs.js';
 
-const LIVE = 'mitigations=auto,nosmt coreos.liveiso=fedora-coreos-41.20241109.3.0 ignition.firstboot ignition.platform.id=metal';
+const LIVE =
+  'mitigations=auto,nosmt coreos.liveiso=fedora-coreos-41.20241109.3.0 ignition.firstboot ignition.platform.id=metal';
 const URL = 'https://images.example.com/boot-artifacts/rootfs?arch=x86_64&version=4.14';
 
 describe('minimalIsoKargs', () => {
@@ -45,17 +46,37 @@ describe('minimalIsoKargs', () => {
 
   it('writes URLs made of safe characters unquoted, exactly as coreos-installer does', () => {
     expect(rootfsUrlKarg('https://example.com/rootfs')).toBe('coreos.live.rootfs_url=https://example.com/rootfs');
-    expect(rootfsUrlKarg('http://10.0.0.1:8080/a-b_c.~/x%20y=z,+@')).toBe('coreos.live.rootfs_url=http://10.0.0.1:8080/a-b_c.~/x%20y=z,+@');
+    expect(rootfsUrlKarg('http://10.0.0.1:8080/a-b_c.~/x%20y=z,+@')).toBe(
+      'coreos.live.rootfs_url=http://10.0.0.1:8080/a-b_c.~/x%20y=z,+@',
+    );
   });
 
-  it('double-quotes URLs with characters special to GRUB (& ? ; | < > { } * [ ] # ( ) \' !)', () => {
-    for (const url of ['http://h/r?a=b', 'http://h/r?a=b&c=%2F', 'http://h/r;x', 'http://h/{x}', 'http://h/r*', 'http://h/r#f', "http://h/it's", 'http://h/(x)!']) {
+  it("double-quotes URLs with characters special to GRUB (& ? ; | < > { } * [ ] # ( ) ' !)", () => {
+    for (const url of [
+      'http://h/r?a=b',
+      'http://h/r?a=b&c=%2F',
+      'http://h/r;x',
+      'http://h/{x}',
+      'http://h/r*',
+      'http://h/r#f',
+      "http://h/it's",
+      'http://h/(x)!',
+    ]) {
       expect(rootfsUrlKarg(url), url).toBe(`coreos.live.rootfs_url="${url}"`);
     }
   });
 
   it('refuses URLs no quoting carries safely: " \\ $, whitespace, control and non-ASCII characters, empty', () => {
-    for (const url of ['http://h/"x"', 'http://h/a\\b', 'http://h/$x', 'http://h/a b', 'http://h/a\tb', 'http://h/\u00e9', 'http://h/\x7f', '']) {
+    for (const url of [
+      'http://h/"x"',
+      'http://h/a\\b',
+      'http://h/$x',
+      'http://h/a b',
+      'http://h/a\tb',
+      'http://h/\u00e9',
+      'http://h/\x7f',
+      '',
+    ]) {
       expect(() => rootfsUrlKarg(url), JSON.stringify(url)).toThrow(BadRequestError);
     }
   });
@@ -110,18 +131,34 @@ describe('kargs.json of a minimal ISO (coreos-installer set_default_kargs)', () 
   });
 
   it('keeps pad/end absent when the original lacks them, escapes NUL as \\u0000 and drops unknown fields', () => {
-    const info = parseKargEmbedInfo(Buffer.from('{"x": 1, "default": "a", "files": [{"path": "p", "offset": 1}, {"path": "q", "offset": 2, "pad": "\\u0000", "end": null}], "size": 9}'), 't');
+    const info = parseKargEmbedInfo(
+      Buffer.from(
+        '{"x": 1, "default": "a", "files": [{"path": "p", "offset": 1}, {"path": "q", "offset": 2, "pad": "\\u0000", "end": null}], "size": 9}',
+      ),
+      't',
+    );
     expect(serializeKargEmbedInfo(info)).toBe(
       '{\n  "default": "a",\n  "files": [\n    {\n      "path": "p",\n      "offset": 1\n    },\n    {\n      "path": "q",\n      "offset": 2,\n      "pad": "\\u0000"\n    }\n  ],\n  "size": 9\n}',
     );
-    expect(serializeKargEmbedInfo({ default: 'é"\\\x01', files: [], size: 1 })).toBe('{\n  "default": "é\\"\\\\\\u0001",\n  "files": [],\n  "size": 1\n}');
+    expect(serializeKargEmbedInfo({ default: 'é"\\\x01', files: [], size: 1 })).toBe(
+      '{\n  "default": "é\\"\\\\\\u0001",\n  "files": [],\n  "size": 1\n}',
+    );
   });
 
   it('refuses a result that does not fit and malformed files', () => {
-    expect(() => rewriteKargsJsonDefault(Buffer.from('{"default":"a","files":[],"size":1}'), 'abc', 'k')).toThrow(/do not fit the 35-byte file/);
+    expect(() => rewriteKargsJsonDefault(Buffer.from('{"default":"a","files":[],"size":1}'), 'abc', 'k')).toThrow(
+      /do not fit the 35-byte file/,
+    );
     expect(() => parseKargEmbedInfo(Buffer.from('{"default": 1, "files": [], "size": 1}'), 'k')).toThrow(FormatError);
-    expect(() => parseKargEmbedInfo(Buffer.from('{"default": "a", "files": [{"path": "p", "offset": -1}], "size": 1}'), 'k')).toThrow(/offset/);
-    expect(() => parseKargEmbedInfo(Buffer.from('{"default": "a", "files": [{"path": "p", "offset": 1, "pad": "##"}], "size": 1}'), 'k')).toThrow(/pad/);
+    expect(() =>
+      parseKargEmbedInfo(Buffer.from('{"default": "a", "files": [{"path": "p", "offset": -1}], "size": 1}'), 'k'),
+    ).toThrow(/offset/);
+    expect(() =>
+      parseKargEmbedInfo(
+        Buffer.from('{"default": "a", "files": [{"path": "p", "offset": 1, "pad": "##"}], "size": 1}'),
+        'k',
+      ),
+    ).toThrow(/pad/);
     expect(() => parseKargEmbedInfo(Buffer.from('not json'), 'k')).toThrow(FormatError);
   });
 });

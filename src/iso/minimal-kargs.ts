@@ -53,7 +53,9 @@ function deleteWord(kargs: string, word: string): string {
 export function minimalIsoDefaultKargs(defaultKargs: string): string {
   const liveiso = words(defaultKargs).find((w) => w.startsWith(LIVEISO_KARG));
   if (liveiso === undefined) {
-    throw new FormatError(`the image's kernel arguments have no ${LIVEISO_KARG} argument, so it is not a live ISO a minimal ISO can be made from`);
+    throw new FormatError(
+      `the image's kernel arguments have no ${LIVEISO_KARG} argument, so it is not a live ISO a minimal ISO can be made from`,
+    );
   }
   return trimKargs(deleteWord(defaultKargs, liveiso));
 }
@@ -88,6 +90,7 @@ export function rootfsUrlKarg(rootfsUrl: string): string {
 export function minimalIsoKargs(defaultKargs: string, rootfsUrl: string): string {
   const karg = rootfsUrlKarg(rootfsUrl);
   let kargs = minimalIsoDefaultKargs(defaultKargs);
-  for (const old of new Set(words(kargs).filter((w) => w.startsWith(ROOTFS_URL_KARG)))) kargs = trimKargs(deleteWord(kargs, old));
+  for (const old of new Set(words(kargs).filter((w) => w.startsWith(ROOTFS_URL_KARG))))
+    kargs = trimKargs(deleteWord(kargs, old));
   return trimKargs(`${kargs} ${karg} `);
 }

@@ -59,7 +59,10 @@ function sharedShortChain(count: number): Buffer {
 
 describe('parsing budgets', () => {
   it('refuses the continuation bomb of issue 15 (30,000 records sharing a 32-area chain)', async () => {
-    const file = write('chain-bomb.iso', rockRidgeChainBomb({ records: 30_000, chainLength: 32, areaBytes: SECTOR_SIZE }));
+    const file = write(
+      'chain-bomb.iso',
+      rockRidgeChainBomb({ records: 30_000, chainLength: 32, areaBytes: SECTOR_SIZE }),
+    );
     expect(['rock-ridge-name-bytes', 'continuation-area-revisited']).toContain(await budgetOf(file));
   });
 
@@ -107,15 +110,25 @@ describe('parsing budgets', () => {
 
   it('refuses a directory tree deeper than the walk allows, and a directory loop', async () => {
     const deep = write('deep.iso', deepDirectoryBomb(200));
-    await expect(withIsoFs(deep, async (iso) => { for await (const _ of iso.walk()) void _; })).rejects.toThrow(/deeper than 64 levels/);
+    await expect(
+      withIsoFs(deep, async (iso) => {
+        for await (const _ of iso.walk()) void _;
+      }),
+    ).rejects.toThrow(/deeper than 64 levels/);
     const loop = write('loop.iso', deepDirectoryBomb(3, true));
-    await expect(withIsoFs(loop, async (iso) => { for await (const _ of iso.walk()) void _; })).rejects.toThrow(/directory loop/);
+    await expect(
+      withIsoFs(loop, async (iso) => {
+        for await (const _ of iso.walk()) void _;
+      }),
+    ).rejects.toThrow(/directory loop/);
     await expect(parseLiveIso(deep)).rejects.toThrow(FormatError);
   });
 
   it('refuses extents beyond the image (64-bit offsets)', async () => {
     const file = write('huge-extent.iso', hugeExtentIso(0xffffffff, 1000));
-    await expect(parseLiveIso(file)).rejects.toThrow(/extent 8796093020160\+1000 ends beyond the end of the .*-byte file/);
+    await expect(parseLiveIso(file)).rejects.toThrow(
+      /extent 8796093020160\+1000 ends beyond the end of the .*-byte file/,
+    );
     const long = write('huge-length.iso', hugeExtentIso(18, 0xffffffff));
     await expect(parseLiveIso(long)).rejects.toThrow(/4294967295 bytes, more than the 1048576 expected/);
   });
@@ -127,22 +140,33 @@ describe('parsing budgets', () => {
     }
   });
 
-  describe.skipIf(unavailable({ '../shared fixtures': HAVE_FIXTURES, xz: HAVE_XZ }))('coreos-installer fixtures', () => {
-    let fixtures: FixtureSet;
-    beforeAll(() => {
-      fixtures = FixtureSet.create('budget');
-    });
-    afterAll(() => fixtures.remove());
+  describe.skipIf(unavailable({ '../shared fixtures': HAVE_FIXTURES, xz: HAVE_XZ }))(
+    'coreos-installer fixtures',
+    () => {
+      let fixtures: FixtureSet;
+      beforeAll(() => {
+        fixtures = FixtureSet.create('budget');
+      });
+      afterAll(() => fixtures.remove());
 
-    it('each one walks completely under budgets a tenth of the defaults', async () => {
-      const tight = { suspBytesPerImage: 800 * 1024, suspBytesPerDirectory: 200 * 1024, directoryRecordsPerImage: 20_000 };
-      for (const name of fixtures.names()) {
-        await withIsoFs(fixtures.path(name), async (iso) => {
-          let n = 0;
-          for await (const _ of iso.walk()) n++;
-          expect(n).toBeGreaterThan(0);
-        }, tight);
-      }
-    });
-  });
+      it('each one walks completely under budgets a tenth of the defaults', async () => {
+        const tight = {
+          suspBytesPerImage: 800 * 1024,
+          suspBytesPerDirectory: 200 * 1024,
+          directoryRecordsPerImage: 20_000,
+        };
+        for (const name of fixtures.names()) {
+          await withIsoFs(
+            fixtures.path(name),
+            async (iso) => {
+              let n = 0;
+              for await (const _ of iso.walk()) n++;
+              expect(n).toBeGreaterThan(0);
+            },
+            tight,
+          );
+        }
+      });
+    },
+  );
 });

@@ -102,7 +102,9 @@ export class ParseBudget {
   /** Throws once the image has taken longer than its time budget. */
   checkTime(): void {
     if (Date.now() > this.deadline) {
-      throw this.over('parse-time', `parsing took longer than ${this.limits.timeMs} ms`, { limitMs: this.limits.timeMs });
+      throw this.over('parse-time', `parsing took longer than ${this.limits.timeMs} ms`, {
+        limitMs: this.limits.timeMs,
+      });
     }
   }
 
@@ -111,8 +113,11 @@ export class ParseBudget {
     this.checkTime();
     this.directoryBytes += bytes;
     if (this.directoryBytes > this.limits.directoryBytesPerImage) {
-      throw this.over('directory-bytes-per-image', `directories of more than ${this.limits.directoryBytesPerImage} bytes in all`,
-        { limit: this.limits.directoryBytesPerImage });
+      throw this.over(
+        'directory-bytes-per-image',
+        `directories of more than ${this.limits.directoryBytesPerImage} bytes in all`,
+        { limit: this.limits.directoryBytesPerImage },
+      );
     }
   }
 
@@ -120,8 +125,11 @@ export class ParseBudget {
   chargeRecords(count: number): void {
     this.directoryRecords += count;
     if (this.directoryRecords > this.limits.directoryRecordsPerImage) {
-      throw this.over('directory-records-per-image', `more than ${this.limits.directoryRecordsPerImage} directory records in all`,
-        { limit: this.limits.directoryRecordsPerImage });
+      throw this.over(
+        'directory-records-per-image',
+        `more than ${this.limits.directoryRecordsPerImage} directory records in all`,
+        { limit: this.limits.directoryRecordsPerImage },
+      );
     }
   }
 
@@ -130,12 +138,18 @@ export class ParseBudget {
     dir.suspBytes += bytes;
     this.suspBytes += bytes;
     if (dir.suspBytes > this.limits.suspBytesPerDirectory) {
-      throw this.over('susp-bytes-per-directory', `more than ${this.limits.suspBytesPerDirectory} bytes of Rock Ridge/SUSP data in one directory`,
-        { limit: this.limits.suspBytesPerDirectory });
+      throw this.over(
+        'susp-bytes-per-directory',
+        `more than ${this.limits.suspBytesPerDirectory} bytes of Rock Ridge/SUSP data in one directory`,
+        { limit: this.limits.suspBytesPerDirectory },
+      );
     }
     if (this.suspBytes > this.limits.suspBytesPerImage) {
-      throw this.over('susp-bytes-per-image', `more than ${this.limits.suspBytesPerImage} bytes of Rock Ridge/SUSP data in the image`,
-        { limit: this.limits.suspBytesPerImage });
+      throw this.over(
+        'susp-bytes-per-image',
+        `more than ${this.limits.suspBytesPerImage} bytes of Rock Ridge/SUSP data in the image`,
+        { limit: this.limits.suspBytesPerImage },
+      );
     }
   }
 
@@ -148,8 +162,11 @@ export class ParseBudget {
     const key = `${block}:${offset}`;
     const visits = (this.visits.get(key) ?? 0) + 1;
     if (visits > this.limits.visitsPerContinuationArea) {
-      throw this.over('continuation-area-revisited', `Rock Ridge continuation area at block ${block} offset ${offset} is referenced more than once`,
-        { block, offset });
+      throw this.over(
+        'continuation-area-revisited',
+        `Rock Ridge continuation area at block ${block} offset ${offset} is referenced more than once`,
+        { block, offset },
+      );
     }
     this.visits.set(key, visits);
   }

@@ -62,7 +62,11 @@ function scanArea(area: Buffer, start: number, state: ScanState, budget: ParseBu
         if ((flags & NM_CONTINUE) === 0) state.complete = true;
       }
     } else if (signature === 'CE' && length >= 28) {
-      state.next = { block: area.readUInt32LE(pos + 4), within: area.readUInt32LE(pos + 12), length: area.readUInt32LE(pos + 20) };
+      state.next = {
+        block: area.readUInt32LE(pos + 4),
+        within: area.readUInt32LE(pos + 12),
+        length: area.readUInt32LE(pos + 20),
+      };
     }
     pos += length;
   }
@@ -86,7 +90,9 @@ export async function rockRidgeName(
     const { block, within, length } = state.next;
     if (hops >= MAX_CONTINUATIONS) throw new Error(`more than ${MAX_CONTINUATIONS} Rock Ridge continuation areas`);
     if (within >= SECTOR_SIZE || length > MAX_CONTINUATION_BYTES || within + length > SECTOR_SIZE) {
-      throw new Error(`Rock Ridge continuation area of ${length} bytes at offset ${within} does not fit in one ${SECTOR_SIZE}-byte block`);
+      throw new Error(
+        `Rock Ridge continuation area of ${length} bytes at offset ${within} does not fit in one ${SECTOR_SIZE}-byte block`,
+      );
     }
     budget.visitContinuation(block, within);
     budget.chargeSusp(length, dir);

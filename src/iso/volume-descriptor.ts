@@ -23,9 +23,11 @@ export interface PrimaryVolumeDescriptor {
 
 /** Returns the descriptor type byte after checking the standard identifier and version. */
 export function descriptorType(sector: Buffer): number {
-  if (sector.length < SECTOR_SIZE) throw new Error(`volume descriptor is ${sector.length} bytes, expected ${SECTOR_SIZE}`);
+  if (sector.length < SECTOR_SIZE)
+    throw new Error(`volume descriptor is ${sector.length} bytes, expected ${SECTOR_SIZE}`);
   const id = sector.toString('latin1', 1, 6);
-  if (id !== 'CD001') throw new Error(`no ISO 9660 volume descriptor (identifier ${JSON.stringify(id)}, expected "CD001")`);
+  if (id !== 'CD001')
+    throw new Error(`no ISO 9660 volume descriptor (identifier ${JSON.stringify(id)}, expected "CD001")`);
   const version = sector.readUInt8(6);
   if (version !== 1) throw new Error(`unknown volume descriptor version ${version}`);
   return sector.readUInt8(0);
@@ -34,7 +36,8 @@ export function descriptorType(sector: Buffer): number {
 /** Parses a descriptor already known to be of type 1 (primary). */
 export function parsePrimaryVolumeDescriptor(sector: Buffer): PrimaryVolumeDescriptor {
   const blockSize = sector.readUInt16LE(128);
-  if (blockSize !== SECTOR_SIZE) throw new Error(`unsupported logical block size ${blockSize} (only ${SECTOR_SIZE} is supported)`);
+  if (blockSize !== SECTOR_SIZE)
+    throw new Error(`unsupported logical block size ${blockSize} (only ${SECTOR_SIZE} is supported)`);
   const root = parseDirectoryRecord(sector.subarray(156, 156 + 34), 0);
   if ((root.flags & FLAG_DIRECTORY) === 0) throw new Error('root directory record is not a directory');
   return {

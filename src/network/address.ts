@@ -66,7 +66,7 @@ function ipv6Hextets(s: string): number[] | undefined {
 function ipv6Text(h: readonly number[]): string {
   let best = -1;
   let bestLen = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (h[i] !== 0) {
       i++;
       continue;

@@ -71,7 +71,10 @@ export class BaseFile implements BaseFileIdentity {
       const n = await new Promise<number>((resolve, reject) =>
         this.read(buffer, done, length - done, position + done, (err, got) => (err ? reject(err) : resolve(got))),
       );
-      if (n === 0) throw new FormatError(`reading base image ${this.path}: unexpected end of file at ${position + done}`, { path: this.path });
+      if (n === 0)
+        throw new FormatError(`reading base image ${this.path}: unexpected end of file at ${position + done}`, {
+          path: this.path,
+        });
       done += n;
     }
     return buffer;

@@ -76,14 +76,19 @@ describe('SplicedFile', () => {
     const expected = materialise(baseBytes, patches, tail);
     const random = seededRandom(7);
     const readInto = (target: Buffer, offset: number, length: number, position: number) =>
-      new Promise<number>((resolve, reject) => spliced.readInto(target, offset, length, position, (err, n) => (err ? reject(err) : resolve(n))));
+      new Promise<number>((resolve, reject) =>
+        spliced.readInto(target, offset, length, position, (err, n) => (err ? reject(err) : resolve(n))),
+      );
     for (let i = 0; i < 300; i++) {
       const position = Math.floor(random() * spliced.size);
       const length = Math.floor(random() * 1.5 * 1024 * 1024) + 1;
       const target = Buffer.alloc(length + 16, 0xee);
       const copied = await readInto(target, 16, length, position);
       expect(copied).toBe(Math.min(length, spliced.size - position));
-      expect(target.subarray(16, 16 + copied).equals(expected.subarray(position, position + copied)), `at ${position}`).toBe(true);
+      expect(
+        target.subarray(16, 16 + copied).equals(expected.subarray(position, position + copied)),
+        `at ${position}`,
+      ).toBe(true);
       expect(target.subarray(0, 16).every((b) => b === 0xee)).toBe(true);
     }
   });
@@ -117,8 +122,12 @@ describe('SplicedFile', () => {
       { offset: 99, length: 10, bytes: Buffer.alloc(1) },
     ];
     expect(() => new SplicedFile(base, { patches: overlap })).toThrow(/invalid/);
-    expect(() => new SplicedFile(base, { patches: [{ offset: 0, length: 2, bytes: Buffer.alloc(3) }] })).toThrow(/invalid/);
-    expect(() => new SplicedFile(base, { patches: [{ offset: baseSize - 1, length: 2, bytes: Buffer.alloc(0) }] })).toThrow(/invalid/);
+    expect(() => new SplicedFile(base, { patches: [{ offset: 0, length: 2, bytes: Buffer.alloc(3) }] })).toThrow(
+      /invalid/,
+    );
+    expect(
+      () => new SplicedFile(base, { patches: [{ offset: baseSize - 1, length: 2, bytes: Buffer.alloc(0) }] }),
+    ).toThrow(/invalid/);
   });
 
   it('rejects ranges outside the file', () => {
@@ -142,11 +151,17 @@ describe('SplicedFile', () => {
     const windowPatches: Patch[] = [{ offset: 10, length: 5, bytes: Buffer.from('abc') }];
     const windowTail = [Buffer.alloc(3), Buffer.from('archive')];
     const spliced = new SplicedFile(base, { window, patches: windowPatches, tail: windowTail });
-    const expected = materialise(baseBytes.subarray(window.offset, window.offset + window.length), windowPatches, windowTail);
+    const expected = materialise(
+      baseBytes.subarray(window.offset, window.offset + window.length),
+      windowPatches,
+      windowTail,
+    );
     expect(spliced.size).toBe(expected.length);
     expect((await spliced.read(0, spliced.size - 1)).equals(expected)).toBe(true);
     expect((await spliced.read(70_000, 70_003)).equals(expected.subarray(70_000, 70_004))).toBe(true);
-    expect(spliced.etag).not.toBe(new SplicedFile(base, { window: { ...window, offset: 1 }, patches: windowPatches, tail: windowTail }).etag);
+    expect(spliced.etag).not.toBe(
+      new SplicedFile(base, { window: { ...window, offset: 1 }, patches: windowPatches, tail: windowTail }).etag,
+    );
     expect(() => new SplicedFile(base, { window: { offset: baseSize - 1, length: 2 } })).toThrow(/outside/);
   });
 

@@ -71,7 +71,13 @@ export class SplicedFile {
    * positional reads of the base file straight into `target` (no buffer of its own); calls
    * back with the number of bytes copied (fewer only at the end of the file).
    */
-  readInto(target: Buffer, targetOffset: number, length: number, position: number, callback: (err: Error | null, copied: number) => void): void {
+  readInto(
+    target: Buffer,
+    targetOffset: number,
+    length: number,
+    position: number,
+    callback: (err: Error | null, copied: number) => void,
+  ): void {
     const end = Math.min(position + length, this.size);
     let index = segmentIndexAt(this.segments, position);
     let at = position;
@@ -93,7 +99,13 @@ export class SplicedFile {
         const want = limit - at;
         this.base.read(target, into, want, at + segment.delta, (err, n) => {
           if (err) return callback(err, at - position);
-          if (n === 0) return callback(new Error(`reading base image ${this.base.path}: file ended at ${at + segment.delta}, expected more bytes`), at - position);
+          if (n === 0)
+            return callback(
+              new Error(
+                `reading base image ${this.base.path}: file ended at ${at + segment.delta}, expected more bytes`,
+              ),
+              at - position,
+            );
           at += n;
           step();
         });
@@ -114,12 +126,19 @@ export class SplicedFile {
 
 function validateWindow(window: { offset: number; length: number }, base: BaseFile): void {
   const ok =
-    Number.isSafeInteger(window.offset) && Number.isSafeInteger(window.length) && window.offset >= 0 &&
-    window.length >= 0 && window.offset + window.length <= base.size;
+    Number.isSafeInteger(window.offset) &&
+    Number.isSafeInteger(window.length) &&
+    window.offset >= 0 &&
+    window.length >= 0 &&
+    window.offset + window.length <= base.size;
   if (!ok) {
-    throw new BootsmithError('internal', `window ${window.offset}+${window.length} lies outside ${base.path} (${base.size} bytes)`, {
-      path: base.path,
-    });
+    throw new BootsmithError(
+      'internal',
+      `window ${window.offset}+${window.length} lies outside ${base.path} (${base.size} bytes)`,
+      {
+        path: base.path,
+      },
+    );
   }
 }
 
@@ -127,19 +146,30 @@ function validatePatches(sorted: readonly Patch[], baseSize: number, path: strin
   let previousEnd = 0;
   for (const p of sorted) {
     const ok =
-      Number.isSafeInteger(p.offset) && Number.isSafeInteger(p.length) && p.offset >= previousEnd &&
-      p.length >= p.bytes.length && p.offset + p.length <= baseSize;
+      Number.isSafeInteger(p.offset) &&
+      Number.isSafeInteger(p.length) &&
+      p.offset >= previousEnd &&
+      p.length >= p.bytes.length &&
+      p.offset + p.length <= baseSize;
     if (!ok) {
-      throw new BootsmithError('internal', `patch at ${p.offset} (+${p.length}, ${p.bytes.length} bytes) is invalid for ${path}`, {
-        path,
-        baseSize,
-      });
+      throw new BootsmithError(
+        'internal',
+        `patch at ${p.offset} (+${p.length}, ${p.bytes.length} bytes) is invalid for ${path}`,
+        {
+          path,
+          baseSize,
+        },
+      );
     }
     previousEnd = p.offset + p.length;
   }
 }
 
-function buildSegments(sorted: readonly Patch[], window: { offset: number; length: number }, tail: readonly Buffer[]): Segment[] {
+function buildSegments(
+  sorted: readonly Patch[],
+  window: { offset: number; length: number },
+  tail: readonly Buffer[],
+): Segment[] {
   const segments: Segment[] = [];
   const baseSize = window.length;
   const delta = window.offset;
@@ -147,7 +177,13 @@ function buildSegments(sorted: readonly Patch[], window: { offset: number; lengt
   for (const p of sorted) {
     if (p.offset > cursor) segments.push({ kind: 'base', start: cursor, end: p.offset, delta });
     if (p.length > 0) {
-      segments.push({ kind: 'memory', start: p.offset, end: p.offset + p.length, bytes: p.bytes, zeroFrom: p.offset + p.bytes.length });
+      segments.push({
+        kind: 'memory',
+        start: p.offset,
+        end: p.offset + p.length,
+        bytes: p.bytes,
+        zeroFrom: p.offset + p.bytes.length,
+      });
     }
     cursor = p.offset + p.length;
   }
@@ -155,7 +191,13 @@ function buildSegments(sorted: readonly Patch[], window: { offset: number; lengt
   let virtual = baseSize;
   for (const bytes of tail) {
     if (bytes.length === 0) continue;
-    segments.push({ kind: 'memory', start: virtual, end: virtual + bytes.length, bytes, zeroFrom: virtual + bytes.length });
+    segments.push({
+      kind: 'memory',
+      start: virtual,
+      end: virtual + bytes.length,
+      bytes,
+      zeroFrom: virtual + bytes.length,
+    });
     virtual += bytes.length;
   }
   return segments;
@@ -205,7 +247,9 @@ class SplicedStream extends Readable {
     this.file.readInto(buffer, 0, length, this.position, (err, copied) => {
       if (this.destroyed) return;
       if (err || copied !== length) {
-        this.destroy(err ?? new Error(`reading ${this.file.base.path}: got ${copied} of ${length} bytes at ${this.position}`));
+        this.destroy(
+          err ?? new Error(`reading ${this.file.base.path}: got ${copied} of ${length} bytes at ${this.position}`),
+        );
         return;
       }
       this.position += length;

@@ -31,14 +31,18 @@ export class FakeAssistedService {
 
   private answer(url: URL, res: http.ServerResponse): void {
     if (this.status !== 200) {
-      res.writeHead(this.status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ code: String(this.status), reason: 'nope' }));
+      res
+        .writeHead(this.status, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ code: String(this.status), reason: 'nope' }));
       return;
     }
     const base = `/api/assisted-install/v2/infra-envs/${this.infraEnvId}`;
     if (url.pathname === `${base}/downloads/files` && url.searchParams.get('file_name') === 'discovery.ign') {
       res.writeHead(200, { 'Last-Modified': 'Tue, 03 Nov 2026 10:00:00 GMT' }).end(this.ignition);
     } else if (url.pathname === base) {
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ id: this.infraEnvId, kernel_arguments: this.kernelArguments }));
+      res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ id: this.infraEnvId, kernel_arguments: this.kernelArguments }));
     } else if (url.pathname === `${base}/downloads/minimal-initrd`) {
       if (this.minimalInitrd) res.writeHead(200).end(this.minimalInitrd);
       else res.writeHead(204).end();

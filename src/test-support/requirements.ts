@@ -24,7 +24,9 @@ export function unavailable(requirements: Record<string, boolean>): boolean {
     .map(([name]) => name);
   if (missing.length === 0) return false;
   if (process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0') {
-    throw new MissingRequirementError(`CI=${process.env.CI}: tests need ${missing.join(', ')}, which this machine lacks`);
+    throw new MissingRequirementError(
+      `CI=${process.env.CI}: tests need ${missing.join(', ')}, which this machine lacks`,
+    );
   }
   console.warn(`skipping tests that need ${missing.join(', ')} (missing here)`);
   return true;

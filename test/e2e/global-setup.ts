@@ -21,12 +21,19 @@ const RUN_DIR = path.join(CACHE_DIR, 'run');
 const CLI = path.join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
 const MINISO_MODULE = path.join(REPO_ROOT, 'src', 'iso', 'miniso', 'miniso.ts');
 
-function run(what: string, command: string, args: string[], options: { allowFailure?: boolean } = {}): { ok: boolean; out: string } {
+function run(
+  what: string,
+  command: string,
+  args: string[],
+  options: { allowFailure?: boolean } = {},
+): { ok: boolean; out: string } {
   const started = Date.now();
   const r = spawnSync(command, args, { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
   const ok = r.status === 0;
-  console.log(`e2e setup: ${what}: ${ok ? 'ok' : `failed (${r.error?.message ?? `exit ${r.status}`})`} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `e2e setup: ${what}: ${ok ? 'ok' : `failed (${r.error?.message ?? `exit ${r.status}`})`} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
   if (!ok && !options.allowFailure) throw new Error(`e2e setup: ${what} failed:\n${out}`);
   return { ok, out };
 }
@@ -51,7 +58,9 @@ async function packedIso(fullIso: string, minimalIso: string): Promise<{ iso: st
     await copyFile(fullIso, packed);
     const started = Date.now();
     await (pack as (full: string, minimal: string) => Promise<unknown>)(packed, minimalIso);
-    console.log(`e2e setup: packed minimal.iso into ${path.relative(REPO_ROOT, packed)} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `e2e setup: packed minimal.iso into ${path.relative(REPO_ROOT, packed)} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
     await writeFile(stamp, key);
   }
   return { iso: packed };
@@ -61,7 +70,9 @@ export default async function setup(project: TestProject): Promise<void> {
   const qemu = which('qemu-system-x86_64');
   if (!qemu && process.env.CI) {
     // .ci/run installs qemu: in CI a missing qemu is a broken install step, not a reason to skip.
-    throw new Error('e2e setup: qemu-system-x86_64 is not installed, and CI is set: .ci/run must install qemu-system-x86');
+    throw new Error(
+      'e2e setup: qemu-system-x86_64 is not installed, and CI is set: .ci/run must install qemu-system-x86',
+    );
   }
   if (!qemu) {
     console.warn(
@@ -75,26 +86,41 @@ export default async function setup(project: TestProject): Promise<void> {
 
   // dist/: type errors elsewhere in the tree are `npm run typecheck`'s business; what matters
   // here is that tsc emitted the CLI.
-  const build = run('build dist/ (tsc -p tsconfig.build.json)', process.execPath, [path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
-    allowFailure: true,
-  });
+  const build = run(
+    'build dist/ (tsc -p tsconfig.build.json)',
+    process.execPath,
+    [path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+    {
+      allowFailure: true,
+    },
+  );
   if (!build.ok) {
     if (!existsSync(CLI)) throw new Error(`e2e setup: tsc emitted no ${CLI}:\n${build.out}`);
     console.warn(`e2e setup: tsc reported errors (dist/ was emitted anyway; the tests use it):\n${build.out}`);
   }
 
   const minimalWanted = existsSync(MINISO_MODULE);
-  run(
-    `bootable fixture (fixtures/build-bootable-iso.sh${minimalWanted ? ' --minimal' : ''})`,
-    'bash',
-    [path.join(REPO_ROOT, 'fixtures', 'build-bootable-iso.sh'), '--out-dir', FIXTURE_DIR, '--cache-dir', CACHE_DIR, ...(minimalWanted ? ['--minimal'] : [])],
-  );
+  run(`bootable fixture (fixtures/build-bootable-iso.sh${minimalWanted ? ' --minimal' : ''})`, 'bash', [
+    path.join(REPO_ROOT, 'fixtures', 'build-bootable-iso.sh'),
+    '--out-dir',
+    FIXTURE_DIR,
+    '--cache-dir',
+    CACHE_DIR,
+    ...(minimalWanted ? ['--minimal'] : []),
+  ]);
   const fullIso = path.join(FIXTURE_DIR, 'x86_64.iso');
-  const minimal = minimalWanted ? await packedIso(fullIso, path.join(FIXTURE_DIR, 'minimal.iso')) : { reason: 'the miniso library (src/iso/miniso/miniso.ts) has not landed' };
+  const minimal = minimalWanted
+    ? await packedIso(fullIso, path.join(FIXTURE_DIR, 'minimal.iso'))
+    : { reason: 'the miniso library (src/iso/miniso/miniso.ts) has not landed' };
   const baseIso = 'iso' in minimal ? minimal.iso : fullIso;
 
   // The fixture must parse with bootsmith's own reader, as the service will parse it.
-  const inspect = run(`bootsmith iso inspect ${path.relative(REPO_ROOT, baseIso)}`, process.execPath, [CLI, 'iso', 'inspect', baseIso]);
+  const inspect = run(`bootsmith iso inspect ${path.relative(REPO_ROOT, baseIso)}`, process.execPath, [
+    CLI,
+    'iso',
+    'inspect',
+    baseIso,
+  ]);
   const manifest = JSON.parse(inspect.out.slice(inspect.out.indexOf('{'))) as E2eContext['manifest'];
   if (manifest?.ignition.file !== 'images/ignition.img' || !manifest.kargs || manifest.kargs.locations.length !== 2) {
     throw new Error(`e2e setup: ${baseIso} does not parse as the expected CoreOS live layout:\n${inspect.out}`);
@@ -110,6 +136,8 @@ export default async function setup(project: TestProject): Promise<void> {
     cli: CLI,
     ...('iso' in minimal ? { minimalPacked: true } : { minimalSkipReason: minimal.reason }),
   };
-  console.log(`e2e setup: base ISO ${path.relative(REPO_ROOT, baseIso)}; logs in ${path.relative(REPO_ROOT, RUN_DIR)}/`);
+  console.log(
+    `e2e setup: base ISO ${path.relative(REPO_ROOT, baseIso)}; logs in ${path.relative(REPO_ROOT, RUN_DIR)}/`,
+  );
   project.provide('e2e', context);
 }

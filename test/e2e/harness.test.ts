@@ -11,7 +11,9 @@ const setup = e2eContext();
 function report(content: Buffer, declaredSize = content.length): Buffer {
   const sha = createHash('sha256').update(content).digest('hex');
   return Buffer.concat([
-    Buffer.from('ISOLINUX 6.04\r\nLoading...\r\n\nBOOTSMITH-E2E BEGIN\nBOOTSMITH-E2E KERNEL 6.1.0\nBOOTSMITH-E2E CMDLINE a=1 b="c d"\n'),
+    Buffer.from(
+      'ISOLINUX 6.04\r\nLoading...\r\n\nBOOTSMITH-E2E BEGIN\nBOOTSMITH-E2E KERNEL 6.1.0\nBOOTSMITH-E2E CMDLINE a=1 b="c d"\n',
+    ),
     Buffer.from(`BOOTSMITH-E2E FILE /config.ign ${declaredSize} ${sha}\n`),
     content,
     Buffer.from('\nBOOTSMITH-E2E END-FILE /config.ign\nBOOTSMITH-E2E END\n[    2.0] reboot: Power down\r\n'),
@@ -43,7 +45,9 @@ describe('serial report parser', () => {
   });
 
   it('reports no BEGIN when the guest never got to /init', () => {
-    expect(parseSerialReport(Buffer.from('Kernel panic - not syncing: VFS: Unable to mount root fs\r\n')).begun).toBe(false);
+    expect(parseSerialReport(Buffer.from('Kernel panic - not syncing: VFS: Unable to mount root fs\r\n')).begun).toBe(
+      false,
+    );
   });
 });
 
@@ -51,7 +55,13 @@ describe.runIf(setup.ready)('qemu guests', () => {
   it('a guest that never powers off is killed at its hard timeout and leaves no process behind', async () => {
     const ctx = readyContext();
     // No boot device at all: SeaBIOS retries forever.
-    const boot = await bootGuest({ name: 'harness-hang', runDir: ctx.runDir, qemu: ctx.qemu, args: ['-nic', 'none', '-boot', 'order=c'], timeoutMs: 3_000 });
+    const boot = await bootGuest({
+      name: 'harness-hang',
+      runDir: ctx.runDir,
+      qemu: ctx.qemu,
+      args: ['-nic', 'none', '-boot', 'order=c'],
+      timeoutMs: 3_000,
+    });
     expect(boot.timedOut).toBe(true);
     expect(boot.seconds).toBeLessThan(10);
     expect(() => process.kill(-boot.pid, 0)).toThrow(/ESRCH/);

@@ -45,7 +45,11 @@ describe.runIf(setup.ready)('iPXE chain-boot (qemu, TCG)', () => {
   const filesRoute = '/api/assisted-install/v2/infra-envs/:infra_env_id/downloads/files';
 
   async function boot(t: TestContext, name: string): Promise<BootResult> {
-    return bootInTest(t, { name, runDir: ctx.runDir, qemu: ctx.qemu, args: machine, timeoutMs: PXE_BOOT_TIMEOUT_MS }, () => service.logTail());
+    return bootInTest(
+      t,
+      { name, runDir: ctx.runDir, qemu: ctx.qemu, args: machine, timeoutMs: PXE_BOOT_TIMEOUT_MS },
+      () => service.logTail(),
+    );
   }
 
   beforeAll(async () => {
@@ -61,24 +65,37 @@ describe.runIf(setup.ready)('iPXE chain-boot (qemu, TCG)', () => {
 
     // What a user does: ask the API for the boot-order-control script URL, point iPXE at it.
     const presigned = JSON.parse(
-      await service.expectCall('GET', `${API}/infra-envs/${env.id}/downloads/files-presigned?file_name=ipxe-script&ipxe_script_type=boot-order-control`, 200),
+      await service.expectCall(
+        'GET',
+        `${API}/infra-envs/${env.id}/downloads/files-presigned?file_name=ipxe-script&ipxe_script_type=boot-order-control`,
+        200,
+      ),
     ) as { url: string };
     expect(presigned.url.startsWith(`${service.baseUrl}/`)).toBe(true);
     const tftp = path.join(ctx.runDir, 'tftp');
     await mkdir(tftp, { recursive: true });
-    await writeFile(path.join(tftp, 'boot.ipxe'), `#!ipxe\necho bootsmith e2e: chaining to the boot-order-control script\nchain ${presigned.url}\n`);
+    await writeFile(
+      path.join(tftp, 'boot.ipxe'),
+      `#!ipxe\necho bootsmith e2e: chaining to the boot-order-control script\nchain ${presigned.url}\n`,
+    );
     const disk = path.join(ctx.runDir, 'disk.img');
     await writeFile(disk, diskImage());
     const sercon = path.join(ctx.runDir, 'sercon-port.bin');
     await writeFile(sercon, Buffer.from([0xf8, 0x03])); // 0x3f8, COM1
 
     machine = [
-      '-boot', 'order=nc',
-      '-netdev', `user,id=n0,tftp=${tftp},bootfile=boot.ipxe`,
-      '-device', `virtio-net-pci,netdev=n0,mac=${NIC_MAC}`,
-      '-drive', `file=${disk},format=raw,if=ide,snapshot=on`,
-      '-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
-      '-fw_cfg', `name=etc/sercon-port,file=${sercon}`,
+      '-boot',
+      'order=nc',
+      '-netdev',
+      `user,id=n0,tftp=${tftp},bootfile=boot.ipxe`,
+      '-device',
+      `virtio-net-pci,netdev=n0,mac=${NIC_MAC}`,
+      '-drive',
+      `file=${disk},format=raw,if=ide,snapshot=on`,
+      '-device',
+      'isa-debug-exit,iobase=0xf4,iosize=0x04',
+      '-fw_cfg',
+      `name=etc/sercon-port,file=${sercon}`,
     ];
   });
   afterEach(() => {
@@ -96,7 +113,11 @@ describe.runIf(setup.ready)('iPXE chain-boot (qemu, TCG)', () => {
     expect(report.ended, 'the fixture /init never reported').toBe(true);
 
     // The kernel command line is the boot script's `kernel` line, InfraEnv kargs included.
-    const script = await service.expectCall('GET', `${API}/infra-envs/${env.id}/downloads/files?file_name=ipxe-script`, 200);
+    const script = await service.expectCall(
+      'GET',
+      `${API}/infra-envs/${env.id}/downloads/files?file_name=ipxe-script`,
+      200,
+    );
     const kernelLine = /^kernel (\S+) (.*) \|\| goto failed$/m.exec(script);
     expect(kernelLine, script).not.toBeNull();
     expect(report.cmdline).toBe(kernelLine?.[2]);
@@ -148,12 +169,17 @@ describe.runIf(setup.ready)('iPXE chain-boot (qemu, TCG)', () => {
     });
     const perMac = `${API}/infra-envs/${env.id}/downloads/files?file_name=ipxe-script&ipxe_script_type=boot-order-control&mac=${NIC_MAC}`;
     expect(await service.expectCall('GET', perMac, 200)).toMatch(/^kernel /m);
-    await service.expectCall('PUT', `${API}/infra-envs/${env.id}/hosts/${hostId}/progress`, 200, { current_stage: 'Done' });
-    const host = JSON.parse(await service.expectCall('GET', `${API}/infra-envs/${env.id}/hosts/${hostId}`, 200)) as { status: string };
+    await service.expectCall('PUT', `${API}/infra-envs/${env.id}/hosts/${hostId}/progress`, 200, {
+      current_stage: 'Done',
+    });
+    const host = JSON.parse(await service.expectCall('GET', `${API}/infra-envs/${env.id}/hosts/${hostId}`, 200)) as {
+      status: string;
+    };
     expect(host.status).toBe('installed');
     expect(await service.expectCall('GET', perMac, 404)).toMatch(/already installed/);
 
-    const notFound = () => service.metric('bootsmith_http_requests_total', { route: filesRoute, method: 'GET', status: '404' });
+    const notFound = () =>
+      service.metric('bootsmith_http_requests_total', { route: filesRoute, method: 'GET', status: '404' });
     const before = await notFound();
     const result = await boot(t, 'ipxe-installed');
     const refused = (await notFound()) - before;
@@ -162,7 +188,11 @@ describe.runIf(setup.ready)('iPXE chain-boot (qemu, TCG)', () => {
     expect(result.log).toContain(DISK_MARKER);
     expect(result.exitCode).toBe(DISK_EXIT_STATUS);
     // The redirect script tries as often as it says before it gives the machine back to the firmware.
-    const redirect = await service.expectCall('GET', `${API}/infra-envs/${env.id}/downloads/files?file_name=ipxe-script&ipxe_script_type=boot-order-control`, 200);
+    const redirect = await service.expectCall(
+      'GET',
+      `${API}/infra-envs/${env.id}/downloads/files?file_name=ipxe-script&ipxe_script_type=boot-order-control`,
+      200,
+    );
     const attempts = Number(/iseq \$\{attempt\} (\d+) && goto local/.exec(redirect)?.[1] ?? NaN);
     expect(refused).toBe(attempts);
   });

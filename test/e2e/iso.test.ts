@@ -42,7 +42,9 @@ const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex
 function expectDiscoveryBoot(report: SerialReport, expected: { ignition: Buffer; cmdline: string }): void {
   expect(report.begun, 'the fixture /init never reported (see the serial log)').toBe(true);
   expect(report.ended, 'the /init report is incomplete').toBe(true);
-  expect(report.absent, 'the guest found no /config.ign: the kernel did not unpack the embedded archive').not.toContain('/config.ign');
+  expect(report.absent, 'the guest found no /config.ign: the kernel did not unpack the embedded archive').not.toContain(
+    '/config.ign',
+  );
   const config = report.files.get('/config.ign');
   expect(config?.content.toString('utf8')).toBe(expected.ignition.toString('utf8'));
   expect(config?.sha256).toBe(sha256(expected.ignition));
@@ -63,7 +65,9 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
   const kargsFor = (env: E2eInfraEnv): string => `${ISOLINUX_PREFIX} ${defaultKargs} ${env.kernelArguments.join(' ')}`;
 
   async function boot(t: TestContext, name: string, args: string[]): Promise<BootResult> {
-    return bootInTest(t, { name, runDir: ctx.runDir, qemu: ctx.qemu, args, timeoutMs: ISO_BOOT_TIMEOUT_MS }, () => service.logTail());
+    return bootInTest(t, { name, runDir: ctx.runDir, qemu: ctx.qemu, args, timeoutMs: ISO_BOOT_TIMEOUT_MS }, () =>
+      service.logTail(),
+    );
   }
 
   async function download(url: string, file: string): Promise<Buffer> {
@@ -113,8 +117,11 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
     expect(result.exitCode).toBe(0);
   });
 
-  it('2. BMC virtual media: boots from the /byid URL through qemu\'s HTTP block driver, costing one Ignition lookup', async (t) => {
-    const env = await createInfraEnv(service, { name: 'e2e-virtual-media', kernelArguments: ['console=ttyS0', 'bootsmith.e2e=virtual-media'] });
+  it("2. BMC virtual media: boots from the /byid URL through qemu's HTTP block driver, costing one Ignition lookup", async (t) => {
+    const env = await createInfraEnv(service, {
+      name: 'e2e-virtual-media',
+      kernelArguments: ['console=ttyS0', 'bootsmith.e2e=virtual-media'],
+    });
     expect(env.downloadUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/byid\/[0-9a-f-]{36}\/4\.17\/x86_64\/full\.iso$/);
     const route = '/byid/:id/:version/:arch/:filename';
     const before = {
@@ -124,13 +131,24 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
     };
     // qemu's curl driver: HEAD for the size, then Range GETs, as a BMC reads virtual media.
     const drive = `if=none,id=cd0,media=cdrom,readonly=on,driver=raw,file.driver=http,file.url=${env.downloadUrl.replaceAll(',', ',,')}`;
-    const result = await boot(t, 'iso-virtual-media', ['-nic', 'none', '-drive', drive, '-device', 'ide-cd,drive=cd0,bootindex=0']);
+    const result = await boot(t, 'iso-virtual-media', [
+      '-nic',
+      'none',
+      '-drive',
+      drive,
+      '-device',
+      'ide-cd,drive=cd0,bootindex=0',
+    ]);
     expectDiscoveryBoot(parseSerialReport(result.serial), { ignition: env.discoveryIgnition, cmdline: kargsFor(env) });
 
     const misses = (await service.metric('bootsmith_ignition_lookups_total', { result: 'miss' })) - before.misses;
-    const heads = (await service.metric('bootsmith_http_requests_total', { route, method: 'HEAD', status: '200' })) - before.heads;
-    const ranges = (await service.metric('bootsmith_http_requests_total', { route, method: 'GET', status: '206' })) - before.ranges;
-    console.log(`e2e iso-virtual-media: qemu sent ${heads} HEAD and ${ranges} Range GETs; ${misses} Ignition lookup miss(es)`);
+    const heads =
+      (await service.metric('bootsmith_http_requests_total', { route, method: 'HEAD', status: '200' })) - before.heads;
+    const ranges =
+      (await service.metric('bootsmith_http_requests_total', { route, method: 'GET', status: '206' })) - before.ranges;
+    console.log(
+      `e2e iso-virtual-media: qemu sent ${heads} HEAD and ${ranges} Range GETs; ${misses} Ignition lookup miss(es)`,
+    );
     expect(heads).toBeGreaterThanOrEqual(1);
     expect(ranges).toBeGreaterThan(1);
     // A fresh InfraEnv: its first request must miss once; every other request must hit the cache.
@@ -155,7 +173,10 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
     expect(extent).toEqual({ offset: ctx.manifest.ignition.offset, size: ctx.manifest.ignition.length });
     const { offset, size } = extent ?? { offset: 0, size: 0 };
     expect(iso.subarray(offset, offset + 2).toString('hex')).toBe('1f8b'); // the served ISO has a gzip archive there
-    expect(iso.subarray(offset + SECTOR, offset + 2 * SECTOR).some((b) => b !== 0), 'the archive should span more than one sector').toBe(true);
+    expect(
+      iso.subarray(offset + SECTOR, offset + 2 * SECTOR).some((b) => b !== 0),
+      'the archive should span more than one sector',
+    ).toBe(true);
     // The bug: the archive lands one sector before the area, over the end of the previous file
     // (coreos metadata nothing reads at boot); the area keeps only the archive's tail.
     expect(['/coreos/kargs.json', '/coreos/miniso.dat']).toContain(isoFileAt(ctx.baseIso, offset - SECTOR));
@@ -173,7 +194,9 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
     expect(report.absent).toContain('/config.ign');
     expect(result.log).toMatch(/rootfs image is not initramfs|Initramfs unpacking failed/);
     // and the assertion the positive cases rely on fails.
-    expect(() => expectDiscoveryBoot(report, { ignition: env.discoveryIgnition, cmdline: kargsFor(env) })).toThrow(/no \/config\.ign/);
+    expect(() => expectDiscoveryBoot(report, { ignition: env.discoveryIgnition, cmdline: kargsFor(env) })).toThrow(
+      /no \/config\.ign/,
+    );
   });
 
   it('4. minimal ISO: coreos.live.rootfs_url points at this service, which serves the rootfs', async (t) => {
@@ -182,16 +205,21 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
     }
     // The service derives the minimal ISO from miniso.dat in the background once the base image
     // is loaded; wait until no image reports work pending (bounded).
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
       if (!/"(pending|building|rebuilding)"/.test(await (await fetch(`${service.url}/health`)).text())) break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     let env: E2eInfraEnv;
     try {
-      env = await createInfraEnv(service, { name: 'e2e-minimal', kernelArguments: ['console=ttyS0', 'bootsmith.e2e=minimal'], imageType: 'minimal-iso' });
+      env = await createInfraEnv(service, {
+        name: 'e2e-minimal',
+        kernelArguments: ['console=ttyS0', 'bootsmith.e2e=minimal'],
+        imageType: 'minimal-iso',
+      });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      if (/expected 201, got 400/.test(message)) skip(t, `minimal ISO case SKIPPED: the service refuses minimal-iso InfraEnvs for this image (${message})`);
+      if (/expected 201, got 400/.test(message))
+        skip(t, `minimal ISO case SKIPPED: the service refuses minimal-iso InfraEnvs for this image (${message})`);
       throw err;
     }
     expect(env.downloadUrl).toBe(`${service.url}/byid/${env.id}/4.17/x86_64/minimal.iso`);

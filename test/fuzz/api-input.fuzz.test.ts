@@ -12,13 +12,27 @@
 // keys). Such a case counts as a wrong acceptance.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, http as rawHttp, inventory, PULL_SECRET, sshKey, startHarness, type Harness } from '../../src/core/test-support/harness.js';
+import {
+  backends,
+  http as rawHttp,
+  inventory,
+  PULL_SECRET,
+  sshKey,
+  startHarness,
+  type Harness,
+} from '../../src/core/test-support/harness.js';
 import { fuzzParameters, fuzzRuns } from './support/budget.js';
 import { recordFigures } from './support/figures.js';
 
 /** No API call of this category may take longer (a hang otherwise). */
 const REQUEST_BOUND_MS = 10_000;
-const MULTILINE_FIELDS = new Set(['pull_secret', 'ssh_authorized_key', 'ignition_config_override', 'additional_trust_bundle', 'network_yaml']);
+const MULTILINE_FIELDS = new Set([
+  'pull_secret',
+  'ssh_authorized_key',
+  'ignition_config_override',
+  'additional_trust_bundle',
+  'network_yaml',
+]);
 
 const figures = { cases: 0, crashes: 0, hangs: 0, wrongAcceptances: 0, dataLost: 0 };
 const failures: string[] = [];
@@ -27,34 +41,76 @@ function note(kind: 'crashes' | 'hangs' | 'wrongAcceptances', what: string): voi
   if (failures.length < 20) failures.push(`${kind}: ${what.slice(0, 300)}`);
 }
 
-async function call(method: string, url: string, body?: unknown, what = ''): Promise<Awaited<ReturnType<typeof rawHttp>> | undefined> {
+async function call(
+  method: string,
+  url: string,
+  body?: unknown,
+  what = '',
+): Promise<Awaited<ReturnType<typeof rawHttp>> | undefined> {
   figures.cases++;
   try {
     const r = await Promise.race([
       rawHttp(method, url, body),
       new Promise<never>((_, reject) => setTimeout(() => reject(new Error('bound')), REQUEST_BOUND_MS).unref()),
     ]);
-    if (r.status >= 500) note('crashes', `${method} ${url.slice(0, 120)} ${what} → ${r.status} ${r.text.slice(0, 120)}`);
+    if (r.status >= 500)
+      note('crashes', `${method} ${url.slice(0, 120)} ${what} → ${r.status} ${r.text.slice(0, 120)}`);
     return r;
   } catch (err) {
-    note((err as Error).message === 'bound' ? 'hangs' : 'crashes', `${method} ${url.slice(0, 120)} ${what}: ${(err as Error).message}`);
+    note(
+      (err as Error).message === 'bound' ? 'hangs' : 'crashes',
+      `${method} ${url.slice(0, 120)} ${what}: ${(err as Error).message}`,
+    );
     return undefined;
   }
 }
 
 /** Percent-encodes every UTF-8 byte (lone surrogates become U+FFFD, as a client would send them). */
-const pct = (v: unknown): string => [...Buffer.from(String(v), 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+const pct = (v: unknown): string =>
+  [...Buffer.from(String(v), 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
 
 // ---- generators -------------------------------------------------------------------------
-const controlChar = fc.integer({ min: 0, max: 0x9f }).filter((c) => c < 0x20 || c >= 0x7f).map((c) => String.fromCharCode(c));
-const metachar = fc.constantFrom('${net0/mac}', '$x', '||', '&&', ';', '#', '"', "'", '\\', '|', '&', '<', '>', '{', '}', '`');
-const injection = fc.constantFrom('\n[vpn]\nservice-type=x', '\nmethod=shared', '\r\n[ipv4]', ';\n[proxy]', '\u0000', '\ud800', '\udfff');
+const controlChar = fc
+  .integer({ min: 0, max: 0x9f })
+  .filter((c) => c < 0x20 || c >= 0x7f)
+  .map((c) => String.fromCharCode(c));
+const metachar = fc.constantFrom(
+  '${net0/mac}',
+  '$x',
+  '||',
+  '&&',
+  ';',
+  '#',
+  '"',
+  "'",
+  '\\',
+  '|',
+  '&',
+  '<',
+  '>',
+  '{',
+  '}',
+  '`',
+);
+const injection = fc.constantFrom(
+  '\n[vpn]\nservice-type=x',
+  '\nmethod=shared',
+  '\r\n[ipv4]',
+  ';\n[proxy]',
+  '\u0000',
+  '\ud800',
+  '\udfff',
+);
 const hostileString = fc.oneof(
   fc.tuple(fc.string({ maxLength: 8 }), controlChar, fc.string({ maxLength: 8 })).map(([a, c, b]) => `${a}${c}${b}`),
-  fc.tuple(fc.constantFrom('console=ttyS0', 'a=b', '192.168.1.10', 'eth0', 'x'), metachar, fc.string({ maxLength: 6 })).map(([a, m, b]) => `${a}${m}${b}`),
+  fc
+    .tuple(fc.constantFrom('console=ttyS0', 'a=b', '192.168.1.10', 'eth0', 'x'), metachar, fc.string({ maxLength: 6 }))
+    .map(([a, m, b]) => `${a}${m}${b}`),
   fc.tuple(fc.constantFrom('192.168.1.10', '10.0.0.0/8', 'example.com', 'eth0'), injection).map(([a, i]) => `${a}${i}`),
   fc.integer({ min: 1, max: 200_000 }).map((n) => 'x'.repeat(n)),
-  fc.tuple(fc.integer({ min: 20, max: 2048 }), fc.constantFrom('"', ' "', '" ', '\t')).map(([n, end]) => `${'a'.repeat(n)}${end}`),
+  fc
+    .tuple(fc.integer({ min: 20, max: 2048 }), fc.constantFrom('"', ' "', '" ', '\t'))
+    .map(([n, end]) => `${'a'.repeat(n)}${end}`),
   fc.constantFrom('1e20', '-1', '1.5', '0x10', '99999999999999999999', 'NaN', '', ' ', '\u2028'),
   fc.string({ unit: 'binary', maxLength: 20 }),
 );
@@ -65,17 +121,42 @@ function deep(depth: number): unknown {
 }
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 5, arbitrary: hostileString },
-  fc.constantFrom(1e20, -1, 1.5, Number.MAX_SAFE_INTEGER + 2, -0, 1e308, true, false, null, [], {}, [[['x']]], { a: { b: 'c' } }),
+  fc.constantFrom(1e20, -1, 1.5, Number.MAX_SAFE_INTEGER + 2, -0, 1e308, true, false, null, [], {}, [[['x']]], {
+    a: { b: 'c' },
+  }),
   fc.integer({ min: 20, max: 2000 }).map(deep),
   fc.array(hostileString, { maxLength: 3 }),
 );
 
 const INFRA_ENV_FIELDS = [
-  'name', 'pull_secret', 'ssh_authorized_key', 'additional_ntp_sources', 'image_type', 'ignition_config_override',
-  'openshift_version', 'cpu_architecture', 'additional_trust_bundle', 'cluster_id', 'proxy.http_proxy', 'proxy.https_proxy',
-  'proxy.no_proxy', 'kernel_arguments.value', 'kernel_arguments.operation', 'kernel_arguments', 'static_network_config',
-  'snc.ip', 'snc.prefix', 'snc.name', 'snc.route.destination', 'snc.route.next-hop', 'snc.route.metric', 'snc.dns.server',
-  'snc.dns.search', 'snc.mac', 'snc.mtu', 'snc.logical_nic_name',
+  'name',
+  'pull_secret',
+  'ssh_authorized_key',
+  'additional_ntp_sources',
+  'image_type',
+  'ignition_config_override',
+  'openshift_version',
+  'cpu_architecture',
+  'additional_trust_bundle',
+  'cluster_id',
+  'proxy.http_proxy',
+  'proxy.https_proxy',
+  'proxy.no_proxy',
+  'kernel_arguments.value',
+  'kernel_arguments.operation',
+  'kernel_arguments',
+  'static_network_config',
+  'snc.ip',
+  'snc.prefix',
+  'snc.name',
+  'snc.route.destination',
+  'snc.route.next-hop',
+  'snc.route.metric',
+  'snc.dns.server',
+  'snc.dns.search',
+  'snc.mac',
+  'snc.mtu',
+  'snc.logical_nic_name',
 ];
 
 function staticConfig(field: string, v: unknown): unknown {
@@ -102,10 +183,17 @@ function staticConfig(field: string, v: unknown): unknown {
     `    next-hop-address: ${at('snc.route.next-hop', '192.168.1.254')}`,
     `    metric: ${at('snc.route.metric', '100')}`,
   ].join('\n');
-  return [{
-    network_yaml: yaml,
-    mac_interface_map: [{ mac_address: field === 'snc.mac' ? v : '52:54:00:00:00:01', logical_nic_name: field === 'snc.logical_nic_name' ? v : 'eth0' }],
-  }];
+  return [
+    {
+      network_yaml: yaml,
+      mac_interface_map: [
+        {
+          mac_address: field === 'snc.mac' ? v : '52:54:00:00:00:01',
+          logical_nic_name: field === 'snc.logical_nic_name' ? v : 'eth0',
+        },
+      ],
+    },
+  ];
 }
 
 function infraEnvBody(field: string, v: unknown, mode: 'create' | 'update'): Record<string, unknown> {
@@ -113,19 +201,25 @@ function infraEnvBody(field: string, v: unknown, mode: 'create' | 'update'): Rec
   if (field.startsWith('proxy.')) body.proxy = { [field.slice(6)]: v };
   else if (field === 'kernel_arguments.value') body.kernel_arguments = [{ operation: 'append', value: v }];
   else if (field === 'kernel_arguments.operation') body.kernel_arguments = [{ operation: v, value: 'a=b' }];
-  else if (field.startsWith('snc.') || field === 'static_network_config') body.static_network_config = field === 'static_network_config' ? v : staticConfig(field, v);
+  else if (field.startsWith('snc.') || field === 'static_network_config')
+    body.static_network_config = field === 'static_network_config' ? v : staticConfig(field, v);
   else body[field] = v;
   if (mode === 'update') for (const k of ['name', 'cluster_id', 'cpu_architecture']) delete body[k];
   return body;
 }
 
 // ---- independent oracles for accepted requests -----------------------------------------
-const FORBIDDEN_LINE = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const FORBIDDEN_MULTI = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const FORBIDDEN_LINE =
+  /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const FORBIDDEN_MULTI =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function hostileStored(value: unknown, key = ''): string | undefined {
   if (typeof value === 'string') {
-    const re = MULTILINE_FIELDS.has(key) || key === 'static_network_config' || key === 'kernel_arguments' ? FORBIDDEN_MULTI : FORBIDDEN_LINE;
+    const re =
+      MULTILINE_FIELDS.has(key) || key === 'static_network_config' || key === 'kernel_arguments'
+        ? FORBIDDEN_MULTI
+        : FORBIDDEN_LINE;
     return re.test(value) ? `control character in ${key}` : undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
@@ -138,7 +232,8 @@ function hostileStored(value: unknown, key = ''): string | undefined {
 
 function badKarg(value: string): string | undefined {
   if (/[$\\'\u0000-\u001f]/.test(value)) return 'expansion, escape or control character';
-  if (value.split(/\s+/).some((w) => w.startsWith('#') || ['||', '&&', ';'].includes(w))) return 'iPXE separator or comment';
+  if (value.split(/\s+/).some((w) => w.startsWith('#') || ['||', '&&', ';'].includes(w)))
+    return 'iPXE separator or comment';
   let quoted = false;
   for (const ch of value) {
     if (ch === '"') quoted = !quoted;
@@ -172,7 +267,7 @@ function badKeyfile(text: string): string | undefined {
 /** The keyfiles inside the static-network-config tar (ustar: 512-byte headers, padded bodies). */
 function tarFiles(buf: Buffer): string[] {
   const out: string[] = [];
-  for (let off = 0; off + 512 <= buf.length; ) {
+  for (let off = 0; off + 512 <= buf.length;) {
     const header = buf.subarray(off, off + 512);
     if (header.every((b) => b === 0)) break;
     const size = parseInt(header.subarray(124, 136).toString('latin1').replace(/\0.*$/, '').trim() || '0', 8);
@@ -193,13 +288,21 @@ describe('api-input fault category', () => {
     const s = await backend.create();
     cleanup = s.cleanup;
     h = await startHarness(s, { runMonitor: false, imageServiceBaseUrl: 'http://img:8080' });
-    fixedEnv = (await rawHttp('POST', `${h.api}/infra-envs`, { name: 'fixed', pull_secret: PULL_SECRET, ssh_authorized_key: sshKey() })).json;
+    fixedEnv = (
+      await rawHttp('POST', `${h.api}/infra-envs`, {
+        name: 'fixed',
+        pull_secret: PULL_SECRET,
+        ssh_authorized_key: sshKey(),
+      })
+    ).json;
     expect((await rawHttp('POST', `${h.api}/infra-envs/${fixedEnv.id}/hosts`, { host_id: hostId })).status).toBe(201);
   });
   afterAll(async () => {
     recordFigures({
-      category: 'api-input', ...figures,
-      notes: `InfraEnv create/patch, host patch, events queries, agent calls over HTTP on ${backend.name}; ` +
+      category: 'api-input',
+      ...figures,
+      notes:
+        `InfraEnv create/patch, host patch, events queries, agent calls over HTTP on ${backend.name}; ` +
         `crash = 5xx or dropped connection; wrong acceptance = hostile text stored, or stored state changed by a 4xx` +
         (failures.length ? `; first: ${failures.join(' | ')}` : ''),
     });
@@ -208,7 +311,12 @@ describe('api-input fault category', () => {
   });
 
   async function listing(): Promise<string> {
-    return JSON.stringify((await rawHttp('GET', `${h.api}/infra-envs`)).json.map((e: { id: string; updated_at: string }) => [e.id, e.updated_at]));
+    return JSON.stringify(
+      (await rawHttp('GET', `${h.api}/infra-envs`)).json.map((e: { id: string; updated_at: string }) => [
+        e.id,
+        e.updated_at,
+      ]),
+    );
   }
 
   async function checkAccepted(id: string, what: string): Promise<void> {
@@ -256,14 +364,25 @@ describe('api-input fault category', () => {
       fc.asyncProperty(
         fc.oneof(
           fc.integer({ min: 1, max: 200_000 }).map((n) => `{"name":"x","pull_secret":${'['.repeat(n)}`),
-          fc.integer({ min: 33, max: 100_000 }).map((n) => `{"name":"x","pull_secret":"p","proxy":${'['.repeat(n)}${']'.repeat(n)}}`),
+          fc
+            .integer({ min: 33, max: 100_000 })
+            .map((n) => `{"name":"x","pull_secret":"p","proxy":${'['.repeat(n)}${']'.repeat(n)}}`),
           fc.string({ unit: 'binary', maxLength: 200 }),
-          fc.constantFrom('{"name":"\\u0000"}', '{"name":"\\ud800"}', '[1,2]', 'null', '"x"', '{"__proto__":{"name":"x"}}', `{"name":"${'x'.repeat(3 * 1024 * 1024)}"}`),
+          fc.constantFrom(
+            '{"name":"\\u0000"}',
+            '{"name":"\\ud800"}',
+            '[1,2]',
+            'null',
+            '"x"',
+            '{"__proto__":{"name":"x"}}',
+            `{"name":"${'x'.repeat(3 * 1024 * 1024)}"}`,
+          ),
         ),
         async (text) => {
           const before = await listing();
           const r = await call('POST', `${h.api}/infra-envs`, text, `raw ${JSON.stringify(text.slice(0, 60))}`);
-          if (r && r.status < 500 && r.status >= 400 && (await listing()) !== before) note('wrongAcceptances', 'raw body stored on 4xx');
+          if (r && r.status < 500 && r.status >= 400 && (await listing()) !== before)
+            note('wrongAcceptances', 'raw body stored on 4xx');
           if (r && r.status < 300) await rawHttp('DELETE', `${h.api}/infra-envs/${r.json.id}`);
         },
       ),
@@ -285,10 +404,18 @@ describe('api-input fault category', () => {
       step_id: (v) => ['POST', `${hostUrl}/instructions`, { step_type: 'free-network-addresses', step_id: v }],
       exit_code: (v) => ['POST', `${hostUrl}/instructions`, { step_type: 'inventory', exit_code: v, output: '{}' }],
       output: (v) => ['POST', `${hostUrl}/instructions`, { step_type: 'inventory', exit_code: 0, output: v }],
-      hostname: (v) => ['POST', `${hostUrl}/instructions`, { step_type: 'inventory', exit_code: 0, output: JSON.stringify(inventory({ hostname: v as string })) }],
+      hostname: (v) => [
+        'POST',
+        `${hostUrl}/instructions`,
+        { step_type: 'inventory', exit_code: 0, output: JSON.stringify(inventory({ hostname: v as string })) },
+      ],
       current_stage: (v) => ['PUT', `${hostUrl}/progress`, { current_stage: v }],
       progress_info: (v) => ['PUT', `${hostUrl}/progress`, { current_stage: 'Installing', progress_info: v }],
-      register_version: (v) => ['POST', `${h.api}/infra-envs/${fixedEnv.id}/hosts`, { host_id: hostId, discovery_agent_version: v }],
+      register_version: (v) => [
+        'POST',
+        `${h.api}/infra-envs/${fixedEnv.id}/hosts`,
+        { host_id: hostId, discovery_agent_version: v },
+      ],
       timestamp: (v) => ['GET', `${hostUrl}/instructions?timestamp=${pct(v)}`, undefined],
     };
     await fc.assert(
@@ -299,7 +426,8 @@ describe('api-input fault category', () => {
         const r = await call(method, url, body, what);
         if (!r || r.status >= 500) return;
         const host = (await rawHttp('GET', hostUrl)).json;
-        if (r.status >= 400 && (await snapshot()) !== before) note('wrongAcceptances', `${what}: ${r.status} but the host changed`);
+        if (r.status >= 400 && (await snapshot()) !== before)
+          note('wrongAcceptances', `${what}: ${r.status} but the host changed`);
         if (r.status < 300) {
           const bad = hostileStored(host);
           if (bad) note('wrongAcceptances', `${what}: ${bad}`);
@@ -310,9 +438,22 @@ describe('api-input fault category', () => {
   });
 
   it('events queries: never a 5xx', async () => {
-    const param = fc.constantFrom('limit', 'offset', 'message', 'order', 'severities', 'host_id', 'infra_env_id', 'cluster_id', 'host_ids');
+    const param = fc.constantFrom(
+      'limit',
+      'offset',
+      'message',
+      'order',
+      'severities',
+      'host_id',
+      'infra_env_id',
+      'cluster_id',
+      'host_ids',
+    );
     const rawBytes = fc.constantFrom('%ff%fe', '%00', '%c0%80', '%ed%a0%80', '%', '%zz', '%25');
-    const value = fc.oneof(hostileString.map((v) => pct(v.slice(0, 2000))), rawBytes);
+    const value = fc.oneof(
+      hostileString.map((v) => pct(v.slice(0, 2000))),
+      rawBytes,
+    );
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(param, value), { minLength: 1, maxLength: 3 }), async (pairs) => {
         const q = pairs.map(([k, v]) => `${k}=${v}`).join('&');

@@ -38,7 +38,11 @@ const perKind: Record<string, number> = {};
 /** Corrupted zstd streams that decoded to other members: fzstd does not verify the content checksum. */
 let zstdUnchecked = 0;
 
-async function run(kind: string, what: string, fn: () => Promise<string | undefined> | string | undefined): Promise<void> {
+async function run(
+  kind: string,
+  what: string,
+  fn: () => Promise<string | undefined> | string | undefined,
+): Promise<void> {
   tally.cases++;
   perKind[kind] = (perKind[kind] ?? 0) + 1;
   const started = Date.now();
@@ -67,7 +71,8 @@ const SEED_FILES = [
 ];
 const CPIO = writeCpio(SEED_FILES);
 
-const signature = (entries: CpioEntry[]) => JSON.stringify(entries.map((e) => [e.path, e.mode, Buffer.from(e.data).toString('base64')]));
+const signature = (entries: CpioEntry[]) =>
+  JSON.stringify(entries.map((e) => [e.path, e.mode, Buffer.from(e.data).toString('base64')]));
 const ORIGINAL = signature(readCpio(CPIO));
 
 type Edit = { at: number; kind: 'set' | 'hex' | 'truncate' | 'extend'; value: number };
@@ -83,7 +88,12 @@ function mutate(bytes: Buffer, edits: Edit[]): Buffer {
     if (b.length === 0) break;
     const at = e.at % b.length;
     if (e.kind === 'set') b[at] = e.value & 0xff;
-    else if (e.kind === 'hex') b.write((e.value >>> 0).toString(16).padStart(8, '0').slice(-8), Math.min(at, Math.max(0, b.length - 8)), 'latin1');
+    else if (e.kind === 'hex')
+      b.write(
+        (e.value >>> 0).toString(16).padStart(8, '0').slice(-8),
+        Math.min(at, Math.max(0, b.length - 8)),
+        'latin1',
+      );
     else if (e.kind === 'truncate') b = b.subarray(0, at);
     else b = Buffer.concat([b, Buffer.alloc(e.value % 4096, e.value & 0xff)]);
   }
@@ -92,7 +102,11 @@ function mutate(bytes: Buffer, edits: Edit[]): Buffer {
 
 /** A cpio header field (0-12) at the start of entry `n` of the seed archive, as an edit. */
 const headerEdit: fc.Arbitrary<Edit> = fc
-  .record({ entry: fc.nat({ max: 3 }), field: fc.nat({ max: 12 }), value: fc.constantFrom(0, 1, 0xffffffff, 0x7fffffff, 0x100000, 0xfff, 3) })
+  .record({
+    entry: fc.nat({ max: 3 }),
+    field: fc.nat({ max: 12 }),
+    value: fc.constantFrom(0, 1, 0xffffffff, 0x7fffffff, 0x100000, 0xfff, 3),
+  })
   .map(({ entry, field, value }) => {
     let at = 0;
     for (let i = 0; i < entry && at < CPIO.length; i++) {
@@ -110,7 +124,8 @@ describe('archive-mutations', () => {
       { format: 'gzip', bytes: await compress(CPIO, 'gzip') },
       { format: 'xz', bytes: await compress(CPIO, 'xz') },
     ];
-    if (HAVE_ZSTD) streams.push({ format: 'zstd', bytes: execFileSync('zstd', ['-q', '-c', '--check'], { input: CPIO }) });
+    if (HAVE_ZSTD)
+      streams.push({ format: 'zstd', bytes: execFileSync('zstd', ['-q', '-c', '--check'], { input: CPIO }) });
     const miniso = await withIsoFs(path.join(REPO_ROOT, 'fixtures/iso/x86_64-miniso.iso'), async (iso) => {
       const entry = await iso.lookupFile(MINISO_PATH);
       return iso.readFile(entry!, 1024 * 1024);
@@ -119,50 +134,65 @@ describe('archive-mutations', () => {
 
     // raw newc: header fields and bytes
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.array(headerEdit, { minLength: 1, maxLength: 3 }), fc.array(edit, { minLength: 1, maxLength: 6 })), async (edits) => {
-        const bytes = mutate(CPIO, edits);
-        await run('cpio', JSON.stringify(edits), () => {
-          const entries = readCpio(bytes);
-          const data = entries.reduce((n, e) => n + e.data.length, 0);
-          return data > bytes.length ? `entries hold ${data} bytes of a ${bytes.length}-byte archive` : undefined;
-        });
-        await run('initrd', JSON.stringify(edits), async () => {
-          await readInitrd(bytes);
-          return undefined;
-        });
-      }),
+      fc.asyncProperty(
+        fc.oneof(fc.array(headerEdit, { minLength: 1, maxLength: 3 }), fc.array(edit, { minLength: 1, maxLength: 6 })),
+        async (edits) => {
+          const bytes = mutate(CPIO, edits);
+          await run('cpio', JSON.stringify(edits), () => {
+            const entries = readCpio(bytes);
+            const data = entries.reduce((n, e) => n + e.data.length, 0);
+            return data > bytes.length ? `entries hold ${data} bytes of a ${bytes.length}-byte archive` : undefined;
+          });
+          await run('initrd', JSON.stringify(edits), async () => {
+            await readInitrd(bytes);
+            return undefined;
+          });
+        },
+      ),
       fuzzParameters(300),
     );
 
     // compressed initrds: a change the stream's checksum covers must not decode to other members
     await fc.assert(
-      fc.asyncProperty(fc.nat({ max: streams.length - 1 }), fc.array(edit, { minLength: 1, maxLength: 4 }), async (s, edits) => {
-        const { format, bytes: seed } = streams[s]!;
-        const bytes = mutate(seed, edits);
-        await run(format, JSON.stringify(edits), async () => {
-          const entries = await readInitrd(bytes);
-          // nothing at all (an empty or all-zero mutant) is a valid, empty initrd
-          if (entries.length === 0 || signature(entries) === ORIGINAL) return undefined;
-          // src/initrd/zstd.ts documents that the optional zstd content checksum is not verified
-          if (format === 'zstd') {
-            zstdUnchecked++;
-            return undefined;
-          }
-          return `a corrupted ${format} stream decoded to other members`;
-        });
-      }),
+      fc.asyncProperty(
+        fc.nat({ max: streams.length - 1 }),
+        fc.array(edit, { minLength: 1, maxLength: 4 }),
+        async (s, edits) => {
+          const { format, bytes: seed } = streams[s]!;
+          const bytes = mutate(seed, edits);
+          await run(format, JSON.stringify(edits), async () => {
+            const entries = await readInitrd(bytes);
+            // nothing at all (an empty or all-zero mutant) is a valid, empty initrd
+            if (entries.length === 0 || signature(entries) === ORIGINAL) return undefined;
+            // src/initrd/zstd.ts documents that the optional zstd content checksum is not verified
+            if (format === 'zstd') {
+              zstdUnchecked++;
+              return undefined;
+            }
+            return `a corrupted ${format} stream decoded to other members`;
+          });
+        },
+      ),
       fuzzParameters(format_cases(streams.length)),
     );
 
     // kargs areas: encode → decode round trip, and arbitrary area bytes decode or fail typed
-    const areas: KargsAreas = { default: 'quiet', size: 256, pad: '#', end: '\n', locations: [{ file: 'EFI/x/grub.cfg', offset: 0 }] } as KargsAreas;
+    const areas: KargsAreas = {
+      default: 'quiet',
+      size: 256,
+      pad: '#',
+      end: '\n',
+      locations: [{ file: 'EFI/x/grub.cfg', offset: 0 }],
+    } as KargsAreas;
     await fc.assert(
       fc.asyncProperty(fc.string({ maxLength: 400 }), fc.uint8Array({ maxLength: 300 }), async (kargs, raw) => {
         await run('kargs-roundtrip', JSON.stringify(kargs).slice(0, 80), () => {
           const area = encodeKargsArea(kargs, areas);
           if (area.length !== areas.size) return `area of ${area.length} bytes, expected ${areas.size}`;
           const back = decodeKargsArea(area, '#', '\n');
-          return back !== trimKargs(kargs) ? `decoded ${JSON.stringify(back)} from ${JSON.stringify(kargs)}` : undefined;
+          return back !== trimKargs(kargs)
+            ? `decoded ${JSON.stringify(back)} from ${JSON.stringify(kargs)}`
+            : undefined;
         });
         await run('kargs-area', `${raw.length} bytes`, () => {
           decodeKargsArea(Buffer.from(raw), '#', '\n');
@@ -176,7 +206,14 @@ describe('archive-mutations', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(edit, { minLength: 1, maxLength: 6 }),
-        fc.array(fc.record({ minimal: fc.nat({ max: 0xffffffff }), full: fc.nat({ max: 0xffffffff }), length: fc.nat({ max: 0xffffffff }) }), { maxLength: 5 }),
+        fc.array(
+          fc.record({
+            minimal: fc.nat({ max: 0xffffffff }),
+            full: fc.nat({ max: 0xffffffff }),
+            length: fc.nat({ max: 0xffffffff }),
+          }),
+          { maxLength: 5 },
+        ),
         async (edits, table) => {
           await run('miniso', JSON.stringify(edits), () => {
             parseMinisoData(mutate(miniso, edits), 'mutant');
@@ -199,7 +236,9 @@ describe('archive-mutations', () => {
       wrongAcceptances: tally.wrongAcceptances,
       dataLost: 0,
       notes:
-        `per reader: ${Object.entries(perKind).map(([k, n]) => `${k} ${n}`).join(', ')}${HAVE_ZSTD ? '' : ' (no zstd binary: zstd seeds skipped)'}; ` +
+        `per reader: ${Object.entries(perKind)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', ')}${HAVE_ZSTD ? '' : ' (no zstd binary: zstd seeds skipped)'}; ` +
         `${zstdUnchecked} corrupted zstd streams decoded to other bytes (content checksum not verified, documented in src/initrd/zstd.ts; not counted)`,
     });
     expect(tally.cases).toBeGreaterThanOrEqual(fuzzRuns(300) * 7);

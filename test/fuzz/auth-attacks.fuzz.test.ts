@@ -23,7 +23,8 @@ import { recordFigures } from './support/figures.js';
 const API = '/api/assisted-install/v2';
 const VERSION = '4.17';
 
-const b64url = (value: unknown): string => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+const b64url = (value: unknown): string =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
 /** A JWT with any header and payload, signed by `signature` (or unsigned). */
 function rawJwt(header: Record<string, unknown>, payload: Record<string, unknown>, signature = ''): string {
@@ -39,7 +40,10 @@ interface Fixture {
   publicPem: string;
 }
 
-type Credential = { via: 'x-secret-key' | 'bearer' | 'api_key' | 'byapikey' | 'bytoken' | 'image-token' | 'image_token'; token: string };
+type Credential = {
+  via: 'x-secret-key' | 'bearer' | 'api_key' | 'byapikey' | 'bytoken' | 'image-token' | 'image_token';
+  token: string;
+};
 type Target = 'infra-env-b' | 'infra-env-list' | 'infra-env-create' | 'iso-b';
 
 async function request(f: Fixture, target: Target, cred: Credential): Promise<number> {
@@ -52,8 +56,10 @@ async function request(f: Fixture, target: Target, cred: Credential): Promise<nu
   if (target === 'iso-b') {
     const b = f.b.id;
     if (cred.via === 'byapikey') url = `${base}/byapikey/${encodeURIComponent(cred.token)}/${VERSION}/x86_64/full.iso`;
-    else if (cred.via === 'bytoken') url = `${base}/bytoken/${encodeURIComponent(cred.token)}/${VERSION}/x86_64/full.iso`;
-    else if (cred.via === 'api_key' || cred.via === 'image_token') url = `${base}/images/${b}?version=${VERSION}&type=full-iso&${query(cred.via)}`;
+    else if (cred.via === 'bytoken')
+      url = `${base}/bytoken/${encodeURIComponent(cred.token)}/${VERSION}/x86_64/full.iso`;
+    else if (cred.via === 'api_key' || cred.via === 'image_token')
+      url = `${base}/images/${b}?version=${VERSION}&type=full-iso&${query(cred.via)}`;
     else {
       url = `${base}/images/${b}?version=${VERSION}&type=full-iso`;
       if (cred.via === 'image-token') headers['image-token'] = cred.token;
@@ -95,14 +101,18 @@ async function forgeries(f: Fixture): Promise<Array<{ name: string; token: strin
   const payloadB = { ...payloadA, infra_env_id: f.b.id };
   const hsWithPublicKey = async (payload: Record<string, unknown>) =>
     new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(Buffer.from(f.publicPem));
-  const es256 = (key: typeof privateKey, payload: Record<string, unknown>) => new SignJWT(payload).setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).sign(key);
+  const es256 = (key: typeof privateKey, payload: Record<string, unknown>) =>
+    new SignJWT(payload).setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).sign(key);
   const flipped = (sig: string) => {
     const bytes = Buffer.from(sig, 'base64url');
     bytes[bytes.length >> 1]! ^= 0x01;
     return bytes.toString('base64url');
   };
   // An ES256 signature over B's payload made with a *raw* (non-DER) P-1363 layout from the stranger key.
-  const rawSig = cryptoSign('sha256', Buffer.from(`${h}.${b64url(payloadB)}`), { key: strangerKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+  const rawSig = cryptoSign('sha256', Buffer.from(`${h}.${b64url(payloadB)}`), {
+    key: strangerKey,
+    dsaEncoding: 'ieee-p1363',
+  }).toString('base64url');
   return [
     { name: 'alg-none-b', token: rawJwt({ alg: 'none', typ: 'JWT' }, payloadB) },
     { name: 'alg-none-admin', token: rawJwt({ alg: 'none', typ: 'JWT' }, { sub: 'admin', kind: 'admin' }) },
@@ -116,17 +126,35 @@ async function forgeries(f: Fixture): Promise<Array<{ name: string; token: strin
     { name: 'expired-real-key-b', token: await es256(privateKey, { ...payloadB, exp: now - 60, iat: now - 3600 }) },
     { name: 'real-key-a-used-on-b', token: f.a.apiKey },
     { name: 'image-token-a-used-on-b', token: f.a.imageToken },
-    { name: 'image-token-a-resubject-b', token: (() => { const [ih, ip, is] = f.a.imageToken.split('.') as [string, string, string]; const pl = JSON.parse(Buffer.from(ip, 'base64url').toString()) as Record<string, unknown>; return `${ih}.${b64url({ ...pl, sub: f.b.id })}.${is}`; })() },
+    {
+      name: 'image-token-a-resubject-b',
+      token: (() => {
+        const [ih, ip, is] = f.a.imageToken.split('.') as [string, string, string];
+        const pl = JSON.parse(Buffer.from(ip, 'base64url').toString()) as Record<string, unknown>;
+        return `${ih}.${b64url({ ...pl, sub: f.b.id })}.${is}`;
+      })(),
+    },
     { name: 'two-part', token: `${h}.${p}` },
     { name: 'four-part', token: `${f.a.apiKey}.${s}` },
     { name: 'empty-signature', token: `${h}.${p}.` },
     { name: 'not-base64', token: '!!!.@@@.###' },
     { name: 'json-header-injection', token: `${b64url('{"alg":"ES256","crit":["x"],"x":1}')}.${p}.${s}` },
-    { name: 'jwk-embedded-header', token: `${b64url({ alg: 'ES256', jwk: createPublicKey(strangerPem).export({ format: 'jwk' }) })}.${b64url(payloadB)}.${rawSig}` },
+    {
+      name: 'jwk-embedded-header',
+      token: `${b64url({ alg: 'ES256', jwk: createPublicKey(strangerPem).export({ format: 'jwk' }) })}.${b64url(payloadB)}.${rawSig}`,
+    },
   ];
 }
 
-const VIAS: Credential['via'][] = ['x-secret-key', 'bearer', 'api_key', 'byapikey', 'bytoken', 'image-token', 'image_token'];
+const VIAS: Credential['via'][] = [
+  'x-secret-key',
+  'bearer',
+  'api_key',
+  'byapikey',
+  'bytoken',
+  'image-token',
+  'image_token',
+];
 const TARGETS: Target[] = ['infra-env-b', 'infra-env-list', 'infra-env-create', 'iso-b'];
 
 describe('auth-attacks', () => {
@@ -137,7 +165,11 @@ describe('auth-attacks', () => {
     const storage = await embeddedBackend().create();
     cleanup = storage.cleanup;
     const config = loadConfig({
-      LISTEN_PORT: '0', LISTEN_ADDRESS: '127.0.0.1', DATA_DIR: storage.dataDir, DATABASE_URL: storage.databaseUrl!, AUTH_TYPE: 'local',
+      LISTEN_PORT: '0',
+      LISTEN_ADDRESS: '127.0.0.1',
+      DATA_DIR: storage.dataDir,
+      DATABASE_URL: storage.databaseUrl!,
+      AUTH_TYPE: 'local',
     });
     const service = await startService(config, createLogger('silent'), { defaultMetrics: false });
     await service.imagesLoaded;
@@ -154,13 +186,20 @@ describe('auth-attacks', () => {
     const a = await create();
     const b = await create();
     const apiKey = decodeURIComponent(/\/byapikey\/([^/]+)\//.exec(a.download_url)![1]!);
-    const presigned = await fetch(`${service.url}${API}/infra-envs/${a.id}/downloads/files-presigned?file_name=discovery.ign`, {
-      headers: { authorization: `Bearer ${admin}` },
-    });
+    const presigned = await fetch(
+      `${service.url}${API}/infra-envs/${a.id}/downloads/files-presigned?file_name=discovery.ign`,
+      {
+        headers: { authorization: `Bearer ${admin}` },
+      },
+    );
     const presignedUrl = ((await presigned.json()) as { url: string }).url;
-    const imageToken = new URL(presignedUrl).searchParams.get('image_token') ?? new URL(presignedUrl).searchParams.get('api_key')!;
+    const imageToken =
+      new URL(presignedUrl).searchParams.get('image_token') ?? new URL(presignedUrl).searchParams.get('api_key')!;
     f = {
-      service, admin, a: { id: a.id, apiKey, imageToken }, b: { id: b.id },
+      service,
+      admin,
+      a: { id: a.id, apiKey, imageToken },
+      b: { id: b.id },
       privatePem: readFileSync(path.join(storage.dataDir, 'auth', 'ec-private-key.pem'), 'utf8'),
       publicPem: readFileSync(path.join(storage.dataDir, 'auth', 'ec-public-key.pem'), 'utf8'),
     };
@@ -174,7 +213,9 @@ describe('auth-attacks', () => {
     // The real credentials work where they should (a service refusing everything fails here).
     expect(await request(f, 'infra-env-list', { via: 'bearer', token: f.admin })).toBe(200);
     expect(await request(f, 'iso-b', { via: 'bearer', token: f.admin })).toBe(200);
-    const ownIso = await fetch(`${f.service.url}/byapikey/${f.a.apiKey}/${VERSION}/x86_64/full.iso`, { method: 'HEAD' });
+    const ownIso = await fetch(`${f.service.url}/byapikey/${f.a.apiKey}/${VERSION}/x86_64/full.iso`, {
+      method: 'HEAD',
+    });
     expect(ownIso.status).toBe(200);
 
     const forged = await forgeries(f);
@@ -204,17 +245,22 @@ describe('auth-attacks', () => {
     await fc.assert(property, fuzzParameters(500));
     // Random garbage tokens through every channel, too.
     await fc.assert(
-      fc.asyncProperty(fc.string({ minLength: 0, maxLength: 300 }), fc.constantFrom(...VIAS), fc.constantFrom(...TARGETS), async (token, via, target) => {
-        const status = await request(f, target, { via, token: token || randomBytes(4).toString('hex') });
-        cases++;
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-        if (status < 0 || status >= 500) crashes++;
-        else if (status >= 200 && status < 300) {
-          wrong++;
-          accepted.push(`garbage ${JSON.stringify(token)} via ${via} on ${target} → ${status}`);
-        }
-        return true;
-      }),
+      fc.asyncProperty(
+        fc.string({ minLength: 0, maxLength: 300 }),
+        fc.constantFrom(...VIAS),
+        fc.constantFrom(...TARGETS),
+        async (token, via, target) => {
+          const status = await request(f, target, { via, token: token || randomBytes(4).toString('hex') });
+          cases++;
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+          if (status < 0 || status >= 500) crashes++;
+          else if (status >= 200 && status < 300) {
+            wrong++;
+            accepted.push(`garbage ${JSON.stringify(token)} via ${via} on ${target} → ${status}`);
+          }
+          return true;
+        },
+      ),
       fuzzParameters(200),
     );
     recordFigures({

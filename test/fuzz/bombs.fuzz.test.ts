@@ -16,7 +16,12 @@ import { parseLiveIsoInWorker } from '../../src/images/fetch/parse-worker.js';
 import { SECTOR_SIZE } from '../../src/iso/directory-record.js';
 import { parseLiveIso } from '../../src/iso/live-layout.js';
 import { PARSE_TIME_BUDGET_MS } from '../../src/iso/parse-budget.js';
-import { deepDirectoryBomb, hugeExtentIso, rockRidgeChainBomb, wideSuspIso } from '../../src/iso/test-support/crafted-iso.js';
+import {
+  deepDirectoryBomb,
+  hugeExtentIso,
+  rockRidgeChainBomb,
+  wideSuspIso,
+} from '../../src/iso/test-support/crafted-iso.js';
 import { REPO_ROOT, makeTempDir, removeDir } from '../../src/iso/test-support/fixtures.js';
 import { fuzzParameters, fuzzRuns } from './support/budget.js';
 import { type CliChild, freePort, poll, startCli } from './support/children.js';
@@ -40,8 +45,16 @@ const bomb: fc.Arbitrary<Bomb> = fc.oneof(
     areaBytes: fc.constantFrom(512, 1024, SECTOR_SIZE, 4096, 65_536),
   }),
   fc.record({ kind: fc.constant('deep' as const), depth: fc.integer({ min: 1, max: 400 }), loop: fc.boolean() }),
-  fc.record({ kind: fc.constant('extent' as const), lba: fc.nat({ max: 0xffffffff }), length: fc.nat({ max: 0xffffffff }) }),
-  fc.record({ kind: fc.constant('wide' as const), count: fc.integer({ min: 1, max: 15_000 }), suBytes: fc.integer({ min: 10, max: 205 }) }),
+  fc.record({
+    kind: fc.constant('extent' as const),
+    lba: fc.nat({ max: 0xffffffff }),
+    length: fc.nat({ max: 0xffffffff }),
+  }),
+  fc.record({
+    kind: fc.constant('wide' as const),
+    count: fc.integer({ min: 1, max: 15_000 }),
+    suBytes: fc.integer({ min: 10, max: 205 }),
+  }),
 );
 
 function build(b: Bomb): Buffer {
@@ -72,7 +85,9 @@ describe('bombs', () => {
       category: 'bombs',
       ...figures,
       dataLost: 0,
-      notes: `refused by: ${Object.entries(refusals).map(([k, n]) => `${k} ${n}`).join(', ')}; crash = anything but a typed error, a worker out of heap or a service death`,
+      notes: `refused by: ${Object.entries(refusals)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ')}; crash = anything but a typed error, a worker out of heap or a service death`,
     });
     removeDir(dir);
   });
@@ -120,7 +135,10 @@ describe('bombs', () => {
       writeFileSync(file, build(b));
       figures.cases++;
       const started = Date.now();
-      const err = await parseLiveIsoInWorker(file, { heapMb: SMALL_HEAP_MB }).then(() => undefined, (e: unknown) => e);
+      const err = await parseLiveIsoInWorker(file, { heapMb: SMALL_HEAP_MB }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       if (err === undefined) figures.wrongAcceptances++;
       else if (err instanceof ImageLoadError || !(err instanceof BootsmithError)) {
         figures.crashes++;
@@ -148,10 +166,27 @@ describe('bombs', () => {
       const images = bombs.map((b, i) => {
         const file = path.join(dir, `service-bomb-${i}.iso`);
         writeFileSync(file, build(b));
-        return { openshift_version: `4.${i + 1}`, cpu_architecture: 'x86_64', url: `file://${file}`, version: `4${i + 1}.0.0` };
+        return {
+          openshift_version: `4.${i + 1}`,
+          cpu_architecture: 'x86_64',
+          url: `file://${file}`,
+          version: `4${i + 1}.0.0`,
+        };
       });
-      images.push({ openshift_version: '4.16', cpu_architecture: 'x86_64', url: `file://${path.join(REPO_ROOT, 'fixtures/iso/x86_64.iso')}`, version: '416.0.0' });
-      env = { LISTEN_PORT: String(port), LISTEN_ADDRESS: '127.0.0.1', DATA_DIR: dataDir, OS_IMAGES: JSON.stringify(images), LOG_LEVEL: 'warn', IMAGE_DOWNLOAD_CONCURRENCY: String(images.length) };
+      images.push({
+        openshift_version: '4.16',
+        cpu_architecture: 'x86_64',
+        url: `file://${path.join(REPO_ROOT, 'fixtures/iso/x86_64.iso')}`,
+        version: '416.0.0',
+      });
+      env = {
+        LISTEN_PORT: String(port),
+        LISTEN_ADDRESS: '127.0.0.1',
+        DATA_DIR: dataDir,
+        OS_IMAGES: JSON.stringify(images),
+        LOG_LEVEL: 'warn',
+        IMAGE_DOWNLOAD_CONCURRENCY: String(images.length),
+      };
     });
     afterAll(async () => {
       if (child && child.proc.exitCode === null) {
@@ -166,18 +201,23 @@ describe('bombs', () => {
       child = startCli(['serve'], env);
       const health = await poll('every image to settle', 90_000, async () => {
         const res = await fetch(`${base()}/health`);
-        const body = (await res.json()) as { images: Array<{ openshift_version: string; state: string; reason?: string; retry_at?: string }> };
+        const body = (await res.json()) as {
+          images: Array<{ openshift_version: string; state: string; reason?: string; retry_at?: string }>;
+        };
         return body.images.every((i) => i.state === 'ready' || i.state === 'failed') ? body : undefined;
       });
       figures.cases += bombs.length;
       for (const image of health.images) {
         if (image.openshift_version === '4.16') {
-          if (image.state !== 'ready') examples.push(`round ${round}: the good image is ${image.state}: ${image.reason}`);
+          if (image.state !== 'ready')
+            examples.push(`round ${round}: the good image is ${image.state}: ${image.reason}`);
           continue;
         }
         if (image.state !== 'failed') figures.wrongAcceptances++;
-        if (image.retry_at !== undefined) examples.push(`round ${round}: ${image.openshift_version} is retried at ${image.retry_at}`);
-        if (!/not a usable CoreOS live ISO/.test(image.reason ?? '')) examples.push(`round ${round}: ${image.openshift_version}: ${image.reason}`);
+        if (image.retry_at !== undefined)
+          examples.push(`round ${round}: ${image.openshift_version} is retried at ${image.retry_at}`);
+        if (!/not a usable CoreOS live ISO/.test(image.reason ?? ''))
+          examples.push(`round ${round}: ${image.openshift_version}: ${image.reason}`);
       }
       expect((await fetch(`${base()}/live`)).status).toBe(200);
       const list = await fetch(`${base()}/api/assisted-install/v2/infra-envs`);

@@ -32,7 +32,12 @@ describe('etag-under-patch', () => {
   beforeAll(async () => {
     const storage = await embeddedBackend().create();
     cleanup = storage.cleanup;
-    const config = loadConfig({ LISTEN_PORT: '0', LISTEN_ADDRESS: '127.0.0.1', DATA_DIR: storage.dataDir, DATABASE_URL: storage.databaseUrl! });
+    const config = loadConfig({
+      LISTEN_PORT: '0',
+      LISTEN_ADDRESS: '127.0.0.1',
+      DATA_DIR: storage.dataDir,
+      DATABASE_URL: storage.databaseUrl!,
+    });
     service = await startService(config, createLogger('silent'), { defaultMetrics: false });
     await service.imagesLoaded;
     manifest = await parseLiveIso(DEMO_IMAGE_PATH);
@@ -59,7 +64,10 @@ describe('etag-under-patch', () => {
       [size - 65_536, size - 1],
       [kargs.offset - 4096, kargs.offset + 4095],
     ];
-    const rng = fc.sample(fc.tuple(fc.nat({ max: size - 1 }), fc.integer({ min: 1, max: 1 << 20 })), { seed: FUZZ_SEED, numRuns: 8 });
+    const rng = fc.sample(fc.tuple(fc.nat({ max: size - 1 }), fc.integer({ min: 1, max: 1 << 20 })), {
+      seed: FUZZ_SEED,
+      numRuns: 8,
+    });
     for (const [start, len] of rng) ranges.push([start, Math.min(size - 1, start + len - 1)]);
 
     const seen = new Map<string, string>(); // `${etag} ${range}` → sha256

@@ -25,18 +25,27 @@ export default async function setup(): Promise<() => Promise<void>> {
     await built.remove();
     let rows: CategoryFigures[] = [];
     try {
-      rows = readFileSync(linesFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as CategoryFigures);
+      rows = readFileSync(linesFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as CategoryFigures);
     } catch {
       // no category recorded anything
     }
     const header = ['category', 'cases', 'crashes', 'hangs', 'wrong acceptances', 'data lost'];
-    const table = rows.map((r) => [r.category, r.cases, r.crashes, r.hangs, r.wrongAcceptances, r.dataLost].map(String));
+    const table = rows.map((r) =>
+      [r.category, r.cases, r.crashes, r.hangs, r.wrongAcceptances, r.dataLost].map(String),
+    );
     const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)));
-    const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+    const line = (cells: string[]) =>
+      cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
     console.log(`\nfuzz figures (${LONG ? 'long' : 'CI'} campaign, seed ${FUZZ_SEED}):`);
     console.log(line(header));
     for (const row of table) console.log(line(row));
     for (const r of rows) if (r.notes) console.log(`  ${r.category}: ${r.notes}`);
-    writeFileSync(path.join(OUT_DIR, 'figures.json'), `${JSON.stringify({ mode: LONG ? 'long' : 'ci', seed: FUZZ_SEED, categories: rows }, null, 2)}\n`);
+    writeFileSync(
+      path.join(OUT_DIR, 'figures.json'),
+      `${JSON.stringify({ mode: LONG ? 'long' : 'ci', seed: FUZZ_SEED, categories: rows }, null, 2)}\n`,
+    );
   };
 }

@@ -82,8 +82,16 @@ describe('ingest-faults', () => {
       const route = `/round-${i}.iso`;
       const dataDir = path.join(dir, `round-${i}`);
       const port = await freePort();
-      const images = [{ openshift_version: '4.16', cpu_architecture: 'x86_64', url: server.url(route), version: '416.0.0' }];
-      const env = { DATA_DIR: dataDir, OS_IMAGES: JSON.stringify(images), LISTEN_PORT: String(port), LISTEN_ADDRESS: '127.0.0.1', LOG_LEVEL: 'warn' };
+      const images = [
+        { openshift_version: '4.16', cpu_architecture: 'x86_64', url: server.url(route), version: '416.0.0' },
+      ];
+      const env = {
+        DATA_DIR: dataDir,
+        OS_IMAGES: JSON.stringify(images),
+        LISTEN_PORT: String(port),
+        LISTEN_ADDRESS: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+      };
       const args = round.runner === 'pull' ? ['images', 'pull'] : ['serve'];
       figures.cases++;
 
@@ -91,7 +99,9 @@ describe('ingest-faults', () => {
       const before = server.bytesSent;
       const first = startCli(args, env);
       const kill = killPoint(i);
-      await poll(`round ${i}: ${kill} bytes sent`, 60_000, async () => (server.bytesSent - before >= kill ? true : undefined));
+      await poll(`round ${i}: ${kill} bytes sent`, 60_000, async () =>
+        server.bytesSent - before >= kill ? true : undefined,
+      );
       first.proc.kill('SIGKILL');
       await first.exited;
       if ((await verifiedFiles(dataDir)).length > 0) {
@@ -127,40 +137,52 @@ describe('ingest-faults', () => {
         problems.push(`round ${i} (${JSON.stringify(round)}, killed after ${kill} bytes): verified file is ${got}`);
       }
       const hits = server.hitsFor(route);
-      notes.push(`${round.runner}/${round.validator}${round.changes ? '/changed' : ''}: ${hits.length} requests, last ${hits.at(-1)?.range ?? 'whole object'} → ${got}`);
+      notes.push(
+        `${round.runner}/${round.validator}${round.changes ? '/changed' : ''}: ${hits.length} requests, last ${hits.at(-1)?.range ?? 'whole object'} → ${got}`,
+      );
       await rm(dataDir, { recursive: true, force: true });
     }
     expect(problems).toEqual([]);
   });
 
   const tmpfs = requireTmpfs(8 * 1024 * 1024);
-  it.skipIf('reason' in tmpfs)(`a pull onto a full disk leaves no partial file and the space is usable again${'reason' in tmpfs ? ` (skipped: ${tmpfs.reason})` : ''}`, async () => {
-    if ('reason' in tmpfs) return;
-    try {
-      const big = Buffer.alloc(12 * 1024 * 1024, 0x42);
-      server.serve('/big.iso', big, { chunkBytes: 256 * 1024 });
-      const dataDir = path.join(tmpfs.dir, 'data');
-      const images = [{ openshift_version: '4.17', cpu_architecture: 'x86_64', url: server.url('/big.iso'), version: '417.0.0' }];
-      for (let attempt = 1; attempt <= 2; attempt++) {
-        figures.cases++;
-        const child = startCli(['images', 'pull', '--json'], { DATA_DIR: dataDir, OS_IMAGES: JSON.stringify(images), LOG_LEVEL: 'warn' });
-        const code = await exitWithin(child, CHILD_BOUND_MS);
-        if (code === 'hung') figures.hangs++;
-        if (code !== 1) problems.push(`full disk, attempt ${attempt}: exit ${String(code)}`);
-        if (!/the disk holding .*images is full \(ENOSPC\)/.test(child.output())) problems.push(`full disk, attempt ${attempt}: no disk named in ${child.output().slice(-800)}`);
-        const left = (await readdir(path.join(dataDir, 'images'))).filter((f) => f.includes('.part'));
-        if (left.length > 0) {
-          figures.dataLost++;
-          problems.push(`full disk, attempt ${attempt}: left ${left.join(', ')}`);
+  it.skipIf('reason' in tmpfs)(
+    `a pull onto a full disk leaves no partial file and the space is usable again${'reason' in tmpfs ? ` (skipped: ${tmpfs.reason})` : ''}`,
+    async () => {
+      if ('reason' in tmpfs) return;
+      try {
+        const big = Buffer.alloc(12 * 1024 * 1024, 0x42);
+        server.serve('/big.iso', big, { chunkBytes: 256 * 1024 });
+        const dataDir = path.join(tmpfs.dir, 'data');
+        const images = [
+          { openshift_version: '4.17', cpu_architecture: 'x86_64', url: server.url('/big.iso'), version: '417.0.0' },
+        ];
+        for (let attempt = 1; attempt <= 2; attempt++) {
+          figures.cases++;
+          const child = startCli(['images', 'pull', '--json'], {
+            DATA_DIR: dataDir,
+            OS_IMAGES: JSON.stringify(images),
+            LOG_LEVEL: 'warn',
+          });
+          const code = await exitWithin(child, CHILD_BOUND_MS);
+          if (code === 'hung') figures.hangs++;
+          if (code !== 1) problems.push(`full disk, attempt ${attempt}: exit ${String(code)}`);
+          if (!/the disk holding .*images is full \(ENOSPC\)/.test(child.output()))
+            problems.push(`full disk, attempt ${attempt}: no disk named in ${child.output().slice(-800)}`);
+          const left = (await readdir(path.join(dataDir, 'images'))).filter((f) => f.includes('.part'));
+          if (left.length > 0) {
+            figures.dataLost++;
+            problems.push(`full disk, attempt ${attempt}: left ${left.join(', ')}`);
+          }
+          // what the database would need next: the space is there again
+          await writeFile(path.join(tmpfs.dir, 'next-write'), Buffer.alloc(6 * 1024 * 1024));
+          await rm(path.join(tmpfs.dir, 'next-write'));
         }
-        // what the database would need next: the space is there again
-        await writeFile(path.join(tmpfs.dir, 'next-write'), Buffer.alloc(6 * 1024 * 1024));
-        await rm(path.join(tmpfs.dir, 'next-write'));
+        notes.push(`full disk: 2 pulls onto an 8 MiB tmpfs, free afterwards ${Math.round(tmpfs.free() / 1024)} KiB`);
+        expect(problems).toEqual([]);
+      } finally {
+        tmpfs.unmount();
       }
-      notes.push(`full disk: 2 pulls onto an 8 MiB tmpfs, free afterwards ${Math.round(tmpfs.free() / 1024)} KiB`);
-      expect(problems).toEqual([]);
-    } finally {
-      tmpfs.unmount();
-    }
-  });
+    },
+  );
 });

@@ -15,7 +15,15 @@ import { SECTOR_SIZE, directoryRecords } from '../../src/iso/directory-record.js
 import { withIsoFs } from '../../src/iso/iso9660.js';
 import { parseLiveIso } from '../../src/iso/live-layout.js';
 import type { LiveManifest } from '../../src/iso/manifest.js';
-import { FixtureSet, HAVE_FIXTURES, HAVE_XZ, REPO_ROOT, findAll, makeTempDir, removeDir } from '../../src/iso/test-support/fixtures.js';
+import {
+  FixtureSet,
+  HAVE_FIXTURES,
+  HAVE_XZ,
+  REPO_ROOT,
+  findAll,
+  makeTempDir,
+  removeDir,
+} from '../../src/iso/test-support/fixtures.js';
 import { fuzzParameters, fuzzRuns } from './support/budget.js';
 import { recordFigures } from './support/figures.js';
 
@@ -34,11 +42,18 @@ interface Structure {
   json: Array<{ path: string; offset: number; length: number; text: string }>;
 }
 
-const INTERESTING_U32 = [0, 1, 2, 16, 17, 0x7f, 0x80, 0xff, 0x100, 0x7fff, 0xffff, 0x10000, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff];
+const INTERESTING_U32 = [
+  0, 1, 2, 16, 17, 0x7f, 0x80, 0xff, 0x100, 0x7fff, 0xffff, 0x10000, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff,
+];
 const PVD_FIELDS = [80, 84, 120, 124, 128, 130, 156, 157, 158, 166, 181, 188];
 const RECORD_FIELDS: Array<{ at: number; size: 1 | 4 }> = [
-  { at: 0, size: 1 }, { at: 1, size: 1 }, { at: 2, size: 4 }, { at: 10, size: 4 },
-  { at: 25, size: 1 }, { at: 26, size: 1 }, { at: 32, size: 1 },
+  { at: 0, size: 1 },
+  { at: 1, size: 1 },
+  { at: 2, size: 4 },
+  { at: 10, size: 4 },
+  { at: 25, size: 1 },
+  { at: 26, size: 1 },
+  { at: 32, size: 1 },
 ];
 const SUSP_SIGNATURES = ['SP', 'CE', 'NM', 'PX', 'TF', 'SL', 'RR', 'ST', 'ER'];
 
@@ -50,12 +65,19 @@ async function structureOf(name: string, file: string): Promise<Structure> {
     for await (const { entry } of iso.walk()) if (entry.isDirectory) dirs.push(entry);
     for (const dir of dirs) {
       const extent = bytes.subarray(dir.offset, dir.offset + dir.length);
-      for (const r of directoryRecords(extent)) s.records.push({ at: dir.offset + r.position, length: r.identifier.length, directory: (r.flags & 2) !== 0 });
+      for (const r of directoryRecords(extent))
+        s.records.push({ at: dir.offset + r.position, length: r.identifier.length, directory: (r.flags & 2) !== 0 });
       for (const sig of SUSP_SIGNATURES) for (const p of findAll(extent, sig)) s.susp.push(dir.offset + p);
     }
     for (const p of ['coreos/igninfo.json', 'coreos/kargs.json', 'coreos/features.json']) {
       const e = await iso.lookup(p);
-      if (e && !e.isDirectory) s.json.push({ path: p, offset: e.offset, length: e.length, text: bytes.toString('utf8', e.offset, e.offset + e.length) });
+      if (e && !e.isDirectory)
+        s.json.push({
+          path: p,
+          offset: e.offset,
+          length: e.length,
+          text: bytes.toString('utf8', e.offset, e.offset + e.length),
+        });
     }
   });
   return s;
@@ -71,13 +93,37 @@ type Mutation =
 
 const u32 = fc.oneof(fc.constantFrom(...INTERESTING_U32), fc.nat({ max: 0xffffffff }));
 const weird = fc.oneof(
-  fc.constantFrom(-1, 0, 2 ** 53, 1e308, 0.5, '12', null, true, [], {}, 'images/../../etc/passwd', '', 'x'.repeat(5000)),
+  fc.constantFrom(
+    -1,
+    0,
+    2 ** 53,
+    1e308,
+    0.5,
+    '12',
+    null,
+    true,
+    [],
+    {},
+    'images/../../etc/passwd',
+    '',
+    'x'.repeat(5000),
+  ),
   fc.integer(),
   fc.string(),
 );
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  fc.record({ kind: fc.constant('pvd' as const), field: fc.constantFrom(...PVD_FIELDS), value: u32, wide: fc.boolean() }),
-  fc.record({ kind: fc.constant('record' as const), pick: fc.nat(), field: fc.nat({ max: RECORD_FIELDS.length - 1 }), value: u32 }),
+  fc.record({
+    kind: fc.constant('pvd' as const),
+    field: fc.constantFrom(...PVD_FIELDS),
+    value: u32,
+    wide: fc.boolean(),
+  }),
+  fc.record({
+    kind: fc.constant('record' as const),
+    pick: fc.nat(),
+    field: fc.nat({ max: RECORD_FIELDS.length - 1 }),
+    value: u32,
+  }),
   fc.record({ kind: fc.constant('susp' as const), pick: fc.nat(), delta: fc.integer({ min: 2, max: 27 }), value: u32 }),
   fc.record({
     kind: fc.constant('json' as const),
@@ -88,7 +134,10 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     cut: fc.nat(),
   }),
   fc.record({ kind: fc.constant('extent' as const), pick: fc.nat(), lba: u32, length: u32 }),
-  fc.record({ kind: fc.constant('flip' as const), picks: fc.array(fc.tuple(fc.nat(), fc.nat({ max: 255 })), { minLength: 1, maxLength: 8 }) }),
+  fc.record({
+    kind: fc.constant('flip' as const),
+    picks: fc.array(fc.tuple(fc.nat(), fc.nat({ max: 255 })), { minLength: 1, maxLength: 8 }),
+  }),
 );
 
 function writeU(buf: Buffer, at: number, size: 1 | 4, value: number): void {
@@ -162,7 +211,13 @@ function inconsistency(m: LiveManifest, size: number): string | undefined {
   for (const [k, e] of Object.entries(m.files)) if (e) extents.push([k, e.offset, e.length]);
   for (const l of m.kargs?.locations ?? []) extents.push([`kargs ${l.file}`, l.offset, m.kargs?.size ?? 0]);
   for (const [what, offset, length] of extents) {
-    if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0 || offset + length > size) {
+    if (
+      !Number.isSafeInteger(offset) ||
+      !Number.isSafeInteger(length) ||
+      offset < 0 ||
+      length < 0 ||
+      offset + length > size
+    ) {
       return `${what} extent ${offset}+${length} outside the ${size}-byte file`;
     }
   }
@@ -177,7 +232,8 @@ describe('iso-mutations', () => {
 
   beforeAll(async () => {
     dir = makeTempDir('fuzz-iso');
-    for (const name of ['x86_64.iso', 's390x.iso', 'x86_64-miniso.iso']) bases.push(await structureOf(name, path.join(REPO_ROOT, 'fixtures/iso', name)));
+    for (const name of ['x86_64.iso', 's390x.iso', 'x86_64-miniso.iso'])
+      bases.push(await structureOf(name, path.join(REPO_ROOT, 'fixtures/iso', name)));
     if (HAVE_FIXTURES && HAVE_XZ) {
       fixtures = FixtureSet.create('fuzz-iso');
       for (const name of fixtures.names()) bases.push(await structureOf(name, fixtures.path(name)));

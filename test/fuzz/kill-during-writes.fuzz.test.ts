@@ -57,7 +57,10 @@ afterAll(async () => {
 async function send(method: string, url: string, body: unknown): Promise<{ status: number; json: any } | undefined> {
   try {
     const r = await fetch(url, {
-      method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     const text = await r.text();
     return { status: r.status, json: text ? JSON.parse(text) : undefined };
@@ -91,10 +94,11 @@ test('kill -9 during concurrent writes loses no acknowledged write', async () =>
       }
       const hosts = await send('GET', `${svc.api}/infra-envs/${env.id}/hosts`, undefined);
       const have = new Set((hosts?.json ?? []).map((h: { id: string }) => h.id));
-      for (const h of env.hosts) if (!have.has(h)) {
-        dataLost++;
-        notes.push(`host ${h} of ${env.id} missing`);
-      }
+      for (const h of env.hosts)
+        if (!have.has(h)) {
+          dataLost++;
+          notes.push(`host ${h} of ${env.id} missing`);
+        }
     }
   };
 
@@ -116,7 +120,11 @@ test('kill -9 during concurrent writes loses no acknowledged write', async () =>
         const pick = random();
         const existing = [...envs.values()];
         if (pick < 0.35 || existing.length === 0) {
-          const r = await send('POST', `${svc.api}/infra-envs`, { name: `r${round}-w${w}-${n}`, openshift_version: '4.17', pull_secret: PULL_SECRET });
+          const r = await send('POST', `${svc.api}/infra-envs`, {
+            name: `r${round}-w${w}-${n}`,
+            openshift_version: '4.17',
+            pull_secret: PULL_SECRET,
+          });
           if (r && r.status >= 500) crashes++;
           if (r?.status === 201) {
             acknowledged++;
@@ -140,7 +148,10 @@ test('kill -9 during concurrent writes loses no acknowledged write', async () =>
         } else {
           const env = existing[Math.floor(random() * existing.length)]!;
           const hostId = crypto.randomUUID();
-          const r = await send('POST', `${svc.api}/infra-envs/${env.id}/hosts`, { host_id: hostId, discovery_agent_version: 'v1' });
+          const r = await send('POST', `${svc.api}/infra-envs/${env.id}/hosts`, {
+            host_id: hostId,
+            discovery_agent_version: 'v1',
+          });
           if (r && r.status >= 500) crashes++;
           if (r?.status === 201) {
             acknowledged++;
@@ -155,7 +166,10 @@ test('kill -9 during concurrent writes loses no acknowledged write', async () =>
     svc.child.kill('SIGKILL');
     await svc.exited;
     stop = true;
-    const settled = await Promise.race([Promise.all(writers).then(() => true), new Promise((r) => setTimeout(() => r(false), REQUEST_TIMEOUT_MS * 2))]);
+    const settled = await Promise.race([
+      Promise.all(writers).then(() => true),
+      new Promise((r) => setTimeout(() => r(false), REQUEST_TIMEOUT_MS * 2)),
+    ]);
     if (!settled) hangs++;
   }
 

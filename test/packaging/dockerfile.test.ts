@@ -75,7 +75,9 @@ describe('Dockerfile', () => {
         expect(line, `${name}: ${line}`).not.toMatch(/fixtures|test|src\b|bench/);
       }
     }
-    expect(copies(stage('runtime-demo-1')!)).toEqual(['COPY --chown=node:node fixtures/iso/x86_64.iso ./fixtures/iso/x86_64.iso']);
+    expect(copies(stage('runtime-demo-1')!)).toEqual([
+      'COPY --chown=node:node fixtures/iso/x86_64.iso ./fixtures/iso/x86_64.iso',
+    ]);
     expect(dockerfile.args.get('DEMO')).toBe('0');
     expect(dockerfile.stages.at(-1)!.from).toBe('runtime-demo-${DEMO}');
   });

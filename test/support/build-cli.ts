@@ -23,9 +23,16 @@ export async function buildCli(): Promise<BuiltCli> {
   const out = await mkdtemp(path.join(parent, 'build-'));
   const tsc = path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   await new Promise<void>((resolve, reject) => {
-    execFile(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', out, '--tsBuildInfoFile', path.join(out, '.tsbuildinfo')], {
-      cwd: REPO_ROOT, timeout: BUILD_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024,
-    }, (err, stdout, stderr) => (err ? reject(new Error(`tsc failed: ${stdout}${stderr}`)) : resolve()));
+    execFile(
+      process.execPath,
+      [tsc, '-p', 'tsconfig.build.json', '--outDir', out, '--tsBuildInfoFile', path.join(out, '.tsbuildinfo')],
+      {
+        cwd: REPO_ROOT,
+        timeout: BUILD_TIMEOUT_MS,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+      (err, stdout, stderr) => (err ? reject(new Error(`tsc failed: ${stdout}${stderr}`)) : resolve()),
+    );
   });
   return { cli: path.join(out, 'src', 'cli', 'main.js'), remove: () => rm(out, { recursive: true, force: true }) };
 }

@@ -15,9 +15,10 @@ export default async function setup(): Promise<() => Promise<void>> {
   const server = await startEmbeddedServer({ dataDir, logger: pino({ level: 'silent' }) });
   const t = server.target;
   const auth = `${encodeURIComponent(t.user)}:${encodeURIComponent(t.password)}`;
-  process.env[EMBEDDED_URL_ENV] = t.via === 'socket'
-    ? `postgres://${auth}@localhost/${t.database}?host=${encodeURIComponent(t.host)}`
-    : `postgres://${auth}@${t.host}:${t.port}/${t.database}`;
+  process.env[EMBEDDED_URL_ENV] =
+    t.via === 'socket'
+      ? `postgres://${auth}@localhost/${t.database}?host=${encodeURIComponent(t.host)}`
+      : `postgres://${auth}@${t.host}:${t.port}/${t.database}`;
   return async () => {
     await server.stop();
     await rm(dataDir, { recursive: true, force: true });

@@ -35,7 +35,15 @@ export async function startServe(cli: string, dataDir: string, env: NodeJS.Proce
   let out = '';
   const child = spawn(process.execPath, [cli, 'serve', '--role', 'core'], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, LISTEN_ADDRESS: '127.0.0.1', LISTEN_PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      LISTEN_ADDRESS: '127.0.0.1',
+      LISTEN_PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const take = (b: Buffer) => {
@@ -46,8 +54,12 @@ export async function startServe(cli: string, dataDir: string, env: NodeJS.Proce
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const until = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`bootsmith serve exited during start:\n${out}`);
-    const ok = await fetch(`${url}/api/assisted-install/v2/infra-envs`).then((r) => r.status === 200, () => false);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`bootsmith serve exited during start:\n${out}`);
+    const ok = await fetch(`${url}/api/assisted-install/v2/infra-envs`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > until) {
       child.kill('SIGKILL');

@@ -9,7 +9,7 @@ export function writeTar(files: readonly { name: string; data: Buffer; mode?: nu
     if (Buffer.byteLength(f.name) > 100) throw new Error(`tar member name too long: ${f.name}`);
     const h = Buffer.alloc(512);
     const put = (s: string, off: number, len: number) => h.write(s.slice(0, len), off, len, 'utf8');
-    const oct = (n: number, len: number) => (n.toString(8).padStart(len - 1, '0')) + '\0';
+    const oct = (n: number, len: number) => n.toString(8).padStart(len - 1, '0') + '\0';
     put(f.name, 0, 100);
     put(oct(f.mode ?? 0o644, 8), 100, 8);
     put(oct(0, 8), 108, 8);

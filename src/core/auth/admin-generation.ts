@@ -67,7 +67,10 @@ export function databaseGenerations(repo: Repository): AdminGenerations {
     },
     async isCurrent(g) {
       if (!Number.isSafeInteger(g.generation) || g.generation < 1) return false;
-      return (await repo.getServiceKey(rowName(g.generation))) === g.jti && (await repo.getServiceKey(rowName(g.generation + 1))) === undefined;
+      return (
+        (await repo.getServiceKey(rowName(g.generation))) === g.jti &&
+        (await repo.getServiceKey(rowName(g.generation + 1))) === undefined
+      );
     },
     async advance() {
       for (let attempt = 0; attempt < MAX_ADVANCE_ATTEMPTS; attempt++) {
@@ -75,7 +78,9 @@ export function databaseGenerations(repo: Repository): AdminGenerations {
         const won = await claim(next);
         if (won) return won;
       }
-      throw new ConflictError('admin token rotation lost the race to other rotations repeatedly; try again', { attempts: MAX_ADVANCE_ATTEMPTS });
+      throw new ConflictError('admin token rotation lost the race to other rotations repeatedly; try again', {
+        attempts: MAX_ADVANCE_ATTEMPTS,
+      });
     },
   };
 }

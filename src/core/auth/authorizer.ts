@@ -48,7 +48,9 @@ export class Authorizer {
       if (claims.kind === 'admin') return;
       if (scope.infraEnvId !== undefined && claims.infraEnvId === scope.infraEnvId) return;
       forbidden = new ForbiddenError(
-        scope.infraEnvId === undefined ? 'this operation needs an admin token' : 'the token does not belong to this infra-env',
+        scope.infraEnvId === undefined
+          ? 'this operation needs an admin token'
+          : 'the token does not belong to this infra-env',
       );
     }
     if (creds.imageToken && scope.infraEnvId !== undefined) {

@@ -13,7 +13,12 @@ export function newImageTokenKey(): string {
   return randomBytes(32).toString('base64url');
 }
 
-export async function issueImageToken(infraEnvId: string, key: string, ttlMs = DEFAULT_IMAGE_TOKEN_TTL_MS, now = Date.now()): Promise<{ token: string; expiresAt: Date }> {
+export async function issueImageToken(
+  infraEnvId: string,
+  key: string,
+  ttlMs = DEFAULT_IMAGE_TOKEN_TTL_MS,
+  now = Date.now(),
+): Promise<{ token: string; expiresAt: Date }> {
   const exp = Math.floor((now + ttlMs) / 1000);
   const token = await new SignJWT({})
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
@@ -37,7 +42,10 @@ export function unverifiedSubject(token: string): string | undefined {
 
 export async function verifyImageToken(token: string, infraEnvId: string, key: string): Promise<void> {
   try {
-    const { payload } = await jwtVerify(token, Buffer.from(key, 'base64url'), { algorithms: ['HS256'], requiredClaims: ['exp', 'sub'] });
+    const { payload } = await jwtVerify(token, Buffer.from(key, 'base64url'), {
+      algorithms: ['HS256'],
+      requiredClaims: ['exp', 'sub'],
+    });
     if (payload.sub !== infraEnvId) throw new Error('subject mismatch');
   } catch {
     throw new UnauthorizedError('invalid or expired image token');

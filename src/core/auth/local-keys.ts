@@ -10,11 +10,25 @@
 import { createPublicKey } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { SignJWT, exportPKCS8, exportSPKI, generateKeyPair, importPKCS8, importSPKI, jwtVerify, type CryptoKey } from 'jose';
+import {
+  SignJWT,
+  exportPKCS8,
+  exportSPKI,
+  generateKeyPair,
+  importPKCS8,
+  importSPKI,
+  jwtVerify,
+  type CryptoKey,
+} from 'jose';
 import { UnauthorizedError } from '../../errors.js';
 import { writeFileAtomic } from '../../images/cache/atomic-file.js';
 import type { Repository } from '../db/repository.js';
-import { type AdminGeneration, type AdminGenerations, databaseGenerations, fileGenerations } from './admin-generation.js';
+import {
+  type AdminGeneration,
+  type AdminGenerations,
+  databaseGenerations,
+  fileGenerations,
+} from './admin-generation.js';
 
 const KEY_NAME = 'local-auth-ec-private-key';
 export const INFRA_ENV_CLAIM = 'infra_env_id';
@@ -63,7 +77,12 @@ export class LocalKeys {
     return LocalKeys.fromPem(pem, fileGenerations(dataDir), options.adminTokenTtlMs, dataDir);
   }
 
-  private static async fromPem(pem: string, generations: AdminGenerations, ttlMs: number | undefined, dataDir: string): Promise<LocalKeys> {
+  private static async fromPem(
+    pem: string,
+    generations: AdminGenerations,
+    ttlMs: number | undefined,
+    dataDir: string,
+  ): Promise<LocalKeys> {
     const privateKey = await importPKCS8(pem, 'ES256', { extractable: true });
     const publicPem = createPublicKey(pem).export({ type: 'spki', format: 'pem' }).toString();
     const publicKey = await importSPKI(publicPem, 'ES256');
@@ -84,13 +103,18 @@ export class LocalKeys {
   }
 
   infraEnvToken(infraEnvId: string): Promise<string> {
-    return new SignJWT({ [INFRA_ENV_CLAIM]: infraEnvId }).setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).sign(this.privateKey);
+    return new SignJWT({ [INFRA_ENV_CLAIM]: infraEnvId })
+      .setProtectedHeader({ alg: 'ES256', typ: 'JWT' })
+      .sign(this.privateKey);
   }
 
   private signAdmin(g: AdminGeneration): { token: Promise<string>; expiresAt: number } {
     const now = Math.floor(Date.now() / 1000);
     const jwt = new SignJWT({ role: 'admin', [GENERATION_CLAIM]: g.generation })
-      .setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).setSubject('admin').setJti(g.jti).setIssuedAt(now);
+      .setProtectedHeader({ alg: 'ES256', typ: 'JWT' })
+      .setSubject('admin')
+      .setJti(g.jti)
+      .setIssuedAt(now);
     const expiresAt = this.adminTtlMs === undefined ? Infinity : now * 1000 + this.adminTtlMs;
     if (this.adminTtlMs !== undefined) jwt.setExpirationTime(Math.floor(expiresAt / 1000));
     return { token: jwt.sign(this.privateKey), expiresAt };
@@ -103,7 +127,12 @@ export class LocalKeys {
   async adminToken(): Promise<string> {
     const g = await this.generations.current();
     const cached = this.admin;
-    if (cached && cached.generation.generation === g.generation && cached.generation.jti === g.jti && cached.expiresAt - Date.now() > 60_000) {
+    if (
+      cached &&
+      cached.generation.generation === g.generation &&
+      cached.generation.jti === g.jti &&
+      cached.expiresAt - Date.now() > 60_000
+    ) {
       return cached.token;
     }
     this.admin = { generation: g, ...this.signAdmin(g) };
@@ -116,7 +145,11 @@ export class LocalKeys {
     const signed = this.signAdmin(g);
     this.admin = { generation: g, ...signed };
     await this.writeAdminToken(await signed.token);
-    return { generation: g.generation, file: adminTokenFile(this.dataDir), expiresAt: Number.isFinite(signed.expiresAt) ? new Date(signed.expiresAt) : undefined };
+    return {
+      generation: g.generation,
+      file: adminTokenFile(this.dataDir),
+      expiresAt: Number.isFinite(signed.expiresAt) ? new Date(signed.expiresAt) : undefined,
+    };
   }
 
   /** Verifies signature (ES256 only), expiry when present and an admin token's generation; throws UnauthorizedError. */
@@ -132,7 +165,11 @@ export class LocalKeys {
     if (payload.role === 'admin') {
       const generation = payload[GENERATION_CLAIM];
       const jti = payload.jti;
-      if (typeof generation !== 'number' || typeof jti !== 'string' || !(await this.generations.isCurrent({ generation, jti }))) {
+      if (
+        typeof generation !== 'number' ||
+        typeof jti !== 'string' ||
+        !(await this.generations.isCurrent({ generation, jti }))
+      ) {
         throw new UnauthorizedError('the admin token has been rotated');
       }
       return { kind: 'admin' };

@@ -36,7 +36,8 @@ export interface Dump {
 export async function exportDump(db: SqlExecutor): Promise<Dump> {
   const tables = {} as Dump['tables'];
   for (const t of TABLES) {
-    const order = t.name === 'events' ? 'seq' : t.name === 'hosts' ? 'infra_env_id, id' : t.name === 'service_keys' ? 'name' : 'id';
+    const order =
+      t.name === 'events' ? 'seq' : t.name === 'hosts' ? 'infra_env_id, id' : t.name === 'service_keys' ? 'name' : 'id';
     const [row] = await db.query<{ rows: Record<string, unknown>[] | null }>(
       `SELECT jsonb_agg(to_jsonb(t) ORDER BY ${order}) AS rows FROM ${t.name} t`,
     );
@@ -58,14 +59,21 @@ export function parseDump(text: string): Dump {
   }
   const d = doc as Partial<Dump> | null;
   if (!d || d.format !== DUMP_FORMAT) throw new BadRequestError(`not a ${DUMP_FORMAT} document`);
-  if (d.version !== DUMP_VERSION) throw new BadRequestError(`unsupported export version ${String(d.version)} (this bootsmith reads ${DUMP_VERSION})`);
+  if (d.version !== DUMP_VERSION)
+    throw new BadRequestError(`unsupported export version ${String(d.version)} (this bootsmith reads ${DUMP_VERSION})`);
   for (const t of TABLES) {
     const rows = d.tables?.[t.name];
-    if (rows !== undefined && !(Array.isArray(rows) && rows.every((r) => r && typeof r === 'object' && !Array.isArray(r)))) {
+    if (
+      rows !== undefined &&
+      !(Array.isArray(rows) && rows.every((r) => r && typeof r === 'object' && !Array.isArray(r)))
+    ) {
       throw new BadRequestError(`tables.${t.name} must be a list of objects`);
     }
   }
-  return { ...(d as Dump), tables: Object.fromEntries(TABLES.map((t) => [t.name, d.tables?.[t.name] ?? []])) as Dump['tables'] };
+  return {
+    ...(d as Dump),
+    tables: Object.fromEntries(TABLES.map((t) => [t.name, d.tables?.[t.name] ?? []])) as Dump['tables'],
+  };
 }
 
 /** Imports in one transaction; returns the rows added per table (existing keys are kept). */
@@ -78,10 +86,14 @@ export async function importDump(db: SqlDatabase, dump: Dump): Promise<Record<Ta
         added[t.name] = 0;
         continue;
       }
-      const cols = (await tx.query<{ column_name: string }>(
-        `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
-        [t.name],
-      )).map((c) => c.column_name).filter((c) => !(t.skip as readonly string[]).includes(c));
+      const cols = (
+        await tx.query<{ column_name: string }>(
+          `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
+          [t.name],
+        )
+      )
+        .map((c) => c.column_name)
+        .filter((c) => !(t.skip as readonly string[]).includes(c));
       const list = cols.map((c) => `"${c}"`).join(', ');
       const result = await tx.query<{ n: string }>(
         `WITH ins AS (

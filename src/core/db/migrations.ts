@@ -96,12 +96,16 @@ export const MIGRATIONS: readonly Migration[] = [
 const MIGRATION_LOCK = 7_236_001;
 
 export async function migrate(db: SqlDatabase, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
-  await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`).catch(async (err) => {
-    // Two replicas creating the table at once: the loser sees a unique violation; the table exists now.
-    const exists = await db.query(`SELECT to_regclass('schema_migrations') AS t`);
-    if (!exists[0]?.t) throw err;
-  });
+  await db
+    .query(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (
+    version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    )
+    .catch(async (err) => {
+      // Two replicas creating the table at once: the loser sees a unique violation; the table exists now.
+      const exists = await db.query(`SELECT to_regclass('schema_migrations') AS t`);
+      if (!exists[0]?.t) throw err;
+    });
   const applied: number[] = [];
   for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
     await db.transaction(async (tx) => {

@@ -16,6 +16,8 @@ export async function pgliteEraNotice(dataDir: string): Promise<string | undefin
   } catch {
     return undefined;
   }
-  return `${pgliteDir(dataDir)} holds a PGlite-era database that this version no longer reads; its InfraEnvs and hosts are not served. ` +
-    'Move them with `bootsmith db export --pglite --out dump.json && bootsmith db import dump.json`, then remove that directory.';
+  return (
+    `${pgliteDir(dataDir)} holds a PGlite-era database that this version no longer reads; its InfraEnvs and hosts are not served. ` +
+    'Move them with `bootsmith db export --pglite --out dump.json && bootsmith db import dump.json`, then remove that directory.'
+  );
 }

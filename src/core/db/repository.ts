@@ -104,7 +104,9 @@ class SqlRepository implements Repository {
   }
 
   async getInfraEnv(id: string, opts: { forUpdate?: boolean } = {}): Promise<InfraEnvRecord | undefined> {
-    const rows = await this.ex.query(`${SQL.selectInfraEnvs} WHERE id = $1${opts.forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+    const rows = await this.ex.query(`${SQL.selectInfraEnvs} WHERE id = $1${opts.forUpdate ? ' FOR UPDATE' : ''}`, [
+      id,
+    ]);
     return rows[0] ? recordFromRow(INFRA_ENVS, rows[0]) : undefined;
   }
 
@@ -124,7 +126,11 @@ class SqlRepository implements Repository {
     return rows.length > 0;
   }
 
-  async getHost(infraEnvId: string, hostId: string, opts: { forUpdate?: boolean } = {}): Promise<HostRecord | undefined> {
+  async getHost(
+    infraEnvId: string,
+    hostId: string,
+    opts: { forUpdate?: boolean } = {},
+  ): Promise<HostRecord | undefined> {
     const rows = await this.ex.query(
       `${SQL.selectHosts} WHERE infra_env_id = $1 AND id = $2${opts.forUpdate ? ' FOR UPDATE' : ''}`,
       [infraEnvId, hostId],
@@ -133,7 +139,9 @@ class SqlRepository implements Repository {
   }
 
   async listHosts(infraEnvId: string): Promise<HostRecord[]> {
-    const rows = await this.ex.query(`${SQL.selectHosts} WHERE infra_env_id = $1 ORDER BY created_at, id`, [infraEnvId]);
+    const rows = await this.ex.query(`${SQL.selectHosts} WHERE infra_env_id = $1 ORDER BY created_at, id`, [
+      infraEnvId,
+    ]);
     return rows.map((row) => recordFromRow(HOSTS, row));
   }
 
@@ -167,7 +175,10 @@ class SqlRepository implements Repository {
   }
 
   async deleteHost(infraEnvId: string, hostId: string): Promise<boolean> {
-    const rows = await this.ex.query('DELETE FROM hosts WHERE infra_env_id = $1 AND id = $2 RETURNING id', [infraEnvId, hostId]);
+    const rows = await this.ex.query('DELETE FROM hosts WHERE infra_env_id = $1 AND id = $2 RETURNING id', [
+      infraEnvId,
+      hostId,
+    ]);
     return rows.length > 0;
   }
 
@@ -200,7 +211,10 @@ class SqlRepository implements Repository {
       listParams.push(q.severities);
       listWhere += `${listWhere ? ' AND' : 'WHERE'} severity = ANY($${listParams.length}::text[])`;
     }
-    const totalRows = await this.ex.query<{ n: number }>(`SELECT count(*)::int AS n FROM events ${listWhere}`, listParams);
+    const totalRows = await this.ex.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM events ${listWhere}`,
+      listParams,
+    );
     const dir = q.order === 'descending' ? 'DESC' : 'ASC';
     let tail = '';
     if (q.limit !== undefined && q.limit >= 0) {
@@ -211,7 +225,10 @@ class SqlRepository implements Repository {
       listParams.push(q.offset);
       tail += ` OFFSET $${listParams.length}`;
     }
-    const rows = await this.ex.query(`${SQL.selectEvents} ${listWhere} ORDER BY event_time ${dir}, seq ${dir}${tail}`, listParams);
+    const rows = await this.ex.query(
+      `${SQL.selectEvents} ${listWhere} ORDER BY event_time ${dir}, seq ${dir}${tail}`,
+      listParams,
+    );
     const events = rows.map((row) => ({ seq: Number(row.seq), ...recordFromRow(EVENTS, row) }));
     return { events, severityCounts, total: Number(totalRows[0]?.n ?? 0) };
   }
@@ -222,7 +239,10 @@ class SqlRepository implements Repository {
   }
 
   async putServiceKeyIfAbsent(name: string, value: string): Promise<string> {
-    await this.ex.query('INSERT INTO service_keys (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [name, value]);
+    await this.ex.query('INSERT INTO service_keys (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
+      name,
+      value,
+    ]);
     const stored = await this.getServiceKey(name);
     if (stored === undefined) throw new Error(`service key ${name} vanished after insert`);
     return stored;

@@ -45,9 +45,15 @@ export function isConnectionError(err: unknown): boolean {
   if (['57P01', '57P02', '57P03', '53300'].includes(code)) return true; // shutdown, crash, starting, too many connections
   const syscall = (err as { syscall?: unknown } | undefined)?.syscall;
   // socket errors only (a file's ENOENT is not the database being down)
-  if (['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code) && ['connect', 'read', 'write'].includes(String(syscall))) return true;
+  if (
+    ['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code) &&
+    ['connect', 'read', 'write'].includes(String(syscall))
+  )
+    return true;
   const message = typeof e?.message === 'string' ? e.message : '';
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down|in recovery mode)/i.test(message);
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down|in recovery mode)/i.test(
+    message,
+  );
 }
 
 function translate(err: unknown): unknown {
@@ -56,10 +62,21 @@ function translate(err: unknown): unknown {
   return new DatabaseUnavailableError(e.code || e.message || 'connection failed');
 }
 
-export async function openDatabase(options: { databaseUrl?: string; dataDir: string; logger?: Logger; embeddedPostgresUser?: string | undefined }): Promise<SqlDatabase> {
+export async function openDatabase(options: {
+  databaseUrl?: string;
+  dataDir: string;
+  logger?: Logger;
+  embeddedPostgresUser?: string | undefined;
+}): Promise<SqlDatabase> {
   const pg = (await import('pg')).default;
   if (options.databaseUrl) {
-    return poolDatabase(new pg.Pool({ connectionString: options.databaseUrl, max: POOL_MAX, connectionTimeoutMillis: CONNECT_TIMEOUT_MS }));
+    return poolDatabase(
+      new pg.Pool({
+        connectionString: options.databaseUrl,
+        max: POOL_MAX,
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      }),
+    );
   }
   const server = await startEmbeddedServer({
     dataDir: options.dataDir,
@@ -68,8 +85,13 @@ export async function openDatabase(options: { databaseUrl?: string; dataDir: str
   });
   const t = server.target;
   const pool = new pg.Pool({
-    host: t.host, port: t.port, user: t.user, password: t.password, database: t.database,
-    max: POOL_MAX, connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    host: t.host,
+    port: t.port,
+    user: t.user,
+    password: t.password,
+    database: t.database,
+    max: POOL_MAX,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
   });
   return poolDatabase(pool, server);
 }

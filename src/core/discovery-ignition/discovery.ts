@@ -99,7 +99,10 @@ function hasProxy(infraEnv: InfraEnvRecord): boolean {
 }
 
 export function ntpSources(infraEnv: InfraEnvRecord): string[] {
-  return infraEnv.additionalNtpSources.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return infraEnv.additionalNtpSources
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 /** The discovery config before the user's override. */
@@ -111,7 +114,10 @@ export function baseDiscoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryCo
     .replace('@@URL@@', ctx.serviceBaseUrl)
     .replace('@@INFRA_ENV_ID@@', infraEnv.id);
 
-  const sshKeys = infraEnv.sshAuthorizedKey.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const sshKeys = infraEnv.sshAuthorizedKey
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   const units: Record<string, unknown>[] = [{ name: 'agent.service', enabled: true, contents: agentUnit }];
   const files: Record<string, unknown>[] = [
     file('/root/.docker/config.json', infraEnv.pullSecret, 0o600),
@@ -121,13 +127,18 @@ export function baseDiscoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryCo
 
   if (hasProxy(infraEnv)) {
     const p = infraEnv.proxy!;
-    const noProxy = (p.no_proxy ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const noProxy = (p.no_proxy ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
     ignition.proxy = {
       ...(p.http_proxy ? { httpProxy: p.http_proxy } : {}),
       ...(p.https_proxy ? { httpsProxy: p.https_proxy } : {}),
       ...(noProxy.length ? { noProxy } : {}),
     };
-    const exports = proxyEnv(infraEnv).filter(([, v]) => v !== '').map(([k, v]) => `export ${k}="${v.replaceAll('"', '\\"')}"`);
+    const exports = proxyEnv(infraEnv)
+      .filter(([, v]) => v !== '')
+      .map(([k, v]) => `export ${k}="${v.replaceAll('"', '\\"')}"`);
     files.push(file('/etc/profile.d/proxy.sh', `${exports.join('\n')}\n`, 0o644));
   }
   if (infraEnv.additionalTrustBundle.trim() !== '') {

@@ -43,7 +43,8 @@ export function validateIgnition(cfg: unknown, what = 'ignition config'): assert
   const optType = (o: Record<string, unknown>, key: string, type: 'string' | 'boolean' | 'number', at: string) => {
     const v = o[key];
     if (v === undefined || v === null) return;
-    if (typeof v !== type || (type === 'number' && !Number.isInteger(v))) fail(`${at}.${key} must be ${type === 'number' ? 'an integer' : `a ${type}`}`);
+    if (typeof v !== type || (type === 'number' && !Number.isInteger(v)))
+      fail(`${at}.${key} must be ${type === 'number' ? 'an integer' : `a ${type}`}`);
   };
   const stringList = (v: unknown, at: string) => {
     if (v === undefined || v === null) return;

@@ -19,10 +19,22 @@ export function hostDisplayName(h: HostRecord): string {
   return h.id;
 }
 
-async function add(repo: Repository, now: Date, name: string, severity: Severity, message: string, ids: { infraEnvId?: string; hostId?: string }): Promise<void> {
+async function add(
+  repo: Repository,
+  now: Date,
+  name: string,
+  severity: Severity,
+  message: string,
+  ids: { infraEnvId?: string; hostId?: string },
+): Promise<void> {
   await repo.insertEvent({
-    name, severity, message, eventTime: now,
-    infraEnvId: ids.infraEnvId ?? null, hostId: ids.hostId ?? null, clusterId: null,
+    name,
+    severity,
+    message,
+    eventTime: now,
+    infraEnvId: ids.infraEnvId ?? null,
+    hostId: ids.hostId ?? null,
+    clusterId: null,
   });
 }
 
@@ -34,16 +46,33 @@ export const events = {
   infraEnvUpdated: (repo: Repository, now: Date, infraEnvId: string) =>
     add(repo, now, 'infra_env_updated', 'info', 'Updated infra env', { infraEnvId }),
   signingKeyRegenerated: (repo: Repository, now: Date, infraEnvId: string) =>
-    add(repo, now, 'infra_env_signing_key_regenerated', 'info', 'Regenerated the infra env image token signing key', { infraEnvId }),
+    add(repo, now, 'infra_env_signing_key_regenerated', 'info', 'Regenerated the infra env image token signing key', {
+      infraEnvId,
+    }),
   hostRegistered: (repo: Repository, now: Date, h: HostRecord) =>
-    add(repo, now, 'host_registration_succeeded', 'info', `Host ${hostDisplayName(h)}: Successfully registered`, { infraEnvId: h.infraEnvId, hostId: h.id }),
+    add(repo, now, 'host_registration_succeeded', 'info', `Host ${hostDisplayName(h)}: Successfully registered`, {
+      infraEnvId: h.infraEnvId,
+      hostId: h.id,
+    }),
   hostRegistrationFailed: (repo: Repository, now: Date, h: HostRecord, reason: string) =>
-    add(repo, now, 'host_registration_failed', 'error', `Host ${hostDisplayName(h)}: Failed to register: ${reason}`, { infraEnvId: h.infraEnvId, hostId: h.id }),
+    add(repo, now, 'host_registration_failed', 'error', `Host ${hostDisplayName(h)}: Failed to register: ${reason}`, {
+      infraEnvId: h.infraEnvId,
+      hostId: h.id,
+    }),
   hostStatusUpdated: (repo: Repository, now: Date, h: HostRecord, from: HostStatus) =>
-    add(repo, now, 'host_status_updated', statusSeverity(h.status),
-      `Host ${hostDisplayName(h)}: updated status from ${from} to ${h.status} (${h.statusInfo})`, { infraEnvId: h.infraEnvId, hostId: h.id }),
+    add(
+      repo,
+      now,
+      'host_status_updated',
+      statusSeverity(h.status),
+      `Host ${hostDisplayName(h)}: updated status from ${from} to ${h.status} (${h.statusInfo})`,
+      { infraEnvId: h.infraEnvId, hostId: h.id },
+    ),
   hostDeregistered: (repo: Repository, now: Date, h: HostRecord) =>
-    add(repo, now, 'host_deregistered', 'info', `Host ${hostDisplayName(h)} deregistered`, { infraEnvId: h.infraEnvId, hostId: h.id }),
+    add(repo, now, 'host_deregistered', 'info', `Host ${hostDisplayName(h)} deregistered`, {
+      infraEnvId: h.infraEnvId,
+      hostId: h.id,
+    }),
 };
 
 function statusSeverity(s: HostStatus): Severity {

@@ -24,8 +24,14 @@ const FILE_NAMES = ['discovery.ign', 'ipxe-script', 'static-network-config'];
 const SCRIPT_TYPES = ['discovery-image-always', 'boot-order-control'];
 const MAC_RE = /^([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}$/;
 
-function sendFile(res: Response, body: Buffer | string, filename: string, contentType = 'application/octet-stream'): void {
-  res.status(200)
+function sendFile(
+  res: Response,
+  body: Buffer | string,
+  filename: string,
+  contentType = 'application/octet-stream',
+): void {
+  res
+    .status(200)
     .set('Content-Type', contentType)
     .set('Content-Disposition', `attachment; filename=${filename}`)
     .set('Cache-Control', 'no-store')
@@ -49,17 +55,24 @@ async function installedHostWithMac(ctx: CoreContext, infraEnvId: string, mac: s
   if (!h) return false;
   if (h.status === 'installed') return true;
   const stage = h.progress?.current_stage;
-  return h.status === 'installing-in-progress' && !!stage && ['Done', 'Configuring', 'Joined', 'Rebooting', 'Waiting for ignition'].includes(stage);
+  return (
+    h.status === 'installing-in-progress' &&
+    !!stage &&
+    ['Done', 'Configuring', 'Joined', 'Rebooting', 'Waiting for ignition'].includes(stage)
+  );
 }
 
 async function ipxeScript(ctx: CoreContext, infraEnv: InfraEnvRecord, req: Request): Promise<string> {
   const type = queryString(req, 'ipxe_script_type') ?? 'discovery-image-always';
-  if (!SCRIPT_TYPES.includes(type)) throw new BadRequestError(`ipxe_script_type must be one of ${SCRIPT_TYPES.join(', ')}`);
+  if (!SCRIPT_TYPES.includes(type))
+    throw new BadRequestError(`ipxe_script_type must be one of ${SCRIPT_TYPES.join(', ')}`);
   const mac = queryString(req, 'mac');
   if (mac !== undefined && mac !== '') {
     if (!MAC_RE.test(mac)) throw new BadRequestError('mac must be a MAC address');
     if (await installedHostWithMac(ctx, infraEnv.id, mac)) {
-      throw new NotFoundError(`IPXE booting skipped: the host with MAC ${mac} in infra-env ${infraEnv.id} is already installed`);
+      throw new NotFoundError(
+        `IPXE booting skipped: the host with MAC ${mac} in infra-env ${infraEnv.id} is already installed`,
+      );
     }
   } else if (type === 'boot-order-control') {
     const auth = urlAuth(ctx, infraEnv);
@@ -67,66 +80,105 @@ async function ipxeScript(ctx: CoreContext, infraEnv: InfraEnvRecord, req: Reque
     if (auth) q[auth.param] = auth.value;
     return redirectScript(filesUrl(ctx.settings.serviceBaseUrl, infraEnv.id, q));
   }
-  const urls = pxeUrls(ctx.settings.imageServiceBaseUrl, infraEnv.id, infraEnv.openshiftVersion, infraEnv.cpuArchitecture, urlAuth(ctx, infraEnv));
-  return bootScript(urls, (infraEnv.kernelArguments ?? []).map((k) => k.value));
+  const urls = pxeUrls(
+    ctx.settings.imageServiceBaseUrl,
+    infraEnv.id,
+    infraEnv.openshiftVersion,
+    infraEnv.cpuArchitecture,
+    urlAuth(ctx, infraEnv),
+  );
+  return bootScript(
+    urls,
+    (infraEnv.kernelArguments ?? []).map((k) => k.value),
+  );
 }
 
 export function registerDownloadRoutes(router: Router, ctx: CoreContext): void {
-  router.get('/v2/infra-envs/:infra_env_id/downloads/files', wrap(async (req, res) => {
-    const id = uuidParam(req, 'infra_env_id');
-    const fileName = queryString(req, 'file_name');
-    if (!fileName || !FILE_NAMES.includes(fileName)) throw new BadRequestError(`file_name must be one of ${FILE_NAMES.join(', ')}`);
-    if (req.query.ipxe_script_type !== undefined && fileName !== 'ipxe-script') {
-      throw new BadRequestError('"ipxe_script_type" can be set only for "ipxe-script"');
-    }
-    await authorize(ctx, req, { infraEnvId: id, allowImageToken: true });
-    const infraEnv = await getInfraEnvOr404(ctx.repo, id);
-    switch (fileName) {
-      case 'discovery.ign':
-        sendFile(res, renderIgnition(buildDiscoveryIgnition(ctx, infraEnv)), 'discovery.ign', 'application/vnd.coreos.ignition+json');
-        return;
-      case 'ipxe-script':
-        sendFile(res, await ipxeScript(ctx, infraEnv, req), `${id}-ipxe-script`, 'text/plain');
-        return;
-      default: {
-        const files = generateKeyfiles(infraEnv.staticNetworkConfig ?? []).map((k) => ({ name: k.name, data: Buffer.from(k.contents), mode: 0o600 }));
-        if (files.length === 0) {
-          res.status(204).end();
-          return;
-        }
-        sendFile(res, writeTar(files, infraEnv.updatedAt), `${id}-static-network-config.tar`, 'application/x-tar');
+  router.get(
+    '/v2/infra-envs/:infra_env_id/downloads/files',
+    wrap(async (req, res) => {
+      const id = uuidParam(req, 'infra_env_id');
+      const fileName = queryString(req, 'file_name');
+      if (!fileName || !FILE_NAMES.includes(fileName))
+        throw new BadRequestError(`file_name must be one of ${FILE_NAMES.join(', ')}`);
+      if (req.query.ipxe_script_type !== undefined && fileName !== 'ipxe-script') {
+        throw new BadRequestError('"ipxe_script_type" can be set only for "ipxe-script"');
       }
-    }
-  }));
+      await authorize(ctx, req, { infraEnvId: id, allowImageToken: true });
+      const infraEnv = await getInfraEnvOr404(ctx.repo, id);
+      switch (fileName) {
+        case 'discovery.ign':
+          sendFile(
+            res,
+            renderIgnition(buildDiscoveryIgnition(ctx, infraEnv)),
+            'discovery.ign',
+            'application/vnd.coreos.ignition+json',
+          );
+          return;
+        case 'ipxe-script':
+          sendFile(res, await ipxeScript(ctx, infraEnv, req), `${id}-ipxe-script`, 'text/plain');
+          return;
+        default: {
+          const files = generateKeyfiles(infraEnv.staticNetworkConfig ?? []).map((k) => ({
+            name: k.name,
+            data: Buffer.from(k.contents),
+            mode: 0o600,
+          }));
+          if (files.length === 0) {
+            res.status(204).end();
+            return;
+          }
+          sendFile(res, writeTar(files, infraEnv.updatedAt), `${id}-static-network-config.tar`, 'application/x-tar');
+        }
+      }
+    }),
+  );
 
-  router.get('/v2/infra-envs/:infra_env_id/downloads/files-presigned', wrap(async (req, res) => {
-    const id = uuidParam(req, 'infra_env_id');
-    const fileName = queryString(req, 'file_name');
-    if (fileName !== 'discovery.ign' && fileName !== 'ipxe-script') throw new BadRequestError('file_name must be one of discovery.ign, ipxe-script');
-    const scriptType = queryString(req, 'ipxe_script_type');
-    if (scriptType !== undefined && fileName !== 'ipxe-script') throw new BadRequestError('ipxe_script_type can be set only for "ipxe-script"');
-    if (scriptType !== undefined && !SCRIPT_TYPES.includes(scriptType)) throw new BadRequestError(`ipxe_script_type must be one of ${SCRIPT_TYPES.join(', ')}`);
-    await authorize(ctx, req, { infraEnvId: id });
-    const infraEnv = await getInfraEnvOr404(ctx.repo, id);
-    const q: Record<string, string> = { file_name: fileName, ...(scriptType ? { ipxe_script_type: scriptType } : {}) };
-    let expiresAt = new Date('0001-01-01T00:00:00Z');
-    if (ctx.settings.authType === 'local') {
-      const t = await issueImageToken(infraEnv.id, infraEnv.imageTokenKey, ctx.settings.imageTokenTtlMs, ctx.now().getTime());
-      q.image_token = t.token;
-      expiresAt = t.expiresAt;
-    }
-    res.json({ url: filesUrl(ctx.settings.serviceBaseUrl, id, q), expires_at: expiresAt.toISOString() });
-  }));
+  router.get(
+    '/v2/infra-envs/:infra_env_id/downloads/files-presigned',
+    wrap(async (req, res) => {
+      const id = uuidParam(req, 'infra_env_id');
+      const fileName = queryString(req, 'file_name');
+      if (fileName !== 'discovery.ign' && fileName !== 'ipxe-script')
+        throw new BadRequestError('file_name must be one of discovery.ign, ipxe-script');
+      const scriptType = queryString(req, 'ipxe_script_type');
+      if (scriptType !== undefined && fileName !== 'ipxe-script')
+        throw new BadRequestError('ipxe_script_type can be set only for "ipxe-script"');
+      if (scriptType !== undefined && !SCRIPT_TYPES.includes(scriptType))
+        throw new BadRequestError(`ipxe_script_type must be one of ${SCRIPT_TYPES.join(', ')}`);
+      await authorize(ctx, req, { infraEnvId: id });
+      const infraEnv = await getInfraEnvOr404(ctx.repo, id);
+      const q: Record<string, string> = {
+        file_name: fileName,
+        ...(scriptType ? { ipxe_script_type: scriptType } : {}),
+      };
+      let expiresAt = new Date('0001-01-01T00:00:00Z');
+      if (ctx.settings.authType === 'local') {
+        const t = await issueImageToken(
+          infraEnv.id,
+          infraEnv.imageTokenKey,
+          ctx.settings.imageTokenTtlMs,
+          ctx.now().getTime(),
+        );
+        q.image_token = t.token;
+        expiresAt = t.expiresAt;
+      }
+      res.json({ url: filesUrl(ctx.settings.serviceBaseUrl, id, q), expires_at: expiresAt.toISOString() });
+    }),
+  );
 
-  router.get('/v2/infra-envs/:infra_env_id/downloads/minimal-initrd', wrap(async (req, res) => {
-    const id = uuidParam(req, 'infra_env_id');
-    await authorize(ctx, req, { infraEnvId: id, allowImageToken: true });
-    const infraEnv = await getInfraEnvOr404(ctx.repo, id);
-    const initrd = minimalInitrd(infraEnv);
-    if (!initrd) {
-      res.status(204).end();
-      return;
-    }
-    sendFile(res, initrd, 'initrd.img');
-  }));
+  router.get(
+    '/v2/infra-envs/:infra_env_id/downloads/minimal-initrd',
+    wrap(async (req, res) => {
+      const id = uuidParam(req, 'infra_env_id');
+      await authorize(ctx, req, { infraEnvId: id, allowImageToken: true });
+      const infraEnv = await getInfraEnvOr404(ctx.repo, id);
+      const initrd = minimalInitrd(infraEnv);
+      if (!initrd) {
+        res.status(204).end();
+        return;
+      }
+      sendFile(res, initrd, 'initrd.img');
+    }),
+  );
 }

@@ -28,34 +28,46 @@ function paging(req: Request): { limit?: number; offset?: number } {
 }
 
 export function registerEventRoutes(router: Router, ctx: CoreContext): void {
-  router.get('/v2/events', wrap(async (req, res) => {
-    const infraEnvId = queryString(req, 'infra_env_id');
-    const clusterId = queryString(req, 'cluster_id');
-    const hostIds = [...(queryList(req, 'host_ids') ?? []), ...(queryString(req, 'host_id') ? [queryString(req, 'host_id')!] : [])];
-    for (const [name, v] of [['infra_env_id', infraEnvId], ['cluster_id', clusterId], ...hostIds.map((h) => ['host_id', h])] as [string, string | undefined][]) {
-      if (v !== undefined && !isUuid(v)) throw new BadRequestError(`${name} must be a UUID`);
-    }
-    const severities = queryList(req, 'severities');
-    for (const s of severities ?? []) if (!SEVERITIES.includes(s as Severity)) throw new BadRequestError(`unknown severity ${JSON.stringify(s)}`);
-    const order = queryString(req, 'order') ?? 'ascending';
-    if (order !== 'ascending' && order !== 'descending') throw new BadRequestError('order must be ascending or descending');
-    await authorize(ctx, req, infraEnvId ? { infraEnvId: infraEnvId.toLowerCase() } : {});
-    const page = await ctx.repo.listEvents({
-      ...(infraEnvId ? { infraEnvId: infraEnvId.toLowerCase() } : {}),
-      ...(clusterId ? { clusterId: clusterId.toLowerCase() } : {}),
-      ...(hostIds.length ? { hostIds: hostIds.map((h) => h.toLowerCase()) } : {}),
-      ...(severities ? { severities: severities as Severity[] } : {}),
-      ...(queryString(req, 'message') ? { message: queryString(req, 'message')! } : {}),
-      order,
-      ...paging(req),
-    });
-    res.set({
-      'Event-Count': String(page.total),
-      'Severity-Count-Info': String(page.severityCounts.info),
-      'Severity-Count-Warning': String(page.severityCounts.warning),
-      'Severity-Count-Error': String(page.severityCounts.error),
-      'Severity-Count-Critical': String(page.severityCounts.critical),
-    });
-    res.json(page.events.map(renderEvent));
-  }));
+  router.get(
+    '/v2/events',
+    wrap(async (req, res) => {
+      const infraEnvId = queryString(req, 'infra_env_id');
+      const clusterId = queryString(req, 'cluster_id');
+      const hostIds = [
+        ...(queryList(req, 'host_ids') ?? []),
+        ...(queryString(req, 'host_id') ? [queryString(req, 'host_id')!] : []),
+      ];
+      for (const [name, v] of [
+        ['infra_env_id', infraEnvId],
+        ['cluster_id', clusterId],
+        ...hostIds.map((h) => ['host_id', h]),
+      ] as [string, string | undefined][]) {
+        if (v !== undefined && !isUuid(v)) throw new BadRequestError(`${name} must be a UUID`);
+      }
+      const severities = queryList(req, 'severities');
+      for (const s of severities ?? [])
+        if (!SEVERITIES.includes(s as Severity)) throw new BadRequestError(`unknown severity ${JSON.stringify(s)}`);
+      const order = queryString(req, 'order') ?? 'ascending';
+      if (order !== 'ascending' && order !== 'descending')
+        throw new BadRequestError('order must be ascending or descending');
+      await authorize(ctx, req, infraEnvId ? { infraEnvId: infraEnvId.toLowerCase() } : {});
+      const page = await ctx.repo.listEvents({
+        ...(infraEnvId ? { infraEnvId: infraEnvId.toLowerCase() } : {}),
+        ...(clusterId ? { clusterId: clusterId.toLowerCase() } : {}),
+        ...(hostIds.length ? { hostIds: hostIds.map((h) => h.toLowerCase()) } : {}),
+        ...(severities ? { severities: severities as Severity[] } : {}),
+        ...(queryString(req, 'message') ? { message: queryString(req, 'message')! } : {}),
+        order,
+        ...paging(req),
+      });
+      res.set({
+        'Event-Count': String(page.total),
+        'Severity-Count-Info': String(page.severityCounts.info),
+        'Severity-Count-Warning': String(page.severityCounts.warning),
+        'Severity-Count-Error': String(page.severityCounts.error),
+        'Severity-Count-Critical': String(page.severityCounts.critical),
+      });
+      res.json(page.events.map(renderEvent));
+    }),
+  );
 }

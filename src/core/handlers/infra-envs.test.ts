@@ -31,13 +31,17 @@ for (const backend of backends()) {
       expect(list.json.some((e: { id: string }) => e.id === ie.id)).toBe(true);
 
       const patched = await http('PATCH', `${f.h.api}/infra-envs/${ie.id}`, {
-        image_type: 'full-iso', kernel_arguments: [{ operation: 'append', value: 'rd.net.timeout.carrier=60' }],
-        additional_ntp_sources: 'ntp.example.com', proxy: { http_proxy: 'http://proxy:3128', no_proxy: '.example.com' },
+        image_type: 'full-iso',
+        kernel_arguments: [{ operation: 'append', value: 'rd.net.timeout.carrier=60' }],
+        additional_ntp_sources: 'ntp.example.com',
+        proxy: { http_proxy: 'http://proxy:3128', no_proxy: '.example.com' },
       });
       expect(patched.status, patched.text).toBe(201);
       conforms('infra-env', patched.json);
       expect(patched.json.type).toBe('full-iso');
-      expect(JSON.parse(patched.json.kernel_arguments)).toEqual([{ operation: 'append', value: 'rd.net.timeout.carrier=60' }]);
+      expect(JSON.parse(patched.json.kernel_arguments)).toEqual([
+        { operation: 'append', value: 'rd.net.timeout.carrier=60' },
+      ]);
 
       const url = await http('GET', `${f.h.api}/infra-envs/${ie.id}/downloads/image-url`);
       expect(url.status).toBe(200);
@@ -59,17 +63,51 @@ for (const backend of backends()) {
         [{ name: 'x', pull_secret: 'not json' }, 400, /pull secret/],
         [{ name: 'x', pull_secret: '{"foo":{}}' }, 400, /auths/],
         [{ name: 'x', pull_secret: '{"auths":{"quay.io":{"auth":"!!"}}}' }, 400, /pull secret/],
-        [{ name: 'x', pull_secret: PULL_SECRET, ssh_authorized_key: 'ssh-rsa AAAAnot-a-key' }, 400, /ssh_authorized_key/],
+        [
+          { name: 'x', pull_secret: PULL_SECRET, ssh_authorized_key: 'ssh-rsa AAAAnot-a-key' },
+          400,
+          /ssh_authorized_key/,
+        ],
         [{ name: 'x', pull_secret: PULL_SECRET, openshift_version: '3.11' }, 400, /no OS image/],
         [{ name: 'x', pull_secret: PULL_SECRET, cpu_architecture: 'mips' }, 400, /cpu_architecture/],
         [{ name: 'x', pull_secret: PULL_SECRET, cpu_architecture: 's390x' }, 400, /no OS image/],
         [{ name: 'x', pull_secret: PULL_SECRET, image_type: 'disconnected-iso' }, 400, /image_type/],
-        [{ name: 'x', pull_secret: PULL_SECRET, ignition_config_override: '{not json' }, 400, /ignition_config_override/],
-        [{ name: 'x', pull_secret: PULL_SECRET, ignition_config_override: '{"ignition":{"version":"2.2.0"}}' }, 400, /version/],
-        [{ name: 'x', pull_secret: PULL_SECRET, ignition_config_override: '{"ignition":{"version":"3.1.0"},"storage":{"files":[{"path":"relative"}]}}' }, 400, /absolute/],
-        [{ name: 'x', pull_secret: PULL_SECRET, kernel_arguments: [{ operation: 'delete', value: 'quiet' }] }, 400, /append/],
+        [
+          { name: 'x', pull_secret: PULL_SECRET, ignition_config_override: '{not json' },
+          400,
+          /ignition_config_override/,
+        ],
+        [
+          { name: 'x', pull_secret: PULL_SECRET, ignition_config_override: '{"ignition":{"version":"2.2.0"}}' },
+          400,
+          /version/,
+        ],
+        [
+          {
+            name: 'x',
+            pull_secret: PULL_SECRET,
+            ignition_config_override: '{"ignition":{"version":"3.1.0"},"storage":{"files":[{"path":"relative"}]}}',
+          },
+          400,
+          /absolute/,
+        ],
+        [
+          { name: 'x', pull_secret: PULL_SECRET, kernel_arguments: [{ operation: 'delete', value: 'quiet' }] },
+          400,
+          /append/,
+        ],
         [{ name: 'x', pull_secret: PULL_SECRET, proxy: { http_proxy: 'ftp://x' } }, 400, /proxy/],
-        [{ name: 'x', pull_secret: PULL_SECRET, static_network_config: [{ network_yaml: 'interfaces: [', mac_interface_map: [{ mac_address: '52:54:00:00:00:01' }] }] }, 400, /YAML/],
+        [
+          {
+            name: 'x',
+            pull_secret: PULL_SECRET,
+            static_network_config: [
+              { network_yaml: 'interfaces: [', mac_interface_map: [{ mac_address: '52:54:00:00:00:01' }] },
+            ],
+          },
+          400,
+          /YAML/,
+        ],
         ['{"name": ', 400, /./],
       ];
       for (const [body, status, reason] of cases) {
@@ -79,17 +117,34 @@ for (const backend of backends()) {
         expect(r.json.reason, JSON.stringify(body)).toMatch(reason);
       }
       // An override that cannot fit the 256 KiB embed area once compressed.
-      const big = { ignition: { version: '3.1.0' }, storage: { files: [{ path: '/big', contents: { source: `data:;base64,${randomBytes(300_000).toString('base64')}` } }] } };
-      const tooBig = await http('POST', `${f.h.api}/infra-envs`, { name: 'x', pull_secret: PULL_SECRET, ignition_config_override: JSON.stringify(big) });
+      const big = {
+        ignition: { version: '3.1.0' },
+        storage: {
+          files: [{ path: '/big', contents: { source: `data:;base64,${randomBytes(300_000).toString('base64')}` } }],
+        },
+      };
+      const tooBig = await http('POST', `${f.h.api}/infra-envs`, {
+        name: 'x',
+        pull_secret: PULL_SECRET,
+        ignition_config_override: JSON.stringify(big),
+      });
       expect(tooBig.status).toBe(413);
       conforms('error', tooBig.json);
-      const huge = await http('POST', `${f.h.api}/infra-envs`, { name: 'x', pull_secret: PULL_SECRET, ignition_config_override: 'x'.repeat(3 * 1024 * 1024) });
+      const huge = await http('POST', `${f.h.api}/infra-envs`, {
+        name: 'x',
+        pull_secret: PULL_SECRET,
+        ignition_config_override: 'x'.repeat(3 * 1024 * 1024),
+      });
       expect(huge.status).toBe(413);
       conforms('error', huge.json);
       expect((await http('GET', `${f.h.api}/infra-envs`)).json.length).toBe(before);
 
       const missing = crypto.randomUUID();
-      for (const [m, u] of [['GET', `infra-envs/${missing}`], ['DELETE', `infra-envs/${missing}`], ['GET', `infra-envs/${missing}/downloads/image-url`]]) {
+      for (const [m, u] of [
+        ['GET', `infra-envs/${missing}`],
+        ['DELETE', `infra-envs/${missing}`],
+        ['GET', `infra-envs/${missing}/downloads/image-url`],
+      ]) {
         const r = await http(m!, `${f.h.api}/${u}`);
         expect(r.status, u).toBe(404);
         conforms('error', r.json);
@@ -101,7 +156,10 @@ for (const backend of backends()) {
 
     it('rejects an IMAGE_SERVICE_BASE_URL that makes the ISO URL longer than 255 characters', async () => {
       const s = await backend.create();
-      const long = await startHarness(s, { imageServiceBaseUrl: `http://${'a'.repeat(200)}.example.com`, runMonitor: false });
+      const long = await startHarness(s, {
+        imageServiceBaseUrl: `http://${'a'.repeat(200)}.example.com`,
+        runMonitor: false,
+      });
       try {
         const r = await http('POST', `${long.api}/infra-envs`, { name: 'x', pull_secret: PULL_SECRET });
         expect(r.status).toBe(400);

@@ -9,61 +9,88 @@ import type { CoreContext } from '../context.js';
 import { isUuid } from '../../uuid.js';
 import { parseInfraEnvParams } from '../infraenv/params.js';
 import {
-  createInfraEnv, deleteInfraEnv, downloadUrl, getInfraEnvOr404, presignedDownloadUrl, regenerateSigningKey, updateInfraEnv,
+  createInfraEnv,
+  deleteInfraEnv,
+  downloadUrl,
+  getInfraEnvOr404,
+  presignedDownloadUrl,
+  regenerateSigningKey,
+  updateInfraEnv,
 } from '../infraenv/service.js';
 import { authorize, queryString, uuidParam, wrap } from '../http/request.js';
 import { renderInfraEnv } from '../render.js';
 
 export function registerInfraEnvRoutes(router: Router, ctx: CoreContext): void {
-  router.post('/v2/infra-envs', wrap(async (req, res) => {
-    await authorize(ctx, req, {});
-    const rec = await createInfraEnv(ctx, parseInfraEnvParams(req.body, 'create'));
-    ctx.logger.info({ infraEnvId: rec.id }, 'infra-env registered');
-    res.status(201).json(renderInfraEnv(rec, downloadUrl(ctx, rec)));
-  }));
+  router.post(
+    '/v2/infra-envs',
+    wrap(async (req, res) => {
+      await authorize(ctx, req, {});
+      const rec = await createInfraEnv(ctx, parseInfraEnvParams(req.body, 'create'));
+      ctx.logger.info({ infraEnvId: rec.id }, 'infra-env registered');
+      res.status(201).json(renderInfraEnv(rec, downloadUrl(ctx, rec)));
+    }),
+  );
 
-  router.get('/v2/infra-envs', wrap(async (req, res) => {
-    await authorize(ctx, req, {});
-    const clusterId = queryString(req, 'cluster_id');
-    if (clusterId !== undefined && !isUuid(clusterId)) throw new BadRequestError('cluster_id must be a UUID');
-    const list = await ctx.repo.listInfraEnvs(clusterId ? { clusterId: clusterId.toLowerCase() } : {});
-    res.json(list.map((r) => renderInfraEnv(r, downloadUrl(ctx, r))));
-  }));
+  router.get(
+    '/v2/infra-envs',
+    wrap(async (req, res) => {
+      await authorize(ctx, req, {});
+      const clusterId = queryString(req, 'cluster_id');
+      if (clusterId !== undefined && !isUuid(clusterId)) throw new BadRequestError('cluster_id must be a UUID');
+      const list = await ctx.repo.listInfraEnvs(clusterId ? { clusterId: clusterId.toLowerCase() } : {});
+      res.json(list.map((r) => renderInfraEnv(r, downloadUrl(ctx, r))));
+    }),
+  );
 
-  router.get('/v2/infra-envs/:infra_env_id', wrap(async (req, res) => {
-    const id = uuidParam(req, 'infra_env_id');
-    await authorize(ctx, req, { infraEnvId: id, allowImageToken: true });
-    const rec = await getInfraEnvOr404(ctx.repo, id);
-    res.json(renderInfraEnv(rec, downloadUrl(ctx, rec)));
-  }));
+  router.get(
+    '/v2/infra-envs/:infra_env_id',
+    wrap(async (req, res) => {
+      const id = uuidParam(req, 'infra_env_id');
+      await authorize(ctx, req, { infraEnvId: id, allowImageToken: true });
+      const rec = await getInfraEnvOr404(ctx.repo, id);
+      res.json(renderInfraEnv(rec, downloadUrl(ctx, rec)));
+    }),
+  );
 
-  router.patch('/v2/infra-envs/:infra_env_id', wrap(async (req, res) => {
-    const id = uuidParam(req, 'infra_env_id');
-    await authorize(ctx, req, { infraEnvId: id });
-    const rec = await updateInfraEnv(ctx, id, parseInfraEnvParams(req.body, 'update'));
-    res.status(201).json(renderInfraEnv(rec, downloadUrl(ctx, rec)));
-  }));
+  router.patch(
+    '/v2/infra-envs/:infra_env_id',
+    wrap(async (req, res) => {
+      const id = uuidParam(req, 'infra_env_id');
+      await authorize(ctx, req, { infraEnvId: id });
+      const rec = await updateInfraEnv(ctx, id, parseInfraEnvParams(req.body, 'update'));
+      res.status(201).json(renderInfraEnv(rec, downloadUrl(ctx, rec)));
+    }),
+  );
 
-  router.delete('/v2/infra-envs/:infra_env_id', wrap(async (req, res) => {
-    const id = uuidParam(req, 'infra_env_id');
-    await authorize(ctx, req, { infraEnvId: id });
-    await deleteInfraEnv(ctx, id);
-    ctx.logger.info({ infraEnvId: id }, 'infra-env deregistered');
-    res.status(204).end();
-  }));
+  router.delete(
+    '/v2/infra-envs/:infra_env_id',
+    wrap(async (req, res) => {
+      const id = uuidParam(req, 'infra_env_id');
+      await authorize(ctx, req, { infraEnvId: id });
+      await deleteInfraEnv(ctx, id);
+      ctx.logger.info({ infraEnvId: id }, 'infra-env deregistered');
+      res.status(204).end();
+    }),
+  );
 
-  router.get('/v2/infra-envs/:infra_env_id/downloads/image-url', wrap(async (req, res) => {
-    const id = uuidParam(req, 'infra_env_id');
-    await authorize(ctx, req, { infraEnvId: id });
-    const rec = await getInfraEnvOr404(ctx.repo, id);
-    const { url, expiresAt } = await presignedDownloadUrl(ctx, rec);
-    res.json({ url, expires_at: (expiresAt ?? new Date('0001-01-01T00:00:00Z')).toISOString() });
-  }));
+  router.get(
+    '/v2/infra-envs/:infra_env_id/downloads/image-url',
+    wrap(async (req, res) => {
+      const id = uuidParam(req, 'infra_env_id');
+      await authorize(ctx, req, { infraEnvId: id });
+      const rec = await getInfraEnvOr404(ctx.repo, id);
+      const { url, expiresAt } = await presignedDownloadUrl(ctx, rec);
+      res.json({ url, expires_at: (expiresAt ?? new Date('0001-01-01T00:00:00Z')).toISOString() });
+    }),
+  );
 
-  router.post('/v2/infra-envs/:infra_env_id/regenerate-signing-key', wrap(async (req, res) => {
-    const id = uuidParam(req, 'infra_env_id');
-    await authorize(ctx, req, { infraEnvId: id });
-    await regenerateSigningKey(ctx, id);
-    res.status(204).end();
-  }));
+  router.post(
+    '/v2/infra-envs/:infra_env_id/regenerate-signing-key',
+    wrap(async (req, res) => {
+      const id = uuidParam(req, 'infra_env_id');
+      await authorize(ctx, req, { infraEnvId: id });
+      await regenerateSigningKey(ctx, id);
+      res.status(204).end();
+    }),
+  );
 }

@@ -30,9 +30,17 @@ export function nextSteps(h: Pick<HostRecord, 'id' | 'status'>): Steps {
     case 'discovering':
     case 'known':
     case 'insufficient':
-      return { next_instruction_seconds: NEXT_SECONDS, post_step_action: 'continue', instructions: [step('inventory', [h.id])] };
+      return {
+        next_instruction_seconds: NEXT_SECONDS,
+        post_step_action: 'continue',
+        instructions: [step('inventory', [h.id])],
+      };
     case 'disconnected':
-      return { next_instruction_seconds: BACKED_OFF_SECONDS, post_step_action: 'continue', instructions: [step('inventory', [h.id])] };
+      return {
+        next_instruction_seconds: BACKED_OFF_SECONDS,
+        post_step_action: 'continue',
+        instructions: [step('inventory', [h.id])],
+      };
     case 'installing-in-progress':
       return { next_instruction_seconds: NEXT_SECONDS, post_step_action: 'continue', instructions: [] };
     default:

@@ -22,7 +22,11 @@ for (const backend of backends()) {
     });
 
     it(`disconnects ${HOSTS} silent hosts (more than one monitor batch) and leaves a polling host alone`, async () => {
-      const ie = await http('POST', `${h.api}/infra-envs`, { name: 'many', pull_secret: PULL_SECRET, openshift_version: '4.16' });
+      const ie = await http('POST', `${h.api}/infra-envs`, {
+        name: 'many',
+        pull_secret: PULL_SECRET,
+        openshift_version: '4.16',
+      });
       expect(ie.status, ie.text).toBe(201);
       const hosts = `${h.api}/infra-envs/${ie.json.id}/hosts`;
       const ids = Array.from({ length: HOSTS }, () => randomUUID());
@@ -35,7 +39,8 @@ for (const backend of backends()) {
         await http('GET', `${hosts}/${polling}/instructions`); // this agent keeps checking in
         const list = await http('GET', hosts);
         statuses = {};
-        for (const host of list.json as Array<{ status: string }>) statuses[host.status] = (statuses[host.status] ?? 0) + 1;
+        for (const host of list.json as Array<{ status: string }>)
+          statuses[host.status] = (statuses[host.status] ?? 0) + 1;
         if (statuses.disconnected === HOSTS - 1) break;
         await new Promise((r) => setTimeout(r, 200));
       }

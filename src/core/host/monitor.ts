@@ -53,7 +53,9 @@ export function startMonitor(o: MonitorOptions): { stop(): Promise<void> } {
   const timer = setInterval(() => {
     if (stopped) return;
     running = running.then(() =>
-      monitorOnce(o).catch((err: unknown) => o.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'host monitor pass failed')),
+      monitorOnce(o).catch((err: unknown) =>
+        o.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'host monitor pass failed'),
+      ),
     );
   }, o.intervalMs);
   timer.unref();

@@ -20,7 +20,12 @@ async function lockedHost(repo: Repository, infraEnvId: string, hostId: string):
   return h;
 }
 
-export async function registerHost(ctx: CoreContext, infraEnvId: string, hostId: string, agentVersion: string): Promise<HostRecord> {
+export async function registerHost(
+  ctx: CoreContext,
+  infraEnvId: string,
+  hostId: string,
+  agentVersion: string,
+): Promise<HostRecord> {
   const now = ctx.now();
   const refused = await ctx.repo.transaction(async (repo) => {
     const infraEnv = await repo.getInfraEnv(infraEnvId, { forUpdate: true });
@@ -31,9 +36,22 @@ export async function registerHost(ctx: CoreContext, infraEnvId: string, hostId:
       return true;
     }
     const h: HostRecord = existing ?? {
-      infraEnvId, id: hostId, status: 'discovering', statusInfo: STATUS_INFO.discovering, validationsInfo: '',
-      inventory: null, requestedHostname: '', role: 'auto-assign', discoveryAgentVersion: agentVersion, progress: null,
-      hostTimestamp: null, checkedInAt: now, registeredAt: now, statusUpdatedAt: now, createdAt: now, updatedAt: now,
+      infraEnvId,
+      id: hostId,
+      status: 'discovering',
+      statusInfo: STATUS_INFO.discovering,
+      validationsInfo: '',
+      inventory: null,
+      requestedHostname: '',
+      role: 'auto-assign',
+      discoveryAgentVersion: agentVersion,
+      progress: null,
+      hostTimestamp: null,
+      checkedInAt: now,
+      registeredAt: now,
+      statusUpdatedAt: now,
+      createdAt: now,
+      updatedAt: now,
     };
     h.registeredAt = now;
     h.checkedInAt = now;
@@ -98,17 +116,24 @@ export interface StepReply {
   error?: string;
 }
 
-export async function postStepReply(ctx: CoreContext, infraEnvId: string, hostId: string, reply: StepReply): Promise<void> {
+export async function postStepReply(
+  ctx: CoreContext,
+  infraEnvId: string,
+  hostId: string,
+  reply: StepReply,
+): Promise<void> {
   let inventory: string | undefined;
   if (reply.step_type === 'inventory' && (reply.exit_code ?? 0) === 0) {
-    if (typeof reply.output !== 'string' || reply.output === '') throw new BadRequestError('inventory reply has no output');
+    if (typeof reply.output !== 'string' || reply.output === '')
+      throw new BadRequestError('inventory reply has no output');
     let parsed: unknown;
     try {
       parsed = JSON.parse(reply.output);
     } catch {
       throw new BadRequestError('inventory reply output is not valid JSON');
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new BadRequestError('inventory must be a JSON object');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new BadRequestError('inventory must be a JSON object');
     assertCleanJson('inventory', parsed); // its strings end up in events and validations
     const hostname = (parsed as { hostname?: unknown }).hostname;
     if (typeof hostname === 'string') assertCleanText('inventory.hostname', hostname, 'line');
@@ -137,7 +162,12 @@ async function refreshSiblings(repo: Repository, h: HostRecord, now: Date, maxDi
   }
 }
 
-export async function updateHost(ctx: CoreContext, infraEnvId: string, hostId: string, body: Record<string, unknown>): Promise<HostRecord> {
+export async function updateHost(
+  ctx: CoreContext,
+  infraEnvId: string,
+  hostId: string,
+  body: Record<string, unknown>,
+): Promise<HostRecord> {
   const name = body.host_name;
   if (name !== undefined && name !== null) {
     if (typeof name !== 'string') throw new BadRequestError('host_name must be a string');
@@ -145,7 +175,11 @@ export async function updateHost(ctx: CoreContext, infraEnvId: string, hostId: s
     if (err) throw new BadRequestError(err);
   }
   const role = body.host_role;
-  if (role !== undefined && role !== null && (typeof role !== 'string' || !['auto-assign', 'master', 'arbiter', 'worker'].includes(role))) {
+  if (
+    role !== undefined &&
+    role !== null &&
+    (typeof role !== 'string' || !['auto-assign', 'master', 'arbiter', 'worker'].includes(role))
+  ) {
     throw new BadRequestError(`host_role ${JSON.stringify(role)} is not valid`);
   }
   return ctx.repo.transaction(async (repo) => {
@@ -170,7 +204,12 @@ export async function deleteHost(ctx: CoreContext, infraEnvId: string, hostId: s
 }
 
 /** v2UpdateHostInstallProgress: `Done` marks the host installed; other stages mean installing. */
-export async function updateProgress(ctx: CoreContext, infraEnvId: string, hostId: string, body: Record<string, unknown>): Promise<void> {
+export async function updateProgress(
+  ctx: CoreContext,
+  infraEnvId: string,
+  hostId: string,
+  body: Record<string, unknown>,
+): Promise<void> {
   const stage = body.current_stage;
   if (typeof stage !== 'string' || stage === '') throw new BadRequestError('current_stage is required');
   assertCleanText('current_stage', stage, 'line');
@@ -189,7 +228,8 @@ export async function updateProgress(ctx: CoreContext, infraEnvId: string, hostI
     };
     h.progress = progress;
     h.checkedInAt = now;
-    if (stage === 'Failed') await setStatus(repo, h, 'error', `Failed - ${String(body.progress_info ?? '')}`.trim(), now);
+    if (stage === 'Failed')
+      await setStatus(repo, h, 'error', `Failed - ${String(body.progress_info ?? '')}`.trim(), now);
     else if (INSTALL_DONE_STAGES.has(stage)) await setStatus(repo, h, 'installed', STATUS_INFO.installed, now);
     else await setStatus(repo, h, 'installing-in-progress', stage, now);
     await repo.upsertHost(h);

@@ -28,13 +28,22 @@ export function decide(validations: readonly ValidationResult[]): { status: Host
   if (get('has-inventory')?.status !== 'success') return { status: 'discovering', statusInfo: STATUS_INFO.discovering };
   const failing = validations.filter((v) => v.status !== 'success').map((v) => v.message);
   if (failing.length > 0) {
-    return { status: 'insufficient', statusInfo: STATUS_INFO.insufficient.replace('$FAILING_VALIDATIONS', failing.join(' ; ')) };
+    return {
+      status: 'insufficient',
+      statusInfo: STATUS_INFO.insufficient.replace('$FAILING_VALIDATIONS', failing.join(' ; ')),
+    };
   }
   return { status: 'known', statusInfo: STATUS_INFO.known };
 }
 
 /** Applies a status change (and its event) to `h` in place; returns whether anything changed. */
-export async function setStatus(repo: Repository, h: HostRecord, status: HostStatus, statusInfo: string, now: Date): Promise<boolean> {
+export async function setStatus(
+  repo: Repository,
+  h: HostRecord,
+  status: HostStatus,
+  statusInfo: string,
+  now: Date,
+): Promise<boolean> {
   if (h.status === status && h.statusInfo === statusInfo) return false;
   const from = h.status;
   h.status = status;
@@ -48,7 +57,12 @@ export async function setStatus(repo: Repository, h: HostRecord, status: HostSta
 }
 
 /** Re-evaluates `h` (already loaded, ideally FOR UPDATE) and stores it when it changed. */
-export async function refreshHost(repo: Repository, h: HostRecord, now: Date, maxDisconnectionMs: number): Promise<HostRecord> {
+export async function refreshHost(
+  repo: Repository,
+  h: HostRecord,
+  now: Date,
+  maxDisconnectionMs: number,
+): Promise<HostRecord> {
   if (!DISCOVERY_STATUSES.includes(h.status)) {
     await repo.upsertHost(h);
     return h;

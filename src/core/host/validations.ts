@@ -19,7 +19,14 @@ export const MIN_RAM_MIB = 8192;
 export const MIN_DISK_SIZE_BYTES = 100 * 1000 ** 3;
 const HOSTNAME_PATTERN = '^[a-z0-9][a-z0-9-]{0,62}(?:[.][a-z0-9-]{1,63})*$';
 const HOSTNAME_RE = new RegExp(HOSTNAME_PATTERN);
-const FORBIDDEN_HOSTNAMES = ['localhost', 'localhost.localdomain', 'localhost4', 'localhost4.localdomain4', 'localhost6', 'localhost6.localdomain6'];
+const FORBIDDEN_HOSTNAMES = [
+  'localhost',
+  'localhost.localdomain',
+  'localhost4',
+  'localhost4.localdomain4',
+  'localhost6',
+  'localhost6.localdomain6',
+];
 
 const CATEGORY: Record<string, 'network' | 'hardware'> = {
   connected: 'network',
@@ -72,7 +79,8 @@ export function bytesToString(n: number): string {
 
 export function hostnameError(name: string): string | undefined {
   if (FORBIDDEN_HOSTNAMES.includes(name)) return `The host name ${name} is forbidden`;
-  if (name.length > 63 || !HOSTNAME_RE.test(name)) return `Hostname ${name} is forbidden, hostname should match pattern ${HOSTNAME_PATTERN}`;
+  if (name.length > 63 || !HOSTNAME_RE.test(name))
+    return `Hostname ${name} is forbidden, hostname should match pattern ${HOSTNAME_PATTERN}`;
   return undefined;
 }
 
@@ -82,18 +90,33 @@ function eligibleDisks(inv: Inventory): number {
   ).length;
 }
 
-export function runValidations(h: HostRecord, siblings: readonly HostRecord[], now: Date, maxDisconnectionMs: number): ValidationResult[] {
+export function runValidations(
+  h: HostRecord,
+  siblings: readonly HostRecord[],
+  now: Date,
+  maxDisconnectionMs: number,
+): ValidationResult[] {
   const inv = parseInventory(h.inventory);
   const out: ValidationResult[] = [];
   const connected = now.getTime() - h.checkedInAt.getTime() <= maxDisconnectionMs;
-  out.push({ id: 'connected', status: connected ? 'success' : 'failure', message: connected ? 'Host is connected' : 'Host is disconnected' });
+  out.push({
+    id: 'connected',
+    status: connected ? 'success' : 'failure',
+    message: connected ? 'Host is connected' : 'Host is disconnected',
+  });
   out.push(
     inv
       ? { id: 'has-inventory', status: 'success', message: 'Valid inventory exists for the host' }
       : { id: 'has-inventory', status: 'failure', message: 'Inventory has not been received for the host' },
   );
   if (!inv) {
-    for (const id of ['has-min-cpu-cores', 'has-min-memory', 'has-min-valid-disks', 'hostname-unique', 'hostname-valid']) {
+    for (const id of [
+      'has-min-cpu-cores',
+      'has-min-memory',
+      'has-min-valid-disks',
+      'hostname-unique',
+      'hostname-valid',
+    ]) {
       out.push({ id, status: id === 'hostname-valid' ? 'failure' : 'pending', message: 'Missing inventory' });
     }
     return out;
@@ -102,31 +125,49 @@ export function runValidations(h: HostRecord, siblings: readonly HostRecord[], n
   out.push(
     cores >= MIN_CPU_CORES
       ? { id: 'has-min-cpu-cores', status: 'success', message: 'Sufficient CPU cores' }
-      : { id: 'has-min-cpu-cores', status: 'failure', message: `The host is not eligible to participate in Openshift Cluster because the minimum required CPU cores for any role is ${MIN_CPU_CORES}, found only ${cores}` },
+      : {
+          id: 'has-min-cpu-cores',
+          status: 'failure',
+          message: `The host is not eligible to participate in Openshift Cluster because the minimum required CPU cores for any role is ${MIN_CPU_CORES}, found only ${cores}`,
+        },
   );
   const ram = inv.memory?.physical_bytes ?? 0;
   const minRam = MIN_RAM_MIB * 1024 * 1024;
   out.push(
     ram >= minRam
       ? { id: 'has-min-memory', status: 'success', message: 'Sufficient minimum RAM' }
-      : { id: 'has-min-memory', status: 'failure', message: `The host is not eligible to participate in Openshift Cluster because the minimum required RAM for any role is ${bytesToString(minRam)}, found only ${bytesToString(ram)}` },
+      : {
+          id: 'has-min-memory',
+          status: 'failure',
+          message: `The host is not eligible to participate in Openshift Cluster because the minimum required RAM for any role is ${bytesToString(minRam)}, found only ${bytesToString(ram)}`,
+        },
   );
   if (!inv.disks || inv.disks.length === 0) {
     out.push({ id: 'has-min-valid-disks', status: 'error', message: 'Failed to detected disks' });
   } else if (eligibleDisks(inv) > 0) {
     out.push({ id: 'has-min-valid-disks', status: 'success', message: 'Sufficient disk capacity' });
   } else {
-    out.push({ id: 'has-min-valid-disks', status: 'failure', message: 'No eligible disks were found, please check specific disks to see why they are not eligible' });
+    out.push({
+      id: 'has-min-valid-disks',
+      status: 'failure',
+      message: 'No eligible disks were found, please check specific disks to see why they are not eligible',
+    });
   }
   const name = realHostname(h, inv);
-  const duplicate = siblings.some((o) => o.id !== h.id && o.inventory !== null && realHostname(o, parseInventory(o.inventory)) === name);
+  const duplicate = siblings.some(
+    (o) => o.id !== h.id && o.inventory !== null && realHostname(o, parseInventory(o.inventory)) === name,
+  );
   out.push(
     duplicate
       ? { id: 'hostname-unique', status: 'failure', message: `Hostname ${name} is not unique in cluster` }
       : { id: 'hostname-unique', status: 'success', message: `Hostname ${name} is unique in cluster` },
   );
   const err = hostnameError(name);
-  out.push(err ? { id: 'hostname-valid', status: 'failure', message: err } : { id: 'hostname-valid', status: 'success', message: `Hostname ${name} is allowed` });
+  out.push(
+    err
+      ? { id: 'hostname-valid', status: 'failure', message: err }
+      : { id: 'hostname-valid', status: 'success', message: `Hostname ${name} is allowed` },
+  );
   return out;
 }
 

@@ -27,14 +27,24 @@ export function assistedErrorHandler(logger: Logger) {
     void next;
     // the database is down or restarting: 503 + Retry-After, never a 500 with a stack
     // (sql.ts already types these; this catches any connection error that escaped it)
-    const err = !(thrown instanceof BootsmithError) && isConnectionError(thrown) ? new DatabaseUnavailableError('connection failed') : thrown;
+    const err =
+      !(thrown instanceof BootsmithError) && isConnectionError(thrown)
+        ? new DatabaseUnavailableError('connection failed')
+        : thrown;
     if (res.headersSent) {
       res.destroy();
       return;
     }
     const { status, headers, message, typed } = errorStatus(err);
     if (status >= 500 && !typed) {
-      logger.error({ err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err), method: req.method, path: redactedRequestTarget(req) }, 'assisted API internal error');
+      logger.error(
+        {
+          err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err),
+          method: req.method,
+          path: redactedRequestTarget(req),
+        },
+        'assisted API internal error',
+      );
     }
     res.status(status).set(headers).json(errorBody(status, message));
   };

@@ -66,6 +66,7 @@ export function queryInteger(req: Request, name: string): number | undefined {
   if (v === undefined) return undefined;
   if (!/^-?\d{1,20}$/.test(v)) throw new BadRequestError(`query parameter ${name} must be an integer`);
   const n = BigInt(v);
-  if (n < INT64_MIN || n > INT64_MAX) throw new BadRequestError(`query parameter ${name} is out of range (64-bit integer)`);
+  if (n < INT64_MIN || n > INT64_MAX)
+    throw new BadRequestError(`query parameter ${name} is out of range (64-bit integer)`);
   return Math.max(Number.MIN_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Number(n)));
 }

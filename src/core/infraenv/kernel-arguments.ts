@@ -52,21 +52,25 @@ function refuse(index: number, what: string): never {
 
 export function validateKernelArgument(value: unknown, index: number): string {
   if (typeof value !== 'string' || value === '') refuse(index, 'must be a non-empty string');
-  if (value.length > MAX_KERNEL_ARGUMENT_LENGTH) refuse(index, `is longer than ${MAX_KERNEL_ARGUMENT_LENGTH} characters`);
+  if (value.length > MAX_KERNEL_ARGUMENT_LENGTH)
+    refuse(index, `is longer than ${MAX_KERNEL_ARGUMENT_LENGTH} characters`);
   const ctl = findControlCharacter(value, 'line');
   if (ctl) refuse(index, `must not contain control characters (${ctl.char} at offset ${ctl.offset})`);
-  if (!hasUpstreamShape(value)) refuse(index, 'is not a valid kernel argument (blanks only inside balanced double quotes)');
+  if (!hasUpstreamShape(value))
+    refuse(index, 'is not a valid kernel argument (blanks only inside balanced double quotes)');
   let quoted = false;
   for (const ch of value) {
     if (ch === '"') quoted = !quoted;
-    else if (ALWAYS_REFUSED.has(ch)) refuse(index, `must not contain ${JSON.stringify(ch)} (interpreted by grub or iPXE)`);
+    else if (ALWAYS_REFUSED.has(ch))
+      refuse(index, `must not contain ${JSON.stringify(ch)} (interpreted by grub or iPXE)`);
     else if (!quoted && UNQUOTED_REFUSED.has(ch)) {
       refuse(index, `must not contain ${JSON.stringify(ch)} outside double quotes (interpreted by grub)`);
     }
   }
   for (const word of value.split(/\s+/)) {
     if (word.startsWith('#')) refuse(index, 'must not have a word starting with "#" (a comment to grub and iPXE)');
-    if (IPXE_SEPARATOR_WORDS.has(word)) refuse(index, `must not have the word ${JSON.stringify(word)} (a command separator to iPXE)`);
+    if (IPXE_SEPARATOR_WORDS.has(word))
+      refuse(index, `must not have the word ${JSON.stringify(word)} (a command separator to iPXE)`);
   }
   const name = value.split('=', 1)[0]!.replaceAll('"', '');
   if (RESERVED_NAMES.has(name)) refuse(index, `must not set ${name} (the boot media set it)`);

@@ -14,6 +14,12 @@ export function minimalInitrd(infraEnv: InfraEnvRecord): Buffer | undefined {
   if (keyfiles.length === 0) return undefined;
   // writeCpio emits the parent directories itself
   return gzipEncode(
-    writeCpio(keyfiles.map((k) => ({ path: `${NETWORK_KEYFILE_DIR}/${k.name}`, data: Buffer.from(k.contents, 'utf8'), mode: KEYFILE_MODE }))),
+    writeCpio(
+      keyfiles.map((k) => ({
+        path: `${NETWORK_KEYFILE_DIR}/${k.name}`,
+        data: Buffer.from(k.contents, 'utf8'),
+        mode: KEYFILE_MODE,
+      })),
+    ),
   );
 }

@@ -29,13 +29,32 @@ export interface InfraEnvParams {
 }
 
 const SSH_TYPES = new Set([
-  'ssh-rsa', 'ssh-dss', 'ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521',
-  'sk-ssh-ed25519@openssh.com', 'sk-ecdsa-sha2-nistp256@openssh.com',
+  'ssh-rsa',
+  'ssh-dss',
+  'ssh-ed25519',
+  'ecdsa-sha2-nistp256',
+  'ecdsa-sha2-nistp384',
+  'ecdsa-sha2-nistp521',
+  'sk-ssh-ed25519@openssh.com',
+  'sk-ecdsa-sha2-nistp256@openssh.com',
 ]);
 const CREATE_KEYS = new Set([
-  'name', 'pull_secret', 'ssh_authorized_key', 'proxy', 'additional_ntp_sources', 'ntp_sources', 'static_network_config',
-  'image_type', 'ignition_config_override', 'openshift_version', 'cpu_architecture', 'kernel_arguments',
-  'additional_trust_bundle', 'cluster_id', 'rendezvous_ip', 'network_discovery_delay_seconds',
+  'name',
+  'pull_secret',
+  'ssh_authorized_key',
+  'proxy',
+  'additional_ntp_sources',
+  'ntp_sources',
+  'static_network_config',
+  'image_type',
+  'ignition_config_override',
+  'openshift_version',
+  'cpu_architecture',
+  'kernel_arguments',
+  'additional_trust_bundle',
+  'cluster_id',
+  'rendezvous_ip',
+  'network_discovery_delay_seconds',
 ]);
 
 type Obj = Record<string, unknown>;
@@ -44,19 +63,28 @@ type Obj = Record<string, unknown>;
 const MAX_NAME_LENGTH = 256;
 
 /** A string field; one line unless `multiline` (PEM bundles, key lists, JSON documents). */
-function str(body: Obj, key: string, opts: { nullable?: boolean; max?: number; multiline?: boolean } = {}): string | undefined {
+function str(
+  body: Obj,
+  key: string,
+  opts: { nullable?: boolean; max?: number; multiline?: boolean } = {},
+): string | undefined {
   const v = body[key];
   if (v === undefined || (v === null && opts.nullable)) return undefined;
   if (typeof v !== 'string') throw new BadRequestError(`${key} must be a string`);
-  if (opts.max !== undefined && v.length > opts.max) throw new BadRequestError(`${key} must be at most ${opts.max} characters`);
+  if (opts.max !== undefined && v.length > opts.max)
+    throw new BadRequestError(`${key} must be at most ${opts.max} characters`);
   return assertCleanText(key, v, opts.multiline ? 'multiline' : 'line');
 }
 
 export function parseInfraEnvParams(body: unknown, mode: 'create' | 'update'): InfraEnvParams {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadRequestError('request body must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new BadRequestError('request body must be a JSON object');
   const b = body as Obj;
   for (const k of Object.keys(b)) {
-    if (!CREATE_KEYS.has(k) || (mode === 'update' && (k === 'name' || k === 'cluster_id' || k === 'cpu_architecture'))) {
+    if (
+      !CREATE_KEYS.has(k) ||
+      (mode === 'update' && (k === 'name' || k === 'cluster_id' || k === 'cpu_architecture'))
+    ) {
       throw new BadRequestError(`unknown or read-only parameter ${k}`);
     }
   }
@@ -80,7 +108,8 @@ export function parseInfraEnvParams(body: unknown, mode: 'create' | 'update'): I
   }
   const it = str(b, 'image_type');
   if (it !== undefined) {
-    if (it !== 'full-iso' && it !== 'minimal-iso') throw new BadRequestError(`image_type ${JSON.stringify(it)} is not supported (full-iso, minimal-iso)`);
+    if (it !== 'full-iso' && it !== 'minimal-iso')
+      throw new BadRequestError(`image_type ${JSON.stringify(it)} is not supported (full-iso, minimal-iso)`);
     out.imageType = it;
   }
   const ico = str(b, 'ignition_config_override', { multiline: true });
@@ -93,7 +122,8 @@ export function parseInfraEnvParams(body: unknown, mode: 'create' | 'update'): I
   const atb = str(b, 'additional_trust_bundle', { nullable: true, max: 65535, multiline: true });
   if (atb !== undefined) out.additionalTrustBundle = validateTrustBundle(atb);
   if (b.cluster_id !== undefined && b.cluster_id !== null) {
-    if (typeof b.cluster_id !== 'string' || !isUuid(b.cluster_id)) throw new BadRequestError('cluster_id must be a UUID');
+    if (typeof b.cluster_id !== 'string' || !isUuid(b.cluster_id))
+      throw new BadRequestError('cluster_id must be a UUID');
     out.clusterId = b.cluster_id.toLowerCase();
   }
   return out;
@@ -106,7 +136,8 @@ export function validatePullSecret(ps: string): string {
   } catch {
     throw new BadRequestError('pull secret must be a well-formed JSON');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new BadRequestError('pull secret must be a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new BadRequestError('pull secret must be a JSON object');
   const auths = (parsed as Obj).auths;
   if (typeof auths !== 'object' || auths === null || Array.isArray(auths)) {
     throw new BadRequestError("pull secret must contain an 'auths' JSON-object field");
@@ -125,7 +156,10 @@ export function validatePullSecret(ps: string): string {
 }
 
 export function validateSshKeys(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
   for (const [i, line] of lines.entries()) {
     const [type, blob] = line.split(/\s+/);
     if (!type || !blob || !SSH_TYPES.has(type) || !/^[A-Za-z0-9+/]+={0,2}$/.test(blob)) {
@@ -171,9 +205,15 @@ function validateProxy(v: unknown): Proxy | null {
 }
 
 function validateNtpSources(s: string): string {
-  const items = s.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  const items = s
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
   for (const item of items) {
-    if (!/^[A-Za-z0-9.:[\]-]+$/.test(item)) throw new BadRequestError(`NTP source ${JSON.stringify(item.slice(0, 64))} is not a valid hostname or IP address`);
+    if (!/^[A-Za-z0-9.:[\]-]+$/.test(item))
+      throw new BadRequestError(
+        `NTP source ${JSON.stringify(item.slice(0, 64))} is not a valid hostname or IP address`,
+      );
   }
   return items.join(',');
 }
@@ -181,12 +221,15 @@ function validateNtpSources(s: string): string {
 function validateKernelArguments(v: unknown): KernelArgument[] | null {
   if (v === null) return null;
   if (!Array.isArray(v)) throw new BadRequestError('kernel_arguments must be a list');
-  if (v.length > MAX_KERNEL_ARGUMENTS) throw new BadRequestError(`kernel_arguments has more than ${MAX_KERNEL_ARGUMENTS} entries`);
+  if (v.length > MAX_KERNEL_ARGUMENTS)
+    throw new BadRequestError(`kernel_arguments has more than ${MAX_KERNEL_ARGUMENTS} entries`);
   const out = v.map((a, i): KernelArgument => {
     if (typeof a !== 'object' || a === null) throw new BadRequestError(`kernel_arguments[${i}] must be an object`);
     const { operation, value } = a as Obj;
     if (operation !== 'append') {
-      throw new BadRequestError(`kernel_arguments[${i}]: only 'append' operation is allowed, got '${String(operation)}'`);
+      throw new BadRequestError(
+        `kernel_arguments[${i}]: only 'append' operation is allowed, got '${String(operation)}'`,
+      );
     }
     return { operation: 'append', value: validateKernelArgument(value, i) };
   });
@@ -199,7 +242,8 @@ function validateTrustBundle(pem: string): string {
   if (!blocks) throw new BadRequestError('additional_trust_bundle must contain PEM-encoded certificates');
   for (const b of blocks) {
     const body = b.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '');
-    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body)) throw new BadRequestError('additional_trust_bundle contains a malformed certificate');
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body))
+      throw new BadRequestError('additional_trust_bundle contains a malformed certificate');
   }
   return pem;
 }

@@ -39,7 +39,10 @@ export function resolveImage(ctx: CoreContext, version: string | undefined, arch
   if (!norm) throw new BadRequestError(`cpu_architecture ${JSON.stringify(archName)} is not supported`);
   if (version) {
     const img = ctx.catalog.find(version, norm);
-    if (!img) throw new BadRequestError(`no OS image for openshift_version ${JSON.stringify(version)} and cpu_architecture ${norm}`);
+    if (!img)
+      throw new BadRequestError(
+        `no OS image for openshift_version ${JSON.stringify(version)} and cpu_architecture ${norm}`,
+      );
     return img;
   }
   const candidates = ctx.catalog.images().filter((i) => i.cpuArchitecture === norm && i.state !== 'failed');
@@ -50,7 +53,11 @@ export function resolveImage(ctx: CoreContext, version: string | undefined, arch
 }
 
 /** The agent token / api_key of this InfraEnv under AUTH_TYPE=local, created on first use. */
-export async function ensureAgentToken(ctx: CoreContext, repo: Repository, infraEnv: InfraEnvRecord): Promise<string | undefined> {
+export async function ensureAgentToken(
+  ctx: CoreContext,
+  repo: Repository,
+  infraEnv: InfraEnvRecord,
+): Promise<string | undefined> {
   if (ctx.settings.authType !== 'local') return undefined;
   if (infraEnv.agentToken) return infraEnv.agentToken;
   infraEnv.agentToken = await ctx.keys!.infraEnvToken(infraEnv.id);
@@ -59,19 +66,42 @@ export async function ensureAgentToken(ctx: CoreContext, repo: Repository, infra
 }
 
 export function isoAuthFor(ctx: CoreContext, infraEnv: InfraEnvRecord): IsoAuth {
-  if (ctx.settings.authType === 'local' && infraEnv.agentToken) return { kind: 'byapikey', apiKey: infraEnv.agentToken };
+  if (ctx.settings.authType === 'local' && infraEnv.agentToken)
+    return { kind: 'byapikey', apiKey: infraEnv.agentToken };
   return { kind: 'byid' };
 }
 
 export function downloadUrl(ctx: CoreContext, infraEnv: InfraEnvRecord): string {
-  return isoUrl(ctx.settings.imageServiceBaseUrl, infraEnv.id, isoAuthFor(ctx, infraEnv), infraEnv.openshiftVersion, infraEnv.cpuArchitecture, infraEnv.imageType);
+  return isoUrl(
+    ctx.settings.imageServiceBaseUrl,
+    infraEnv.id,
+    isoAuthFor(ctx, infraEnv),
+    infraEnv.openshiftVersion,
+    infraEnv.cpuArchitecture,
+    infraEnv.imageType,
+  );
 }
 
 /** A presigned URL with an expiring image token (`/bytoken/`), or the plain URL when auth is none. */
-export async function presignedDownloadUrl(ctx: CoreContext, infraEnv: InfraEnvRecord): Promise<{ url: string; expiresAt: Date | undefined }> {
+export async function presignedDownloadUrl(
+  ctx: CoreContext,
+  infraEnv: InfraEnvRecord,
+): Promise<{ url: string; expiresAt: Date | undefined }> {
   if (ctx.settings.authType === 'none') return { url: downloadUrl(ctx, infraEnv), expiresAt: undefined };
-  const { token, expiresAt } = await issueImageToken(infraEnv.id, infraEnv.imageTokenKey, ctx.settings.imageTokenTtlMs, ctx.now().getTime());
-  const url = isoUrl(ctx.settings.imageServiceBaseUrl, infraEnv.id, { kind: 'bytoken', token }, infraEnv.openshiftVersion, infraEnv.cpuArchitecture, infraEnv.imageType);
+  const { token, expiresAt } = await issueImageToken(
+    infraEnv.id,
+    infraEnv.imageTokenKey,
+    ctx.settings.imageTokenTtlMs,
+    ctx.now().getTime(),
+  );
+  const url = isoUrl(
+    ctx.settings.imageServiceBaseUrl,
+    infraEnv.id,
+    { kind: 'bytoken', token },
+    infraEnv.openshiftVersion,
+    infraEnv.cpuArchitecture,
+    infraEnv.imageType,
+  );
   return { url, expiresAt };
 }
 
@@ -93,19 +123,28 @@ async function checkDeliverable(ctx: CoreContext, infraEnv: InfraEnvRecord, imag
     // gzip, the default EMBED_COMPRESSION; xz archives are smaller, so this check is conservative
     const size = (await buildEmbedArchive({ ignition: bytes }, { compression: 'gzip' })).length;
     if (size > image.embedAreaBytes) {
-      throw new PayloadTooLargeError('the compressed discovery ignition (with ignition_config_override)', size, image.embedAreaBytes, {
-        openshiftVersion: image.openshiftVersion, cpuArchitecture: image.cpuArchitecture,
-      });
+      throw new PayloadTooLargeError(
+        'the compressed discovery ignition (with ignition_config_override)',
+        size,
+        image.embedAreaBytes,
+        {
+          openshiftVersion: image.openshiftVersion,
+          cpuArchitecture: image.cpuArchitecture,
+        },
+      );
     }
   }
   const appended = (infraEnv.kernelArguments ?? []).map((k) => ` ${k.value}`).join('');
   if (image.kernelArgumentsBytes !== undefined && Buffer.byteLength(appended) > image.kernelArgumentsBytes) {
     throw new PayloadTooLargeError('the kernel_arguments', Buffer.byteLength(appended), image.kernelArgumentsBytes, {
-      openshiftVersion: image.openshiftVersion, cpuArchitecture: image.cpuArchitecture,
+      openshiftVersion: image.openshiftVersion,
+      cpuArchitecture: image.cpuArchitecture,
     });
   }
   if (infraEnv.imageType === 'minimal-iso' && !image.minimalIsoSupported) {
-    throw new BadRequestError(`the ${image.openshiftVersion} ${image.cpuArchitecture} image cannot serve a minimal ISO`);
+    throw new BadRequestError(
+      `the ${image.openshiftVersion} ${image.cpuArchitecture} image cannot serve a minimal ISO`,
+    );
   }
 }
 
@@ -127,10 +166,24 @@ export async function createInfraEnv(ctx: CoreContext, p: InfraEnvParams): Promi
   const image = resolveImage(ctx, p.openshiftVersion, p.cpuArchitecture);
   const now = ctx.now();
   const rec: InfraEnvRecord = {
-    id: randomUUID(), name: '', clusterId: null, openshiftVersion: image.openshiftVersion,
-    cpuArchitecture: image.cpuArchitecture, imageType: 'full-iso', pullSecret: '', sshAuthorizedKey: '', proxy: null,
-    additionalNtpSources: '', staticNetworkConfig: null, ignitionConfigOverride: '', kernelArguments: null,
-    additionalTrustBundle: '', imageTokenKey: newImageTokenKey(), agentToken: null, createdAt: now, updatedAt: now,
+    id: randomUUID(),
+    name: '',
+    clusterId: null,
+    openshiftVersion: image.openshiftVersion,
+    cpuArchitecture: image.cpuArchitecture,
+    imageType: 'full-iso',
+    pullSecret: '',
+    sshAuthorizedKey: '',
+    proxy: null,
+    additionalNtpSources: '',
+    staticNetworkConfig: null,
+    ignitionConfigOverride: '',
+    kernelArguments: null,
+    additionalTrustBundle: '',
+    imageTokenKey: newImageTokenKey(),
+    agentToken: null,
+    createdAt: now,
+    updatedAt: now,
   };
   applyParams(rec, p);
   if (ctx.settings.authType === 'local') rec.agentToken = await ctx.keys!.infraEnvToken(rec.id);
@@ -143,37 +196,49 @@ export async function createInfraEnv(ctx: CoreContext, p: InfraEnvParams): Promi
 }
 
 export async function updateInfraEnv(ctx: CoreContext, id: string, p: InfraEnvParams): Promise<InfraEnvRecord> {
-  return changed(ctx, id, ctx.repo.transaction(async (repo) => {
-    const rec = await repo.getInfraEnv(id, { forUpdate: true });
-    if (!rec) throw new NotFoundError(`infra-env ${id} not found`);
-    const image = resolveImage(ctx, p.openshiftVersion ?? rec.openshiftVersion, rec.cpuArchitecture);
-    rec.openshiftVersion = image.openshiftVersion;
-    applyParams(rec, p);
-    await ensureAgentToken(ctx, repo, rec);
-    rec.updatedAt = ctx.now();
-    await checkDeliverable(ctx, rec, image);
-    await repo.updateInfraEnv(rec);
-    await events.infraEnvUpdated(repo, rec.updatedAt, rec.id);
-    return rec;
-  }));
+  return changed(
+    ctx,
+    id,
+    ctx.repo.transaction(async (repo) => {
+      const rec = await repo.getInfraEnv(id, { forUpdate: true });
+      if (!rec) throw new NotFoundError(`infra-env ${id} not found`);
+      const image = resolveImage(ctx, p.openshiftVersion ?? rec.openshiftVersion, rec.cpuArchitecture);
+      rec.openshiftVersion = image.openshiftVersion;
+      applyParams(rec, p);
+      await ensureAgentToken(ctx, repo, rec);
+      rec.updatedAt = ctx.now();
+      await checkDeliverable(ctx, rec, image);
+      await repo.updateInfraEnv(rec);
+      await events.infraEnvUpdated(repo, rec.updatedAt, rec.id);
+      return rec;
+    }),
+  );
 }
 
 export async function deleteInfraEnv(ctx: CoreContext, id: string): Promise<void> {
-  await changed(ctx, id, ctx.repo.transaction(async (repo) => {
-    if (!(await repo.deleteInfraEnv(id))) throw new NotFoundError(`infra-env ${id} not found`);
-    await events.infraEnvDeregistered(repo, ctx.now(), id);
-  }));
+  await changed(
+    ctx,
+    id,
+    ctx.repo.transaction(async (repo) => {
+      if (!(await repo.deleteInfraEnv(id))) throw new NotFoundError(`infra-env ${id} not found`);
+      await events.infraEnvDeregistered(repo, ctx.now(), id);
+    }),
+  );
 }
 
 export async function regenerateSigningKey(ctx: CoreContext, id: string): Promise<void> {
-  await changed(ctx, id, ctx.repo.transaction(async (repo) => {
-    const rec = await repo.getInfraEnv(id, { forUpdate: true });
-    if (!rec) throw new NotFoundError(`infra-env ${id} not found`);
-    rec.imageTokenKey = newImageTokenKey();
-    rec.updatedAt = ctx.now();
-    await repo.updateInfraEnv(rec);
-    await events.signingKeyRegenerated(repo, rec.updatedAt, rec.id);
-  }));
+  await changed(
+    ctx,
+    id,
+    ctx.repo.transaction(async (repo) => {
+      const rec = await repo.getInfraEnv(id, { forUpdate: true });
+      if (!rec) throw new NotFoundError(`infra-env ${id} not found`);
+      rec.imageTokenKey = newImageTokenKey();
+      rec.updatedAt = ctx.now();
+      await repo.updateInfraEnv(rec);
+      await events.signingKeyRegenerated(repo, rec.updatedAt, rec.id);
+    }),
+  );
 }
 
 /** Tells the image side (cache invalidation) once a change of InfraEnv `id` has committed. */

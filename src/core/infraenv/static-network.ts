@@ -14,8 +14,15 @@ import YAML from 'yaml';
 import { BadRequestError } from '../../errors.js';
 import type { StaticNetworkConfigEntry } from '../model.js';
 import {
-  isInterfaceName, isPrefixLength, MAX_INTERFACE_NAME_BYTES, parseIpAddress, parseIpPrefix, parseMacAddress,
-  type IpAddress, type IpFamily, type IpPrefix,
+  isInterfaceName,
+  isPrefixLength,
+  MAX_INTERFACE_NAME_BYTES,
+  parseIpAddress,
+  parseIpPrefix,
+  parseMacAddress,
+  type IpAddress,
+  type IpFamily,
+  type IpPrefix,
 } from '../../network/address.js';
 
 export interface KeyfileOut {
@@ -40,15 +47,23 @@ export function validateStaticNetworkConfig(raw: unknown): StaticNetworkConfigEn
     }
     const map = e.mac_interface_map.map((m: unknown, j: number) => {
       if (!isObj(m) || !parseMacAddress(m.mac_address)) {
-        throw new BadRequestError(`static_network_config[${i}].mac_interface_map[${j}].mac_address is not a MAC address`);
+        throw new BadRequestError(
+          `static_network_config[${i}].mac_interface_map[${j}].mac_address is not a MAC address`,
+        );
       }
       const mac = (m.mac_address as string).toLowerCase();
-      if (seenMacs.has(mac)) throw new BadRequestError(`MAC address ${mac} appears in more than one static network config`);
+      if (seenMacs.has(mac))
+        throw new BadRequestError(`MAC address ${mac} appears in more than one static network config`);
       seenMacs.add(mac);
       if (m.logical_nic_name !== undefined && m.logical_nic_name !== '' && !isInterfaceName(m.logical_nic_name)) {
-        throw new BadRequestError(`static_network_config[${i}].mac_interface_map[${j}].logical_nic_name must be an interface name`);
+        throw new BadRequestError(
+          `static_network_config[${i}].mac_interface_map[${j}].logical_nic_name must be an interface name`,
+        );
       }
-      return { mac_address: m.mac_address as string, ...(m.logical_nic_name ? { logical_nic_name: m.logical_nic_name as string } : {}) };
+      return {
+        mac_address: m.mac_address as string,
+        ...(m.logical_nic_name ? { logical_nic_name: m.logical_nic_name as string } : {}),
+      };
     });
     const entry = { network_yaml: e.network_yaml, mac_interface_map: map };
     keyfilesForEntry(entry, i); // validates the YAML
@@ -62,7 +77,8 @@ export function generateKeyfiles(config: readonly StaticNetworkConfigEntry[]): K
 }
 
 /** nmstate's DNS search entries: dotted names of letters, digits, `-` and `_` (RFC 1035 lengths). */
-const DOMAIN_RE = /^(?=.{1,253}\.?$)(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?$/;
+const DOMAIN_RE =
+  /^(?=.{1,253}\.?$)(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?$/;
 /** Largest MTU Linux accepts on any link (IP_MAX_MTU); the smallest IPv4 needs (68). */
 const MTU_RANGE = [68, 65535] as const;
 /** Route metrics are u32 in NetworkManager. */
@@ -100,7 +116,8 @@ function parseRoutes(entry: StaticNetworkConfigEntry, index: number, raw: unknow
     const route: Route = { destination, nextHop };
     const ifname = r['next-hop-interface'];
     if (ifname !== undefined) {
-      if (!isInterfaceName(ifname)) throw fieldError(entry, index, `${at}.next-hop-interface`, 'is not an interface name');
+      if (!isInterfaceName(ifname))
+        throw fieldError(entry, index, `${at}.next-hop-interface`, 'is not an interface name');
       route.nextHopInterface = ifname;
     }
     if (r.metric !== undefined) {
@@ -113,7 +130,11 @@ function parseRoutes(entry: StaticNetworkConfigEntry, index: number, raw: unknow
   });
 }
 
-function parseDns(entry: StaticNetworkConfigEntry, index: number, raw: unknown): { servers: IpAddress[]; search: string[] } {
+function parseDns(
+  entry: StaticNetworkConfigEntry,
+  index: number,
+  raw: unknown,
+): { servers: IpAddress[]; search: string[] } {
   if (raw === undefined || raw === null) return { servers: [], search: [] };
   if (!isObj(raw)) throw fieldError(entry, index, 'dns-resolver', 'must be a mapping');
   const cfg = raw.config ?? {};
@@ -129,7 +150,8 @@ function parseDns(entry: StaticNetworkConfigEntry, index: number, raw: unknown):
     return ip;
   });
   const search = list('search').map((s, k) => {
-    if (typeof s !== 'string' || !DOMAIN_RE.test(s)) throw fieldError(entry, index, `dns-resolver.config.search[${k}]`, 'must be a domain name');
+    if (typeof s !== 'string' || !DOMAIN_RE.test(s))
+      throw fieldError(entry, index, `dns-resolver.config.search[${k}]`, 'must be a domain name');
     return s;
   });
   return { servers, search };
@@ -153,13 +175,19 @@ function keyfilesForEntry(entry: StaticNetworkConfigEntry, index: number): Keyfi
   const names = new Set<string>();
   for (const [j, iface] of (doc.interfaces as unknown[]).entries()) {
     if (!isObj(iface) || !isInterfaceName(iface.name)) {
-      throw fieldError(entry, index, `interfaces[${j}].name`, `is required: an interface name (1-${MAX_INTERFACE_NAME_BYTES} bytes, no "/", ":" or blanks)`);
+      throw fieldError(
+        entry,
+        index,
+        `interfaces[${j}].name`,
+        `is required: an interface name (1-${MAX_INTERFACE_NAME_BYTES} bytes, no "/", ":" or blanks)`,
+      );
     }
     const name = iface.name;
     if (names.has(name)) throw fieldError(entry, index, `interfaces[${j}].name`, 'names an interface twice');
     names.add(name);
     const type = iface.type ?? 'ethernet';
-    if (type !== 'ethernet') throw new BadRequestError(`${at}: interface ${name} has unsupported type ${String(type)} (only ethernet)`);
+    if (type !== 'ethernet')
+      throw new BadRequestError(`${at}: interface ${name} has unsupported type ${String(type)} (only ethernet)`);
     if (iface.state !== undefined && iface.state !== 'up') continue;
     const mappedMac = entry.mac_interface_map.find((m) => m.logical_nic_name === name)?.mac_address;
     if (mappedMac === undefined && iface['mac-address'] !== undefined && !parseMacAddress(iface['mac-address'])) {
@@ -167,8 +195,19 @@ function keyfilesForEntry(entry: StaticNetworkConfigEntry, index: number): Keyfi
     }
     const mac = parseMacAddress(mappedMac ?? iface['mac-address']);
     if (!mac) throw new BadRequestError(`${at}: no MAC address mapped to interface ${name}`);
-    if (iface.mtu !== undefined && (typeof iface.mtu !== 'number' || !Number.isInteger(iface.mtu) || iface.mtu < MTU_RANGE[0] || iface.mtu > MTU_RANGE[1])) {
-      throw fieldError(entry, index, `interfaces[${j}].mtu`, `must be an integer from ${MTU_RANGE[0]} to ${MTU_RANGE[1]}`);
+    if (
+      iface.mtu !== undefined &&
+      (typeof iface.mtu !== 'number' ||
+        !Number.isInteger(iface.mtu) ||
+        iface.mtu < MTU_RANGE[0] ||
+        iface.mtu > MTU_RANGE[1])
+    ) {
+      throw fieldError(
+        entry,
+        index,
+        `interfaces[${j}].mtu`,
+        `must be an integer from ${MTU_RANGE[0]} to ${MTU_RANGE[1]}`,
+      );
     }
 
     const lines = [
@@ -194,7 +233,11 @@ function keyfilesForEntry(entry: StaticNetworkConfigEntry, index: number): Keyfi
 }
 
 function ipSection(
-  family: 'ipv4' | 'ipv6', cfg: unknown, ifname: string, routes: readonly Route[], dns: { servers: IpAddress[]; search: string[] },
+  family: 'ipv4' | 'ipv6',
+  cfg: unknown,
+  ifname: string,
+  routes: readonly Route[],
+  dns: { servers: IpAddress[]; search: string[] },
   where: { entry: StaticNetworkConfigEntry; index: number; path: string },
 ): string[] {
   const lines = [`[${family}]`];
@@ -210,17 +253,30 @@ function ipSection(
   } else {
     const addrs = cfg.address ?? [];
     if (!Array.isArray(addrs)) throw fieldError(where.entry, where.index, `${where.path}.address`, 'must be a list');
-    if (addrs.length === 0) throw new BadRequestError(`static_network_config[${where.index}].network_yaml: ${ifname}.${family} needs dhcp or at least one address`);
+    if (addrs.length === 0)
+      throw new BadRequestError(
+        `static_network_config[${where.index}].network_yaml: ${ifname}.${family} needs dhcp or at least one address`,
+      );
     lines.push('method=manual');
-    const ours = routes.filter((r) => r.destination.family === fam && (r.nextHopInterface === undefined || r.nextHopInterface === ifname));
-    const gw = ours.find((r) => r.destination.prefixLength === 0 && r.destination.text === (fam === 6 ? '::' : '0.0.0.0'));
+    const ours = routes.filter(
+      (r) => r.destination.family === fam && (r.nextHopInterface === undefined || r.nextHopInterface === ifname),
+    );
+    const gw = ours.find(
+      (r) => r.destination.prefixLength === 0 && r.destination.text === (fam === 6 ? '::' : '0.0.0.0'),
+    );
     addrs.forEach((a: unknown, k: number) => {
       const at = `${where.path}.address[${k}]`;
       if (!isObj(a)) throw fieldError(where.entry, where.index, at, 'needs ip and prefix-length');
       const ip = parseIpAddress(a.ip);
-      if (!ip || ip.family !== fam) throw fieldError(where.entry, where.index, `${at}.ip`, `must be an IPv${fam} address`);
+      if (!ip || ip.family !== fam)
+        throw fieldError(where.entry, where.index, `${at}.ip`, `must be an IPv${fam} address`);
       if (!isPrefixLength(fam, a['prefix-length'])) {
-        throw fieldError(where.entry, where.index, `${at}.prefix-length`, `must be an integer from 0 to ${fam === 4 ? 32 : 128}`);
+        throw fieldError(
+          where.entry,
+          where.index,
+          `${at}.prefix-length`,
+          `must be an integer from 0 to ${fam === 4 ? 32 : 128}`,
+        );
       }
       const gateway = k === 0 && gw ? `,${gw.nextHop.text}` : '';
       lines.push(`address${k + 1}=${ip.text}/${a['prefix-length']}${gateway}`);
@@ -228,7 +284,9 @@ function ipSection(
     let n = 1;
     for (const r of ours) {
       if (r === gw) continue;
-      lines.push(`route${n++}=${r.destination.text}/${r.destination.prefixLength},${r.nextHop.text}${r.metric !== undefined ? `,${r.metric}` : ''}`);
+      lines.push(
+        `route${n++}=${r.destination.text}/${r.destination.prefixLength},${r.nextHop.text}${r.metric !== undefined ? `,${r.metric}` : ''}`,
+      );
     }
   }
   if (familyDns.length > 0) lines.push(`dns=${familyDns.join(';')};`);

@@ -14,7 +14,10 @@ const BOOT_KARGS =
   'random.trust_cpu=on rd.luks.options=discard ignition.firstboot ignition.platform.id=metal ' +
   'console=tty1 console=ttyS1,115200n8 coreos.inst.persistent-kargs="console=tty1 console=ttyS1,115200n8"';
 
-export function bootScript(urls: { initrd: string; kernel: string; rootfs: string }, extraKargs: readonly string[]): string {
+export function bootScript(
+  urls: { initrd: string; kernel: string; rootfs: string },
+  extraKargs: readonly string[],
+): string {
   const extra = extraKargs.length ? ` ${extraKargs.join(' ')}` : '';
   return [
     '#!ipxe',

@@ -15,8 +15,14 @@ import { createCore, type Core, type CoreOptions } from '../index.js';
 
 export function fakeCatalog(images: Partial<CatalogImage>[] = [{}]): ImageCatalog {
   const all: CatalogImage[] = images.map((i) => ({
-    openshiftVersion: '4.16', version: '416.94.202406251923-0', cpuArchitecture: 'x86_64',
-    embedAreaBytes: 256 * 1024, kernelArgumentsBytes: 1000, minimalIsoSupported: true, state: 'ready', ...i,
+    openshiftVersion: '4.16',
+    version: '416.94.202406251923-0',
+    cpuArchitecture: 'x86_64',
+    embedAreaBytes: 256 * 1024,
+    kernelArgumentsBytes: 1000,
+    minimalIsoSupported: true,
+    state: 'ready',
+    ...i,
   }));
   return {
     images: () => all,
@@ -64,7 +70,10 @@ export function postgresBackend(url: string, name = 'postgres'): Backend {
 /** The run's embedded PostgreSQL server (started once by the unit suite's globalSetup). */
 export function embeddedBackend(): Backend {
   const url = process.env.BOOTSMITH_TEST_EMBEDDED_URL;
-  if (!url) throw new Error('BOOTSMITH_TEST_EMBEDDED_URL is unset: run through vitest.config.ts (its globalSetup starts the server)');
+  if (!url)
+    throw new Error(
+      'BOOTSMITH_TEST_EMBEDDED_URL is unset: run through vitest.config.ts (its globalSetup starts the server)',
+    );
   return postgresBackend(url, 'embedded');
 }
 
@@ -112,7 +121,9 @@ export async function startHarness(
   };
 }
 
-export const PULL_SECRET = JSON.stringify({ auths: { 'quay.io': { auth: Buffer.from('user:pass').toString('base64'), email: 'u@example.com' } } });
+export const PULL_SECRET = JSON.stringify({
+  auths: { 'quay.io': { auth: Buffer.from('user:pass').toString('base64'), email: 'u@example.com' } },
+});
 
 /** A syntactically valid ed25519 OpenSSH public key (random key bytes). */
 export function sshKey(): string {
@@ -139,15 +150,22 @@ export async function http(method: string, url: string, body?: unknown, headers:
 }
 
 /** A realistic agent inventory. */
-export function inventory(opts: { hostname?: string; cores?: number; ramGiB?: number; diskGB?: number; mac?: string } = {}) {
+export function inventory(
+  opts: { hostname?: string; cores?: number; ramGiB?: number; diskGB?: number; mac?: string } = {},
+) {
   return {
     hostname: opts.hostname ?? 'worker-0.example.com',
     cpu: { count: opts.cores ?? 4, architecture: 'x86_64', model_name: 'Intel Xeon' },
     memory: { physical_bytes: (opts.ramGiB ?? 16) * 1024 ** 3, usable_bytes: (opts.ramGiB ?? 16) * 1024 ** 3 - 1024 },
-    disks: [{
-      name: 'sda', path: '/dev/sda', drive_type: 'SSD', size_bytes: (opts.diskGB ?? 200) * 1000 ** 3,
-      installation_eligibility: { eligible: true, not_eligible_reasons: [] },
-    }],
+    disks: [
+      {
+        name: 'sda',
+        path: '/dev/sda',
+        drive_type: 'SSD',
+        size_bytes: (opts.diskGB ?? 200) * 1000 ** 3,
+        installation_eligibility: { eligible: true, not_eligible_reasons: [] },
+      },
+    ],
     interfaces: [{ name: 'eth0', mac_address: opts.mac ?? '52:54:00:aa:bb:01', ipv4_addresses: ['192.168.122.10/24'] }],
     system_vendor: { manufacturer: 'QEMU', product_name: 'Standard PC', virtual: true },
   };

@@ -21,7 +21,9 @@ describe('control characters', () => {
   });
 
   it('names the field and never echoes the value', () => {
-    expect(() => assertCleanText('name', 'secret\u0000value')).toThrow(/^name must not contain control characters \(U\+0000 at offset 6\)$/);
+    expect(() => assertCleanText('name', 'secret\u0000value')).toThrow(
+      /^name must not contain control characters \(U\+0000 at offset 6\)$/,
+    );
   });
 
   it('walks JSON keys and values to a bounded depth', () => {

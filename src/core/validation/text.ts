@@ -15,7 +15,8 @@ export const MAX_JSON_DEPTH = 32;
 
 const FORBIDDEN = {
   line: /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/,
-  multiline: /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/,
+  multiline:
+    /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/,
 } as const;
 
 function describe(ch: string): string {
@@ -24,7 +25,10 @@ function describe(ch: string): string {
 }
 
 /** The first forbidden character of `value` and its offset, or undefined when clean. */
-export function findControlCharacter(value: string, kind: TextKind = 'line'): { char: string; offset: number } | undefined {
+export function findControlCharacter(
+  value: string,
+  kind: TextKind = 'line',
+): { char: string; offset: number } | undefined {
   const m = FORBIDDEN[kind].exec(value);
   return m ? { char: describe(m[0]), offset: m.index } : undefined;
 }
@@ -33,7 +37,9 @@ export function findControlCharacter(value: string, kind: TextKind = 'line'): { 
 export function assertCleanText(field: string, value: string, kind: TextKind = 'line'): string {
   const bad = findControlCharacter(value, kind);
   if (bad) {
-    throw new BadRequestError(`${field} must not contain control characters (${bad.char} at offset ${bad.offset})`, { field });
+    throw new BadRequestError(`${field} must not contain control characters (${bad.char} at offset ${bad.offset})`, {
+      field,
+    });
   }
   return value;
 }
@@ -48,7 +54,8 @@ export function assertCleanJson(field: string, value: unknown, depth = 0): void 
     return;
   }
   if (typeof value !== 'object' || value === null) return;
-  if (depth >= MAX_JSON_DEPTH) throw new BadRequestError(`${field} is nested deeper than ${MAX_JSON_DEPTH} levels`, { field });
+  if (depth >= MAX_JSON_DEPTH)
+    throw new BadRequestError(`${field} is nested deeper than ${MAX_JSON_DEPTH} levels`, { field });
   if (Array.isArray(value)) {
     value.forEach((v, i) => assertCleanJson(`${field}[${i}]`, v, depth + 1));
     return;

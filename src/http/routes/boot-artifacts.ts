@@ -23,7 +23,9 @@ export function bootArtifactRoutes(context: ImageRouteContext): Router {
   router.get('/boot-artifacts/:kind', async (req, res) => {
     const kind = req.params.kind;
     if (!isBootArtifactKind(kind)) {
-      throw new NotFoundError(`unknown boot artifact ${JSON.stringify(kind)}: expected kernel, rootfs, initrd or ins-file`);
+      throw new NotFoundError(
+        `unknown boot artifact ${JSON.stringify(kind)}: expected kernel, rootfs, initrd or ins-file`,
+      );
     }
     const artifact = artifacts.bootArtifact(kind, stringQuery(req, 'version'), stringQuery(req, 'arch'));
     await sendArtifact(req, res, context, kind, artifactRepresentation(artifact, FILE_NAMES[kind]));

@@ -13,7 +13,15 @@ import type { FakeAssistedService } from '../../test-support/fake-assisted-servi
 import { HAVE_CPIO, HAVE_GZIP, HAVE_XORRISO } from '../../test-support/probes.js';
 import { unavailable } from '../../test-support/requirements.js';
 import {
-  type ImageService, ID, IGNITION, MINISO_ISO, type Reply, X86_ISO, fakeJwt, request, startImageService,
+  type ImageService,
+  ID,
+  IGNITION,
+  MINISO_ISO,
+  type Reply,
+  X86_ISO,
+  fakeJwt,
+  request,
+  startImageService,
 } from '../test-support/image-service.js';
 
 /** sha256 of the minimal ISO that MINISO_ISO's coreos/miniso.dat rebuilds (fixtures/README.md). */
@@ -67,14 +75,21 @@ describe('discovery image routes over HTTP', () => {
       expect(contents.ignition?.toString()).toBe(IGNITION);
     });
 
-    it.skipIf(unavailable({ xorriso: HAVE_XORRISO, gzip: HAVE_GZIP, cpio: HAVE_CPIO }))('carries the Ignition config readable by xorriso + gzip + cpio', async () => {
-      const work = await mkdtemp(path.join(dir, 'xorriso-'));
-      await writeFile(path.join(work, 'd.iso'), full.body);
-      execFileSync('xorriso', ['-osirrox', 'on', '-indev', 'd.iso', '-extract', '/images/ignition.img', 'ignition.img'], { cwd: work, stdio: 'ignore' });
-      // gzip stops at the end of the member and only warns about the zero padding after it
-      execFileSync('sh', ['-c', 'gzip -dc < ignition.img 2>/dev/null | cpio -idm --quiet; true'], { cwd: work });
-      expect(await readFile(path.join(work, 'config.ign'), 'utf8')).toBe(IGNITION);
-    });
+    it.skipIf(unavailable({ xorriso: HAVE_XORRISO, gzip: HAVE_GZIP, cpio: HAVE_CPIO }))(
+      'carries the Ignition config readable by xorriso + gzip + cpio',
+      async () => {
+        const work = await mkdtemp(path.join(dir, 'xorriso-'));
+        await writeFile(path.join(work, 'd.iso'), full.body);
+        execFileSync(
+          'xorriso',
+          ['-osirrox', 'on', '-indev', 'd.iso', '-extract', '/images/ignition.img', 'ignition.img'],
+          { cwd: work, stdio: 'ignore' },
+        );
+        // gzip stops at the end of the member and only warns about the zero padding after it
+        execFileSync('sh', ['-c', 'gzip -dc < ignition.img 2>/dev/null | cpio -idm --quiet; true'], { cwd: work });
+        expect(await readFile(path.join(work, 'config.ign'), 'utf8')).toBe(IGNITION);
+      },
+    );
 
     it('carries the InfraEnv kernel arguments appended to the defaults in every kargs area', () => {
       const kargs = x86.kargs!;
@@ -82,7 +97,9 @@ describe('discovery image routes over HTTP', () => {
       for (const location of kargs.locations) {
         const area = full.body.subarray(location.offset, location.offset + kargs.size).toString('latin1');
         expect(area.startsWith(`${expected}${kargs.end}`)).toBe(true);
-        expect(area.slice(expected.length + kargs.end.length)).toBe(kargs.pad.repeat(kargs.size - expected.length - kargs.end.length));
+        expect(area.slice(expected.length + kargs.end.length)).toBe(
+          kargs.pad.repeat(kargs.size - expected.length - kargs.end.length),
+        );
       }
     });
 
@@ -99,7 +116,14 @@ describe('discovery image routes over HTTP', () => {
       const head = await request(isoUrl(), { method: 'HEAD' });
       expect(head.status).toBe(200);
       expect(head.body.length).toBe(0);
-      for (const name of ['content-length', 'etag', 'last-modified', 'accept-ranges', 'content-type', 'content-disposition']) {
+      for (const name of [
+        'content-length',
+        'etag',
+        'last-modified',
+        'accept-ranges',
+        'content-type',
+        'content-disposition',
+      ]) {
         expect(head.headers[name], name).toBe(full.headers[name]);
       }
     });
@@ -119,13 +143,15 @@ describe('discovery image routes over HTTP', () => {
       const head = await request(url, { method: 'HEAD' });
       const size = Number(head.headers['content-length']);
       let state = 7;
-      const random = () => ((state = (state * 1103515245 + 12345) >>> 0) / 2 ** 32);
+      const random = () => (state = (state * 1103515245 + 12345) >>> 0) / 2 ** 32;
       for (let batch = 0; batch < 50; batch++) {
         await Promise.all(
           Array.from({ length: 20 }, async () => {
             const start = Math.floor(random() * size);
             const end = Math.min(size - 1, start + Math.floor(random() * 300_000));
-            const reply = await request(url, { headers: { Range: `bytes=${start}-${end}`, 'If-Range': head.headers.etag! } });
+            const reply = await request(url, {
+              headers: { Range: `bytes=${start}-${end}`, 'If-Range': head.headers.etag! },
+            });
             expect(reply.status).toBe(206);
             expect(reply.headers['content-range']).toBe(`bytes ${start}-${end}/${size}`);
             expect(reply.body.equals(full.body.subarray(start, end + 1))).toBe(true);
@@ -138,8 +164,14 @@ describe('discovery image routes over HTTP', () => {
 
     it('answers a multi-range request with an exact multipart/byteranges body of the spliced bytes', async () => {
       const area = x86.ignition.offset;
-      const ranges: Array<[number, number]> = [[0, 99], [area - 10, area + 70_000], [x86Base.length - 5, x86Base.length - 1]];
-      const reply = await request(isoUrl(), { headers: { Range: `bytes=${ranges.map(([a, b]) => `${a}-${b}`).join(',')}` } });
+      const ranges: Array<[number, number]> = [
+        [0, 99],
+        [area - 10, area + 70_000],
+        [x86Base.length - 5, x86Base.length - 1],
+      ];
+      const reply = await request(isoUrl(), {
+        headers: { Range: `bytes=${ranges.map(([a, b]) => `${a}-${b}`).join(',')}` },
+      });
       expect(reply.status).toBe(206);
       const boundary = /boundary=([^;]+)/.exec(reply.headers['content-type']!)![1]!;
       expect(Number(reply.headers['content-length'])).toBe(reply.body.length);
@@ -186,7 +218,9 @@ describe('discovery image routes over HTTP', () => {
       const minimalBytes = await readFile(rebuilt);
       expect(reply.body.length).toBe(minimalBytes.length);
 
-      const contents = await readEmbedArea(reply.body.subarray(minimal.ignition.offset, minimal.ignition.offset + minimal.ignition.length));
+      const contents = await readEmbedArea(
+        reply.body.subarray(minimal.ignition.offset, minimal.ignition.offset + minimal.ignition.length),
+      );
       expect(contents.ignition?.toString()).toBe(IGNITION);
       const rootfsUrl = `${base}/boot-artifacts/rootfs?arch=x86_64&version=4.16`;
       const kargs = minimal.kargs!;
@@ -246,11 +280,16 @@ describe('discovery image routes over HTTP', () => {
     it('refuses an Ignition config too large for the embed area with 413 naming both sizes', async () => {
       const previous = upstream.ignition;
       // incompressible content larger than the 256 KiB area
-      upstream.ignition = JSON.stringify({ ignition: { version: '3.1.0' }, junk: (await import('node:crypto')).randomBytes(300_000).toString('base64') });
+      upstream.ignition = JSON.stringify({
+        ignition: { version: '3.1.0' },
+        junk: (await import('node:crypto')).randomBytes(300_000).toString('base64'),
+      });
       try {
         const reply = await request(`${base}/images/${ID}?version=4.17&type=full-iso&api_key=big`);
         expect(reply.status).toBe(413);
-        expect(JSON.parse(reply.body.toString()).message).toMatch(/Ignition archive is \d+ bytes but only 262144 bytes are available/);
+        expect(JSON.parse(reply.body.toString()).message).toMatch(
+          /Ignition archive is \d+ bytes but only 262144 bytes are available/,
+        );
       } finally {
         upstream.ignition = previous;
       }

@@ -8,7 +8,13 @@ import { type Request, type Response, Router } from 'express';
 import type { Credential, DiscoveryImageType } from '../../ignition-supply/source.js';
 import { type ImageRouteContext, artifactRepresentation, sendArtifact } from '../artifact-response.js';
 import { credentialFromRequest } from '../request-credential.js';
-import { infraEnvIdFromToken, infraEnvIdParam, isoTypeFromFilename, isoTypeFromQuery, stringQuery } from '../request-params.js';
+import {
+  infraEnvIdFromToken,
+  infraEnvIdParam,
+  isoTypeFromFilename,
+  isoTypeFromQuery,
+  stringQuery,
+} from '../request-params.js';
 
 interface IsoTarget {
   infraEnvId: string;

@@ -22,15 +22,21 @@ test('/health names the embedded server and tells how to move a PGlite-era DATA_
 
   const logs: string[] = [];
   const config = loadConfig({ LISTEN_PORT: '0', LISTEN_ADDRESS: '127.0.0.1', DATA_DIR: dir });
-  const service = await startService(config, createLogger('info', { write: (line: string) => void logs.push(line) }), { defaultMetrics: false });
+  const service = await startService(config, createLogger('info', { write: (line: string) => void logs.push(line) }), {
+    defaultMetrics: false,
+  });
   try {
     await service.imagesLoaded;
-    const health = (await (await fetch(`${service.url}/health`)).json()) as { database: { engine: string; state: string; notices: string[] } };
+    const health = (await (await fetch(`${service.url}/health`)).json()) as {
+      database: { engine: string; state: string; notices: string[] };
+    };
     expect(health.database.engine).toBe('embedded');
     expect(health.database.state).toBe('running');
     expect(health.database.notices).toHaveLength(1);
     expect(health.database.notices[0]).toContain(path.join(dir, 'db'));
-    expect(health.database.notices[0]).toMatch(/bootsmith db export --pglite --out dump\.json && bootsmith db import dump\.json/);
+    expect(health.database.notices[0]).toMatch(
+      /bootsmith db export --pglite --out dump\.json && bootsmith db import dump\.json/,
+    );
     expect(logs.filter((l) => l.includes('PGlite-era'))).toHaveLength(1);
   } finally {
     await service.close();

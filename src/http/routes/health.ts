@@ -20,12 +20,15 @@ export function healthRoutes(imageStore: ImageStore | undefined, database?: Data
       return;
     }
     const health = imageStore.health();
-    res.status(health.ready ? 200 : 503).set('Cache-Control', 'no-store').json({
-      status: health.ready ? 'ok' : 'no base image is ready',
-      images: health.images,
-      problems: health.problems,
-      ...(database ? { database: database() } : {}),
-    });
+    res
+      .status(health.ready ? 200 : 503)
+      .set('Cache-Control', 'no-store')
+      .json({
+        status: health.ready ? 'ok' : 'no base image is ready',
+        images: health.images,
+        problems: health.problems,
+        ...(database ? { database: database() } : {}),
+      });
   });
   return router;
 }

@@ -77,12 +77,17 @@ export async function inspectCache(entries: readonly OsImageEntry[], dataDir: st
   return { dir, items, unreferenced };
 }
 
-async function inspectOne(entry: OsImageEntry, files: CacheFiles, inPlacePath: string | undefined): Promise<Omit<InventoryItem, 'openshiftVersion' | 'cpuArchitecture' | 'version' | 'source'>> {
+async function inspectOne(
+  entry: OsImageEntry,
+  files: CacheFiles,
+  inPlacePath: string | undefined,
+): Promise<Omit<InventoryItem, 'openshiftVersion' | 'cpuArchitecture' | 'version' | 'source'>> {
   const path = inPlacePath ?? files.iso;
   const st = await statIfExists(path);
   const record = await readRecord(files.record);
   if (st) {
-    const trusted = record && record.iso.path === path && !recordMismatch(record, entry) && !fileMismatch(record.iso, st);
+    const trusted =
+      record && record.iso.path === path && !recordMismatch(record, entry) && !fileMismatch(record.iso, st);
     if (!trusted || !record) return { state: 'unverified', path, size: st.size };
     const minimal = record.minimal && (await statIfExists(record.minimal.path));
     return {
@@ -101,7 +106,12 @@ async function inspectOne(entry: OsImageEntry, files: CacheFiles, inPlacePath: s
     const partStat = await statIfExists(part);
     if (!partStat) continue;
     const total = await partTotal(part);
-    return { state: 'partial', path: part, partBytes: partStat.size, ...(total !== undefined ? { partTotal: total } : {}) };
+    return {
+      state: 'partial',
+      path: part,
+      partBytes: partStat.size,
+      ...(total !== undefined ? { partTotal: total } : {}),
+    };
   }
   return { state: 'missing' };
 }
@@ -114,4 +124,3 @@ async function partTotal(part: string): Promise<number | undefined> {
     return undefined;
   }
 }
-

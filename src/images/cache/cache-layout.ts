@@ -58,8 +58,15 @@ export class CacheFiles {
   /** Every file this image may have in the cache. */
   all(): string[] {
     return [
-      this.iso, this.isoPart, CacheFiles.partInfo(this.isoPart), this.zip, this.zipPart, CacheFiles.partInfo(this.zipPart),
-      this.minimal, this.minimalPart, this.record,
+      this.iso,
+      this.isoPart,
+      CacheFiles.partInfo(this.isoPart),
+      this.zip,
+      this.zipPart,
+      CacheFiles.partInfo(this.zipPart),
+      this.minimal,
+      this.minimalPart,
+      this.record,
     ];
   }
 

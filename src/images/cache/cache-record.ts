@@ -75,7 +75,9 @@ export async function readRecord(file: string): Promise<CacheRecord | undefined>
   try {
     const record = JSON.parse(text) as CacheRecord;
     const ok =
-      record?.recordVersion === 1 && typeof record.source?.urlSha256 === 'string' && isVerifiedFile(record.iso) &&
+      record?.recordVersion === 1 &&
+      typeof record.source?.urlSha256 === 'string' &&
+      isVerifiedFile(record.iso) &&
       (record.minimal === undefined || isVerifiedFile(record.minimal));
     return ok ? record : undefined;
   } catch {
@@ -104,7 +106,11 @@ export function fileMismatch(verified: VerifiedFile, stat: Stats): string | unde
 function isVerifiedFile(v: unknown): v is VerifiedFile {
   const f = v as VerifiedFile | undefined;
   return (
-    typeof f?.path === 'string' && typeof f.size === 'number' && typeof f.mtimeMs === 'number' &&
-    typeof f.sha256 === 'string' && /^[0-9a-f]{64}$/.test(f.sha256) && typeof f.manifest?.formatVersion === 'number'
+    typeof f?.path === 'string' &&
+    typeof f.size === 'number' &&
+    typeof f.mtimeMs === 'number' &&
+    typeof f.sha256 === 'string' &&
+    /^[0-9a-f]{64}$/.test(f.sha256) &&
+    typeof f.manifest?.formatVersion === 'number'
   );
 }

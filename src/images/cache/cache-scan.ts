@@ -16,7 +16,11 @@ export interface CacheScan {
   unreferenced: Array<{ file: string; bytes: number }>;
 }
 
-export async function scanCache(dir: string, owners: ReadonlyArray<CacheFiles | undefined>, { tidy }: { tidy: boolean }): Promise<CacheScan> {
+export async function scanCache(
+  dir: string,
+  owners: ReadonlyArray<CacheFiles | undefined>,
+  { tidy }: { tidy: boolean },
+): Promise<CacheScan> {
   if (tidy) await mkdir(dir, { recursive: true });
   const ownedBytes = owners.map(() => 0);
   const unreferenced: CacheScan['unreferenced'] = [];

@@ -15,12 +15,20 @@ describe('planEviction', () => {
   });
 
   it('evicts least recently used first (unreferenced files before any image) until the request fits', () => {
-    expect(planEviction(candidates, 950, 250, 1000, now, 0)).toEqual({ fits: true, victims: ['orphan', 'older'], shortBy: 0 });
+    expect(planEviction(candidates, 950, 250, 1000, now, 0)).toEqual({
+      fits: true,
+      victims: ['orphan', 'older'],
+      shortBy: 0,
+    });
     expect(planEviction(candidates, 950, 500, 1000, now, 0).victims).toEqual(['orphan', 'older', 'old']);
   });
 
   it('never evicts a candidate used within minIdleMs, and evicts nothing when that leaves too little room', () => {
-    expect(planEviction(candidates, 950, 600, 1000, now, 1000)).toEqual({ fits: true, victims: ['orphan', 'older', 'old'], shortBy: 0 });
+    expect(planEviction(candidates, 950, 600, 1000, now, 1000)).toEqual({
+      fits: true,
+      victims: ['orphan', 'older', 'old'],
+      shortBy: 0,
+    });
     expect(planEviction(candidates, 950, 700, 1000, now, 1000)).toEqual({ fits: false, victims: [], shortBy: 100 });
     expect(planEviction(candidates, 950, 700, 1000, now, 60_000)).toEqual({ fits: false, victims: [], shortBy: 400 });
   });

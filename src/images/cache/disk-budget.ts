@@ -30,7 +30,9 @@ export function planEviction(
 ): EvictionPlan {
   let free = maxBytes - usedBytes;
   if (free >= neededBytes) return { fits: true, victims: [], shortBy: 0 };
-  const eligible = candidates.filter((c) => now - c.lastUsedAt >= minIdleMs).sort((a, b) => a.lastUsedAt - b.lastUsedAt);
+  const eligible = candidates
+    .filter((c) => now - c.lastUsedAt >= minIdleMs)
+    .sort((a, b) => a.lastUsedAt - b.lastUsedAt);
   const victims: string[] = [];
   for (const candidate of eligible) {
     if (free >= neededBytes) break;

@@ -37,7 +37,9 @@ describe.skipIf('reason' in mounted)('a download on a full disk (8 MiB tmpfs)', 
       await imageStore.loadAll();
       const [image] = imageStore.health().images;
       expect(image?.state).toBe('failed');
-      expect(image?.reason).toMatch(new RegExp(`the disk holding ${path.join(dataDir, 'images')} is full \\(ENOSPC\\)`));
+      expect(image?.reason).toMatch(
+        new RegExp(`the disk holding ${path.join(dataDir, 'images')} is full \\(ENOSPC\\)`),
+      );
       expect(Date.parse(image!.retry_at!)).toBeGreaterThanOrEqual(started + 60_000);
       // one request only: a full disk is not retried at once
       expect(server.hitsFor('/big.iso')).toHaveLength(1);

@@ -23,7 +23,15 @@ export type ImageStatus =
 
 export type ImageState = ImageStatus['state'];
 
-export const IMAGE_STATES: readonly ImageState[] = ['pending', 'downloading', 'extracting', 'verifying', 'ready', 'evicted', 'failed'];
+export const IMAGE_STATES: readonly ImageState[] = [
+  'pending',
+  'downloading',
+  'extracting',
+  'verifying',
+  'ready',
+  'evicted',
+  'failed',
+];
 
 export interface ImageHealth {
   openshift_version: string;

@@ -17,7 +17,8 @@ import { IsoServer } from '../test-support/iso-server.js';
  * Where a request resumed (0 without Range). After a dropped connection the downloader resumes
  * after the last byte it had *written*, which on a busy machine can be short of the drop point.
  */
-const resumedAt = (range: string | undefined) => (range === undefined ? 0 : Number(/^bytes=(\d+)-$/.exec(range)?.[1] ?? NaN));
+const resumedAt = (range: string | undefined) =>
+  range === undefined ? 0 : Number(/^bytes=(\d+)-$/.exec(range)?.[1] ?? NaN);
 /** The ETag IsoServer sends by default. */
 const etagOf = (bytes: Buffer) => `"${sha256(bytes).slice(0, 16)}"`;
 const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, attempts: 3, baseDelayMs: 10 };
@@ -37,7 +38,8 @@ describe('downloadToFile over HTTP', () => {
     onBytes: () => undefined,
     onNotice: (message) => notices.push(message),
   });
-  const fetchFrom = (p: string, s: HttpSettings = settings, pol = policy) => downloadToFile(new HttpSource(server.url(p), s), part, hooks(), pol);
+  const fetchFrom = (p: string, s: HttpSettings = settings, pol = policy) =>
+    downloadToFile(new HttpSource(server.url(p), s), part, hooks(), pol);
 
   beforeAll(async () => {
     await server.start();
@@ -185,7 +187,12 @@ describe('downloadToFile over HTTP', () => {
 
   it('does not retry a 404 at once (slow class) and names the redacted URL', async () => {
     fresh('missing');
-    const err = await downloadToFile(new HttpSource(`${server.url('/nothing.iso')}?X-Amz-Signature=secret`, settings), part, hooks(), policy).catch((e: unknown) => e);
+    const err = await downloadToFile(
+      new HttpSource(`${server.url('/nothing.iso')}?X-Amz-Signature=secret`, settings),
+      part,
+      hooks(),
+      policy,
+    ).catch((e: unknown) => e);
     expect((err as ImageLoadError).retry).toBe('slow');
     expect((err as Error).message).toMatch(/nothing\.iso: the server answered HTTP 404/);
     expect((err as Error).message).not.toContain('secret');
@@ -198,7 +205,9 @@ describe('downloadToFile over HTTP', () => {
     const other = await new IsoServer().start();
     try {
       other.serve('/elsewhere.iso', body);
-      server.serve('/same.iso', body, { redirectTo: '/moved.iso' }).serve('/moved.iso', body, { redirectTo: other.url('/elsewhere.iso') });
+      server
+        .serve('/same.iso', body, { redirectTo: '/moved.iso' })
+        .serve('/moved.iso', body, { redirectTo: other.url('/elsewhere.iso') });
       const withHeaders = { ...settings, headers: { authorization: 'Bearer s3cret' } };
       expect((await fetchFrom('/same.iso', withHeaders)).sha256).toBe(sha256(body));
       expect(server.hitsFor('/same.iso')[0]!.headers.authorization).toBe('Bearer s3cret');

@@ -56,7 +56,12 @@ interface Carried {
   hash: Hash;
 }
 
-export async function downloadToFile(source: RemoteSource, part: string, hooks: DownloadHooks, policy: RetryPolicy): Promise<DownloadResult> {
+export async function downloadToFile(
+  source: RemoteSource,
+  part: string,
+  hooks: DownloadHooks,
+  policy: RetryPolicy,
+): Promise<DownloadResult> {
   const carry: { value?: Carried } = {};
   for (let attempt = 1; ; attempt++) {
     try {
@@ -82,14 +87,21 @@ export async function removePart(part: string): Promise<void> {
   await removeFiles(part, CacheFiles.partInfo(part));
 }
 
-async function downloadOnce(source: RemoteSource, part: string, hooks: DownloadHooks, carry: { value?: Carried }): Promise<DownloadResult> {
+async function downloadOnce(
+  source: RemoteSource,
+  part: string,
+  hooks: DownloadHooks,
+  carry: { value?: Carried },
+): Promise<DownloadResult> {
   const infoFile = CacheFiles.partInfo(part);
   let offset = await sizeOf(part);
   const info: PartInfo = offset > 0 ? await readPartInfo(infoFile) : {};
   if (info.total !== undefined && offset > info.total) offset = 0; // longer than the object: useless
   if (offset > 0 && info.validator === undefined) {
     // nothing proves the remote still has the object these bytes came from
-    hooks.onNotice('the source gave no ETag or Last-Modified to resume with; starting again from the first byte', { had: offset });
+    hooks.onNotice('the source gave no ETag or Last-Modified to resume with; starting again from the first byte', {
+      had: offset,
+    });
     offset = 0;
     carry.value = undefined;
   }
@@ -111,7 +123,10 @@ async function downloadOnce(source: RemoteSource, part: string, hooks: DownloadH
   const total = body.total ?? (offset > 0 ? info.total : undefined);
   try {
     if (offset === 0) {
-      await writeFileAtomic(infoFile, JSON.stringify({ validator: body.validator, total: body.total } satisfies PartInfo));
+      await writeFileAtomic(
+        infoFile,
+        JSON.stringify({ validator: body.validator, total: body.total } satisfies PartInfo),
+      );
     }
     hooks.onStart(total, offset);
   } catch (err) {
@@ -138,19 +153,30 @@ async function downloadOnce(source: RemoteSource, part: string, hooks: DownloadH
     carry.value = { size: writer.position, hash };
     if (hooks.signal.aborted) throw hooks.signal.reason;
     if (failure.err instanceof ImageLoadError) throw failure.err;
-    throw new ImageLoadError('upstream', `${source.description}: transfer broke after ${writer.position} bytes: ${describeError(failure.err)}`, retryClassOf(failure.err), {
-      bytes: writer.position,
-    }, { cause: failure.err });
+    throw new ImageLoadError(
+      'upstream',
+      `${source.description}: transfer broke after ${writer.position} bytes: ${describeError(failure.err)}`,
+      retryClassOf(failure.err),
+      {
+        bytes: writer.position,
+      },
+      { cause: failure.err },
+    );
   }
 
   const position = writer.position;
   if (total !== undefined && position !== total) {
     if (position > total) await removePart(part);
     else carry.value = { size: position, hash };
-    throw new ImageLoadError('upstream', `${source.description}: the body ended after ${position} of ${total} bytes`, 'fast', {
-      bytes: position,
-      total,
-    });
+    throw new ImageLoadError(
+      'upstream',
+      `${source.description}: the body ended after ${position} of ${total} bytes`,
+      'fast',
+      {
+        bytes: position,
+        total,
+      },
+    );
   }
   return { sha256: hash.digest('hex'), size: position };
 }

@@ -17,7 +17,13 @@ import { describeError } from '../../errors.js';
 import { ImageLoadError } from '../loader/load-error.js';
 import { redactUrl } from '../os-images-config.js';
 import { retryClassOf, retryClassOfStatus } from '../loader/retry-policy.js';
-import { type OpenRequest, type RemoteBody, type RemoteSource, parseContentRange, parseUnsatisfiedRange } from './remote-source.js';
+import {
+  type OpenRequest,
+  type RemoteBody,
+  type RemoteSource,
+  parseContentRange,
+  parseUnsatisfiedRange,
+} from './remote-source.js';
 
 export interface HttpSettings {
   /** Extra request headers (OS_IMAGE_DOWNLOAD_HEADERS); values are secrets, never logged. */
@@ -76,9 +82,14 @@ export class HttpSource implements RemoteSource {
       };
     }
     res.resume();
-    throw new ImageLoadError('upstream', `${this.description}: the server answered HTTP ${status}`, retryClassOfStatus(status), {
-      status,
-    });
+    throw new ImageLoadError(
+      'upstream',
+      `${this.description}: the server answered HTTP ${status}`,
+      retryClassOfStatus(status),
+      {
+        status,
+      },
+    );
   }
 
   close(): void {}
@@ -87,7 +98,11 @@ export class HttpSource implements RemoteSource {
     const encoding = res.headers['content-encoding'];
     if (encoding && encoding !== 'identity') {
       res.destroy();
-      throw new ImageLoadError('upstream', `${this.description}: the server sent Content-Encoding ${encoding} despite Accept-Encoding: identity`, 'never');
+      throw new ImageLoadError(
+        'upstream',
+        `${this.description}: the server sent Content-Encoding ${encoding} despite Accept-Encoding: identity`,
+        'never',
+      );
     }
   }
 
@@ -102,7 +117,11 @@ export class HttpSource implements RemoteSource {
       res.resume();
       const next = new URL(location, url);
       if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-        throw new ImageLoadError('upstream', `${this.description}: redirected to an unsupported ${next.protocol} URL`, 'slow');
+        throw new ImageLoadError(
+          'upstream',
+          `${this.description}: redirected to an unsupported ${next.protocol} URL`,
+          'slow',
+        );
       }
       if (next.origin !== url.origin) custom = {};
       url = next;
@@ -116,9 +135,13 @@ export class HttpSource implements RemoteSource {
       const options = { method: 'GET', headers, signal, ...(secure && this.ca ? { ca: this.ca } : {}) };
       const req = (secure ? https : http).request(url, options, resolve);
       req.setTimeout(this.settings.idleTimeoutMs, () => {
-        req.destroy(Object.assign(new Error(`no data for ${this.settings.idleTimeoutMs / 1000} s`), { code: 'ETIMEDOUT' }));
+        req.destroy(
+          Object.assign(new Error(`no data for ${this.settings.idleTimeoutMs / 1000} s`), { code: 'ETIMEDOUT' }),
+        );
       });
-      req.on('error', (err) => reject(signal.aborted ? signal.reason : this.networkError(err, redactUrl(url.toString()))));
+      req.on('error', (err) =>
+        reject(signal.aborted ? signal.reason : this.networkError(err, redactUrl(url.toString()))),
+      );
       req.end();
     });
   }
@@ -126,9 +149,10 @@ export class HttpSource implements RemoteSource {
   private networkError(err: Error, where: string): ImageLoadError {
     const retry = retryClassOf(err);
     const code = (err as { code?: unknown }).code;
-    const hint = typeof code === 'string' && /CERT|SIGNATURE|ERR_TLS/.test(code)
-      ? ' (to trust a private CA, set OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE)'
-      : '';
+    const hint =
+      typeof code === 'string' && /CERT|SIGNATURE|ERR_TLS/.test(code)
+        ? ' (to trust a private CA, set OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE)'
+        : '';
     return new ImageLoadError('upstream', `${where}: ${describeError(err)}${hint}`, retry, { code }, { cause: err });
   }
 }

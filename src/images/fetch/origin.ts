@@ -15,8 +15,7 @@ export interface SourceSettings {
 }
 
 export type ImageOrigin =
-  | { kind: 'local'; path: string; zip: boolean }
-  | { kind: 'remote'; source: RemoteSource; zip: boolean };
+  { kind: 'local'; path: string; zip: boolean } | { kind: 'remote'; source: RemoteSource; zip: boolean };
 
 export function originOf(url: string, settings: SourceSettings): ImageOrigin {
   if (url.startsWith('/') || url.startsWith('file://')) {

@@ -7,4 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { runnerImport } from 'vite';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-await runnerImport(path.join(root, 'src/images/fetch/parse-worker-entry.ts'), { root, configFile: false, logLevel: 'silent' });
+await runnerImport(path.join(root, 'src/images/fetch/parse-worker-entry.ts'), {
+  root,
+  configFile: false,
+  logLevel: 'silent',
+});

@@ -69,7 +69,9 @@ describe('parseLiveIsoInWorker', () => {
     await expect(parseLiveIsoInWorker(sharedBomb)).rejects.toBeInstanceOf(FormatError);
     const err = await parseAsLiveIso(bomb, '4.17 x86_64').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ImageLoadError);
-    expect((err as Error).message).toMatch(/^4\.17 x86_64: not a usable CoreOS live ISO: .*budget rock-ridge-name-bytes exceeded/);
+    expect((err as Error).message).toMatch(
+      /^4\.17 x86_64: not a usable CoreOS live ISO: .*budget rock-ridge-name-bytes exceeded/,
+    );
     expect(retryClassOf(err)).toBe('never');
   });
 

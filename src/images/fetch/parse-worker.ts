@@ -29,7 +29,9 @@ export interface ParseWorkerOptions {
 }
 
 const FROM_SOURCES = import.meta.url.endsWith('.ts');
-const ENTRY = FROM_SOURCES ? new URL('./parse-worker-source.mjs', import.meta.url) : new URL('./parse-worker-entry.js', import.meta.url);
+const ENTRY = FROM_SOURCES
+  ? new URL('./parse-worker-source.mjs', import.meta.url)
+  : new URL('./parse-worker-entry.js', import.meta.url);
 /** Vite's module runner needs more heap than the parser: only when running from sources. */
 const SOURCE_RUNNER_HEAP_MB = 192;
 

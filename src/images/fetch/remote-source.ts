@@ -33,7 +33,9 @@ export interface RemoteSource {
 }
 
 /** `bytes 100-199/200` → {start: 100, end: 199, total: 200}; `*` total → undefined. */
-export function parseContentRange(value: string | undefined): { start: number; end: number; total: number | undefined } | undefined {
+export function parseContentRange(
+  value: string | undefined,
+): { start: number; end: number; total: number | undefined } | undefined {
   const m = value === undefined ? null : /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(value.trim());
   if (!m) return undefined;
   return { start: Number(m[1]), end: Number(m[2]), total: m[3] === '*' ? undefined : Number(m[3]) };

@@ -25,7 +25,13 @@ describe('s3:// sources', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'bootsmith-s3-'));
-    s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: path.join(dir, 's3'), configureBuckets: [{ name: 'isos' }] });
+    s3 = new S3rver({
+      address: '127.0.0.1',
+      port: 0,
+      silent: true,
+      directory: path.join(dir, 's3'),
+      configureBuckets: [{ name: 'isos' }],
+    });
     const { port } = await s3.run();
     settings = imageStoreSettingsFromEnvironment({
       AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
@@ -49,10 +55,15 @@ describe('s3:// sources', () => {
   });
 
   it('downloads, verifies and serves an image from a path-style S3-compatible store', async () => {
-    const imageStore = new ManagedImageStore([entry('4.17', 's3://isos/rhcos/4.17/live.iso', { sha256: sha256(iso) })], [], createLogger('silent'), {
-      dataDir: path.join(dir, 'data'),
-      settings,
-    });
+    const imageStore = new ManagedImageStore(
+      [entry('4.17', 's3://isos/rhcos/4.17/live.iso', { sha256: sha256(iso) })],
+      [],
+      createLogger('silent'),
+      {
+        dataDir: path.join(dir, 'data'),
+        settings,
+      },
+    );
     try {
       await imageStore.loadAll();
       expect(imageStore.health().images[0]).toMatchObject({ state: 'ready', source: 's3://isos/rhcos/4.17/live.iso' });
@@ -69,8 +80,16 @@ describe('s3:// sources', () => {
     const starts: Array<[number | undefined, number]> = [];
     const source = new S3Source('s3://isos/rhcos/4.17/live.iso', settings.sources.s3);
     try {
-      const hooks = { signal: new AbortController().signal, onStart: (t: number | undefined, a: number) => starts.push([t, a]), onBytes: () => undefined, onNotice: () => undefined };
-      expect(await downloadToFile(source, part, hooks, DEFAULT_RETRY_POLICY)).toEqual({ sha256: sha256(iso), size: iso.length });
+      const hooks = {
+        signal: new AbortController().signal,
+        onStart: (t: number | undefined, a: number) => starts.push([t, a]),
+        onBytes: () => undefined,
+        onNotice: () => undefined,
+      };
+      expect(await downloadToFile(source, part, hooks, DEFAULT_RETRY_POLICY)).toEqual({
+        sha256: sha256(iso),
+        size: iso.length,
+      });
       expect(starts).toEqual([[iso.length, 0]]);
     } finally {
       source.close();
@@ -81,14 +100,22 @@ describe('s3:// sources', () => {
     const part = path.join(dir, 'resume.part');
     await writeFile(part, iso.subarray(0, 400_000));
     // the validator recorded by the attempt that wrote those bytes: s3rver's ETag is the MD5 of the object
-    await writeFile(`${part}.json`, JSON.stringify({ validator: `"${createHash('md5').update(iso).digest('hex')}"`, total: iso.length }));
+    await writeFile(
+      `${part}.json`,
+      JSON.stringify({ validator: `"${createHash('md5').update(iso).digest('hex')}"`, total: iso.length }),
+    );
     const starts: Array<[number | undefined, number]> = [];
     const source = new S3Source('s3://isos/rhcos/4.17/live.iso', settings.sources.s3);
     try {
       const result = await downloadToFile(
         source,
         part,
-        { signal: new AbortController().signal, onStart: (t, a) => starts.push([t, a]), onBytes: () => undefined, onNotice: () => undefined },
+        {
+          signal: new AbortController().signal,
+          onStart: (t, a) => starts.push([t, a]),
+          onBytes: () => undefined,
+          onNotice: () => undefined,
+        },
         DEFAULT_RETRY_POLICY,
       );
       expect(result).toEqual({ sha256: sha256(iso), size: iso.length });
@@ -101,7 +128,9 @@ describe('s3:// sources', () => {
   it('reports a missing key as a slow-retry failure naming the object', async () => {
     const source = new S3Source('s3://isos/missing.iso', settings.sources.s3);
     try {
-      const err = await source.open({ offset: 0, validator: undefined, signal: new AbortController().signal }).catch((e: unknown) => e);
+      const err = await source
+        .open({ offset: 0, validator: undefined, signal: new AbortController().signal })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ImageLoadError);
       expect((err as ImageLoadError).retry).toBe('slow');
       expect((err as Error).message).toMatch(/^s3:\/\/isos\/missing\.iso: .*\(HTTP 404\)/);

@@ -37,7 +37,8 @@ export class S3Source implements RemoteSource {
     const parsed = new URL(url);
     this.bucket = parsed.hostname;
     this.key = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
-    if (!this.bucket || !this.key) throw new ImageLoadError('upstream', `${url}: an S3 URL must be s3://bucket/key`, 'never');
+    if (!this.bucket || !this.key)
+      throw new ImageLoadError('upstream', `${url}: an S3 URL must be s3://bucket/key`, 'never');
     this.description = `s3://${this.bucket}/${this.key}`;
   }
 
@@ -58,9 +59,16 @@ export class S3Source implements RemoteSource {
       if (signal.aborted) throw signal.reason;
       const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
       // 416: nothing at that offset; 412: the object changed since the download began
-      if (offset > 0 && (status === 416 || status === 412)) return this.open({ offset: 0, validator: undefined, signal });
+      if (offset > 0 && (status === 416 || status === 412))
+        return this.open({ offset: 0, validator: undefined, signal });
       const retry = status !== undefined ? retryClassOfStatus(status) : retryClassOf(err);
-      throw new ImageLoadError('upstream', `${this.description}: ${describeError(err)}${status ? ` (HTTP ${status})` : ''}`, retry, { status }, { cause: err });
+      throw new ImageLoadError(
+        'upstream',
+        `${this.description}: ${describeError(err)}${status ? ` (HTTP ${status})` : ''}`,
+        retry,
+        { status },
+        { cause: err },
+      );
     }
     const stream = out.Body as Readable | undefined;
     if (!stream) throw new ImageLoadError('upstream', `${this.description}: GetObject returned no body`, 'fast');

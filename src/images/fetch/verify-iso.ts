@@ -32,27 +32,51 @@ export async function verifyIso(file: string, options: VerifyOptions): Promise<V
   const before = await stat(file);
   const sha256 = options.sha256 ?? (await hashFile(file, options.signal, options.onHashBytes));
   if (options.expectedSha256 && sha256 !== options.expectedSha256) {
-    throw new ImageLoadError('format', `${options.label}: sha256 is ${sha256} but the configuration says ${options.expectedSha256}`, 'never', {
-      sha256,
-      expected: options.expectedSha256,
-    });
+    throw new ImageLoadError(
+      'format',
+      `${options.label}: sha256 is ${sha256} but the configuration says ${options.expectedSha256}`,
+      'never',
+      {
+        sha256,
+        expected: options.expectedSha256,
+      },
+    );
   }
   const manifest = await parseAsLiveIso(file, options.label, options.signal);
   if (manifest.size !== before.size) {
-    throw new ImageLoadError('internal', `${options.label}: ${file} changed while it was being verified`, 'fast', { path: file });
+    throw new ImageLoadError('internal', `${options.label}: ${file} changed while it was being verified`, 'fast', {
+      path: file,
+    });
   }
   return { path: file, size: before.size, mtimeMs: before.mtimeMs, sha256, manifest };
 }
 
 /** parseLiveIso (in a worker) with its FormatErrors turned into `never` load errors. */
-export async function parseAsLiveIso(file: string, label: string, signal?: AbortSignal): Promise<VerifiedFile['manifest']> {
+export async function parseAsLiveIso(
+  file: string,
+  label: string,
+  signal?: AbortSignal,
+): Promise<VerifiedFile['manifest']> {
   try {
     return await parseLiveIsoInWorker(file, signal ? { signal } : {});
   } catch (err) {
     if (err instanceof FormatError) {
-      throw new ImageLoadError('format', `${label}: not a usable CoreOS live ISO: ${describeError(err)}`, 'never', { path: file }, { cause: err });
+      throw new ImageLoadError(
+        'format',
+        `${label}: not a usable CoreOS live ISO: ${describeError(err)}`,
+        'never',
+        { path: file },
+        { cause: err },
+      );
     }
-    if (err instanceof ImageLoadError) throw new ImageLoadError(err.kind as 'format', `${label}: ${err.message}`, err.retry, { ...err.context }, { cause: err });
+    if (err instanceof ImageLoadError)
+      throw new ImageLoadError(
+        err.kind as 'format',
+        `${label}: ${err.message}`,
+        err.retry,
+        { ...err.context },
+        { cause: err },
+      );
     throw err;
   }
 }

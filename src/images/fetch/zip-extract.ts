@@ -19,22 +19,38 @@ export interface ExtractHooks {
   onBytes(bytes: number): void;
 }
 
-export async function extractSingleIso(zipPath: string, out: string, label: string, hooks: ExtractHooks): Promise<{ sha256: string; size: number }> {
+export async function extractSingleIso(
+  zipPath: string,
+  out: string,
+  label: string,
+  hooks: ExtractHooks,
+): Promise<{ sha256: string; size: number }> {
   const zip = new StreamZip.async({ file: zipPath });
   try {
     let entries;
     try {
       entries = Object.values(await zip.entries());
     } catch (err) {
-      throw new ImageLoadError('format', `${label}: not a readable zip archive: ${describeError(err)}`, 'never', {}, { cause: err });
+      throw new ImageLoadError(
+        'format',
+        `${label}: not a readable zip archive: ${describeError(err)}`,
+        'never',
+        {},
+        { cause: err },
+      );
     }
     const isos = entries.filter((e) => e.isFile && e.name.toLowerCase().endsWith('.iso'));
     const [entry] = isos;
     if (entry === undefined || isos.length > 1) {
       const names = isos.map((e) => e.name).join(', ');
-      throw new ImageLoadError('format', `${label}: the zip holds ${isos.length} .iso files${names ? ` (${names})` : ''}; expected exactly one`, 'never', {
-        isoCount: isos.length,
-      });
+      throw new ImageLoadError(
+        'format',
+        `${label}: the zip holds ${isos.length} .iso files${names ? ` (${names})` : ''}; expected exactly one`,
+        'never',
+        {
+          isoCount: isos.length,
+        },
+      );
     }
     hooks.onStart(entry.size, entry.name);
     const hash = createHash('sha256');
@@ -47,7 +63,13 @@ export async function extractSingleIso(zipPath: string, out: string, label: stri
       if (hooks.signal.aborted) throw hooks.signal.reason;
       const code = (err as { code?: unknown }).code;
       if (typeof code === 'string' && code.startsWith('E')) throw err; // a local I/O fault (ENOSPC, ...)
-      throw new ImageLoadError('format', `${label}: extracting ${entry.name} from the zip: ${describeError(err)}`, 'never', {}, { cause: err });
+      throw new ImageLoadError(
+        'format',
+        `${label}: extracting ${entry.name} from the zip: ${describeError(err)}`,
+        'never',
+        {},
+        { cause: err },
+      );
     } finally {
       await handle.close();
     }

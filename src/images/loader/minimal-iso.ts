@@ -9,7 +9,12 @@ import type { LiveManifest } from '../../iso/manifest.js';
 import { rebuildMinimalIso } from '../../iso/miniso/miniso.js';
 
 /** Writes the minimal ISO rebuilt from `fullIsoPath` (parsed as `manifest`) to `outPath`; resolves with its verified sha256. */
-export type RebuildMinimalIso = (fullIsoPath: string, manifest: LiveManifest, outPath: string, signal: AbortSignal) => Promise<{ sha256: string }>;
+export type RebuildMinimalIso = (
+  fullIsoPath: string,
+  manifest: LiveManifest,
+  outPath: string,
+  signal: AbortSignal,
+) => Promise<{ sha256: string }>;
 
 export const rebuildMinimalIsoFromMinisoDat: RebuildMinimalIso = (fullIsoPath, manifest, outPath, signal) =>
   rebuildMinimalIso(fullIsoPath, manifest, outPath, { signal });

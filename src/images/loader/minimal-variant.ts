@@ -29,7 +29,13 @@ export async function buildMinimalVariant(
     } catch (err) {
       if (signal.aborted) throw signal.reason;
       if (err instanceof ImageLoadError) throw err;
-      throw new ImageLoadError('format', `rebuilding the minimal ISO: ${describeError(err)}`, 'never', {}, { cause: err });
+      throw new ImageLoadError(
+        'format',
+        `rebuilding the minimal ISO: ${describeError(err)}`,
+        'never',
+        {},
+        { cause: err },
+      );
     }
     const verified = await verifyIso(files.minimalPart, { label: `${label} minimal ISO`, signal, sha256 });
     await fsyncPath(files.minimalPart);

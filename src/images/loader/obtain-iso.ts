@@ -66,7 +66,8 @@ export async function obtainIso(ctx: LoadContext): Promise<CacheRecord> {
 
 async function inPlace(ctx: LoadContext, path: string, existing: CacheRecord | undefined): Promise<CacheRecord> {
   const st = await statLocal(path, ctx.label);
-  if (existing?.inPlace && existing.iso.path === path && trusted(existing, ctx.entry, st)) return refreshManifest(ctx, existing);
+  if (existing?.inPlace && existing.iso.path === path && trusted(existing, ctx.entry, st))
+    return refreshManifest(ctx, existing);
   ctx.stage('verifying', st.size);
   const verified = await verifyIso(path, verifyOptions(ctx));
   const record = newRecord(ctx.entry, verified, true, ctx.now());
@@ -148,12 +149,17 @@ async function extract(ctx: LoadContext, zip: string, files: CacheFiles): Promis
       await removeFiles(files.isoPart);
       throw diskFullError(err, full, files.isoPart, ctx.label);
     }
-    if (retryClassOf(err) === 'never') await removeFiles(files.isoPart, ...(ctx.origin.kind === 'remote' ? [files.zip] : []));
+    if (retryClassOf(err) === 'never')
+      await removeFiles(files.isoPart, ...(ctx.origin.kind === 'remote' ? [files.zip] : []));
     throw err;
   }
 }
 
-async function download(ctx: LoadContext, source: RemoteSource, part: string): Promise<{ sha256: string; size: number }> {
+async function download(
+  ctx: LoadContext,
+  source: RemoteSource,
+  part: string,
+): Promise<{ sha256: string; size: number }> {
   let known = false;
   const result = await downloadToFile(
     source,
@@ -178,7 +184,10 @@ async function download(ctx: LoadContext, source: RemoteSource, part: string): P
 async function refreshManifest(ctx: LoadContext, existing: CacheRecord): Promise<CacheRecord> {
   if (existing.iso.manifest.formatVersion === MANIFEST_FORMAT_VERSION) return existing;
   ctx.stage('verifying');
-  const updated: CacheRecord = { ...existing, iso: { ...existing.iso, manifest: await parseAsLiveIso(existing.iso.path, ctx.label) } };
+  const updated: CacheRecord = {
+    ...existing,
+    iso: { ...existing.iso, manifest: await parseAsLiveIso(existing.iso.path, ctx.label) },
+  };
   if (ctx.files) await writeRecord(ctx.files.record, updated);
   return updated;
 }
@@ -198,7 +207,11 @@ function verifyOptions(ctx: LoadContext) {
 
 function requireFiles(ctx: LoadContext): CacheFiles {
   if (ctx.files) return ctx.files;
-  throw new ImageLoadError('internal', `${ctx.label}: downloading or unpacking an image needs a cache directory (DATA_DIR)`, 'never');
+  throw new ImageLoadError(
+    'internal',
+    `${ctx.label}: downloading or unpacking an image needs a cache directory (DATA_DIR)`,
+    'never',
+  );
 }
 
 async function statLocal(path: string, label: string): Promise<Stats> {
@@ -208,7 +221,12 @@ async function statLocal(path: string, label: string): Promise<Stats> {
     return st;
   } catch (err) {
     if (err instanceof ImageLoadError) throw err;
-    throw new ImageLoadError('upstream', `${label}: cannot read ${path}: ${describeError(err)}`, 'slow', { path }, { cause: err });
+    throw new ImageLoadError(
+      'upstream',
+      `${label}: cannot read ${path}: ${describeError(err)}`,
+      'slow',
+      { path },
+      { cause: err },
+    );
   }
 }
-

@@ -7,7 +7,8 @@ export class Semaphore {
   private readonly waiters: Array<{ grant: () => void; reject: (err: unknown) => void }> = [];
 
   constructor(readonly limit: number) {
-    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`semaphore limit must be a positive integer, not ${limit}`);
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new RangeError(`semaphore limit must be a positive integer, not ${limit}`);
   }
 
   /** Waits for a free slot; the returned function gives it back (idempotent). */
@@ -38,7 +39,8 @@ export class Semaphore {
       if (released) return;
       released = true;
       const next = this.waiters.shift();
-      if (next) next.grant(); // the slot passes straight to the next waiter
+      if (next)
+        next.grant(); // the slot passes straight to the next waiter
       else this.running--;
     };
   }

@@ -23,7 +23,14 @@ export function sha256(data: Buffer): string {
 }
 
 export function entry(openshiftVersion: string, url: string, extra: Partial<OsImageEntry> = {}): OsImageEntry {
-  return { openshiftVersion, version: `${openshiftVersion.replace('.', '')}.94.1`, cpuArchitecture: 'x86_64', url, type: 'full-iso', ...extra };
+  return {
+    openshiftVersion,
+    version: `${openshiftVersion.replace('.', '')}.94.1`,
+    cpuArchitecture: 'x86_64',
+    url,
+    type: 'full-iso',
+    ...extra,
+  };
 }
 
 /** A valid ISO 9660 image with no CoreOS live layout. */
@@ -41,9 +48,13 @@ export function isoWithMinisoDat(dir: string, contents: Buffer = Buffer.alloc(16
   const dat = path.join(dir, 'miniso.dat');
   writeFileSync(dat, contents);
   const out = path.join(dir, 'with-miniso.iso');
-  execFileSync('xorriso', ['-indev', FIXTURE_ISO, '-outdev', out, '-map', dat, '/coreos/miniso.dat', '-boot_image', 'any', 'replay'], {
-    stdio: 'ignore',
-  });
+  execFileSync(
+    'xorriso',
+    ['-indev', FIXTURE_ISO, '-outdev', out, '-map', dat, '/coreos/miniso.dat', '-boot_image', 'any', 'replay'],
+    {
+      stdio: 'ignore',
+    },
+  );
   return out;
 }
 
@@ -65,7 +76,23 @@ export function selfSignedCert(dir: string): { key: string; cert: string; certFi
   const certFile = path.join(dir, 'cert.pem');
   execFileSync(
     'openssl',
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', certFile, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      certFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
     { stdio: 'ignore' },
   );
   return { key: readFileSync(key, 'utf8'), cert: readFileSync(certFile, 'utf8'), certFile };

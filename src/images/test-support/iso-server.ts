@@ -89,7 +89,13 @@ export class IsoServer {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0]!;
-    this.hits.push({ method: req.method ?? 'GET', path, range: req.headers.range, ifRange: req.headers['if-range'] as string | undefined, headers: req.headers });
+    this.hits.push({
+      method: req.method ?? 'GET',
+      path,
+      range: req.headers.range,
+      ifRange: req.headers['if-range'] as string | undefined,
+      headers: req.headers,
+    });
     const route = this.routes.get(path);
     if (!route) {
       res.writeHead(404).end('not found');
@@ -106,11 +112,15 @@ export class IsoServer {
       res.writeHead(failure, { 'Content-Type': 'text/plain' }).end(`status ${failure}`);
       return;
     }
-    const etag = b.etag === null ? undefined : (b.etag ?? `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"`);
+    const etag =
+      b.etag === null ? undefined : (b.etag ?? `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"`);
     let start = 0;
     const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
     const ifRange = req.headers['if-range'];
-    const rangeApplies = range && !b.ignoreRange && (ifRange === undefined || ifRange === etag || (b.lastModified !== undefined && ifRange === b.lastModified));
+    const rangeApplies =
+      range &&
+      !b.ignoreRange &&
+      (ifRange === undefined || ifRange === etag || (b.lastModified !== undefined && ifRange === b.lastModified));
     const headers: http.OutgoingHttpHeaders = {
       'Content-Type': 'application/octet-stream',
       'Accept-Ranges': 'bytes',
@@ -123,7 +133,11 @@ export class IsoServer {
         res.writeHead(416, { 'Content-Range': `bytes */${body.length}` }).end();
         return;
       }
-      res.writeHead(206, { ...headers, 'Content-Length': body.length - start, 'Content-Range': `bytes ${start}-${body.length - 1}/${body.length}` });
+      res.writeHead(206, {
+        ...headers,
+        'Content-Length': body.length - start,
+        'Content-Range': `bytes ${start}-${body.length - 1}/${body.length}`,
+      });
     } else {
       res.writeHead(200, { ...headers, 'Content-Length': b.contentLength ?? body.length });
     }
@@ -148,7 +162,13 @@ export class IsoServer {
   }
 
   /** Writes `data`; calls `finished` as soon as the last byte is handed to the socket. */
-  private async send(res: http.ServerResponse, data: Buffer, b: Behaviour, dropAt: number | undefined, finished: () => void): Promise<void> {
+  private async send(
+    res: http.ServerResponse,
+    data: Buffer,
+    b: Behaviour,
+    dropAt: number | undefined,
+    finished: () => void,
+  ): Promise<void> {
     const chunk = b.chunkBytes ?? 256 * 1024;
     let sent = 0;
     while (sent < data.length) {

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { runnerImport } from 'vite';
 
 const [root, dataDir, entries] = process.argv.slice(2);
-const load = async (file) => (await runnerImport(path.join(root, file), { root, configFile: false, logLevel: 'silent' })).module;
+const load = async (file) =>
+  (await runnerImport(path.join(root, file), { root, configFile: false, logLevel: 'silent' })).module;
 const { ManagedImageStore } = await load('src/images/managed-image-store.ts');
 const { createLogger } = await load('src/logger.ts');
 

@@ -38,6 +38,7 @@ export function mountTmpfs(sizeBytes: number): Tmpfs | { reason: string } {
 /** mountTmpfs, but throwing under CI=true instead of returning a reason to skip. */
 export function requireTmpfs(sizeBytes: number): Tmpfs | { reason: string } {
   const t = mountTmpfs(sizeBytes);
-  if ('reason' in t && process.env.CI === 'true') throw new Error(`CI=true: the full-disk test must run, but ${t.reason}`);
+  if ('reason' in t && process.env.CI === 'true')
+    throw new Error(`CI=true: the full-disk test must run, but ${t.reason}`);
   return t;
 }

@@ -68,9 +68,11 @@ export class BincodeReader {
     else if (marker === U16_MARKER) value = BigInt(this.bytes(2, what).readUInt16LE(0));
     else if (marker === U32_MARKER) value = BigInt(this.bytes(4, what).readUInt32LE(0));
     else if (marker === U64_MARKER) value = this.bytes(8, what).readBigUInt64LE(0);
-    else if (marker === U128_MARKER) throw new BincodeError(`${what}: u128 varint marker where a u${maxBits} was expected`, start);
+    else if (marker === U128_MARKER)
+      throw new BincodeError(`${what}: u128 varint marker where a u${maxBits} was expected`, start);
     else throw new BincodeError(`${what}: invalid varint marker byte ${marker}`, start);
-    if (value >= 1n << BigInt(maxBits)) throw new BincodeError(`${what}: value ${value} does not fit in a u${maxBits}`, start);
+    if (value >= 1n << BigInt(maxBits))
+      throw new BincodeError(`${what}: value ${value} does not fit in a u${maxBits}`, start);
     return value;
   }
 
@@ -82,7 +84,8 @@ export class BincodeReader {
   u64(what: string): number {
     const start = this.pos;
     const value = this.varint(what, 64);
-    if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new BincodeError(`${what}: value ${value} is implausibly large`, start);
+    if (value > BigInt(Number.MAX_SAFE_INTEGER))
+      throw new BincodeError(`${what}: value ${value} is implausibly large`, start);
     return Number(value);
   }
 

@@ -54,7 +54,10 @@ describe('bincode varints (bincode 1.x VarintEncoding)', () => {
   });
 
   it('strings and byte vectors are a varint length then the bytes; lengths past the end are truncation', () => {
-    const buf = new BincodeWriter().string('0.17.0').byteVec(Buffer.from([1, 2, 3])).toBuffer();
+    const buf = new BincodeWriter()
+      .string('0.17.0')
+      .byteVec(Buffer.from([1, 2, 3]))
+      .toBuffer();
     expect(buf.toString('hex')).toBe('06302e31372e3003010203');
     const r = new BincodeReader(buf);
     expect(r.string('s')).toBe('0.17.0');
@@ -68,7 +71,9 @@ describe('miniso.dat version 1', () => {
   it('encodes the header and data exactly as coreos-installer lays them out', () => {
     const bytes = encodeMinisoData(sample());
     // magic, version 1, app_version "0.17.0", 4 entries, first entry 44/44/2048
-    expect(bytes.subarray(0, 22).toString('hex')).toBe('4d494e49534f0000' + '01' + '06302e31372e30' + '04' + '2c2cfb0008');
+    expect(bytes.subarray(0, 22).toString('hex')).toBe(
+      '4d494e49534f0000' + '01' + '06302e31372e30' + '04' + '2c2cfb0008',
+    );
     expect(parseMinisoData(bytes, 'test')).toEqual(sample());
   });
 
@@ -103,9 +108,24 @@ describe('miniso.dat version 1', () => {
 
   it('validates the table as coreos-installer does: not empty, in order, no overlap', () => {
     expect(tableProblem([])).toMatch(/empty/);
-    expect(tableProblem([{ minimal: 10, full: 1, length: 2049 }, { minimal: 11, full: 2, length: 1 }])).toMatch(/overlap/);
-    expect(tableProblem([{ minimal: 11, full: 1, length: 1 }, { minimal: 10, full: 2, length: 1 }])).toMatch(/overlap or are out of order/);
-    expect(tableProblem([{ minimal: 10, full: 1, length: 2048 }, { minimal: 11, full: 2, length: 1 }])).toBeUndefined();
+    expect(
+      tableProblem([
+        { minimal: 10, full: 1, length: 2049 },
+        { minimal: 11, full: 2, length: 1 },
+      ]),
+    ).toMatch(/overlap/);
+    expect(
+      tableProblem([
+        { minimal: 11, full: 1, length: 1 },
+        { minimal: 10, full: 2, length: 1 },
+      ]),
+    ).toMatch(/overlap or are out of order/);
+    expect(
+      tableProblem([
+        { minimal: 10, full: 1, length: 2048 },
+        { minimal: 11, full: 2, length: 1 },
+      ]),
+    ).toBeUndefined();
     const overlapping = encodeMinisoData(sample());
     expect(overlapping[22]).toBe(45); // the second entry's minimal sector, right after the first entry's 2048 bytes
     overlapping[22] = 44;
@@ -116,8 +136,18 @@ describe('miniso.dat version 1', () => {
   it('reads at most 1 MiB, like coreos-installer', () => {
     const big = { ...sample(), xzpacked: Buffer.alloc(MINISO_MAX_BYTES) };
     expect(() => encodeMinisoData(big)).toThrow(/exceed the 1048576-byte limit/);
-    const w = new BincodeWriter().bytes(Buffer.from('MINISO\0\0', 'latin1')).varint(1).string('x').varint(1).varint(1).varint(1).varint(1);
-    const bytes = Buffer.concat([w.bytes(Buffer.alloc(32)).varint(MINISO_MAX_BYTES).toBuffer(), Buffer.alloc(MINISO_MAX_BYTES)]);
+    const w = new BincodeWriter()
+      .bytes(Buffer.from('MINISO\0\0', 'latin1'))
+      .varint(1)
+      .string('x')
+      .varint(1)
+      .varint(1)
+      .varint(1)
+      .varint(1);
+    const bytes = Buffer.concat([
+      w.bytes(Buffer.alloc(32)).varint(MINISO_MAX_BYTES).toBuffer(),
+      Buffer.alloc(MINISO_MAX_BYTES),
+    ]);
     expect(() => parseMinisoData(bytes, 'test')).toThrow(/may not exceed 1048576 bytes/);
   });
 });

@@ -59,19 +59,32 @@ export function parseMinisoData(buf: Buffer, where: string): MinisoData {
   const limited = buf.subarray(0, MINISO_MAX_BYTES);
   const r = new BincodeReader(limited);
   const fail = (reason: string, cause?: unknown): FormatError =>
-    new FormatError(`reading ${where}: ${reason}`, { where, position: r.position }, cause === undefined ? undefined : { cause });
+    new FormatError(
+      `reading ${where}: ${reason}`,
+      { where, position: r.position },
+      cause === undefined ? undefined : { cause },
+    );
   try {
     const magic = r.bytes(MINISO_MAGIC.length, 'header magic');
-    if (!magic.equals(MINISO_MAGIC)) throw fail(`not a miniso data file (magic is ${JSON.stringify(magic.toString('latin1'))}, expected "MINISO\\0\\0")`);
+    if (!magic.equals(MINISO_MAGIC))
+      throw fail(
+        `not a miniso data file (magic is ${JSON.stringify(magic.toString('latin1'))}, expected "MINISO\\0\\0")`,
+      );
     const version = r.u32('header version');
     const appVersion = r.string('header app_version');
     if (version !== MINISO_VERSION) {
-      throw fail(`incompatible miniso data version ${version} (written by ${JSON.stringify(appVersion)}); only version ${MINISO_VERSION} is supported`);
+      throw fail(
+        `incompatible miniso data version ${version} (written by ${JSON.stringify(appVersion)}); only version ${MINISO_VERSION} is supported`,
+      );
     }
     const count = r.length('table entries');
     const entries: MinisoEntry[] = [];
     for (let i = 0; i < count; i++) {
-      entries.push({ minimal: r.u32(`table entry ${i} minimal sector`), full: r.u32(`table entry ${i} full sector`), length: r.u32(`table entry ${i} length`) });
+      entries.push({
+        minimal: r.u32(`table entry ${i} minimal sector`),
+        full: r.u32(`table entry ${i} full sector`),
+        length: r.u32(`table entry ${i} length`),
+      });
     }
     const digest = r.bytes(DIGEST_BYTES, 'digest');
     const xzpacked = r.byteVec('xz-packed data');
@@ -107,19 +120,27 @@ export function tableProblem(entries: readonly MinisoEntry[]): string | undefine
 
 /** Encodes miniso.dat (header then data), exactly as coreos-installer serialises it. */
 export function encodeMinisoData(data: MinisoData): Buffer {
-  if (data.digest.length !== DIGEST_BYTES) throw new RangeError(`miniso digest must be ${DIGEST_BYTES} bytes, not ${data.digest.length}`);
+  if (data.digest.length !== DIGEST_BYTES)
+    throw new RangeError(`miniso digest must be ${DIGEST_BYTES} bytes, not ${data.digest.length}`);
   const problem = tableProblem(data.entries);
   if (problem !== undefined) throw new FormatError(`encoding miniso data: invalid table: ${problem}`);
-  const w = new BincodeWriter().bytes(MINISO_MAGIC).varint(MINISO_VERSION).string(data.appVersion).varint(data.entries.length);
+  const w = new BincodeWriter()
+    .bytes(MINISO_MAGIC)
+    .varint(MINISO_VERSION)
+    .string(data.appVersion)
+    .varint(data.entries.length);
   for (const e of data.entries) {
     for (const [name, value] of Object.entries(e)) {
-      if (!Number.isInteger(value) || value < 0 || value > U32_MAX) throw new RangeError(`miniso table ${name} ${value} is not a u32`);
+      if (!Number.isInteger(value) || value < 0 || value > U32_MAX)
+        throw new RangeError(`miniso table ${name} ${value} is not a u32`);
     }
     w.varint(e.minimal).varint(e.full).varint(e.length);
   }
   const out = w.bytes(data.digest).byteVec(data.xzpacked).toBuffer();
   if (out.length > MINISO_MAX_BYTES) {
-    throw new FormatError(`encoding miniso data: ${out.length} bytes exceed the ${MINISO_MAX_BYTES}-byte limit`, { size: out.length });
+    throw new FormatError(`encoding miniso data: ${out.length} bytes exceed the ${MINISO_MAX_BYTES}-byte limit`, {
+      size: out.length,
+    });
   }
   return out;
 }

@@ -67,14 +67,16 @@ export async function collectIsoFiles(iso: IsoFs): Promise<Map<string, IsoEntry>
   const files = new Map<string, IsoEntry>();
   const seen = new Set<number>([iso.root().offset]);
   const walk = async (dir: IsoEntry, prefix: string, depth: number): Promise<void> => {
-    if (depth > MAX_DEPTH) throw new FormatError(`walking ${iso.path}: directory tree deeper than ${MAX_DEPTH} levels`, { path: iso.path });
+    if (depth > MAX_DEPTH)
+      throw new FormatError(`walking ${iso.path}: directory tree deeper than ${MAX_DEPTH} levels`, { path: iso.path });
     for (const entry of await iso.list(dir)) {
       const p = prefix === '' ? entry.isoName : `${prefix}/${entry.isoName}`;
       if (!entry.isDirectory) {
         files.set(p, entry);
         continue;
       }
-      if (seen.has(entry.offset)) throw new FormatError(`walking ${iso.path}: directory loop at ${p}`, { path: iso.path });
+      if (seen.has(entry.offset))
+        throw new FormatError(`walking ${iso.path}: directory loop at ${p}`, { path: iso.path });
       seen.add(entry.offset);
       await walk(entry, p, depth + 1);
     }
@@ -84,13 +86,18 @@ export async function collectIsoFiles(iso: IsoFs): Promise<Map<string, IsoEntry>
 }
 
 /** The miniso table for these two file sets (see the header comment); FormatError when they do not fit. */
-export function buildTable(full: Map<string, IsoEntry>, minimal: Map<string, IsoEntry>, where: string): { entries: MinisoEntry[]; matched: number } {
+export function buildTable(
+  full: Map<string, IsoEntry>,
+  minimal: Map<string, IsoEntry>,
+  where: string,
+): { entries: MinisoEntry[]; matched: number } {
   const fail = (reason: string): FormatError => new FormatError(`packing ${where}: ${reason}`, { where });
   const all: MinisoEntry[] = [];
   for (const [p, m] of minimal) {
     const f = full.get(p);
     if (f === undefined) throw fail(`file ${p} of the minimal ISO is missing from the full ISO`);
-    if (f.length !== m.length) throw fail(`file ${p} is ${m.length} bytes in the minimal ISO but ${f.length} in the full ISO`);
+    if (f.length !== m.length)
+      throw fail(`file ${p} is ${m.length} bytes in the minimal ISO but ${f.length} in the full ISO`);
     if (m.length > U32_MAX) throw fail(`file ${p} is ${m.length} bytes, more than a miniso table entry can describe`);
     all.push({ minimal: m.offset / SECTOR_SIZE, full: f.offset / SECTOR_SIZE, length: m.length });
   }
@@ -108,13 +115,20 @@ export function buildTable(full: Map<string, IsoEntry>, minimal: Map<string, Iso
 }
 
 /** Reads the minimal ISO once: hashes all of it and hands the bytes outside `entries` to `gap`. */
-async function scanMinimal(fh: FileHandle, size: number, entries: readonly MinisoEntry[], gap: Sink, path: string): Promise<Buffer> {
+async function scanMinimal(
+  fh: FileHandle,
+  size: number,
+  entries: readonly MinisoEntry[],
+  gap: Sink,
+  path: string,
+): Promise<Buffer> {
   const hash = createHash('sha256');
   const buf = Buffer.alloc(COPY_CHUNK);
   const copy = async (start: number, end: number, toXz: boolean): Promise<void> => {
-    for (let pos = start; pos < end; ) {
+    for (let pos = start; pos < end;) {
       const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, end - pos), pos);
-      if (bytesRead === 0) throw new FormatError(`reading minimal ISO ${path} at offset ${pos}: unexpected end of file`, { path });
+      if (bytesRead === 0)
+        throw new FormatError(`reading minimal ISO ${path} at offset ${pos}: unexpected end of file`, { path });
       const chunk = buf.subarray(0, bytesRead);
       hash.update(chunk);
       if (toXz) await gap(chunk);
@@ -136,7 +150,11 @@ async function scanMinimal(fh: FileHandle, size: number, entries: readonly Minis
  * Builds the coreos/miniso.dat bytes that let `fullIsoPath` rebuild `minimalIsoPath` exactly,
  * verified by rebuilding into a hashing sink. Does not modify either file.
  */
-export async function buildMinisoData(fullIsoPath: string, minimalIsoPath: string, options: PackOptions = {}): Promise<Buffer> {
+export async function buildMinisoData(
+  fullIsoPath: string,
+  minimalIsoPath: string,
+  options: PackOptions = {},
+): Promise<Buffer> {
   return (await packData(fullIsoPath, minimalIsoPath, options)).bytes;
 }
 
@@ -150,8 +168,10 @@ async function packData(fullIsoPath: string, minimalIsoPath: string, options: Pa
   const where = `${minimalIsoPath} against ${fullIsoPath}`;
   const full = await withIsoFs(fullIsoPath, collectIsoFiles);
   const minimal = await withIsoFs(minimalIsoPath, collectIsoFiles);
-  if (full.size === 0) throw new FormatError(`packing ${where}: no files found in ${fullIsoPath}`, { path: fullIsoPath });
-  if (minimal.size === 0) throw new FormatError(`packing ${where}: no files found in ${minimalIsoPath}`, { path: minimalIsoPath });
+  if (full.size === 0)
+    throw new FormatError(`packing ${where}: no files found in ${fullIsoPath}`, { path: fullIsoPath });
+  if (minimal.size === 0)
+    throw new FormatError(`packing ${where}: no files found in ${minimalIsoPath}`, { path: minimalIsoPath });
   const { entries, matched } = buildTable(full, minimal, where);
 
   const fh = await open(minimalIsoPath, 'r');
@@ -161,10 +181,16 @@ async function packData(fullIsoPath: string, minimalIsoPath: string, options: Pa
   try {
     const size = (await fh.stat()).size;
     xzpacked = await xzPack(async (write) => {
-      digest = await scanMinimal(fh, size, entries, async (chunk) => {
-        written += chunk.length;
-        await write(chunk);
-      }, minimalIsoPath);
+      digest = await scanMinimal(
+        fh,
+        size,
+        entries,
+        async (chunk) => {
+          written += chunk.length;
+          await write(chunk);
+        },
+        minimalIsoPath,
+      );
     }, `compressing the gaps of ${minimalIsoPath}`);
   } finally {
     await fh.close();
@@ -177,7 +203,14 @@ async function packData(fullIsoPath: string, minimalIsoPath: string, options: Pa
   return {
     bytes,
     entries,
-    stats: { matched, minimalFiles: minimal.size, entries: entries.length, skipped, written, writtenCompressed: xzpacked.length },
+    stats: {
+      matched,
+      minimalFiles: minimal.size,
+      entries: entries.length,
+      skipped,
+      written,
+      writtenCompressed: xzpacked.length,
+    },
   };
 }
 
@@ -185,7 +218,12 @@ async function packData(fullIsoPath: string, minimalIsoPath: string, options: Pa
 async function verifyPacked(fullIsoPath: string, data: MinisoData, where: string): Promise<void> {
   const fh = await open(fullIsoPath, 'r');
   try {
-    await unpackMiniso(data, { fh, path: fullIsoPath, size: (await fh.stat()).size }, async () => undefined, `the new miniso data for ${where}`);
+    await unpackMiniso(
+      data,
+      { fh, path: fullIsoPath, size: (await fh.stat()).size },
+      async () => undefined,
+      `the new miniso data for ${where}`,
+    );
   } finally {
     await fh.close();
   }
@@ -198,15 +236,18 @@ async function verifyPacked(fullIsoPath: string, data: MinisoData, where: string
 export async function writeMinisoData(fullIsoPath: string, bytes: Buffer): Promise<void> {
   const entry = await minisoFile(fullIsoPath);
   if (bytes.length > entry.length || bytes.length > MINISO_MAX_BYTES) {
-    throw new FormatError(`writing miniso data into ${fullIsoPath}: ${bytes.length} bytes do not fit the ${entry.length}-byte ${MINISO_PATH}`, {
-      path: fullIsoPath,
-      size: bytes.length,
-      capacity: entry.length,
-    });
+    throw new FormatError(
+      `writing miniso data into ${fullIsoPath}: ${bytes.length} bytes do not fit the ${entry.length}-byte ${MINISO_PATH}`,
+      {
+        path: fullIsoPath,
+        size: bytes.length,
+        capacity: entry.length,
+      },
+    );
   }
   const fh = await open(fullIsoPath, 'r+');
   try {
-    for (let done = 0; done < bytes.length; ) {
+    for (let done = 0; done < bytes.length;) {
       const { bytesWritten } = await fh.write(bytes, done, bytes.length - done, entry.offset + done);
       done += bytesWritten;
     }
@@ -218,7 +259,9 @@ export async function writeMinisoData(fullIsoPath: string, bytes: Buffer): Promi
 async function minisoFile(fullIsoPath: string): Promise<IsoEntry> {
   const entry = await withIsoFs(fullIsoPath, (iso) => iso.lookupFile(MINISO_PATH));
   if (entry === undefined) {
-    throw new FormatError(`writing miniso data into ${fullIsoPath}: the image has no ${MINISO_PATH} file to hold it`, { path: fullIsoPath });
+    throw new FormatError(`writing miniso data into ${fullIsoPath}: the image has no ${MINISO_PATH} file to hold it`, {
+      path: fullIsoPath,
+    });
   }
   return entry;
 }
@@ -228,7 +271,11 @@ async function minisoFile(fullIsoPath: string): Promise<IsoEntry> {
  * full ISO. Also refuses (before writing) a minimal ISO that shares the full ISO's miniso.dat
  * bytes, which writing would invalidate (cosa removes the file before building the minimal ISO).
  */
-export async function packMinimalIso(fullIsoPath: string, minimalIsoPath: string, options: PackOptions = {}): Promise<PackStats> {
+export async function packMinimalIso(
+  fullIsoPath: string,
+  minimalIsoPath: string,
+  options: PackOptions = {},
+): Promise<PackStats> {
   const target = await minisoFile(fullIsoPath);
   const { bytes, entries, stats } = await packData(fullIsoPath, minimalIsoPath, options);
   const shared = entries.find((e) => {

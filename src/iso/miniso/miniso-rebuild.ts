@@ -53,7 +53,11 @@ async function openFullIso(fullIsoPath: string): Promise<FullIso> {
       throw err;
     }
   } catch (err) {
-    throw new FormatError(`opening full ISO ${fullIsoPath}: ${(err as Error).message}`, { path: fullIsoPath }, { cause: err });
+    throw new FormatError(
+      `opening full ISO ${fullIsoPath}: ${(err as Error).message}`,
+      { path: fullIsoPath },
+      { cause: err },
+    );
   }
 }
 
@@ -87,8 +91,13 @@ export async function checkPristine(iso: FullIso, manifest: Pick<LiveManifest, '
     if (chunk.some((b) => b !== 0)) throw refuse(`the Ignition embed area in ${file} is not empty`);
   }
   if (manifest.kargs === undefined) return;
-  const current = await kargsInAreas((o, l, what) => readExactly(iso.fh, iso.path, iso.size, o, l, what), manifest.kargs, iso.path);
-  if (current !== manifest.kargs.default) throw refuse('the kernel arguments differ from the defaults in coreos/kargs.json');
+  const current = await kargsInAreas(
+    (o, l, what) => readExactly(iso.fh, iso.path, iso.size, o, l, what),
+    manifest.kargs,
+    iso.path,
+  );
+  if (current !== manifest.kargs.default)
+    throw refuse('the kernel arguments differ from the defaults in coreos/kargs.json');
 }
 
 /**
@@ -144,10 +153,13 @@ async function copyFromFull(iso: FullIso, start: number, length: number, sink: S
     );
   }
   const buf = Buffer.alloc(Math.min(COPY_CHUNK, Math.max(length, 1)));
-  for (let done = 0; done < length; ) {
+  for (let done = 0; done < length;) {
     const n = Math.min(buf.length, length - done);
     const { bytesRead } = await iso.fh.read(buf, 0, n, start + done);
-    if (bytesRead === 0) throw new FormatError(`reading full ISO ${iso.path} at offset ${start + done}: unexpected end of file`, { path: iso.path });
+    if (bytesRead === 0)
+      throw new FormatError(`reading full ISO ${iso.path} at offset ${start + done}: unexpected end of file`, {
+        path: iso.path,
+      });
     await sink(buf.subarray(0, bytesRead));
     done += bytesRead;
   }
@@ -173,18 +185,26 @@ export async function rebuildMinimalIso(
   const iso = await openFullIso(fullIsoPath);
   try {
     if (iso.size !== manifest.size) {
-      throw new FormatError(`rebuilding the minimal ISO from ${fullIsoPath}: the manifest describes a ${manifest.size}-byte image but the file has ${iso.size} bytes`, {
-        path: fullIsoPath,
-      });
+      throw new FormatError(
+        `rebuilding the minimal ISO from ${fullIsoPath}: the manifest describes a ${manifest.size}-byte image but the file has ${iso.size} bytes`,
+        {
+          path: fullIsoPath,
+        },
+      );
     }
     const data = await readMinisoData(iso, manifest);
     await checkPristine(iso, manifest);
     const where = `${MINISO_PATH} of ${fullIsoPath}`;
     return await writeAtomically(outPath, (write) =>
-      unpackMiniso(data, iso, async (chunk) => {
-        signal?.throwIfAborted();
-        await write(chunk);
-      }, where),
+      unpackMiniso(
+        data,
+        iso,
+        async (chunk) => {
+          signal?.throwIfAborted();
+          await write(chunk);
+        },
+        where,
+      ),
     );
   } finally {
     await iso.fh.close();
@@ -193,15 +213,23 @@ export async function rebuildMinimalIso(
 
 /** Runs `produce` into a temp file beside `outPath`, renamed to `outPath` only on success. */
 async function writeAtomically<T>(outPath: string, produce: (sink: Sink) => Promise<T>): Promise<T> {
-  const tmp = path.join(path.dirname(outPath), `.${path.basename(outPath)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = path.join(
+    path.dirname(outPath),
+    `.${path.basename(outPath)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  );
   let fh: FileHandle | undefined;
   try {
     fh = await open(tmp, 'wx').catch((err: Error) => {
-      throw new BootsmithError('internal', `creating ${tmp} for the minimal ISO: ${err.message}`, { path: tmp }, { cause: err });
+      throw new BootsmithError(
+        'internal',
+        `creating ${tmp} for the minimal ISO: ${err.message}`,
+        { path: tmp },
+        { cause: err },
+      );
     });
     const handle = fh;
     const result = await produce(async (chunk) => {
-      for (let done = 0; done < chunk.length; ) {
+      for (let done = 0; done < chunk.length;) {
         const { bytesWritten } = await handle.write(chunk, done, chunk.length - done);
         done += bytesWritten;
       }

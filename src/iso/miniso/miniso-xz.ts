@@ -41,7 +41,12 @@ function spawnXz(args: string[]): { child: ChildProcessWithoutNullStreams; exit:
 
 function spawnError(what: string, error: NodeJS.ErrnoException): BootsmithError {
   return error.code === 'ENOENT'
-    ? new BootsmithError('internal', `${what}: the "xz" program was not found on PATH (install xz / xz-utils)`, {}, { cause: error })
+    ? new BootsmithError(
+        'internal',
+        `${what}: the "xz" program was not found on PATH (install xz / xz-utils)`,
+        {},
+        { cause: error },
+      )
     : new BootsmithError('internal', `${what}: could not run xz: ${error.message}`, {}, { cause: error });
 }
 
@@ -61,7 +66,11 @@ export class XzSliceReader {
     /** Names the data in errors, e.g. `xz-packed data of coreos/miniso.dat of /x.iso`. */
     private readonly what: string,
   ) {
-    ({ child: this.child, exit: this.exit, stderr: this.stderr } = spawnXz(['--decompress', '--stdout', '--format=xz', '--single-stream']));
+    ({
+      child: this.child,
+      exit: this.exit,
+      stderr: this.stderr,
+    } = spawnXz(['--decompress', '--stdout', '--format=xz', '--single-stream']));
     this.chunks = (this.child.stdout as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
     this.child.stdin.end(packed);
   }
@@ -124,9 +133,12 @@ export class XzSliceReader {
     const exit = await this.exit;
     if (exit.error !== undefined) throw spawnError(`decompressing ${this.what}`, exit.error);
     if (exit.code !== 0) {
-      throw new FormatError(`decompressing ${this.what}: ${this.stderr() || `xz exit status ${exit.code ?? exit.signal}`}`, {
-        exitCode: exit.code,
-      });
+      throw new FormatError(
+        `decompressing ${this.what}: ${this.stderr() || `xz exit status ${exit.code ?? exit.signal}`}`,
+        {
+          exitCode: exit.code,
+        },
+      );
     }
   }
 }
@@ -136,7 +148,14 @@ export class XzSliceReader {
  * `feed` receives a writer that honours the pipe's back-pressure.
  */
 export async function xzPack(feed: (write: Sink) => Promise<void>, what: string): Promise<Buffer> {
-  const { child, exit, stderr } = spawnXz(['--compress', '--stdout', '--format=xz', '--check=crc64', '-9', '--threads=1']);
+  const { child, exit, stderr } = spawnXz([
+    '--compress',
+    '--stdout',
+    '--format=xz',
+    '--check=crc64',
+    '-9',
+    '--threads=1',
+  ]);
   const out: Buffer[] = [];
   child.stdout.on('data', (c: Buffer) => out.push(c));
   const write: Sink = async (chunk) => {
@@ -160,12 +179,14 @@ export async function xzPack(feed: (write: Sink) => Promise<void>, what: string)
     if (!xzGone) child.kill();
     const r = await exit;
     if (r.error !== undefined) throw spawnError(what, r.error);
-    if (xzGone && r.code !== 0) throw new BootsmithError('internal', `${what}: ${stderr() || `xz exit status ${r.code ?? r.signal}`}`);
+    if (xzGone && r.code !== 0)
+      throw new BootsmithError('internal', `${what}: ${stderr() || `xz exit status ${r.code ?? r.signal}`}`);
     throw err;
   }
   child.stdin.end();
   const result = await exit;
   if (result.error !== undefined) throw spawnError(what, result.error);
-  if (result.code !== 0) throw new BootsmithError('internal', `${what}: ${stderr() || `xz exit status ${result.code ?? result.signal}`}`);
+  if (result.code !== 0)
+    throw new BootsmithError('internal', `${what}: ${stderr() || `xz exit status ${result.code ?? result.signal}`}`);
   return Buffer.concat(out);
 }

@@ -59,7 +59,12 @@ export function nmEntry(part: Buffer | string, more: boolean): Buffer {
 
 /** SUSP `CE` entry pointing at `length` bytes at `offset` of block `block`. */
 export function ceEntry(block: number, offset: number, length: number): Buffer {
-  return Buffer.concat([Buffer.from([0x43, 0x45, 28, 1]), bothEndian32(block), bothEndian32(offset), bothEndian32(length)]);
+  return Buffer.concat([
+    Buffer.from([0x43, 0x45, 28, 1]),
+    bothEndian32(block),
+    bothEndian32(offset),
+    bothEndian32(length),
+  ]);
 }
 
 /** Lays out sectors; LBAs 0-17 are the system area, the PVD and the terminator. */
@@ -105,11 +110,29 @@ export class CraftedIso {
    * Writes a directory at `lba` holding `.` (with `selfSystemUse`), `..` and `records`; returns
    * its length in bytes. `parentLba`/`parentLength` default to the directory itself (the root).
    */
-  putDirectory(lba: number, records: Buffer[], options: { selfSystemUse?: Buffer; parentLba?: number; parentLength?: number } = {}): number {
-    const probe = CraftedIso.directoryExtent([directoryRecord({ name: '\0', lba, length: 0, directory: true }), ...records]);
+  putDirectory(
+    lba: number,
+    records: Buffer[],
+    options: { selfSystemUse?: Buffer; parentLba?: number; parentLength?: number } = {},
+  ): number {
+    const probe = CraftedIso.directoryExtent([
+      directoryRecord({ name: '\0', lba, length: 0, directory: true }),
+      ...records,
+    ]);
     const length = probe.length + (options.selfSystemUse ? SECTOR_SIZE : 0);
-    const self = directoryRecord({ name: '\0', lba, length, directory: true, ...(options.selfSystemUse ? { systemUse: options.selfSystemUse } : {}) });
-    const parent = directoryRecord({ name: '\x01', lba: options.parentLba ?? lba, length: options.parentLength ?? length, directory: true });
+    const self = directoryRecord({
+      name: '\0',
+      lba,
+      length,
+      directory: true,
+      ...(options.selfSystemUse ? { systemUse: options.selfSystemUse } : {}),
+    });
+    const parent = directoryRecord({
+      name: '\x01',
+      lba: options.parentLba ?? lba,
+      length: options.parentLength ?? length,
+      directory: true,
+    });
     const extent = CraftedIso.directoryExtent([self, parent, ...records]);
     const padded = Buffer.alloc(length);
     extent.copy(padded, 0, 0, Math.min(extent.length, length));
@@ -171,7 +194,12 @@ export function rockRidgeChainBomb(o: ChainBombOptions): Buffer {
   }
   const first = areaLbas[0] ?? 0;
   const records = Array.from({ length: o.records }, (_, i) =>
-    directoryRecord({ name: `F${i.toString(36).toUpperCase()};1`, lba: first, length: 0, systemUse: ceEntry(first, 0, o.areaBytes) }),
+    directoryRecord({
+      name: `F${i.toString(36).toUpperCase()};1`,
+      lba: first,
+      length: 0,
+      systemUse: ceEntry(first, 0, o.areaBytes),
+    }),
   );
   const probe = CraftedIso.directoryExtent(records);
   const root = iso.allocate(probe.length + 2 * SECTOR_SIZE);
@@ -186,7 +214,8 @@ export function deepDirectoryBomb(depth: number, loop = false): Buffer {
   for (let i = depth; i >= 0; i--) {
     const lba = lbas[i]!;
     const child = loop && i === depth ? lbas[0]! : lbas[i + 1];
-    const records = child === undefined ? [] : [directoryRecord({ name: 'D', lba: child, length: SECTOR_SIZE, directory: true })];
+    const records =
+      child === undefined ? [] : [directoryRecord({ name: 'D', lba: child, length: SECTOR_SIZE, directory: true })];
     iso.putDirectory(lba, records, { parentLba: lbas[Math.max(0, i - 1)]!, parentLength: SECTOR_SIZE });
   }
   return iso.build(lbas[0]!, SECTOR_SIZE);
@@ -197,7 +226,10 @@ export function hugeExtentIso(lba: number, length: number): Buffer {
   const iso = new CraftedIso();
   const root = iso.allocate(SECTOR_SIZE);
   const coreos = iso.allocate(SECTOR_SIZE);
-  iso.putDirectory(coreos, [directoryRecord({ name: 'IGNINFO.JSON;1', lba, length })], { parentLba: root, parentLength: SECTOR_SIZE });
+  iso.putDirectory(coreos, [directoryRecord({ name: 'IGNINFO.JSON;1', lba, length })], {
+    parentLba: root,
+    parentLength: SECTOR_SIZE,
+  });
   iso.putDirectory(root, [directoryRecord({ name: 'COREOS', lba: coreos, length: SECTOR_SIZE, directory: true })]);
   return iso.build(root, SECTOR_SIZE);
 }
@@ -206,7 +238,9 @@ export function hugeExtentIso(lba: number, length: number): Buffer {
 export function wideSuspIso(count: number, suBytes: number): Buffer {
   const iso = new CraftedIso();
   const su = nmEntry('n'.repeat(Math.min(200, suBytes - 5)), false);
-  const records = Array.from({ length: count }, (_, i) => directoryRecord({ name: `F${i.toString(36).toUpperCase()};1`, lba: 18, length: 0, systemUse: su }));
+  const records = Array.from({ length: count }, (_, i) =>
+    directoryRecord({ name: `F${i.toString(36).toUpperCase()};1`, lba: 18, length: 0, systemUse: su }),
+  );
   const probe = CraftedIso.directoryExtent(records);
   const root = iso.allocate(probe.length + 2 * SECTOR_SIZE);
   const rootLength = iso.putDirectory(root, records, { selfSystemUse: spEntry() });

@@ -37,7 +37,10 @@ function decompressFixtures(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const name of fixtureNames()) {
     const dst = path.join(dir, name);
-    writeFileSync(dst, execFileSync('xz', ['-dc', path.join(FIXTURE_DIR, `${name}.xz`)], { maxBuffer: 256 * 1024 * 1024 }));
+    writeFileSync(
+      dst,
+      execFileSync('xz', ['-dc', path.join(FIXTURE_DIR, `${name}.xz`)], { maxBuffer: 256 * 1024 * 1024 }),
+    );
     out.set(name, dst);
   }
   return out;
@@ -119,7 +122,10 @@ export function xorrisoReportLba(iso: string): Map<string, XorrisoFile> {
 
 /** The PVD volume id as xorriso reports it. */
 export function xorrisoVolumeId(iso: string): string {
-  const out = execFileSync('xorriso', ['-indev', iso, '-pvd_info'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const out = execFileSync('xorriso', ['-indev', iso, '-pvd_info'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const m = /^Volume Id\s*:\s?(.*)$/m.exec(out);
   if (m?.[1] === undefined) throw new Error(`no Volume Id in xorriso output for ${iso}`);
   return m[1].trimEnd();
@@ -129,7 +135,9 @@ export function xorrisoVolumeId(iso: string): string {
 export function xorrisoExtract(iso: string, isoPath: string, scratch: string): Buffer | undefined {
   mkdirSync(scratch, { recursive: true });
   const dst = path.join(scratch, `x-${Math.random().toString(36).slice(2)}`);
-  const res = spawnSync('xorriso', ['-osirrox', 'on', '-indev', iso, '-extract', `/${isoPath}`, dst], { stdio: 'ignore' });
+  const res = spawnSync('xorriso', ['-osirrox', 'on', '-indev', iso, '-extract', `/${isoPath}`, dst], {
+    stdio: 'ignore',
+  });
   if (res.status !== 0 || !existsSync(dst)) return undefined;
   const data = readFileSync(dst);
   rmSync(dst, { force: true });
@@ -139,7 +147,14 @@ export function xorrisoExtract(iso: string, isoPath: string, scratch: string): B
 /** Ways xorriso can name files, each needing a different name-matching rule. */
 export const XORRISO_FLAVORS: Record<string, string[]> = {
   // full-length, lower-case ISO 9660 names and no Rock Ridge
-  relaxed: ['-rockridge', 'off', '-joliet', 'off', '-compliance', 'iso_9660_level=3:untranslated_names:lowercase:no_force_dots:omit_version'],
+  relaxed: [
+    '-rockridge',
+    'off',
+    '-joliet',
+    'off',
+    '-compliance',
+    'iso_9660_level=3:untranslated_names:lowercase:no_force_dots:omit_version',
+  ],
   // strict 8.3 upper-case names and no Rock Ridge: only the 8.3 rule can find long names
   level1: ['-rockridge', 'off', '-joliet', 'off', '-compliance', 'iso_9660_level=1'],
   // xorriso defaults: Rock Ridge names over upper-case ISO names
@@ -181,7 +196,8 @@ export function replaceOnce(buf: Buffer, from: string, to: string): void {
   if (from.length !== to.length) throw new Error('replacement must keep the length');
   const hits = findAll(buf, from);
   const [at] = hits;
-  if (at === undefined || hits.length !== 1) throw new Error(`expected one ${JSON.stringify(from)}, found ${hits.length}`);
+  if (at === undefined || hits.length !== 1)
+    throw new Error(`expected one ${JSON.stringify(from)}, found ${hits.length}`);
   buf.write(to, at, 'latin1');
 }
 
@@ -189,7 +205,13 @@ export function replaceOnce(buf: Buffer, from: string, to: string): void {
  * Renames a directory entry in place: its ISO 9660 identifier (`NAME.EXT;1`) and, when present,
  * its Rock Ridge NM entry. Names must keep their length.
  */
-export function renameEntry(buf: Buffer, isoName: string, newIsoName: string, rrName?: string, newRrName?: string): void {
+export function renameEntry(
+  buf: Buffer,
+  isoName: string,
+  newIsoName: string,
+  rrName?: string,
+  newRrName?: string,
+): void {
   replaceOnce(buf, `${isoName};1`, `${newIsoName};1`);
   if (rrName === undefined || newRrName === undefined) return;
   const nm = Buffer.concat([Buffer.from([0x4e, 0x4d, 5 + rrName.length, 1, 0]), Buffer.from(rrName, 'latin1')]);

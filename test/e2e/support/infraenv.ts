@@ -5,7 +5,9 @@ import { API, type BootsmithService, OPENSHIFT_VERSION } from './service.js';
 /** The guest NIC's MAC (qemu's locally administered prefix); static networking is keyed on it. */
 export const NIC_MAC = '52:54:00:e2:e0:01';
 export const SSH_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl e2e@bootsmith';
-const PULL_SECRET = JSON.stringify({ auths: { 'quay.io': { auth: Buffer.from('e2e:secret').toString('base64'), email: 'e2e@example.test' } } });
+const PULL_SECRET = JSON.stringify({
+  auths: { 'quay.io': { auth: Buffer.from('e2e:secret').toString('base64'), email: 'e2e@example.test' } },
+});
 
 const NETWORK_YAML = `interfaces:
 - name: eth0
@@ -38,7 +40,12 @@ export interface E2eInfraEnv {
 
 export async function createInfraEnv(
   service: BootsmithService,
-  options: { name: string; kernelArguments: string[]; imageType?: 'full-iso' | 'minimal-iso'; ignitionConfigOverride?: string },
+  options: {
+    name: string;
+    kernelArguments: string[];
+    imageType?: 'full-iso' | 'minimal-iso';
+    ignitionConfigOverride?: string;
+  },
 ): Promise<E2eInfraEnv> {
   const body = {
     name: options.name,
@@ -48,10 +55,17 @@ export async function createInfraEnv(
     cpu_architecture: 'x86_64',
     image_type: options.imageType ?? 'full-iso',
     kernel_arguments: options.kernelArguments.map((value) => ({ operation: 'append', value })),
-    static_network_config: [{ network_yaml: NETWORK_YAML, mac_interface_map: [{ mac_address: NIC_MAC, logical_nic_name: 'eth0' }] }],
-    ...(options.ignitionConfigOverride === undefined ? {} : { ignition_config_override: options.ignitionConfigOverride }),
+    static_network_config: [
+      { network_yaml: NETWORK_YAML, mac_interface_map: [{ mac_address: NIC_MAC, logical_nic_name: 'eth0' }] },
+    ],
+    ...(options.ignitionConfigOverride === undefined
+      ? {}
+      : { ignition_config_override: options.ignitionConfigOverride }),
   };
-  const created = JSON.parse(await service.expectCall('POST', `${API}/infra-envs`, 201, body)) as { id: string; download_url: string };
+  const created = JSON.parse(await service.expectCall('POST', `${API}/infra-envs`, 201, body)) as {
+    id: string;
+    download_url: string;
+  };
   const ignition = await service.call('GET', `${API}/infra-envs/${created.id}/downloads/files?file_name=discovery.ign`);
   if (ignition.status !== 200) throw new Error(`discovery.ign: ${ignition.status} ${await ignition.text()}`);
   return {
@@ -64,7 +78,9 @@ export async function createInfraEnv(
 
 /** A file an Ignition config writes, decoded from its data URL. */
 export function ignitionFile(ignition: Buffer, filePath: string): string | undefined {
-  const config = JSON.parse(ignition.toString('utf8')) as { storage?: { files?: { path: string; contents?: { source?: string } }[] } };
+  const config = JSON.parse(ignition.toString('utf8')) as {
+    storage?: { files?: { path: string; contents?: { source?: string } }[] };
+  };
   const source = config.storage?.files?.find((f) => f.path === filePath)?.contents?.source;
   if (source === undefined) return undefined;
   const m = /^data:[^,]*?(;base64)?,(.*)$/s.exec(source);

@@ -7,7 +7,8 @@ import path from 'node:path';
 
 function xorriso(args: string[]): string {
   const r = spawnSync('xorriso', ['-abort_on', 'FAILURE', ...args], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`xorriso ${args.join(' ')} failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stderr}`);
+  if (r.status !== 0)
+    throw new Error(`xorriso ${args.join(' ')} failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stderr}`);
   return r.stdout;
 }
 
@@ -35,7 +36,9 @@ export function isoExtent(iso: string, file: string): { offset: number; size: nu
 
 /** The ISO path of the file whose data holds byte `offset`, or undefined (free space, metadata). */
 export function isoFileAt(iso: string, offset: number): string | undefined {
-  const r = spawnSync('xorriso', ['-indev', iso, '-find', '/', '-type', 'f', '-exec', 'report_lba', '--'], { encoding: 'utf8' });
+  const r = spawnSync('xorriso', ['-indev', iso, '-find', '/', '-type', 'f', '-exec', 'report_lba', '--'], {
+    encoding: 'utf8',
+  });
   for (const m of r.stdout.matchAll(/File data lba:\s*\d+\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*\d+\s*,\s*'([^']*)'/g)) {
     const start = Number(m[1]) * 2048;
     if (offset >= start && offset < start + Number(m[2]) * 2048) return m[3];

@@ -65,7 +65,7 @@ function groupAlive(pid: number): boolean {
 
 /** Waits (bounded) until no process of the group is left, zombies reaped by init included. */
 async function groupGone(pid: number, timeoutMs = 5_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; groupAlive(pid) && Date.now() < deadline; ) {
+  for (const deadline = Date.now() + timeoutMs; groupAlive(pid) && Date.now() < deadline;) {
     killGroup(pid);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -79,13 +79,19 @@ process.once('exit', () => {
 export async function bootGuest(options: BootOptions): Promise<BootResult> {
   const serialPath = path.join(options.runDir, `${options.name}.serial.log`);
   const args = [
-    '-accel', 'tcg',
-    '-m', '512',
-    '-smp', '1',
-    '-display', 'none',
+    '-accel',
+    'tcg',
+    '-m',
+    '512',
+    '-smp',
+    '1',
+    '-display',
+    'none',
     '-no-reboot',
-    '-monitor', 'none',
-    '-serial', `file:${serialPath}`,
+    '-monitor',
+    'none',
+    '-serial',
+    `file:${serialPath}`,
     ...options.args,
   ];
   const guardSeconds = Math.ceil(options.timeoutMs / 1000) + 15;
@@ -135,8 +141,12 @@ export async function bootGuest(options: BootOptions): Promise<BootResult> {
 
 /** The serial log made readable: CRs and ANSI escapes (SeaBIOS/iPXE screen output) removed. */
 export function readableLog(boot: BootResult, maxChars = 20_000): string {
-  const text = boot.log.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\x1bc/g, '').replace(/\r/g, '');
-  const body = text.length > maxChars ? `[... ${text.length - maxChars} characters cut ...]\n${text.slice(-maxChars)}` : text;
+  const text = boot.log
+    .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+    .replace(/\x1bc/g, '')
+    .replace(/\r/g, '');
+  const body =
+    text.length > maxChars ? `[... ${text.length - maxChars} characters cut ...]\n${text.slice(-maxChars)}` : text;
   return [
     `--- guest ${boot.name}: exit ${boot.exitCode}${boot.timedOut ? ' (KILLED at the hard timeout)' : ''} after ${boot.seconds.toFixed(1)} s`,
     `--- command: ${boot.command}`,
@@ -151,7 +161,11 @@ export function readableLog(boot: BootResult, maxChars = 20_000): string {
  * bootGuest inside a test: prints how the guest ended, prints the serial log and `logTail()`
  * (the service's log) if the test fails, and fails the test when the guest hit its timeout.
  */
-export async function bootInTest(t: TestContext, options: BootOptions, logTail: () => Promise<string>): Promise<BootResult> {
+export async function bootInTest(
+  t: TestContext,
+  options: BootOptions,
+  logTail: () => Promise<string>,
+): Promise<BootResult> {
   const result = await bootGuest(options);
   const ending = `exit ${result.exitCode}${result.timedOut ? ', killed at the timeout' : ''}`;
   console.log(`e2e ${options.name}: guest ran ${result.seconds.toFixed(1)} s (${ending})`);

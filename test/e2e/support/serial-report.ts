@@ -30,7 +30,14 @@ export interface SerialReport {
 const TAG = 'BOOTSMITH-E2E ';
 
 export function parseSerialReport(serial: Buffer): SerialReport {
-  const report: SerialReport = { begun: false, ended: false, kernel: undefined, cmdline: undefined, files: new Map(), absent: [] };
+  const report: SerialReport = {
+    begun: false,
+    ended: false,
+    kernel: undefined,
+    cmdline: undefined,
+    files: new Map(),
+    absent: [],
+  };
   const begin = serial.indexOf(`\n${TAG}BEGIN\n`, 0, 'latin1');
   if (begin < 0) return report;
   report.begun = true;
@@ -67,10 +74,13 @@ export function parseSerialReport(serial: Buffer): SerialReport {
         const content = serial.subarray(pos, pos + size);
         const trailer = `\n${TAG}END-FILE ${file}\n`;
         if (serial.toString('latin1', pos + size, pos + size + trailer.length) !== trailer) {
-          throw new Error(`serial report: ${file} (${size} bytes) is not followed by its END-FILE line: the bytes on the serial port were altered`);
+          throw new Error(
+            `serial report: ${file} (${size} bytes) is not followed by its END-FILE line: the bytes on the serial port were altered`,
+          );
         }
         const actual = createHash('sha256').update(content).digest('hex');
-        if (actual !== sha256) throw new Error(`serial report: ${file} arrived with sha256 ${actual}, the guest computed ${sha256}`);
+        if (actual !== sha256)
+          throw new Error(`serial report: ${file} arrived with sha256 ${actual}, the guest computed ${sha256}`);
         report.files.set(file, { size, sha256, content: Buffer.from(content) });
         pos += size + trailer.length;
         break;
@@ -88,5 +98,8 @@ export function parseSerialReport(serial: Buffer): SerialReport {
  */
 export function kargValues(cmdline: string, key: string): string[] {
   const words = cmdline.match(/(?:[^\s"]+|"[^"]*")+/g) ?? [];
-  return words.map((w) => w.replaceAll('"', '')).filter((w) => w.startsWith(`${key}=`)).map((w) => w.slice(key.length + 1));
+  return words
+    .map((w) => w.replaceAll('"', ''))
+    .filter((w) => w.startsWith(`${key}=`))
+    .map((w) => w.slice(key.length + 1));
 }

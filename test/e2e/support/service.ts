@@ -31,7 +31,9 @@ async function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -70,10 +72,19 @@ export class BootsmithService {
       AUTH_TYPE: 'none',
       LOG_LEVEL: 'info',
       OS_IMAGES: JSON.stringify([
-        { openshift_version: OPENSHIFT_VERSION, cpu_architecture: 'x86_64', url: pathToFileURL(options.baseIso).toString(), version: '417.94.e2e' },
+        {
+          openshift_version: OPENSHIFT_VERSION,
+          cpu_architecture: 'x86_64',
+          url: pathToFileURL(options.baseIso).toString(),
+          version: '417.94.e2e',
+        },
       ]),
     };
-    const child = spawn(process.execPath, [options.cli, 'serve'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [options.cli, 'serve'], {
+      cwd: REPO_ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout?.pipe(log);
     child.stderr?.pipe(log);
     const service = new BootsmithService(options.name, url, baseUrl, logPath, child);
@@ -85,7 +96,10 @@ export class BootsmithService {
     const deadline = Date.now() + timeoutMs;
     let last = 'no answer';
     while (Date.now() < deadline) {
-      if (this.child.exitCode !== null) throw new Error(`bootsmith (${this.name}) exited with ${this.child.exitCode} at start:\n${await this.logTail()}`);
+      if (this.child.exitCode !== null)
+        throw new Error(
+          `bootsmith (${this.name}) exited with ${this.child.exitCode} at start:\n${await this.logTail()}`,
+        );
       try {
         const r = await fetch(`${this.url}/health`);
         last = `${r.status} ${await r.text()}`;
@@ -95,7 +109,9 @@ export class BootsmithService {
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    throw new Error(`bootsmith (${this.name}) not healthy after ${timeoutMs} ms (last: ${last}):\n${await this.logTail()}`);
+    throw new Error(
+      `bootsmith (${this.name}) not healthy after ${timeoutMs} ms (last: ${last}):\n${await this.logTail()}`,
+    );
   }
 
   /** The URL as a host-side client reaches it (a guest-facing base URL mapped to loopback). */
@@ -124,7 +140,9 @@ export class BootsmithService {
     for (const line of text.split('\n')) {
       if (!line.startsWith(`${name}{`)) continue;
       const close = line.lastIndexOf('}');
-      const series = Object.fromEntries([...line.slice(name.length + 1, close).matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
+      const series = Object.fromEntries(
+        [...line.slice(name.length + 1, close).matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
+      );
       if (Object.entries(labels).every(([k, v]) => series[k] === v)) return Number(line.slice(close + 1).trim());
     }
     return 0;
@@ -133,7 +151,10 @@ export class BootsmithService {
   async logTail(lines = 40): Promise<string> {
     try {
       const text = await readFile(this.logPath, 'utf8');
-      return `--- last ${lines} lines of ${this.logPath}:\n${text.split('\n').slice(-lines - 1).join('\n')}`;
+      return `--- last ${lines} lines of ${this.logPath}:\n${text
+        .split('\n')
+        .slice(-lines - 1)
+        .join('\n')}`;
     } catch {
       return `(no service log at ${this.logPath})`;
     }

@@ -20,7 +20,9 @@ export function startCli(args: string[], env: Record<string, string>): CliChild 
   let out = '';
   proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | NodeJS.Signals>((resolve) => proc.on('exit', (code, signal) => resolve(signal ?? code ?? -1)));
+  const exited = new Promise<number | NodeJS.Signals>((resolve) =>
+    proc.on('exit', (code, signal) => resolve(signal ?? code ?? -1)),
+  );
   return { proc, output: () => out, exited };
 }
 

@@ -6,6 +6,7 @@ export const CLI_ENV = 'BOOTSMITH_FUZZ_CLI';
 /** Path of the built `src/cli/main.js`; fails when run outside the fuzz config. */
 export function builtCli(): string {
   const cli = process.env[CLI_ENV];
-  if (!cli) throw new Error(`${CLI_ENV} is unset: run through test/fuzz/vitest.config.ts (its global setup builds the CLI)`);
+  if (!cli)
+    throw new Error(`${CLI_ENV} is unset: run through test/fuzz/vitest.config.ts (its global setup builds the CLI)`);
   return cli;
 }

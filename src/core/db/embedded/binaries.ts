@@ -47,7 +47,11 @@ export async function findPostgresBinaries(): Promise<PostgresBinaries> {
     try {
       await access(file, constants.X_OK);
     } catch (err) {
-      throw new EmbeddedPostgresError(`PostgreSQL binary ${file} is missing or not executable: reinstall with \`npm ci\`, or set DATABASE_URL`, { file }, err);
+      throw new EmbeddedPostgresError(
+        `PostgreSQL binary ${file} is missing or not executable: reinstall with \`npm ci\`, or set DATABASE_URL`,
+        { file },
+        err,
+      );
     }
   }
   return found;

@@ -22,7 +22,12 @@ export interface Layout {
 }
 export function layoutOf(dataDir: string): Layout {
   const home = path.join(dataDir, 'postgres');
-  return { home, data: path.join(home, 'data'), run: path.join(home, 'run'), passwordFile: path.join(home, 'password') };
+  return {
+    home,
+    data: path.join(home, 'data'),
+    run: path.join(home, 'run'),
+    passwordFile: path.join(home, 'password'),
+  };
 }
 export interface Owner {
   uid: number;
@@ -35,8 +40,12 @@ export function runAsIds(requested: string | undefined): Owner | undefined {
   const candidates = requested ? [requested] : ['postgres', 'nobody'];
   for (const name of candidates) {
     try {
-      const uid = Number(execFileSync('id', ['-u', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
-      const gid = Number(execFileSync('id', ['-g', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+      const uid = Number(
+        execFileSync('id', ['-u', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(),
+      );
+      const gid = Number(
+        execFileSync('id', ['-g', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(),
+      );
       if (uid !== 0) return { uid, gid, name };
     } catch {
       // no such user: try the next one
@@ -72,7 +81,12 @@ async function ensureTraversable(dataDir: string, owner: Owner): Promise<void> {
   if ((st.mode & 0o001) === 0 && st.uid !== owner.uid) await chmod(dataDir, (st.mode & 0o7777) | 0o001);
   for (let dir = path.dirname(dataDir); ; dir = path.dirname(dir)) {
     const s = await stat(dir);
-    const ok = s.uid === owner.uid ? (s.mode & 0o100) !== 0 : s.gid === owner.gid ? (s.mode & 0o010) !== 0 : (s.mode & 0o001) !== 0;
+    const ok =
+      s.uid === owner.uid
+        ? (s.mode & 0o100) !== 0
+        : s.gid === owner.gid
+          ? (s.mode & 0o010) !== 0
+          : (s.mode & 0o001) !== 0;
     if (!ok) {
       throw new EmbeddedPostgresError(
         `PostgreSQL runs as user ${owner.name} (bootsmith runs as root) and cannot reach ${dataDir}: ${dir} is not searchable by it; choose a DATA_DIR outside ${dir} or set EMBEDDED_POSTGRES_USER`,
@@ -87,13 +101,25 @@ async function ensureTraversable(dataDir: string, owner: Owner): Promise<void> {
  * node_modules (a checkout under /root). Then the package's `native/` tree (binaries, libraries,
  * share/, found relative to each other) is copied once into DATA_DIR/postgres/native-<version>.
  */
-export async function binariesRunnableBy(binaries: PostgresBinaries, owner: Owner, layout: Layout, logger: Logger): Promise<PostgresBinaries> {
+export async function binariesRunnableBy(
+  binaries: PostgresBinaries,
+  owner: Owner,
+  layout: Layout,
+  logger: Logger,
+): Promise<PostgresBinaries> {
   const native = path.dirname(path.dirname(binaries.postgres));
   if (await searchableBy(path.dirname(binaries.postgres), owner)) return binaries;
   const copy = path.join(layout.home, `native-${binaries.version}`);
-  const copied: PostgresBinaries = { ...binaries, initdb: path.join(copy, 'bin', 'initdb'), postgres: path.join(copy, 'bin', 'postgres') };
+  const copied: PostgresBinaries = {
+    ...binaries,
+    initdb: path.join(copy, 'bin', 'initdb'),
+    postgres: path.join(copy, 'bin', 'postgres'),
+  };
   if (await exists(copied.postgres)) return copied;
-  logger.info({ from: native, to: copy, user: owner.name }, 'the PostgreSQL binaries are not reachable by the user PostgreSQL runs as: copying them into DATA_DIR');
+  logger.info(
+    { from: native, to: copy, user: owner.name },
+    'the PostgreSQL binaries are not reachable by the user PostgreSQL runs as: copying them into DATA_DIR',
+  );
   try {
     await rm(`${copy}.tmp`, { recursive: true, force: true });
     await cp(native, `${copy}.tmp`, { recursive: true, verbatimSymlinks: true });
@@ -108,7 +134,12 @@ export async function binariesRunnableBy(binaries: PostgresBinaries, owner: Owne
 async function searchableBy(dir: string, owner: Owner): Promise<boolean> {
   for (let d = dir; ; d = path.dirname(d)) {
     const s = await stat(d);
-    const ok = s.uid === owner.uid ? (s.mode & 0o100) !== 0 : s.gid === owner.gid ? (s.mode & 0o010) !== 0 : (s.mode & 0o001) !== 0;
+    const ok =
+      s.uid === owner.uid
+        ? (s.mode & 0o100) !== 0
+        : s.gid === owner.gid
+          ? (s.mode & 0o010) !== 0
+          : (s.mode & 0o001) !== 0;
     if (!ok) return false;
     if (d === path.dirname(d)) return true;
   }
@@ -130,7 +161,13 @@ export async function loadPassword(file: string): Promise<string> {
   }
   return password;
 }
-export async function initCluster(binaries: PostgresBinaries, layout: Layout, owner: Owner | undefined, password: string, logger: Logger): Promise<void> {
+export async function initCluster(
+  binaries: PostgresBinaries,
+  layout: Layout,
+  owner: Owner | undefined,
+  password: string,
+  logger: Logger,
+): Promise<void> {
   const staging = `${layout.data}.init`;
   const pwfile = path.join(layout.run, '.initdb-pw');
   try {
@@ -149,12 +186,25 @@ export async function initCluster(binaries: PostgresBinaries, layout: Layout, ow
   }
   const started = Date.now();
   try {
-    const out = await runToEnd(binaries.initdb, [
-      `--pgdata=${staging}`, '--username=postgres', '--auth=scram-sha-256', `--pwfile=${pwfile}`,
-      '--encoding=UTF8', '--locale=C', '--no-instructions',
-    ], owner, INITDB_TIMEOUT_MS);
+    const out = await runToEnd(
+      binaries.initdb,
+      [
+        `--pgdata=${staging}`,
+        '--username=postgres',
+        '--auth=scram-sha-256',
+        `--pwfile=${pwfile}`,
+        '--encoding=UTF8',
+        '--locale=C',
+        '--no-instructions',
+      ],
+      owner,
+      INITDB_TIMEOUT_MS,
+    );
     if (out.code !== 0) {
-      throw new EmbeddedPostgresError(`initdb failed for ${layout.data}: ${lastLines(out.output)}`, { code: out.code, signal: out.signal });
+      throw new EmbeddedPostgresError(`initdb failed for ${layout.data}: ${lastLines(out.output)}`, {
+        code: out.code,
+        signal: out.signal,
+      });
     }
     await rename(staging, layout.data);
   } catch (err) {
@@ -174,9 +224,18 @@ export function explainServerLog(tail: string[]): string {
   if (/Permission denied/i.test(text)) return `permission denied in DATA_DIR: ${text}`;
   return text;
 }
-function runToEnd(file: string, args: string[], owner: Owner | undefined, timeoutMs: number): Promise<{ code: number | null; signal: string | null; output: string }> {
+function runToEnd(
+  file: string,
+  args: string[],
+  owner: Owner | undefined,
+  timeoutMs: number,
+): Promise<{ code: number | null; signal: string | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' }, ...(owner ? { uid: owner.uid, gid: owner.gid } : {}) });
+    const child = spawn(file, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LC_ALL: 'C' },
+      ...(owner ? { uid: owner.uid, gid: owner.gid } : {}),
+    });
     let output = '';
     const take = (b: Buffer) => {
       output = (output + b.toString('utf8')).slice(-8_192);

@@ -12,10 +12,14 @@ export class EmbeddedPostgresError extends BootsmithError {
 export function explainFsError(err: unknown, what: string): EmbeddedPostgresError {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   const reason =
-    code === 'EROFS' ? 'the file system is read-only'
-    : code === 'EACCES' || code === 'EPERM' ? 'permission denied'
-    : code === 'ENOSPC' ? 'no space left on the device'
-    : code === 'EDQUOT' ? 'disk quota exceeded'
-    : (err as Error | undefined)?.message ?? String(err);
+    code === 'EROFS'
+      ? 'the file system is read-only'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : code === 'ENOSPC'
+          ? 'no space left on the device'
+          : code === 'EDQUOT'
+            ? 'disk quota exceeded'
+            : ((err as Error | undefined)?.message ?? String(err));
   return new EmbeddedPostgresError(`cannot ${what}: ${reason}`, { code }, err);
 }

@@ -35,7 +35,10 @@ export async function clearLeftovers(layout: Layout, logger: Logger): Promise<vo
           { pid, owner },
         );
       }
-      logger.warn({ pid }, 'found a running PostgreSQL left by a previous bootsmith: stopping it cleanly before starting ours');
+      logger.warn(
+        { pid },
+        'found a running PostgreSQL left by a previous bootsmith: stopping it cleanly before starting ours',
+      );
       await stopPid(pid);
     } else {
       logger.info({ pid }, 'removing a stale postmaster.pid (that server is gone)');
@@ -101,7 +104,11 @@ function alive(pid: number): boolean {
   }
 }
 async function stopPid(pid: number): Promise<void> {
-  for (const [signal, waitMs] of [['SIGINT', FAST_SHUTDOWN_TIMEOUT_MS], ['SIGQUIT', QUIT_TIMEOUT_MS], ['SIGKILL', QUIT_TIMEOUT_MS]] as const) {
+  for (const [signal, waitMs] of [
+    ['SIGINT', FAST_SHUTDOWN_TIMEOUT_MS],
+    ['SIGQUIT', QUIT_TIMEOUT_MS],
+    ['SIGKILL', QUIT_TIMEOUT_MS],
+  ] as const) {
     try {
       process.kill(pid, signal);
     } catch {

@@ -130,7 +130,10 @@ describe('embedded PostgreSQL server', () => {
       }
     }, 'a failing query');
     expect(failure).toBeInstanceOf(DatabaseUnavailableError);
-    const rows = await until(async () => db.query<{ c: string }>('SELECT count(*)::text AS c FROM t'), 'the restarted server');
+    const rows = await until(
+      async () => db.query<{ c: string }>('SELECT count(*)::text AS c FROM t'),
+      'the restarted server',
+    );
     expect(rows).toEqual([{ c: '20' }]);
     expect(db.embedded!.restarts()).toBeGreaterThanOrEqual(1);
     expect(db.embedded!.pid()).not.toBe(first);
@@ -140,15 +143,23 @@ describe('embedded PostgreSQL server', () => {
     const dataDir = await tempDir();
     const h = await startHarness({ dataDir });
     cleanups.push(() => h.close());
-    const created = await http('POST', `${h.api}/infra-envs`, { name: 'x', openshift_version: '4.16', pull_secret: PULL_SECRET });
+    const created = await http('POST', `${h.api}/infra-envs`, {
+      name: 'x',
+      openshift_version: '4.16',
+      pull_secret: PULL_SECRET,
+    });
     expect(created.status).toBe(201);
     // the harness's core owns the embedded server; find its postmaster through postmaster.pid
     const pid = Number((await readFile(path.join(layoutOf(dataDir).data, 'postmaster.pid'), 'utf8')).split('\n')[0]);
     process.kill(pid, 'SIGKILL');
-    const down = await until(async () => {
-      const r = await http('GET', `${h.api}/infra-envs`);
-      return r.status === 200 ? undefined : r;
-    }, 'a 503', 10_000);
+    const down = await until(
+      async () => {
+        const r = await http('GET', `${h.api}/infra-envs`);
+        return r.status === 200 ? undefined : r;
+      },
+      'a 503',
+      10_000,
+    );
     expect(down.status).toBe(503);
     expect(Number(down.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(down.text).not.toMatch(/at .*\.js|stack/i);
@@ -165,7 +176,9 @@ describe('embedded PostgreSQL server', () => {
     await cleanups.pop()!();
     const pidFile = path.join(layoutOf(dataDir).data, 'postmaster.pid');
     // a pid that is certainly not running: a child that has exited
-    const dead = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }));
+    const dead = Number(
+      execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }),
+    );
     await writeFile(pidFile, `${dead}\n${layoutOf(dataDir).data}\n0\n5432\n\n\n\n`);
     const db = await open(dataDir);
     expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
@@ -179,8 +192,15 @@ describe('embedded PostgreSQL server', () => {
     const { findPostgresBinaries } = await import('./binaries.js');
     const real = await findPostgresBinaries();
     const hidden = await tempDir(); // 0700, root's: the postgres user cannot enter it
-    await cp(path.dirname(path.dirname(real.postgres)), path.join(hidden, 'native'), { recursive: true, verbatimSymlinks: true });
-    const binaries = { ...real, initdb: path.join(hidden, 'native', 'bin', 'initdb'), postgres: path.join(hidden, 'native', 'bin', 'postgres') };
+    await cp(path.dirname(path.dirname(real.postgres)), path.join(hidden, 'native'), {
+      recursive: true,
+      verbatimSymlinks: true,
+    });
+    const binaries = {
+      ...real,
+      initdb: path.join(hidden, 'native', 'bin', 'initdb'),
+      postgres: path.join(hidden, 'native', 'bin', 'postgres'),
+    };
     const dataDir = await tempDir();
     const server = await startEmbeddedServer({ dataDir, logger: silent, binaries });
     cleanups.push(() => server.stop());
@@ -190,9 +210,13 @@ describe('embedded PostgreSQL server', () => {
   });
 
   test('missing binaries, read-only and full DATA_DIRs give clear errors', async () => {
-    await expect(startEmbeddedServer({
-      dataDir: await tempDir(), logger: silent, binaries: { initdb: '/nonexistent/initdb', postgres: '/nonexistent/postgres', version: 'x' },
-    })).rejects.toThrow(/initdb|nonexistent|ENOENT/);
+    await expect(
+      startEmbeddedServer({
+        dataDir: await tempDir(),
+        logger: silent,
+        binaries: { initdb: '/nonexistent/initdb', postgres: '/nonexistent/postgres', version: 'x' },
+      }),
+    ).rejects.toThrow(/initdb|nonexistent|ENOENT/);
 
     const ro = await tempDir();
     if (!tryMount(ro, 'size=4m,ro')) {

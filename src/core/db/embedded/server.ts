@@ -18,7 +18,15 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { findPostgresBinaries, type PostgresBinaries } from './binaries.js';
 import {
-  binariesRunnableBy, exists, explainServerLog, initCluster, layoutOf, loadPassword, type Owner, prepareHome, runAsIds,
+  binariesRunnableBy,
+  exists,
+  explainServerLog,
+  initCluster,
+  layoutOf,
+  loadPassword,
+  type Owner,
+  prepareHome,
+  runAsIds,
 } from './cluster.js';
 import { EmbeddedPostgresError } from './errors.js';
 import { clearLeftovers, FAST_SHUTDOWN_TIMEOUT_MS, QUIT_TIMEOUT_MS } from './leftovers.js';
@@ -105,18 +113,32 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
   const binaries = options.binaries ?? (await findPostgresBinaries());
   const layout = layoutOf(path.resolve(options.dataDir));
   const owner = runAsIds(options.runAsUser);
-  if (owner) logger.info({ user: owner.name, uid: owner.uid }, 'bootsmith runs as root: the embedded PostgreSQL runs as an unprivileged user');
+  if (owner)
+    logger.info(
+      { user: owner.name, uid: owner.uid },
+      'bootsmith runs as root: the embedded PostgreSQL runs as an unprivileged user',
+    );
   await prepareHome(layout, owner);
   const runnable = owner ? await binariesRunnableBy(binaries, owner, layout, logger) : binaries;
   const password = await loadPassword(layout.passwordFile);
-  if (!(await exists(path.join(layout.data, 'PG_VERSION')))) await initCluster(runnable, layout, owner, password, logger);
+  if (!(await exists(path.join(layout.data, 'PG_VERSION'))))
+    await initCluster(runnable, layout, owner, password, logger);
 
   const socketPath = path.join(layout.run, `.s.PGSQL.${SOCKET_PORT}`);
   const useSocket = Buffer.byteLength(socketPath) <= MAX_SOCKET_PATH_BYTES;
   const port = useSocket ? SOCKET_PORT : await freeLoopbackPort();
-  if (!useSocket) logger.info({ socketPath, port }, 'socket path too long for the kernel: embedded PostgreSQL listens on 127.0.0.1 instead');
+  if (!useSocket)
+    logger.info(
+      { socketPath, port },
+      'socket path too long for the kernel: embedded PostgreSQL listens on 127.0.0.1 instead',
+    );
   const target: ConnectionTarget = {
-    host: useSocket ? layout.run : '127.0.0.1', port, user: 'postgres', password, database: 'postgres', via: useSocket ? 'socket' : 'tcp',
+    host: useSocket ? layout.run : '127.0.0.1',
+    port,
+    user: 'postgres',
+    password,
+    database: 'postgres',
+    via: useSocket ? 'socket' : 'tcp',
   };
   const args = ['-D', layout.data, '-p', String(port)];
   const settings: Record<string, string> = {
@@ -161,7 +183,13 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
           logger.warn({ restarts }, 'embedded PostgreSQL restarted');
         },
         (err: unknown) => {
-          logger.error({ err: (err as Error).message, nextInMs: RESTART_BACKOFF_MS[Math.min(attempt, RESTART_BACKOFF_MS.length - 1)] }, 'embedded PostgreSQL failed to restart');
+          logger.error(
+            {
+              err: (err as Error).message,
+              nextInMs: RESTART_BACKOFF_MS[Math.min(attempt, RESTART_BACKOFF_MS.length - 1)],
+            },
+            'embedded PostgreSQL failed to restart',
+          );
           if (!stopping) scheduleRestart();
         },
       );
@@ -192,15 +220,27 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
 async function stopChild(c: ChildProcess): Promise<void> {
   if (c.exitCode !== null || c.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
-  for (const [signal, waitMs] of [['SIGINT', FAST_SHUTDOWN_TIMEOUT_MS], ['SIGQUIT', QUIT_TIMEOUT_MS], ['SIGKILL', QUIT_TIMEOUT_MS]] as const) {
+  for (const [signal, waitMs] of [
+    ['SIGINT', FAST_SHUTDOWN_TIMEOUT_MS],
+    ['SIGQUIT', QUIT_TIMEOUT_MS],
+    ['SIGKILL', QUIT_TIMEOUT_MS],
+  ] as const) {
     c.kill(signal);
     let timer: NodeJS.Timeout | undefined;
-    const done = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), waitMs)))]);
+    const done = await Promise.race([
+      exited.then(() => true),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(false), waitMs))),
+    ]);
     clearTimeout(timer);
     if (done) return;
   }
 }
-async function spawnServer(binaries: PostgresBinaries, args: string[], owner: Owner | undefined, logger: Logger): Promise<ChildProcess> {
+async function spawnServer(
+  binaries: PostgresBinaries,
+  args: string[],
+  owner: Owner | undefined,
+  logger: Logger,
+): Promise<ChildProcess> {
   const child = spawn(binaries.postgres, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // its own process group: a terminal's Ctrl-C reaches bootsmith, which stops it in order
@@ -212,7 +252,11 @@ async function spawnServer(binaries: PostgresBinaries, args: string[], owner: Ow
   return new Promise<ChildProcess>((resolve, reject) => {
     const timeout = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new EmbeddedPostgresError(`embedded PostgreSQL did not become ready within ${START_TIMEOUT_MS} ms: ${tail.join(' | ')}`));
+      reject(
+        new EmbeddedPostgresError(
+          `embedded PostgreSQL did not become ready within ${START_TIMEOUT_MS} ms: ${tail.join(' | ')}`,
+        ),
+      );
     }, START_TIMEOUT_MS);
     const onLine = (line: string) => {
       if (!line) return;
@@ -242,7 +286,12 @@ async function spawnServer(binaries: PostgresBinaries, args: string[], owner: Ow
     child.once('exit', (code, signal) => {
       if (ready) return;
       clearTimeout(timeout);
-      reject(new EmbeddedPostgresError(`embedded PostgreSQL exited during start (code ${code}, signal ${signal}): ${explainServerLog(tail)}`, { code, signal }));
+      reject(
+        new EmbeddedPostgresError(
+          `embedded PostgreSQL exited during start (code ${code}, signal ${signal}): ${explainServerLog(tail)}`,
+          { code, signal },
+        ),
+      );
     });
   });
 }

@@ -11,7 +11,9 @@ import type { CoreOptions } from '../../index.js';
 import { type Backend, type Harness, PULL_SECRET, http, startHarness } from '../../test-support/harness.js';
 
 // Without ../shared the conforms() checks cannot run: skipped with a warning here, a failure under CI.
-const contract = unavailable({ '../shared/contracts (the upstream swagger)': HAVE_SWAGGER }) ? undefined : loadContract();
+const contract = unavailable({ '../shared/contracts (the upstream swagger)': HAVE_SWAGGER })
+  ? undefined
+  : loadContract();
 
 /** Checks `body` against a swagger definition (outside CI, no check when the contracts are absent). */
 export function conforms(definition: string, body: unknown): void {
