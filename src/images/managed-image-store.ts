@@ -24,7 +24,7 @@ import { StoreCatalog } from './catalog/store-catalog.js';
 import { registerImageMetrics } from './image-metrics.js';
 import { newSlot } from './loader/image-slot.js';
 import { ImageLoader } from './loader/image-loader.js';
-import { type RebuildMinimalIso, rebuildMinimalIsoFromMinisoDat } from './loader/minimal-iso.js';
+import { type RebuildMinimalIso, rebuildMinimalIsoFromMinisoDat } from './loader/rebuild-minimal-iso.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './loader/retry-policy.js';
 import type { OsImageEntry } from './os-images-config.js';
 import { type ImageStoreSettings, defaultImageStoreSettings } from './store-settings.js';

@@ -21,7 +21,7 @@ import type { ImageMetrics } from '../image-metrics.js';
 import type { ImageStoreSettings } from '../store-settings.js';
 import { type ImageSlot, setRecord } from './image-slot.js';
 import { ImageLoadError } from './load-error.js';
-import type { RebuildMinimalIso } from './minimal-iso.js';
+import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
 import { loadContextFor, sourceOf } from './load-context.js';
 import { obtainIso } from './obtain-iso.js';
 import { prepareMinimal } from './prepare-minimal.js';

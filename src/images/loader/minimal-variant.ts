@@ -1,5 +1,5 @@
 // Making the minimal variant of a ready full image: rebuild it from coreos/miniso.dat once
-// (src/images/loader/minimal-iso.ts, which checks the sha256 recorded in miniso.dat) into
+// (src/images/loader/rebuild-minimal-iso.ts, which checks the sha256 recorded in miniso.dat) into
 // `<name>.minimal.iso.part`, verify it as a CoreOS live ISO, then fsync and rename it to
 // `<name>.minimal.iso`.
 //
@@ -11,7 +11,7 @@ import { fsyncPath, removeFiles, renameDurably } from '../cache/atomic-file.js';
 import type { CacheFiles } from '../cache/cache-layout.js';
 import type { VerifiedFile } from '../cache/cache-record.js';
 import { ImageLoadError } from './load-error.js';
-import type { RebuildMinimalIso } from './minimal-iso.js';
+import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
 import { verifyIso } from '../fetch/verify-iso.js';
 
 export async function buildMinimalVariant(

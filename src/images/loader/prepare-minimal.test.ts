@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { unavailable } from '../../test-support/requirements.js';
 import { HAVE_XORRISO, HAVE_XZ, MINISO_FIXTURE, entry, isoWithMinisoDat, sha256 } from '../test-support/images.js';
 import { storeHarness } from '../test-support/store-harness.js';
-import { type RebuildMinimalIso, rebuildMinimalIsoFromMinisoDat } from './minimal-iso.js';
+import { type RebuildMinimalIso, rebuildMinimalIsoFromMinisoDat } from './rebuild-minimal-iso.js';
 
 describe('ManagedImageStore', () => {
   const { root, newDataDir, imageStore, cacheFiles } = storeHarness();

@@ -17,7 +17,7 @@ import type { StoreCatalog } from '../catalog/store-catalog.js';
 import { parseAsLiveIso } from '../fetch/verify-iso.js';
 import type { ImageSlot } from './image-slot.js';
 import { ImageLoadError } from './load-error.js';
-import type { RebuildMinimalIso } from './minimal-iso.js';
+import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
 import { buildMinimalVariant } from './minimal-variant.js';
 
 export interface MinimalDeps {
