@@ -46,6 +46,56 @@ describe('parseOsImages', () => {
     expect(problems[4]).toMatch(/duplicate/);
   });
 
+  it('takes rootfs_url verbatim when it is an absolute http(s) URL boot loaders read literally', () => {
+    const urls = [
+      'https://mirror.example.com/rhcos/4.16/rhcos-live-rootfs.x86_64.img',
+      'http://10.0.0.5:8080/rootfs.img?arch=x86_64&version=4.16',
+      'https://cdn.example.com/a;b/{c}/r.img?x=1|2',
+    ];
+    const { entries, problems } = parseOsImages(
+      JSON.stringify(urls.map((rootfs_url, i) => ({ ...good, openshift_version: `4.1${i}`, rootfs_url }))),
+      'OS_IMAGES',
+    );
+    expect(problems).toEqual([]);
+    expect(entries.map((e) => e.rootfsUrl)).toEqual(urls);
+  });
+
+  it('leaves rootfsUrl unset when rootfs_url is missing', () => {
+    const { entries } = parseOsImages(JSON.stringify([good]), 'OS_IMAGES');
+    expect(entries).toHaveLength(1);
+    expect(entries[0]!.rootfsUrl).toBeUndefined();
+    expect('rootfsUrl' in entries[0]!).toBe(false);
+  });
+
+  it.each([
+    ['', /non-empty string/],
+    [42, /non-empty string/],
+    ['/rootfs.img', /not an absolute URL/],
+    ['ftp://mirror.example.com/rootfs.img', /must be http/],
+    ['file:///srv/rootfs.img', /must be http/],
+    ['https://user:hunter2@mirror.example.com/rootfs.img', /credentials/],
+    ['https://mirror.example.com/root fs.img', /whitespace, control or non-ASCII/],
+    ['https://mirror.example.com/rootfs.img\n', /whitespace, control or non-ASCII/],
+    ['https://mirror.example.com/rootfs.img\u0000', /whitespace, control or non-ASCII/],
+    ['https://mirror.example.com/rootfs-é.img', /whitespace, control or non-ASCII/],
+    ['https://mirror.example.com/${arch}/rootfs.img', /"`, `\\` or `\$`/],
+    ['https://mirror.example.com/a\\b/rootfs.img', /"`, `\\` or `\$`/],
+    ['https://mirror.example.com/"x"/rootfs.img', /"`, `\\` or `\$`/],
+    ["https://mirror.example.com/it's/rootfs.img", /must not contain "'"/],
+    ['https://mirror.example.com/rootfs.img#frag', /must not contain "#"/],
+    [`https://mirror.example.com/${'a'.repeat(1024)}`, /longer than 1024/],
+  ])('refuses rootfs_url %j by entry name, keeping the other entries', (rootfs_url, why) => {
+    const { entries, problems } = parseOsImages(
+      JSON.stringify([good, { ...good, openshift_version: '4.15', rootfs_url }]),
+      'OS_IMAGES',
+    );
+    expect(entries.map((e) => e.openshiftVersion)).toEqual(['4.16']);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^OS_IMAGES: image #1 \(4\.15 x86_64\): "rootfs_url"/);
+    expect(problems[0]).toMatch(why);
+    expect(problems[0]).not.toContain('hunter2');
+  });
+
   it('reports malformed JSON and non-lists without throwing', () => {
     expect(parseOsImages('{', 'OS_IMAGES').problems[0]).toMatch(/not valid JSON/);
     expect(parseOsImages('{}', 'OS_IMAGES').problems[0]).toMatch(/list/);
