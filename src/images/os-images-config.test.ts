@@ -1,7 +1,10 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { validateKernelArgument } from '../core/infraenv/kernel-arguments.js';
+import { rootfsUrlKarg } from '../iso/minimal-kargs.js';
 import { osImagesFromEnvironment, parseOsImages, redactUrl } from './os-images-config.js';
 
 const good = {
@@ -94,6 +97,37 @@ describe('parseOsImages', () => {
     expect(problems[0]).toMatch(/^OS_IMAGES: image #1 \(4\.15 x86_64\): "rootfs_url"/);
     expect(problems[0]).toMatch(why);
     expect(problems[0]).not.toContain('hunter2');
+  });
+
+  it('accepts only rootfs_urls whose karg both the ISO and the kernel-argument rules take (seeded property)', () => {
+    const hostile = fc.constantFrom(...' \t\n\u0000\u007f$\\"\'#&;|<>{}*?[]()%=,+@!~`^é\u2028'.split(''));
+    const tail = fc.array(fc.oneof(hostile, fc.constantFrom(...'az09/.-_:?'.split(''))), { maxLength: 40 });
+    const candidate = fc.oneof(
+      fc.webUrl({ withQueryParameters: true, withFragments: true }),
+      fc
+        .tuple(fc.constantFrom('https://m.example/', 'http://10.0.0.1:8080/r?', 'ftp://m/', ''), tail)
+        .map(([head, chars]) => head + chars.join('')),
+    );
+    let accepted = 0;
+    fc.assert(
+      fc.property(candidate, (rootfs_url) => {
+        const { entries, problems } = parseOsImages(JSON.stringify([{ ...good, rootfs_url }]), 'OS_IMAGES');
+        if (entries.length === 0) {
+          expect(problems).toHaveLength(1);
+          expect(problems[0]).toMatch(/^OS_IMAGES: image #0 \(4\.16 x86_64\): "rootfs_url"/);
+          return;
+        }
+        accepted++;
+        expect(entries[0]!.rootfsUrl).toBe(rootfs_url);
+        expect(rootfs_url).toMatch(/^https?:\/\/[\x21-\x7e]+$/);
+        // the ISO's form passes the rules InfraEnv kernel arguments are held to (grub, iPXE, isolinux)
+        expect(validateKernelArgument(rootfsUrlKarg(rootfs_url), 0)).toBe(rootfsUrlKarg(rootfs_url));
+        // iPXE's form is one word with nothing iPXE expands
+        expect(rootfs_url).not.toMatch(/[\s$#'"\\]/);
+      }),
+      { numRuns: 1000, seed: 0x0b007 },
+    );
+    expect(accepted).toBeGreaterThan(100);
   });
 
   it('reports malformed JSON and non-lists without throwing', () => {
