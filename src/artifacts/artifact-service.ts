@@ -102,8 +102,12 @@ export class ArtifactService {
     return { file, lastModified: image.base.mtime };
   }
 
-  /** Where a minimal ISO of `image` boots its rootfs from (this service's boot-artifacts route). */
+  /**
+   * Where a minimal ISO of `image` boots its rootfs from: the entry's OS_IMAGES `rootfs_url` when
+   * set (validated by os-images-config.ts), else this service's boot-artifacts route.
+   */
   rootfsUrl(image: LiveImage): string {
+    if (image.entry.rootfsUrl !== undefined) return image.entry.rootfsUrl;
     const query = new URLSearchParams({ arch: image.entry.cpuArchitecture, version: image.entry.openshiftVersion });
     return `${this.imageServiceBaseUrl}/boot-artifacts/rootfs?${query.toString()}`;
   }

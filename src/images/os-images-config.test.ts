@@ -1,7 +1,10 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { validateKernelArgument } from '../core/infraenv/kernel-arguments.js';
+import { rootfsUrlKarg } from '../iso/minimal-kargs.js';
 import { osImagesFromEnvironment, parseOsImages, redactUrl } from './os-images-config.js';
 
 const good = {
@@ -44,6 +47,87 @@ describe('parseOsImages', () => {
     expect(problems[2]).toMatch(/sha256/);
     expect(problems[3]).not.toContain('pw');
     expect(problems[4]).toMatch(/duplicate/);
+  });
+
+  it('takes rootfs_url verbatim when it is an absolute http(s) URL boot loaders read literally', () => {
+    const urls = [
+      'https://mirror.example.com/rhcos/4.16/rhcos-live-rootfs.x86_64.img',
+      'http://10.0.0.5:8080/rootfs.img?arch=x86_64&version=4.16',
+      'https://cdn.example.com/a;b/{c}/r.img?x=1|2',
+    ];
+    const { entries, problems } = parseOsImages(
+      JSON.stringify(urls.map((rootfs_url, i) => ({ ...good, openshift_version: `4.1${i}`, rootfs_url }))),
+      'OS_IMAGES',
+    );
+    expect(problems).toEqual([]);
+    expect(entries.map((e) => e.rootfsUrl)).toEqual(urls);
+  });
+
+  it('leaves rootfsUrl unset when rootfs_url is missing', () => {
+    const { entries } = parseOsImages(JSON.stringify([good]), 'OS_IMAGES');
+    expect(entries).toHaveLength(1);
+    expect(entries[0]!.rootfsUrl).toBeUndefined();
+    expect('rootfsUrl' in entries[0]!).toBe(false);
+  });
+
+  it.each([
+    ['', /non-empty string/],
+    [42, /non-empty string/],
+    ['/rootfs.img', /not an absolute URL/],
+    ['ftp://mirror.example.com/rootfs.img', /must be http/],
+    ['file:///srv/rootfs.img', /must be http/],
+    ['https://user:hunter2@mirror.example.com/rootfs.img', /credentials/],
+    ['https://mirror.example.com/root fs.img', /whitespace, control or non-ASCII/],
+    ['https://mirror.example.com/rootfs.img\n', /whitespace, control or non-ASCII/],
+    ['https://mirror.example.com/rootfs.img\u0000', /whitespace, control or non-ASCII/],
+    ['https://mirror.example.com/rootfs-é.img', /whitespace, control or non-ASCII/],
+    ['https://mirror.example.com/${arch}/rootfs.img', /"`, `\\` or `\$`/],
+    ['https://mirror.example.com/a\\b/rootfs.img', /"`, `\\` or `\$`/],
+    ['https://mirror.example.com/"x"/rootfs.img', /"`, `\\` or `\$`/],
+    ["https://mirror.example.com/it's/rootfs.img", /must not contain "'"/],
+    ['https://mirror.example.com/rootfs.img#frag', /must not contain "#"/],
+    [`https://mirror.example.com/${'a'.repeat(1024)}`, /longer than 1024/],
+  ])('refuses rootfs_url %j by entry name, keeping the other entries', (rootfs_url, why) => {
+    const { entries, problems } = parseOsImages(
+      JSON.stringify([good, { ...good, openshift_version: '4.15', rootfs_url }]),
+      'OS_IMAGES',
+    );
+    expect(entries.map((e) => e.openshiftVersion)).toEqual(['4.16']);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^OS_IMAGES: image #1 \(4\.15 x86_64\): "rootfs_url"/);
+    expect(problems[0]).toMatch(why);
+    expect(problems[0]).not.toContain('hunter2');
+  });
+
+  it('accepts only rootfs_urls whose karg both the ISO and the kernel-argument rules take (seeded property)', () => {
+    const hostile = fc.constantFrom(...' \t\n\u0000\u007f$\\"\'#&;|<>{}*?[]()%=,+@!~`^é\u2028'.split(''));
+    const tail = fc.array(fc.oneof(hostile, fc.constantFrom(...'az09/.-_:?'.split(''))), { maxLength: 40 });
+    const candidate = fc.oneof(
+      fc.webUrl({ withQueryParameters: true, withFragments: true }),
+      fc
+        .tuple(fc.constantFrom('https://m.example/', 'http://10.0.0.1:8080/r?', 'ftp://m/', ''), tail)
+        .map(([head, chars]) => head + chars.join('')),
+    );
+    let accepted = 0;
+    fc.assert(
+      fc.property(candidate, (rootfs_url) => {
+        const { entries, problems } = parseOsImages(JSON.stringify([{ ...good, rootfs_url }]), 'OS_IMAGES');
+        if (entries.length === 0) {
+          expect(problems).toHaveLength(1);
+          expect(problems[0]).toMatch(/^OS_IMAGES: image #0 \(4\.16 x86_64\): "rootfs_url"/);
+          return;
+        }
+        accepted++;
+        expect(entries[0]!.rootfsUrl).toBe(rootfs_url);
+        expect(rootfs_url).toMatch(/^https?:\/\/[\x21-\x7e]+$/);
+        // the ISO's form passes the rules InfraEnv kernel arguments are held to (grub, iPXE, isolinux)
+        expect(validateKernelArgument(rootfsUrlKarg(rootfs_url), 0)).toBe(rootfsUrlKarg(rootfs_url));
+        // iPXE's form is one word with nothing iPXE expands
+        expect(rootfs_url).not.toMatch(/[\s$#'"\\]/);
+      }),
+      { numRuns: 1000, seed: 0x0b007 },
+    );
+    expect(accepted).toBeGreaterThan(100);
   });
 
   it('reports malformed JSON and non-lists without throwing', () => {

@@ -1,6 +1,8 @@
 // Parses the OS image configuration (`OS_IMAGES` JSON or `OS_IMAGES_FILE` JSON/YAML),
 // compatible with assisted-image-service: openshift_version, cpu_architecture, url, version,
-// plus optional sha256 (of the ISO, also when `url` names a .zip holding it) and type.
+// plus optional sha256 (of the ISO, also when `url` names a .zip holding it), type, and
+// rootfs_url (assisted-service's OS image field: where minimal ISOs and iPXE scripts make hosts
+// fetch the rootfs instead of this service's /boot-artifacts/rootfs).
 // URLs: http(s)://, s3://bucket/key, file:// or an absolute path; a path ending in .zip is a
 // zip archive holding exactly one .iso.
 //
@@ -8,7 +10,14 @@
 // stop the others from being served. It does not download or open anything.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { rootfsUrlKarg } from '../iso/minimal-kargs.js';
 import { type CpuArchitecture, normalizeArchitecture } from './catalog/catalog-image.js';
+
+/**
+ * A rootfs_url lands in an ISO's kargs areas (~1 KiB, shared with the default kargs) and on the
+ * kernel command line (2048 bytes on x86): a longer one could never boot.
+ */
+export const MAX_ROOTFS_URL_LENGTH = 1024;
 
 export interface OsImageEntry {
   openshiftVersion: string;
@@ -17,6 +26,8 @@ export interface OsImageEntry {
   url: string;
   sha256?: string;
   type: 'full-iso';
+  /** External rootfs for minimal ISOs and iPXE scripts; absent: this service's /boot-artifacts/rootfs. */
+  rootfsUrl?: string;
 }
 
 export interface OsImagesConfig {
@@ -98,6 +109,8 @@ function parseEntry(item: unknown): OsImageEntry | string {
     return `unsupported url ${JSON.stringify(redactUrl(url))}`;
   if (url.startsWith('s3://') && !/^s3:\/\/[^/?#]+\/[^?#]+$/.test(url))
     return `url ${JSON.stringify(redactUrl(url))} must be s3://bucket/key`;
+  const rootfsProblem = o.rootfs_url === undefined ? undefined : checkRootfsUrl(o.rootfs_url);
+  if (rootfsProblem) return rootfsProblem;
   return {
     openshiftVersion: o.openshift_version as string,
     version: o.version as string,
@@ -105,7 +118,42 @@ function parseEntry(item: unknown): OsImageEntry | string {
     url,
     ...(typeof o.sha256 === 'string' ? { sha256: o.sha256.toLowerCase() } : {}),
     type: 'full-iso',
+    ...(typeof o.rootfs_url === 'string' ? { rootfsUrl: o.rootfs_url } : {}),
   };
+}
+
+/**
+ * Why `value` cannot be a rootfs_url, or undefined when it can. The URL is pasted verbatim into
+ * iPXE's `kernel` line and (double-quoted when GRUB needs it, see src/iso/minimal-kargs.ts) into
+ * every kargs area of minimal ISOs, so besides being an absolute http(s) URL it must hold nothing
+ * those read specially (the rules of src/core/infraenv/kernel-arguments.ts): no whitespace,
+ * control or non-ASCII characters, no `$` (iPXE and GRUB expand it), `\`, `"` or `'` (quoting),
+ * no `#` (a fragment is never sent, and a comment to GRUB). `&`, `;`, `|`, `<`, `>`, `{`, `}`
+ * pass: GRUB gets them inside double quotes, iPXE and the kernel take them literally inside a
+ * word. Credentials are refused: they would be on every host's /proc/cmdline and in the scripts.
+ */
+function checkRootfsUrl(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return '"rootfs_url" must be a non-empty string';
+  if (value.length > MAX_ROOTFS_URL_LENGTH)
+    return `"rootfs_url" is longer than ${MAX_ROOTFS_URL_LENGTH} characters (it must fit the ISO's kargs area)`;
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    return `"rootfs_url" ${JSON.stringify(redactUrl(value))} is not an absolute URL`;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    return `"rootfs_url" ${JSON.stringify(redactUrl(value))} must be http:// or https://`;
+  if (parsed.username || parsed.password)
+    return '"rootfs_url" must not carry credentials (they would be on every host\'s kernel command line)';
+  const refused = [...value].find((ch) => ch === "'" || ch === '#');
+  if (refused) return `"rootfs_url" must not contain ${JSON.stringify(refused)} (read specially by GRUB or iPXE)`;
+  try {
+    rootfsUrlKarg(value);
+  } catch (err) {
+    return `"rootfs_url": ${(err as Error).message.replace(/^the rootfs URL for the minimal ISO /, '')}`;
+  }
+  return undefined;
 }
 
 /** Drops credentials and query strings (presigned URLs carry secrets) from a URL for messages. */

@@ -87,8 +87,10 @@ async function ipxeScript(ctx: CoreContext, infraEnv: InfraEnvRecord, req: Reque
     infraEnv.cpuArchitecture,
     urlAuth(ctx, infraEnv),
   );
+  // OS_IMAGES rootfs_url (validated for iPXE and kernel command lines when the config is parsed)
+  const externalRootfs = ctx.catalog.find(infraEnv.openshiftVersion, infraEnv.cpuArchitecture)?.rootfsUrl;
   return bootScript(
-    urls,
+    externalRootfs === undefined ? urls : { ...urls, rootfs: externalRootfs },
     (infraEnv.kernelArguments ?? []).map((k) => k.value),
   );
 }

@@ -1,7 +1,8 @@
 // iPXE scripts in upstream's shape, with retries (iPXE itself retries nothing).
 //
 // boot script: `initrd --name initrd <pxe-initrd>`, `kernel <kernel> initrd=initrd
-// coreos.live.rootfs_url=<rootfs> ... ignition.firstboot ignition.platform.id=metal ...`,
+// coreos.live.rootfs_url=<rootfs> ... ignition.firstboot ignition.platform.id=metal ...`
+// (<rootfs>: /boot-artifacts/rootfs, or the image's OS_IMAGES rootfs_url, pasted unquoted),
 // `boot`, each `|| goto retry` into a sleep-and-retry loop with an attempt limit.
 // redirect script (boot-order-control): `chain <files URL>&mac=${net0/mac}`; after a
 // few failures (e.g. the 404 an installed host gets) it exits so firmware boots the disk.

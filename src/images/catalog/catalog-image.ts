@@ -21,6 +21,8 @@ export interface CatalogImage {
   /** Whether a minimal ISO can be served from this image. */
   minimalIsoSupported: boolean;
   state: 'pending' | 'ready' | 'failed';
+  /** OS_IMAGES `rootfs_url`: iPXE scripts boot the rootfs from there; undefined: /boot-artifacts/rootfs. */
+  rootfsUrl?: string;
 }
 
 export interface ImageCatalog {

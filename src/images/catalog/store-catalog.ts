@@ -160,6 +160,7 @@ function toCatalogImage({ entry, status }: CatalogSlot): CatalogImage {
     kernelArgumentsBytes: status.state === 'ready' ? kernelArgumentsRoom(status.image.manifest) : undefined,
     minimalIsoSupported: status.state === 'ready' && status.image.minimal !== undefined,
     state: catalogState(status.state),
+    ...(entry.rootfsUrl !== undefined ? { rootfsUrl: entry.rootfsUrl } : {}),
   };
 }
 
