@@ -45,6 +45,8 @@ describe('loadConfig', () => {
     ['HTTP_SEND_TIMEOUT', '0s'],
     ['HTTP_MAX_IDLE_PER_ADDRESS', '0'],
     ['HTTP_MAX_CONNECTIONS', 'many'],
+    ['MAX_CONCURRENT_REQUESTS', '0'],
+    ['MAX_CONCURRENT_REQUESTS', '2.5'],
   ])('rejects an invalid %s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
   });
@@ -72,6 +74,13 @@ describe('listener limits', () => {
       maxIdlePerAddress: 8,
       maxConnections: 500,
     });
+  });
+});
+
+describe('MAX_CONCURRENT_REQUESTS', () => {
+  it('defaults to 400, as assisted-image-service, and reads a whole number', () => {
+    expect(loadConfig({}).maxConcurrentRequests).toBe(400);
+    expect(loadConfig({ MAX_CONCURRENT_REQUESTS: '2' }).maxConcurrentRequests).toBe(2);
   });
 });
 

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEFAULT_LISTENER_LIMITS, type ListenerLimits } from './http/listener-limits.js';
+import { DEFAULT_MAX_CONCURRENT_REQUESTS } from './http/request-cap.js';
 import type { EmbedCompression } from './initrd/embed-archive.js';
 import { type OsImagesConfig, osImagesFromEnvironment } from './images/os-images-config.js';
 import {
@@ -48,6 +49,8 @@ export interface Config {
   agentImage: string | undefined;
   /** EMBEDDED_POSTGRES_USER: who runs the embedded PostgreSQL when bootsmith is root; undefined = automatic. */
   embeddedPostgresUser: string | undefined;
+  /** MAX_CONCURRENT_REQUESTS: artifact requests in flight before 503 (src/http/request-cap.ts). */
+  maxConcurrentRequests: number;
 }
 
 export class ConfigError extends Error {}
@@ -87,6 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     listener: listenerLimits(env),
     agentImage: env.AGENT_DOCKER_IMAGE || undefined,
     embeddedPostgresUser: env.EMBEDDED_POSTGRES_USER || undefined,
+    maxConcurrentRequests: integer(env, 'MAX_CONCURRENT_REQUESTS', DEFAULT_MAX_CONCURRENT_REQUESTS, 1, 1_000_000),
   };
 }
 

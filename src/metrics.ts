@@ -43,6 +43,24 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly artifactRequestsInFlight = new Gauge({
+    name: 'bootsmith_artifact_requests_in_flight',
+    help: 'Artifact requests admitted by MAX_CONCURRENT_REQUESTS and not yet finished',
+    registers: [this.registry],
+  });
+
+  readonly artifactRequestsLimit = new Gauge({
+    name: 'bootsmith_artifact_requests_limit',
+    help: 'MAX_CONCURRENT_REQUESTS: artifact requests allowed in flight',
+    registers: [this.registry],
+  });
+
+  readonly artifactRequestsRefused = new Counter({
+    name: 'bootsmith_artifact_requests_refused_total',
+    help: 'Artifact requests refused with 503 because MAX_CONCURRENT_REQUESTS were in flight',
+    registers: [this.registry],
+  });
+
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'bootsmith_' });
   }

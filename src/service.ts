@@ -13,6 +13,8 @@ import type { Config } from './config.js';
 import { type Core, createCore } from './core/index.js';
 import { createApp } from './http/app.js';
 import { createLimitedServer } from './http/listener-limits.js';
+import { readOpenFileLimit } from './http/open-file-limit.js';
+import { fdBudgetProblem } from './http/request-cap-budget.js';
 import { CachedIgnitionSource } from './ignition-supply/cached-source.js';
 import { RemoteIgnitionSource } from './ignition-supply/remote-source.js';
 import type { IgnitionSource } from './ignition-supply/source.js';
@@ -41,8 +43,10 @@ export async function startService(
       .end('{"code":503,"message":"starting"}');
   };
   const metrics = new Metrics({ defaultMetrics: options.defaultMetrics ?? true });
-  const { server } = await createLimitedServer(config.listener, { logger, registry: metrics.registry }, (req, res) =>
-    handler(req, res),
+  const { server, connectionCap } = await createLimitedServer(
+    config.listener,
+    { logger, registry: metrics.registry },
+    (req, res) => handler(req, res),
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -86,6 +90,8 @@ export async function startService(
 
     let artifacts: ArtifactService | undefined;
     if (config.role !== 'core') {
+      const fdProblem = fdBudgetProblem((await readOpenFileLimit())?.soft, connectionCap, config.maxConcurrentRequests);
+      if (fdProblem) logger.warn({ problem: fdProblem }, 'file-descriptor budget too small for the request cap');
       const source: IgnitionSource | undefined = config.assistedServiceUrl
         ? new RemoteIgnitionSource({ baseUrl: config.assistedServiceUrl, metrics })
         : core?.ignitionSource;
@@ -98,6 +104,7 @@ export async function startService(
       metrics,
       imageStore: imageStore.catalog,
       ...(artifacts ? { artifacts } : {}),
+      maxConcurrentRequests: config.maxConcurrentRequests,
       ...(core ? { coreRouter: core.router, databaseHealth: core.databaseHealth } : {}),
     });
   } catch (err) {

@@ -15,6 +15,10 @@ import { discoveryImageRoutes } from './routes/discovery-image.js';
 import { type DatabaseHealth, healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { pxeInitrdRoutes } from './routes/pxe-initrd.js';
+import { DEFAULT_MAX_CONCURRENT_REQUESTS, RequestCap } from './request-cap.js';
+
+/** Where the artifact routes live: the request cap applies here and nowhere else. */
+const ARTIFACT_PATH_PREFIXES = ['/images', '/byid', '/bytoken', '/byapikey', '/boot-artifacts'];
 
 export interface AppParts {
   logger: Logger;
@@ -26,6 +30,8 @@ export interface AppParts {
   coreRouter?: Router;
   /** The core's storage, for /health (present with the assisted API). */
   databaseHealth?: DatabaseHealth;
+  /** MAX_CONCURRENT_REQUESTS for the artifact routes; DEFAULT_MAX_CONCURRENT_REQUESTS when absent. */
+  maxConcurrentRequests?: number;
 }
 
 export function createApp(parts: AppParts): Express {
@@ -57,6 +63,8 @@ export function createApp(parts: AppParts): Express {
   if (parts.coreRouter) app.use('/api/assisted-install', parts.coreRouter);
   if (parts.artifacts) {
     const context = { artifacts: parts.artifacts, metrics: parts.metrics, logger: parts.logger };
+    const cap = new RequestCap(parts.maxConcurrentRequests ?? DEFAULT_MAX_CONCURRENT_REQUESTS, parts.metrics);
+    app.use(ARTIFACT_PATH_PREFIXES, cap.middleware);
     app.use(discoveryImageRoutes(context), pxeInitrdRoutes(context), bootArtifactRoutes(context));
   }
   app.use((req, res) => {

@@ -67,10 +67,10 @@ export interface ImageService {
 
 /**
  * The default image list: 4.17 x86_64 and s390x ready, 4.18 x86_64 failing (missing file),
- * 4.16 x86_64 with miniso.dat (minimal ISO). `osImages` replaces it.
+ * 4.16 x86_64 with miniso.dat (minimal ISO). `osImages` replaces it; `env` adds configuration.
  */
 export async function startImageService(
-  options: { osImages?: unknown[]; upstream?: FakeAssistedService } = {},
+  options: { osImages?: unknown[]; upstream?: FakeAssistedService; env?: Record<string, string> } = {},
 ): Promise<ImageService> {
   const dir = await mkdtemp(path.join(tmpdir(), 'image-routes-'));
   const upstream = options.upstream ?? new FakeAssistedService(ID, IGNITION);
@@ -88,6 +88,7 @@ export async function startImageService(
       DATA_DIR: dir,
       ASSISTED_SERVICE_URL: upstream.url,
       OS_IMAGES: JSON.stringify(osImages),
+      ...options.env,
     },
     ['--role', 'image'],
   );
