@@ -146,6 +146,11 @@ async function forgeries(f: Fixture): Promise<Array<{ name: string; token: strin
   ];
 }
 
+/** Channels whose URL carries the credential instead of an InfraEnv id. */
+const PATH_STYLE = new Set<Credential['via']>(['byapikey', 'bytoken']);
+/** Forgeries that are in fact A's valid credentials, aimed at B through channels that name B. */
+const GENUINE_FOR_A = new Set(['real-key-a-used-on-b', 'image-token-a-used-on-b']);
+
 const VIAS: Credential['via'][] = [
   'x-secret-key',
   'bearer',
@@ -230,6 +235,10 @@ describe('auth-attacks', () => {
       fc.constantFrom(...TARGETS),
       fc.option(fc.string({ minLength: 1, maxLength: 8 }), { nil: undefined }),
       async (forgery, via, target, suffix) => {
+        // A path-style URL names no InfraEnv: /byapikey/<A's key>/… is A's own ISO, rightly served.
+        // A's genuine credentials are attacks there only once altered (the suffix).
+        if (PATH_STYLE.has(via) && target === 'iso-b' && GENUINE_FOR_A.has(forgery.name) && suffix === undefined)
+          return true;
         const token = suffix === undefined ? forgery.token : `${forgery.token}${suffix}`;
         const status = await request(f, target, { via, token });
         cases++;
