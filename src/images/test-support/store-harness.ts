@@ -25,7 +25,7 @@ export function storeHarness() {
   afterAll(async () => {
     await Promise.all(open.map((r) => r.close()));
     await server.stop();
-    await rm(root, { recursive: true, force: true });
+    await rm(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   });
 
   return {

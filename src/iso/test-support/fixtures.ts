@@ -20,7 +20,8 @@ export function makeTempDir(prefix: string): string {
 }
 
 export function removeDir(dir: string | undefined): void {
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  // Retries ENOTEMPTY/EBUSY: a store closing in the background may still be writing a record.
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 }
 
 /** Names (`embed-areas-2021-09.iso`, ...) of every `*.iso.xz` fixture. */
