@@ -22,6 +22,7 @@
 import { readFileSync } from 'node:fs';
 import type { SourceSettings } from './fetch/origin.js';
 import { ProxySettings } from './fetch/proxy-env.js';
+import { ImageSettingsError } from './settings-error.js';
 
 export interface ImageStoreSettings {
   concurrency: number;
@@ -30,14 +31,7 @@ export interface ImageStoreSettings {
   sources: SourceSettings;
 }
 
-export class ImageSettingsError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`${variable} ${message}`);
-  }
-}
+export { ImageSettingsError };
 
 /** How long a download connection may stay silent before it is dropped and resumed. */
 export const DOWNLOAD_IDLE_TIMEOUT_MS = 60_000;

@@ -1,7 +1,7 @@
 // The proxy choice for image-source URLs from HTTP_PROXY/HTTPS_PROXY/NO_PROXY, rule by rule
 // (Go's httpproxy rules; lower-case spelling wins), and the refusal of proxy URLs it cannot use.
 import { describe, expect, it } from 'vitest';
-import { ImageSettingsError } from '../store-settings.js';
+import { ImageSettingsError } from '../settings-error.js';
 import { ProxySettings } from './proxy-env.js';
 
 const settings = (env: NodeJS.ProcessEnv) => {

@@ -16,7 +16,7 @@
 // It decides only; it opens no connection (src/images/fetch/proxy-connect.ts tunnels). Proxy URLs
 // carry credentials: `describe()` gives `http://host:port` only, and the URL is never serialised.
 import net from 'node:net';
-import { ImageSettingsError } from '../store-settings.js';
+import { ImageSettingsError } from '../settings-error.js';
 
 export interface ProxyEndpoint {
   /** Host name or IP literal of the proxy (IPv6 without brackets). */
