@@ -169,7 +169,13 @@ export class HttpSource implements RemoteSource {
         );
       });
       req.on('error', (err) =>
-        reject(signal.aborted ? signal.reason : err instanceof ImageLoadError ? err : this.networkError(err, target)),
+        reject(
+          signal.aborted
+            ? signal.reason
+            : err instanceof ImageLoadError
+              ? err
+              : this.networkError(err, proxy ? `${target} (via the proxy ${proxy.display})` : target),
+        ),
       );
       req.end();
     });

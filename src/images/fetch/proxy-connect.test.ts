@@ -75,6 +75,32 @@ describe('downloads through an egress proxy', () => {
     expect(origin.hitsFor('/a.iso')).toHaveLength(1);
   });
 
+  it('turns userinfo of the source URL into the origin Authorization, never into the proxied request line', async () => {
+    origin.serve('/userinfo.iso', body);
+    const url = named('mirror.test', '/userinfo.iso').replace('http://', 'http://mirror-user:m1rror-pass@');
+    const result = await download(url, settings({ HTTP_PROXY: proxy.url() }));
+    expect(result.sha256).toBe(sha256(body));
+    expect(proxy.requests.map((r) => r.target)).toEqual([named('mirror.test', '/userinfo.iso')]);
+    expect(origin.hitsFor('/userinfo.iso')[0]!.headers.authorization).toBe(
+      `Basic ${Buffer.from('mirror-user:m1rror-pass').toString('base64')}`,
+    );
+  });
+
+  it('names the proxy (without credentials) when it cannot be reached', async () => {
+    const err = await downloadToFile(
+      new HttpSource(
+        named('mirror.test', '/a.iso'),
+        settings({ HTTP_PROXY: `http://u:${PROXY_PASSWORD}@127.0.0.1:1` }),
+      ),
+      part,
+      hooks(),
+      { ...policy, attempts: 1 },
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ImageLoadError);
+    expect((err as Error).message).toMatch(/via the proxy http:\/\/127\.0\.0\.1:1\).*ECONNREFUSED/);
+    expect((err as Error).message).not.toContain(PROXY_PASSWORD);
+  });
+
   it('goes direct for NO_PROXY hosts (the proxy sees nothing; the name does not resolve without it)', async () => {
     origin.serve('/np.iso', body);
     const url = named('mirror.test', '/np.iso');

@@ -19,11 +19,19 @@ import type { ProxyEndpoint } from './proxy-env.js';
 
 /** Options for http.request sending a plain-HTTP GET for `url` through `proxy`. */
 export function viaHttpProxy(url: URL, proxy: ProxyEndpoint, headers: Record<string, string>): RequestOptions {
+  // Userinfo in the source URL becomes the origin's Authorization (as node does on a direct
+  // request); it never goes into the request line the proxy sees.
+  const target = new URL(url.href);
+  target.username = '';
+  target.password = '';
+  target.hash = '';
+  const userinfo = url.username || url.password ? `${safeDecode(url.username)}:${safeDecode(url.password)}` : '';
   return {
     host: proxy.host,
     port: proxy.port,
-    path: url.href.replace(/#.*$/, ''),
+    path: target.href,
     headers: {
+      ...(userinfo ? { authorization: `Basic ${Buffer.from(userinfo).toString('base64')}` } : {}),
       ...headers,
       host: url.host,
       ...(proxy.authorization ? { 'proxy-authorization': proxy.authorization } : {}),
@@ -129,4 +137,12 @@ function proxyNetworkError(err: Error, proxy: ProxyEndpoint, target: string): Im
     { code, proxy: proxy.display },
     { cause: err },
   );
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
