@@ -15,6 +15,7 @@ describe('ProxySettings', () => {
   it('is absent without a proxy variable, whatever NO_PROXY says', () => {
     expect(ProxySettings.fromEnvironment({})).toBeUndefined();
     expect(ProxySettings.fromEnvironment({ NO_PROXY: '*' })).toBeUndefined();
+    expect(ProxySettings.fromEnvironment({ http_proxy: '  ', HTTPS_PROXY: '' })).toBeUndefined();
   });
 
   it('uses HTTP_PROXY for http:// and HTTPS_PROXY for https://, without falling back', () => {

@@ -99,9 +99,10 @@ export class ProxySettings {
 const MAX_NO_PROXY_ENTRIES = 1000;
 
 function pick(env: NodeJS.ProcessEnv, lower: string): { name: string; value: string } | undefined {
-  const upper = lower.toUpperCase();
-  if (env[lower]) return { name: lower, value: env[lower]!.trim() };
-  if (env[upper]) return { name: upper, value: env[upper]!.trim() };
+  for (const name of [lower, lower.toUpperCase()]) {
+    const value = env[name]?.trim();
+    if (value) return { name, value };
+  }
   return undefined;
 }
 
