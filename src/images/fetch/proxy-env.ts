@@ -1,7 +1,8 @@
 // Which egress proxy an http(s):// image source goes through, from HTTP_PROXY / HTTPS_PROXY /
-// NO_PROXY (either case; the lower-case spelling wins when both are set, as curl does).
+// NO_PROXY (either case; the lower-case spelling wins when both are set, as curl does; Go's
+// httpproxy reads the upper-case one first, the project chose curl's order).
 //
-// The rules follow Go's golang.org/x/net/http/httpproxy:
+// Otherwise the rules follow Go's golang.org/x/net/http/httpproxy:
 //   - http:// URLs use HTTP_PROXY, https:// URLs use HTTPS_PROXY (no fall-back from one to the other);
 //   - a proxy value without a scheme means http://; only http:// proxies are supported (https:// and
 //     socks5:// proxies are refused at start with a clear error);
