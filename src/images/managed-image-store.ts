@@ -63,6 +63,9 @@ export class ManagedImageStore implements ImageStore, ImageCatalog {
     options: ManagedImageStoreOptions = {},
   ) {
     const settings = options.settings ?? defaultImageStoreSettings();
+    const proxy = settings.sources.http.proxy;
+    if (proxy)
+      logger.info({ proxy: proxy.describe() }, 'http(s) image sources go through an egress proxy (NO_PROXY aside)');
     const dir = options.dataDir ? imagesDirOf(options.dataDir) : undefined;
     this.catalog = new StoreCatalog(entries, configProblems, {
       requested: (view) => this.loader.requested(view),

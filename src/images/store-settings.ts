@@ -9,6 +9,9 @@
 //   OS_IMAGE_DOWNLOAD_HEADERS          JSON object of extra request headers for http(s):// sources,
 //                                      e.g. {"Authorization": "Bearer ..."}; dropped on redirects
 //                                      to another origin; never logged
+//   HTTP_PROXY / HTTPS_PROXY / NO_PROXY  egress proxy for http(s):// sources (either case; lower
+//                                      case wins); rules in src/images/fetch/proxy-env.ts; s3://
+//                                      sources are not routed through it
 //   AWS_REGION / AWS_DEFAULT_REGION    region of s3:// sources (default us-east-1)
 //   AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL  endpoint of an S3-compatible store
 //   S3_FORCE_PATH_STYLE                true: path-style addressing (most S3-compatible stores)
@@ -18,6 +21,8 @@
 // Invalid values throw ImageSettingsError naming the variable (never echoing a header value).
 import { readFileSync } from 'node:fs';
 import type { SourceSettings } from './fetch/origin.js';
+import { ProxySettings } from './fetch/proxy-env.js';
+import { ImageSettingsError } from './settings-error.js';
 
 export interface ImageStoreSettings {
   concurrency: number;
@@ -26,14 +31,7 @@ export interface ImageStoreSettings {
   sources: SourceSettings;
 }
 
-export class ImageSettingsError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`${variable} ${message}`);
-  }
-}
+export { ImageSettingsError };
 
 /** How long a download connection may stay silent before it is dropped and resumed. */
 export const DOWNLOAD_IDLE_TIMEOUT_MS = 60_000;
@@ -49,6 +47,7 @@ export function imageStoreSettingsFromEnvironment(env: NodeJS.ProcessEnv): Image
         headers: headersFrom(env.OS_IMAGE_DOWNLOAD_HEADERS),
         ca: caFrom(env.OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE),
         idleTimeoutMs: DOWNLOAD_IDLE_TIMEOUT_MS,
+        proxy: ProxySettings.fromEnvironment(env),
       },
       s3: {
         region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',

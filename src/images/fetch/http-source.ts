@@ -9,6 +9,9 @@
 // starting at the requested offset and, when it names an ETag or Last-Modified, the same one as
 // the validator; a 200 means the server ignored the Range or the object changed (the caller
 // restarts from 0); a 416 whose size equals the offset means the file is complete.
+// With an egress proxy (HTTP_PROXY/HTTPS_PROXY/NO_PROXY, src/images/fetch/proxy-env.ts) each
+// request, redirects included, is routed afresh for its own URL: plain HTTP goes to the proxy
+// in absolute form, HTTPS through a CONNECT tunnel (src/images/fetch/proxy-connect.ts).
 // It does not retry, write files or hash: src/images/fetch/download.ts does.
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
@@ -17,6 +20,8 @@ import { describeError } from '../../errors.js';
 import { ImageLoadError } from '../loader/load-error.js';
 import { redactUrl } from '../os-images-config.js';
 import { retryClassOf, retryClassOfStatus } from '../loader/retry-policy.js';
+import { proxyRefused, tunnelConnection, viaHttpProxy } from './proxy-connect.js';
+import type { ProxySettings } from './proxy-env.js';
 import {
   type OpenRequest,
   type RemoteBody,
@@ -32,6 +37,8 @@ export interface HttpSettings {
   ca: string | undefined;
   /** A connection silent for this long is dropped (and the download resumed). */
   idleTimeoutMs: number;
+  /** Egress proxy (HTTP_PROXY/HTTPS_PROXY/NO_PROXY); undefined: always direct. */
+  proxy?: ProxySettings | undefined;
 }
 
 const MAX_REDIRECTS = 10;
@@ -131,16 +138,44 @@ export class HttpSource implements RemoteSource {
 
   private request(url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<IncomingMessage> {
     const secure = url.protocol === 'https:';
+    const proxy = this.settings.proxy?.proxyFor(url);
+    const target = redactUrl(url.toString());
     return new Promise((resolve, reject) => {
       const options = { method: 'GET', headers, signal, ...(secure && this.ca ? { ca: this.ca } : {}) };
-      const req = (secure ? https : http).request(url, options, resolve);
+      let req: http.ClientRequest;
+      if (!proxy) {
+        req = (secure ? https : http).request(url, options, resolve);
+      } else if (!secure) {
+        req = http.request({ ...viaHttpProxy(url, proxy, headers), method: 'GET', signal }, (res) => {
+          if (res.statusCode === 407) {
+            res.resume();
+            reject(proxyRefused(proxy, 407, target));
+          } else resolve(res);
+        });
+      } else {
+        const createConnection = tunnelConnection({
+          proxy,
+          url,
+          ca: this.ca,
+          timeoutMs: this.settings.idleTimeoutMs,
+          signal,
+          target,
+        });
+        req = https.request(url, { ...options, agent: undefined, createConnection }, resolve);
+      }
       req.setTimeout(this.settings.idleTimeoutMs, () => {
         req.destroy(
           Object.assign(new Error(`no data for ${this.settings.idleTimeoutMs / 1000} s`), { code: 'ETIMEDOUT' }),
         );
       });
       req.on('error', (err) =>
-        reject(signal.aborted ? signal.reason : this.networkError(err, redactUrl(url.toString()))),
+        reject(
+          signal.aborted
+            ? signal.reason
+            : err instanceof ImageLoadError
+              ? err
+              : this.networkError(err, proxy ? `${target} (via the proxy ${proxy.display})` : target),
+        ),
       );
       req.end();
     });
