@@ -1,6 +1,7 @@
 // Servers left behind: a postmaster.pid whose postmaster is alive (a bootsmith was killed:
 // stopped cleanly) or dead (the file is removed), PostgreSQL processes still running on the
-// data directory, and a DATA_DIR whose server belongs to a running bootsmith (refused).
+// data directory, an initdb (and its bootstrap backends) still filling the staging directory of
+// a first start that was killed, and a DATA_DIR whose server belongs to a running bootsmith (refused).
 // Linux /proc only. Does not start servers.
 import { readFile, readdir, readlink, unlink } from 'node:fs/promises';
 import path from 'node:path';
@@ -55,6 +56,26 @@ export async function clearLeftovers(layout: Layout, logger: Logger): Promise<vo
   }
   await waitFor(async () => (await processesIn(layout.data)).length === 0, QUIT_TIMEOUT_MS);
 }
+/**
+ * A first start killed during initdb leaves initdb running (it is not killed with its parent),
+ * still writing the staging directory: end it and the bootstrap backends it started (found by
+ * `--pgdata=<staging>` on initdb's command line and by their working directory) before the
+ * staging directory is removed and initdb runs again.
+ */
+export async function endInitLeftovers(staging: string, logger: Logger): Promise<void> {
+  const strays = await processesIn(staging, `--pgdata=${staging}`);
+  if (strays.length === 0) return;
+  logger.warn({ pids: strays }, 'ending an initdb left by a first start that was killed');
+  for (const pid of strays) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  await waitFor(async () => (await processesIn(staging, `--pgdata=${staging}`)).length === 0, QUIT_TIMEOUT_MS);
+}
+
 async function isOurPostgres(pid: number, dataDir: string): Promise<boolean> {
   try {
     const cmd = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
@@ -78,8 +99,11 @@ async function owningProcess(pid: number): Promise<number | undefined> {
     return undefined;
   }
 }
-/** PIDs of processes whose working directory is `dir` (PostgreSQL's processes chdir to PGDATA). */
-async function processesIn(dir: string): Promise<number[]> {
+/**
+ * PIDs of processes whose working directory is `dir` (PostgreSQL's processes chdir to PGDATA),
+ * or whose command line has the argument `argument`.
+ */
+async function processesIn(dir: string, argument?: string): Promise<number[]> {
   const found: number[] = [];
   let entries: string[];
   try {
@@ -92,6 +116,12 @@ async function processesIn(dir: string): Promise<number[]> {
     const pid = Number(e);
     if (pid === process.pid) continue;
     if ((await readlink(`/proc/${e}/cwd`).catch(() => '')) === dir) found.push(pid);
+    else if (
+      argument &&
+      (await readFile(`/proc/${e}/cmdline`, 'utf8').catch(() => '')).split('\0').includes(argument)
+    ) {
+      found.push(pid);
+    }
   }
   return found;
 }

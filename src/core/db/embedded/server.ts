@@ -29,7 +29,7 @@ import {
   runAsIds,
 } from './cluster.js';
 import { EmbeddedPostgresError } from './errors.js';
-import { clearLeftovers, FAST_SHUTDOWN_TIMEOUT_MS, QUIT_TIMEOUT_MS } from './leftovers.js';
+import { clearLeftovers, endInitLeftovers, FAST_SHUTDOWN_TIMEOUT_MS, QUIT_TIMEOUT_MS } from './leftovers.js';
 
 /** The kernel's sun_path is 108 bytes including the terminating NUL. */
 export const MAX_SOCKET_PATH_BYTES = 107;
@@ -121,8 +121,10 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
   await prepareHome(layout, owner);
   const runnable = owner ? await binariesRunnableBy(binaries, owner, layout, logger) : binaries;
   const password = await loadPassword(layout.passwordFile);
-  if (!(await exists(path.join(layout.data, 'PG_VERSION'))))
+  if (!(await exists(path.join(layout.data, 'PG_VERSION')))) {
+    await endInitLeftovers(`${layout.data}.init`, logger);
     await initCluster(runnable, layout, owner, password, logger);
+  }
 
   const socketPath = path.join(layout.run, `.s.PGSQL.${SOCKET_PORT}`);
   const useSocket = Buffer.byteLength(socketPath) <= MAX_SOCKET_PATH_BYTES;
