@@ -5,7 +5,7 @@
 // the embedded database (whose files the CLI never opens under a running service). Writes the
 // new token to DATA_DIR/auth/admin-token (0600, atomically) and prints where, never the token.
 // ADMIN_TOKEN_TTL, when set, gives the new token an expiry. Needs AUTH_TYPE=local.
-import { ConfigError, loadConfig } from '../config.js';
+import { commandConfig } from './command-config.js';
 import { describeError } from '../errors.js';
 import { LocalKeys } from '../core/auth/local-keys.js';
 import { migrate } from '../core/db/migrations.js';
@@ -25,16 +25,8 @@ export async function authCommand(args: readonly string[], io: AuthCliIo): Promi
     io.stderr.write(`usage:\n${AUTH_USAGE}\n`);
     return 2;
   }
-  let config;
-  try {
-    config = loadConfig(io.env, []);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      io.stderr.write(`bootsmith: configuration error: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
-  }
+  const config = commandConfig(io);
+  if (config === 2) return 2;
   if (config.authType !== 'local') {
     io.stderr.write('bootsmith: there is no admin token to rotate: AUTH_TYPE is not local\n');
     return 2;

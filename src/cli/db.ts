@@ -10,7 +10,7 @@
 // server in DATA_DIR belongs to one process at a time).
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { pino } from 'pino';
-import { ConfigError, loadConfig } from '../config.js';
+import { commandConfig } from './command-config.js';
 import { exportDump, importDump, parseDump } from '../core/db/dump.js';
 import { migrate } from '../core/db/migrations.js';
 import { pgliteDir } from '../core/db/pglite-era.js';
@@ -32,16 +32,8 @@ export async function dbCommand(args: readonly string[], io: CliIo): Promise<num
     return 2;
   };
   if (outIndex >= 0 && !out) return usage();
-  let config;
-  try {
-    config = loadConfig(io.env, []);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      io.stderr.write(`bootsmith: configuration error: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
-  }
+  const config = commandConfig(io);
+  if (config === 2) return 2;
   const logger = pino({ level: io.env.LOG_LEVEL || 'silent', base: { service: 'bootsmith' } }, pino.destination(2));
   const configured = () =>
     openDatabase({

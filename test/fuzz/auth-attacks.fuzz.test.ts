@@ -13,10 +13,9 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { SignJWT, importPKCS8 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { type RunningService, startService } from '../../src/service.js';
-import { PULL_SECRET, embeddedBackend } from '../../src/core/test-support/harness.js';
+import type { RunningService } from '../../src/service.js';
+import { PULL_SECRET } from '../../src/core/test-support/harness.js';
+import { type InProcessService, startInProcessService } from './support/in-process-service.js';
 import { fuzzParameters } from './support/budget.js';
 import { recordFigures } from './support/figures.js';
 
@@ -164,21 +163,12 @@ const TARGETS: Target[] = ['infra-env-b', 'infra-env-list', 'infra-env-create', 
 
 describe('auth-attacks', () => {
   let f: Fixture;
-  let cleanup: () => Promise<void>;
+  let running: InProcessService;
 
   beforeAll(async () => {
-    const storage = await embeddedBackend().create();
-    cleanup = storage.cleanup;
-    const config = loadConfig({
-      LISTEN_PORT: '0',
-      LISTEN_ADDRESS: '127.0.0.1',
-      DATA_DIR: storage.dataDir,
-      DATABASE_URL: storage.databaseUrl!,
-      AUTH_TYPE: 'local',
-    });
-    const service = await startService(config, createLogger('silent'), { defaultMetrics: false });
-    await service.imagesLoaded;
-    const admin = readFileSync(path.join(storage.dataDir, 'auth', 'admin-token'), 'utf8').trim();
+    running = await startInProcessService({ AUTH_TYPE: 'local' });
+    const { service, dataDir } = running;
+    const admin = readFileSync(path.join(dataDir, 'auth', 'admin-token'), 'utf8').trim();
     const create = async () => {
       const res = await fetch(`${service.url}${API}/infra-envs`, {
         method: 'POST',
@@ -205,14 +195,11 @@ describe('auth-attacks', () => {
       admin,
       a: { id: a.id, apiKey, imageToken },
       b: { id: b.id },
-      privatePem: readFileSync(path.join(storage.dataDir, 'auth', 'ec-private-key.pem'), 'utf8'),
-      publicPem: readFileSync(path.join(storage.dataDir, 'auth', 'ec-public-key.pem'), 'utf8'),
+      privatePem: readFileSync(path.join(dataDir, 'auth', 'ec-private-key.pem'), 'utf8'),
+      publicPem: readFileSync(path.join(dataDir, 'auth', 'ec-public-key.pem'), 'utf8'),
     };
   });
-  afterAll(async () => {
-    await f?.service.close();
-    await cleanup?.();
-  });
+  afterAll(() => running?.close());
 
   it('opens nothing with a forged, tampered, expired or foreign credential, on the API and the image side', async () => {
     // The real credentials work where they should (a service refusing everything fails here).

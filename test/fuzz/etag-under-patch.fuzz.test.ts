@@ -11,12 +11,12 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_IMAGE_PATH, loadConfig } from '../../src/config.js';
+import { DEMO_IMAGE_PATH } from '../../src/config.js';
 import { parseLiveIso } from '../../src/iso/live-layout.js';
 import type { LiveManifest } from '../../src/iso/manifest.js';
-import { createLogger } from '../../src/logger.js';
-import { type RunningService, startService } from '../../src/service.js';
-import { PULL_SECRET, embeddedBackend, sshKey } from '../../src/core/test-support/harness.js';
+import type { RunningService } from '../../src/service.js';
+import { PULL_SECRET, sshKey } from '../../src/core/test-support/harness.js';
+import { type InProcessService, startInProcessService } from './support/in-process-service.js';
 import { FUZZ_SEED, fuzzRuns } from './support/budget.js';
 import { recordFigures } from './support/figures.js';
 
@@ -24,22 +24,14 @@ const API = '/api/assisted-install/v2';
 
 describe('etag-under-patch', () => {
   let service: RunningService;
-  let cleanup: () => Promise<void>;
+  let running: InProcessService;
   let manifest: LiveManifest;
   let id: string;
   let isoUrl: string;
 
   beforeAll(async () => {
-    const storage = await embeddedBackend().create();
-    cleanup = storage.cleanup;
-    const config = loadConfig({
-      LISTEN_PORT: '0',
-      LISTEN_ADDRESS: '127.0.0.1',
-      DATA_DIR: storage.dataDir,
-      DATABASE_URL: storage.databaseUrl!,
-    });
-    service = await startService(config, createLogger('silent'), { defaultMetrics: false });
-    await service.imagesLoaded;
+    running = await startInProcessService();
+    service = running.service;
     manifest = await parseLiveIso(DEMO_IMAGE_PATH);
     const res = await fetch(`${service.url}${API}/infra-envs`, {
       method: 'POST',
@@ -49,10 +41,7 @@ describe('etag-under-patch', () => {
     expect(res.status).toBe(201);
     ({ id, download_url: isoUrl } = (await res.json()) as { id: string; download_url: string });
   });
-  afterAll(async () => {
-    await service?.close();
-    await cleanup?.();
-  });
+  afterAll(() => running?.close());
 
   it('never serves two bodies under one ETag while the InfraEnv changes', async () => {
     const size = Number((await fetch(isoUrl, { method: 'HEAD' })).headers.get('content-length'));
