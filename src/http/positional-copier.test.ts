@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { parseMultipart, useServeHarness, waitFor } from './test-support/serve-harness.js';
+import { parseMultipart, stalledRequest, useServeHarness, waitFor } from './test-support/serve-harness.js';
 import { positionalRep } from './test-support/test-representations.js';
 
 // The positional copier over a real socket, through serveRepresentation() with a readInto()
@@ -45,22 +44,13 @@ describe('serveRepresentation: positional reads', () => {
 
   it('stops reading while the client does not read, and stops for good when it leaves', async () => {
     const { path, entry } = mount(positionalRep(4 * 1024 ** 3));
-    let stalled: http.ClientRequest | undefined;
-    await new Promise<void>((resolve, reject) => {
-      stalled = http.request({ host: '127.0.0.1', port: harness.port, path, agent: false }, (res) => {
-        res.pause(); // read nothing
-        resolve();
-      });
-      stalled.on('error', () => {});
-      stalled.on('response', () => {}).on('error', reject);
-      stalled.end();
-    });
+    const stalled = await stalledRequest(harness.port, path);
     await new Promise((r) => setTimeout(r, 300));
     const pulledWhileStalled = entry.rep.pulled;
     await new Promise((r) => setTimeout(r, 200));
     expect(pulledWhileStalled).toBeLessThan(64 * 1024 ** 2);
     expect(entry.rep.pulled).toBe(pulledWhileStalled);
-    stalled?.destroy();
+    stalled.destroy();
     await waitFor(() => entry.recorded.ends.length === 1, 'stream end');
     expect(entry.recorded.ends[0]?.outcome).toBe('client-aborted');
     const reads = entry.rep.reads.length;

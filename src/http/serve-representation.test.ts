@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { LAST_MODIFIED_HTTP } from './test-support/range-cases.js';
-import { comparable, parseMultipart, useServeHarness, waitFor } from './test-support/serve-harness.js';
+import { comparable, parseMultipart, stalledRequest, useServeHarness, waitFor } from './test-support/serve-harness.js';
 import { DATA, testRep } from './test-support/test-representations.js';
 
 // Socket-level tests of serveRepresentation(): streaming, backpressure, aborts, failures after
@@ -113,23 +113,14 @@ describe('serveRepresentation: HEAD', () => {
 describe('serveRepresentation: streaming', () => {
   it('respects backpressure from a client that stops reading', async () => {
     const { path, entry } = mount(testRep(4 * 1024 ** 3, { chunkSize: 64 * 1024 }));
-    let stalled: http.ClientRequest | undefined;
-    await new Promise<void>((resolve, reject) => {
-      stalled = http.request({ host: '127.0.0.1', port: harness.port, path, agent: false }, (res) => {
-        res.pause(); // read nothing
-        resolve();
-      });
-      stalled.on('error', () => {});
-      stalled.on('response', () => {}).on('error', reject);
-      stalled.end();
-    });
+    const stalled = await stalledRequest(harness.port, path);
     await new Promise((r) => setTimeout(r, 300));
     const pulledWhileStalled = entry.rep.pulled;
     await new Promise((r) => setTimeout(r, 200));
     // only socket and stream buffers worth of data, and no longer growing
     expect(pulledWhileStalled).toBeLessThan(64 * 1024 ** 2);
     expect(entry.rep.pulled).toBe(pulledWhileStalled);
-    stalled?.destroy();
+    stalled.destroy();
     await waitFor(() => entry.recorded.ends.length === 1, 'stream end');
     expect(entry.recorded.ends[0]?.outcome).toBe('client-aborted');
     expect(entry.rep.opened[0]?.stream.destroyed).toBe(true);

@@ -227,3 +227,18 @@ export function parseMultipart(body: Buffer, contentType: string): Part[] {
   if (pos !== body.length) throw new Error(`${body.length - pos} bytes after the close delimiter`);
   return parts;
 }
+
+/** A GET of `path` whose client reads nothing after the headers; resolves once they arrived. */
+export async function stalledRequest(port: number, path: string): Promise<http.ClientRequest> {
+  const request = http.request({ host: '127.0.0.1', port, path, agent: false });
+  await new Promise<void>((resolve, reject) => {
+    request.on('response', (res) => {
+      res.pause(); // read nothing
+      resolve();
+    });
+    request.on('error', reject);
+    request.end();
+  });
+  request.on('error', () => {}); // the stream is torn down later on purpose
+  return request;
+}

@@ -3,7 +3,6 @@
 // download that succeeds went through it. Covers plain HTTP (absolute form), HTTPS via CONNECT
 // with a CA made by openssl, NO_PROXY, loopback bypass, redirects re-routed per URL, resume with
 // If-Range through the proxy, and proxy authentication (407 / Basic), with no credential in errors.
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { unavailable } from '../../test-support/requirements.js';
 import { ImageLoadError } from '../loader/load-error.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../loader/retry-policy.js';
-import { HAVE_OPENSSL, fixtureBytes, sha256 } from '../test-support/images.js';
+import { HAVE_OPENSSL, fixtureBytes, selfSignedCert, sha256 } from '../test-support/images.js';
 import { IsoServer } from '../test-support/iso-server.js';
 import { RecordingProxy } from '../test-support/recording-proxy.js';
 import { type DownloadHooks, downloadToFile } from './download.js';
@@ -177,31 +176,9 @@ describe('downloads through an egress proxy', () => {
     const tlsOrigin = { server: undefined as IsoServer | undefined, ca: '' };
     const tlsNamed = (host: string, p: string) => tlsOrigin.server!.url(p).replace('127.0.0.1', host);
     beforeAll(async () => {
-      const key = path.join(dir, 'mirror-key.pem');
-      const cert = path.join(dir, 'mirror-cert.pem');
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'rsa:2048',
-          '-nodes',
-          '-keyout',
-          key,
-          '-out',
-          cert,
-          '-days',
-          '1',
-          '-subj',
-          '/CN=mirror.test',
-          '-addext',
-          'subjectAltName=DNS:mirror.test',
-        ],
-        { stdio: 'ignore' },
-      );
-      tlsOrigin.ca = await readFile(cert, 'utf8');
-      tlsOrigin.server = await new IsoServer({ key: await readFile(key, 'utf8'), cert: tlsOrigin.ca }).start();
+      const { key, cert } = selfSignedCert(dir, 'mirror.test');
+      tlsOrigin.ca = cert;
+      tlsOrigin.server = await new IsoServer({ key, cert }).start();
     });
     afterAll(async () => {
       await tlsOrigin.server?.stop();

@@ -70,10 +70,11 @@ export function makeZip(dir: string, name: string, files: Record<string, Buffer>
   return out;
 }
 
-/** A self-signed certificate for 127.0.0.1. */
-export function selfSignedCert(dir: string): { key: string; cert: string; certFile: string } {
-  const key = path.join(dir, 'key.pem');
-  const certFile = path.join(dir, 'cert.pem');
+/** A self-signed certificate for `host` (an IP address or a DNS name; default 127.0.0.1). */
+export function selfSignedCert(dir: string, host = '127.0.0.1'): { key: string; cert: string; certFile: string } {
+  const key = path.join(dir, `${host}-key.pem`);
+  const certFile = path.join(dir, `${host}-cert.pem`);
+  const san = /^[\d.]+$/.test(host) ? `IP:${host}` : `DNS:${host}`;
   execFileSync(
     'openssl',
     [
@@ -89,9 +90,9 @@ export function selfSignedCert(dir: string): { key: string; cert: string; certFi
       '-days',
       '1',
       '-subj',
-      '/CN=127.0.0.1',
+      `/CN=${host}`,
       '-addext',
-      'subjectAltName=IP:127.0.0.1',
+      `subjectAltName=${san}`,
     ],
     { stdio: 'ignore' },
   );
