@@ -11,14 +11,14 @@ import { parseInfraEnvParams } from '../infraenv/params.js';
 import {
   createInfraEnv,
   deleteInfraEnv,
-  downloadUrl,
   getInfraEnvOr404,
   presignedDownloadUrl,
+  publishedDownloadUrl,
   regenerateSigningKey,
   updateInfraEnv,
 } from '../infraenv/service.js';
 import { authorize, queryString, uuidParam, wrap } from '../http/request.js';
-import { renderInfraEnv } from '../render.js';
+import { NEVER_EXPIRES, renderInfraEnv } from '../render.js';
 
 export function registerInfraEnvRoutes(router: Router, ctx: CoreContext): void {
   router.post(
@@ -27,7 +27,7 @@ export function registerInfraEnvRoutes(router: Router, ctx: CoreContext): void {
       await authorize(ctx, req, {});
       const rec = await createInfraEnv(ctx, parseInfraEnvParams(req.body, 'create'));
       ctx.logger.info({ infraEnvId: rec.id }, 'infra-env registered');
-      res.status(201).json(renderInfraEnv(rec, downloadUrl(ctx, rec)));
+      res.status(201).json(renderInfraEnv(rec, await publishedDownloadUrl(ctx, rec)));
     }),
   );
 
@@ -38,7 +38,9 @@ export function registerInfraEnvRoutes(router: Router, ctx: CoreContext): void {
       const clusterId = queryString(req, 'cluster_id');
       if (clusterId !== undefined && !isUuid(clusterId)) throw new BadRequestError('cluster_id must be a UUID');
       const list = await ctx.repo.listInfraEnvs(clusterId ? { clusterId: clusterId.toLowerCase() } : {});
-      res.json(list.map((r) => renderInfraEnv(r, downloadUrl(ctx, r))));
+      const rendered = [];
+      for (const r of list) rendered.push(renderInfraEnv(r, await publishedDownloadUrl(ctx, r)));
+      res.json(rendered);
     }),
   );
 
@@ -48,7 +50,7 @@ export function registerInfraEnvRoutes(router: Router, ctx: CoreContext): void {
       const id = uuidParam(req, 'infra_env_id');
       await authorize(ctx, req, { infraEnvId: id, allowImageToken: true });
       const rec = await getInfraEnvOr404(ctx.repo, id);
-      res.json(renderInfraEnv(rec, downloadUrl(ctx, rec)));
+      res.json(renderInfraEnv(rec, await publishedDownloadUrl(ctx, rec)));
     }),
   );
 
@@ -58,7 +60,7 @@ export function registerInfraEnvRoutes(router: Router, ctx: CoreContext): void {
       const id = uuidParam(req, 'infra_env_id');
       await authorize(ctx, req, { infraEnvId: id });
       const rec = await updateInfraEnv(ctx, id, parseInfraEnvParams(req.body, 'update'));
-      res.status(201).json(renderInfraEnv(rec, downloadUrl(ctx, rec)));
+      res.status(201).json(renderInfraEnv(rec, await publishedDownloadUrl(ctx, rec)));
     }),
   );
 
@@ -80,7 +82,7 @@ export function registerInfraEnvRoutes(router: Router, ctx: CoreContext): void {
       await authorize(ctx, req, { infraEnvId: id });
       const rec = await getInfraEnvOr404(ctx.repo, id);
       const { url, expiresAt } = await presignedDownloadUrl(ctx, rec);
-      res.json({ url, expires_at: (expiresAt ?? new Date('0001-01-01T00:00:00Z')).toISOString() });
+      res.json({ url, expires_at: expiresAt ? expiresAt.toISOString() : NEVER_EXPIRES });
     }),
   );
 
