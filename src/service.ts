@@ -19,6 +19,7 @@ import { readOpenFileLimit } from './http/open-file-limit.js';
 import { fdBudgetProblem } from './http/request-cap-budget.js';
 import { CachedIgnitionSource } from './ignition-supply/cached-source.js';
 import { RemoteIgnitionSource } from './ignition-supply/remote-source.js';
+import { RemoteUrlTokenResolver } from './ignition-supply/remote-url-tokens.js';
 import type { IgnitionSource } from './ignition-supply/source.js';
 import { ManagedImageStore } from './images/managed-image-store.js';
 import { Metrics } from './metrics.js';
@@ -104,8 +105,11 @@ export async function startService(
       if (!source) throw new Error('no Ignition source: set ASSISTED_SERVICE_URL or run the core in-process');
       ignitionCache = new CachedIgnitionSource(source, { ttlMs: config.ignitionCacheTtlMs, metrics });
       artifacts = new ArtifactService(imageStore.catalog, ignitionCache, config.embedCompression, imageServiceBaseUrl);
-      // Short opaque URL tokens and boot events belong to the in-process core; remote mode logs boot events.
-      urlTokens = config.assistedServiceUrl ? undefined : core?.urlTokenResolver;
+      // Short opaque URL tokens: resolved by the in-process core, or asked of the fronted core.
+      // Boot events belong to the in-process core; remote mode logs them.
+      urlTokens = config.assistedServiceUrl
+        ? new RemoteUrlTokenResolver({ baseUrl: config.assistedServiceUrl })
+        : core?.urlTokenResolver;
       const now = options.now;
       observer = new DedupingArtifactObserver(
         config.assistedServiceUrl || !core ? loggingArtifactObserver(logger) : core.artifactObserver,

@@ -19,6 +19,7 @@ import { openDatabase } from './db/sql.js';
 import { registerDownloadRoutes } from './handlers/downloads.js';
 import { registerEventRoutes } from './handlers/events.js';
 import { registerHostRoutes } from './handlers/hosts.js';
+import { registerImageUrlTokenRoutes } from './handlers/image-url-tokens.js';
 import { registerInfraEnvRoutes } from './handlers/infra-envs.js';
 import { registerInstructionRoutes } from './handlers/instructions.js';
 import { startMonitor } from './host/monitor.js';
@@ -137,6 +138,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   );
   router.use(inputGuard);
   registerInfraEnvRoutes(router, ctx);
+  registerImageUrlTokenRoutes(router, ctx);
   registerDownloadRoutes(router, ctx);
   registerHostRoutes(router, ctx);
   registerInstructionRoutes(router, ctx);

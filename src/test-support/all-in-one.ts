@@ -62,7 +62,7 @@ export async function startAllInOne(env: Record<string, string> = {}): Promise<A
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
-  const admin =
+  const admin: Record<string, string> =
     env.AUTH_TYPE === 'local'
       ? { Authorization: `Bearer ${(await readFile(path.join(dir, 'auth', 'admin-token'), 'utf8')).trim()}` }
       : {};

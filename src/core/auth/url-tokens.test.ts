@@ -4,6 +4,12 @@
 // refusal, hashed storage (read from the table), the per-InfraEnv bound, a BMC-style
 // HEAD + Range fetch, JWTs still working, and no token in any log line.
 import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DEMO_IMAGE_PATH, loadConfig } from '../../config.js';
+import { createLogger } from '../../logger.js';
+import { type RunningService, startService } from '../../service.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AllInOne, API, DEMO_VERSION, PULL_SECRET, startAllInOne } from '../../test-support/all-in-one.js';
 import { MAX_LIVE_TOKENS_PER_INFRA_ENV, URL_TOKEN_LENGTH, isJwtShaped, standingUrlToken } from './url-tokens.js';
@@ -226,6 +232,83 @@ describe('short image-URL tokens (AUTH_TYPE=local)', () => {
     expect(text).not.toContain(minted);
     expect(text).not.toContain(tokenOf(a.download_url));
   });
+});
+
+describe('short image-URL tokens on a --role image replica fronting the core', () => {
+  let core: AllInOne;
+  let image: RunningService;
+  let dir: string;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    core = await startAllInOne({ AUTH_TYPE: 'local' });
+    dir = await mkdtemp(path.join(tmpdir(), 'bootsmith-image-role-'));
+    const config = loadConfig(
+      {
+        LISTEN_PORT: '0',
+        LISTEN_ADDRESS: '127.0.0.1',
+        DATA_DIR: dir,
+        ASSISTED_SERVICE_URL: core.service.url,
+        OS_IMAGES: JSON.stringify([
+          { openshift_version: DEMO_VERSION, cpu_architecture: 'x86_64', url: DEMO_IMAGE_PATH, version: '417.94.1' },
+        ]),
+      },
+      ['--role', 'image'],
+    );
+    image = await startService(config, createLogger('debug', { write: (l: string) => logs.push(l) }), {
+      defaultMetrics: false,
+    });
+    await image.imagesLoaded;
+  }, 60_000);
+  afterAll(async () => {
+    await image?.close();
+    await core?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('resolves the token through the core (GET /v2/image-url-tokens/self) and serves HEAD and Range', async () => {
+    const created = (await (
+      await core.call('POST', `${API}/infra-envs`, {
+        name: 'r',
+        pull_secret: PULL_SECRET,
+        openshift_version: DEMO_VERSION,
+      })
+    ).json()) as { id: string; download_url: string };
+    const minted = (await (await core.call('GET', `${API}/infra-envs/${created.id}/downloads/image-url`)).json()) as {
+      url: string;
+    };
+    for (const url of [created.download_url, minted.url]) {
+      const onReplica = image.url + new URL(url).pathname;
+      expect((await fetch(onReplica, { method: 'HEAD' })).status).toBe(200);
+      const ranged = await fetch(onReplica, { headers: { Range: 'bytes=0-511' } });
+      expect(ranged.status).toBe(206);
+      expect((await ranged.arrayBuffer()).byteLength).toBe(512);
+    }
+    // the core's answer to the replica, and its refusal of anything else
+    const token = new URL(minted.url).pathname.split('/')[2]!;
+    const self = await fetch(`${core.service.url}${API}/image-url-tokens/self`, { headers: { 'Image-Token': token } });
+    expect(self.status).toBe(200);
+    expect(await self.json()).toEqual({ infra_env_id: created.id, expires_at: expect.any(String) });
+    expect((await fetch(`${core.service.url}${API}/image-url-tokens/self`)).status).toBe(401);
+    const bogus = `${image.url}/bytoken/${'B'.repeat(32)}/4.17/x86_64/full.iso`;
+    const refused = await fetch(bogus);
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toEqual({ code: 401, message: expect.any(String) });
+
+    // revoked: refused once the replica's short cache (5 s) lets go
+    expect((await core.call('POST', `${API}/infra-envs/${created.id}/regenerate-signing-key`)).status).toBe(204);
+    const onReplica = image.url + new URL(minted.url).pathname;
+    const deadline = Date.now() + 15_000;
+    let status = 0;
+    while (Date.now() < deadline) {
+      status = (await fetch(onReplica, { method: 'HEAD' })).status;
+      if (status === 401) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(status).toBe(401);
+    expect(logs.join('')).not.toContain(token);
+    expect(core.logs.join('')).not.toContain(token);
+  }, 60_000);
 });
 
 describe('standing token derivation', () => {
