@@ -22,7 +22,7 @@ import {
   stringQuery,
 } from '../request-params.js';
 
-/** Two dots: a JWT (same rule as src/core/auth/url-tokens.ts, which the image side must not import). */
+/** Two dots: a JWT (the rule of src/core/auth/url-tokens.ts; the image side imports nothing from the core). */
 function isJwtShaped(token: string): boolean {
   return token.split('.').length === 3;
 }
