@@ -73,6 +73,21 @@ describe('short image-URL tokens (AUTH_TYPE=local)', () => {
     expect(expiresAt - s.clock.now).toBeLessThanOrEqual(4 * HOUR);
   });
 
+  it('lists InfraEnvs with short download_urls that open their own ISO', async () => {
+    const mine = [await create(), await create(), await create()];
+    const listed = (await (await s.call('GET', `${API}/infra-envs`)).json()) as {
+      id: string;
+      download_url: string;
+      expires_at: string;
+    }[];
+    for (const ie of mine) {
+      const entry = listed.find((l) => l.id === ie.id)!;
+      expect(entry.download_url).toBe(ie.download_url);
+      expect(entry.expires_at).toBe(ie.expires_at);
+      expect(await head(entry.download_url)).toBe(200);
+    }
+  });
+
   it('stores only sha256 hashes, with the InfraEnv and expiry', async () => {
     const a = await create();
     const minted = tokenOf((await imageUrl(a.id)).url);

@@ -89,13 +89,9 @@ export class UrlTokens {
     const now = this.now();
     const expiresAt = new Date(now.getTime() + this.ttlMs);
     await this.repo.transaction(async (repo) => {
-      await repo.insertUrlToken({
-        tokenHash: hashUrlToken(token),
-        infraEnvId,
-        standing: false,
-        expiresAt,
-        createdAt: now,
-      });
+      await repo.insertUrlTokens([
+        { tokenHash: hashUrlToken(token), infraEnvId, standing: false, expiresAt, createdAt: now },
+      ]);
       await repo.trimUrlTokens(infraEnvId, MAX_LIVE_TOKENS_PER_INFRA_ENV);
       await repo.purgeExpiredUrlTokens(now, EXPIRED_PURGE_BATCH);
     });
@@ -109,21 +105,29 @@ export class UrlTokens {
 
   /** The standing token, its hash stored (once per slot and process) so the image side can resolve it. */
   async publishStanding(infraEnvId: string, imageTokenKey: string): Promise<IssuedUrlToken> {
-    const issued = this.standing(imageTokenKey);
-    const tokenHash = hashUrlToken(issued.token);
-    if (!this.storedStanding.has(tokenHash)) {
-      const now = this.now();
+    const [issued] = await this.publishStandingMany([{ id: infraEnvId, imageTokenKey }]);
+    return issued!;
+  }
+
+  /** publishStanding for a list of InfraEnvs (GET /v2/infra-envs), in one statement. */
+  async publishStandingMany(infraEnvs: { id: string; imageTokenKey: string }[]): Promise<IssuedUrlToken[]> {
+    const now = this.now();
+    const issued = infraEnvs.map((e) => this.standing(e.imageTokenKey));
+    const rows = infraEnvs
+      .map((e, i) => ({
+        tokenHash: hashUrlToken(issued[i]!.token),
+        infraEnvId: e.id,
+        standing: true,
+        expiresAt: issued[i]!.expiresAt,
+        createdAt: now,
+      }))
+      .filter((r) => !this.storedStanding.has(r.tokenHash));
+    if (rows.length > 0) {
       await this.repo.transaction(async (repo) => {
-        await repo.insertUrlToken({
-          tokenHash,
-          infraEnvId,
-          standing: true,
-          expiresAt: issued.expiresAt,
-          createdAt: now,
-        });
+        await repo.insertUrlTokens(rows);
         await repo.purgeExpiredUrlTokens(now, EXPIRED_PURGE_BATCH);
       });
-      this.storedStanding.set(tokenHash, true);
+      for (const r of rows) this.storedStanding.set(r.tokenHash, true);
     }
     return issued;
   }

@@ -74,8 +74,8 @@ export interface Repository {
   insertEvent(ev: EventRecord): Promise<void>;
   listEvents(q: EventQuery): Promise<EventPage>;
 
-  /** Stores a short image-URL token by its hash; a second insert of the same hash is a no-op. */
-  insertUrlToken(t: UrlTokenRow): Promise<void>;
+  /** Stores short image-URL tokens by their hash in one statement; a hash already stored is left as is. */
+  insertUrlTokens(rows: UrlTokenRow[]): Promise<void>;
   getUrlToken(tokenHash: string): Promise<UrlTokenRow | undefined>;
   deleteUrlTokensOf(infraEnvId: string): Promise<number>;
   /** Drops the oldest non-standing tokens of an InfraEnv beyond the newest `keep`; returns how many. */
@@ -252,11 +252,19 @@ class SqlRepository implements Repository {
     return { events, severityCounts, total: Number(totalRows[0]?.n ?? 0) };
   }
 
-  async insertUrlToken(t: UrlTokenRow): Promise<void> {
+  async insertUrlTokens(rows: UrlTokenRow[]): Promise<void> {
+    if (rows.length === 0) return;
     await this.ex.query(
       `INSERT INTO image_url_tokens (token_hash, infra_env_id, standing, expires_at, created_at)
-       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (token_hash) DO NOTHING`,
-      [t.tokenHash, t.infraEnvId, t.standing, t.expiresAt, t.createdAt],
+       SELECT * FROM unnest($1::text[], $2::uuid[], $3::boolean[], $4::timestamptz[], $5::timestamptz[])
+       ON CONFLICT (token_hash) DO NOTHING`,
+      [
+        rows.map((r) => r.tokenHash),
+        rows.map((r) => r.infraEnvId),
+        rows.map((r) => r.standing),
+        rows.map((r) => r.expiresAt),
+        rows.map((r) => r.createdAt),
+      ],
     );
   }
 

@@ -14,6 +14,7 @@ import {
   getInfraEnvOr404,
   presignedDownloadUrl,
   publishedDownloadUrl,
+  publishedDownloadUrls,
   regenerateSigningKey,
   updateInfraEnv,
 } from '../infraenv/service.js';
@@ -38,9 +39,8 @@ export function registerInfraEnvRoutes(router: Router, ctx: CoreContext): void {
       const clusterId = queryString(req, 'cluster_id');
       if (clusterId !== undefined && !isUuid(clusterId)) throw new BadRequestError('cluster_id must be a UUID');
       const list = await ctx.repo.listInfraEnvs(clusterId ? { clusterId: clusterId.toLowerCase() } : {});
-      const rendered = [];
-      for (const r of list) rendered.push(renderInfraEnv(r, await publishedDownloadUrl(ctx, r)));
-      res.json(rendered);
+      const urls = await publishedDownloadUrls(ctx, list);
+      res.json(list.map((r, i) => renderInfraEnv(r, urls[i]!)));
     }),
   );
 

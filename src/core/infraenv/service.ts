@@ -93,16 +93,27 @@ export function downloadUrl(ctx: CoreContext, infraEnv: InfraEnvRecord): string 
 }
 
 /**
- * The InfraEnv's download_url as rendered by the API, with its expiry: with AUTH_TYPE=local the
- * standing token's hash is stored first so the image side can resolve it.
+ * The InfraEnvs' download_urls as rendered by the API, with their expiry: with AUTH_TYPE=local the
+ * standing tokens' hashes are stored first (one statement) so the image side can resolve them.
  */
+export async function publishedDownloadUrls(
+  ctx: CoreContext,
+  infraEnvs: InfraEnvRecord[],
+): Promise<{ url: string; expiresAt: Date | undefined }[]> {
+  if (ctx.settings.authType === 'none')
+    return infraEnvs.map((r) => ({ url: downloadUrl(ctx, r), expiresAt: undefined }));
+  const issued = await ctx.urlTokens.publishStandingMany(infraEnvs);
+  return infraEnvs.map((r, i) => ({
+    url: urlWith(ctx, r, { kind: 'bytoken', token: issued[i]!.token }),
+    expiresAt: issued[i]!.expiresAt,
+  }));
+}
+
 export async function publishedDownloadUrl(
   ctx: CoreContext,
   infraEnv: InfraEnvRecord,
 ): Promise<{ url: string; expiresAt: Date | undefined }> {
-  if (ctx.settings.authType === 'none') return { url: downloadUrl(ctx, infraEnv), expiresAt: undefined };
-  const { token, expiresAt } = await ctx.urlTokens.publishStanding(infraEnv.id, infraEnv.imageTokenKey);
-  return { url: urlWith(ctx, infraEnv, { kind: 'bytoken', token }), expiresAt };
+  return (await publishedDownloadUrls(ctx, [infraEnv]))[0]!;
 }
 
 /** downloads/image-url: a freshly minted short token (`/bytoken/`), or the plain URL when auth is none. */
