@@ -5,7 +5,8 @@
 //   GET|HEAD /byapikey/{api_key}/{version}/{arch}/{full|minimal}.iso
 // Path-style URLs need no query string, which BMC virtual-media clients require.
 // A path token with two dots is a JWT (its claims name the InfraEnv); any other is a short
-// opaque token the in-process core resolves (UrlTokenResolver), else 401. Like upstream, a
+// opaque token resolved by the UrlTokenResolver (the in-process core, or the core this image
+// side fronts), else 401. Like upstream, a
 // token opens its InfraEnv's ISO for whichever version/arch in the path the service has.
 // Each served request is reported to the boot-event observer.
 import { type Request, type Response, Router } from 'express';
@@ -79,7 +80,7 @@ export function discoveryImageRoutes(context: ImageRouteContext): Router {
       const opaque = !isJwtShaped(token);
       if (opaque && !urlTokens)
         throw new UnauthorizedError(
-          'short image URL tokens are issued only by the in-process core; this service fronts ASSISTED_SERVICE_URL',
+          'this image service cannot resolve short image URL tokens (no bootsmith core behind it)',
         );
       await serve(req, res, {
         infraEnvId: opaque ? await urlTokens!.infraEnvOf(token) : infraEnvIdFromToken(token),
