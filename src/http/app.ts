@@ -12,7 +12,7 @@ import { imageErrorHandler } from './error-mapping.js';
 import { redactedRequestTarget, redactUrl } from '../redact.js';
 import { bootArtifactRoutes } from './routes/boot-artifacts.js';
 import { discoveryImageRoutes } from './routes/discovery-image.js';
-import { type DatabaseHealth, healthRoutes } from './routes/health.js';
+import { type DatabaseHealth, type TlsHealth, healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { pxeInitrdRoutes } from './routes/pxe-initrd.js';
 import { DEFAULT_MAX_CONCURRENT_REQUESTS, RequestCap } from './request-cap.js';
@@ -32,6 +32,8 @@ export interface AppParts {
   databaseHealth?: DatabaseHealth;
   /** MAX_CONCURRENT_REQUESTS for the artifact routes; DEFAULT_MAX_CONCURRENT_REQUESTS when absent. */
   maxConcurrentRequests?: number;
+  /** The serving certificate, for /health (present with native TLS). */
+  tlsHealth?: TlsHealth;
 }
 
 export function createApp(parts: AppParts): Express {
@@ -58,7 +60,7 @@ export function createApp(parts: AppParts): Express {
     next();
   });
 
-  app.use(healthRoutes(parts.imageStore, parts.databaseHealth));
+  app.use(healthRoutes(parts.imageStore, parts.databaseHealth, parts.tlsHealth));
   app.use(metricsRoutes(parts.metrics));
   if (parts.coreRouter) app.use('/api/assisted-install', parts.coreRouter);
   if (parts.artifacts) {
