@@ -37,7 +37,7 @@ interface Reply {
   headers: http.IncomingHttpHeaders;
   body: Buffer;
   fingerprint256?: string;
-  alpn?: string | false;
+  alpn?: string | false | null;
   reused: boolean;
 }
 
