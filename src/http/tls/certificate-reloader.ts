@@ -45,6 +45,8 @@ export interface ReloaderOptions {
   onFailure?(): void;
   debounceMs?: number;
   pollIntervalMs?: number;
+  /** false: poll only (filesystems without inotify, e.g. some network mounts); default true. */
+  watch?: boolean;
 }
 
 export class CertificateReloader {
@@ -67,7 +69,7 @@ export class CertificateReloader {
     this.lastStamp = await this.stamp();
     const names = new Set([path.basename(this.options.files.certFile), path.basename(this.options.files.keyFile)]);
     const dirs = new Set([path.dirname(this.options.files.certFile), path.dirname(this.options.files.keyFile)]);
-    for (const dir of dirs) {
+    for (const dir of this.options.watch === false ? [] : dirs) {
       try {
         const watcher = watch(dir, { persistent: false }, (_event, name) => {
           // Kubernetes swaps a `..data` symlink next to the files: any entry may matter.
