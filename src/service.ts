@@ -9,6 +9,7 @@
 // change and on SIGHUP) and HTTP_LISTEN_PORT adds a plain listener for what iPXE fetches;
 // iPXE scripts and PXE URLs then point at the plain one.
 import http from 'node:http';
+import type https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ArtifactService } from './artifacts/artifact-service.js';
@@ -111,19 +112,14 @@ export async function startService(
 
   let certificates: CertificateReloader | undefined;
   if (config.tls && tlsMaterial) {
-    const tlsServers = [server];
-    let tlsMetrics: TlsMetrics | undefined; // eslint-disable-line prefer-const -- read by the reloader's callback after assignment
+    const tlsMetrics = new TlsMetrics(metrics.registry, () => certificates?.status());
     certificates = new CertificateReloader({
       files: config.tls,
       initial: tlsMaterial,
-      apply: (material) => {
-        for (const s of tlsServers)
-          (s as unknown as { setSecureContext(o: object): void }).setSecureContext(material.secureContext);
-      },
+      apply: (material) => (server as https.Server).setSecureContext(material.secureContext),
       logger,
-      onFailure: () => tlsMetrics?.reloadFailures.inc(),
+      onFailure: () => tlsMetrics.reloadFailures.inc(),
     });
-    tlsMetrics = new TlsMetrics(metrics.registry, () => certificates?.status());
     await certificates.start();
   }
   const onHangup = () => void certificates?.reload('SIGHUP');
