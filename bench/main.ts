@@ -19,6 +19,7 @@ import { backgroundLoad, type Background, ensureTools, machineInfo, round } from
 import { fullDownload } from './workloads/downloads.js';
 import { freshFirstByte } from './workloads/fresh-first-byte.js';
 import { heartbeatRate } from './workloads/heartbeat.js';
+import { https } from './workloads/https.js';
 import { memory } from './workloads/memory.js';
 import { type Pair, startPair, stopPair } from './workloads/pair.js';
 import { rangeStorm } from './workloads/range-storm.js';
@@ -28,7 +29,8 @@ import { upstreamEconomy } from './workloads/upstream-economy.js';
 const USAGE = `usage: node bench/run.mjs [options]            (npm run bench -- [options])
   --smoke                a ~10 s-of-load variant for CI (64 MiB ISO, 1 repeat, short phases)
   --only 1,2,...         workloads to run (1 download, 2 range storm, 3 fresh first byte,
-                         4 memory, 5 upstream economy, 6 heartbeat, 7 start and idle memory); default all
+                         4 memory, 5 upstream economy, 6 heartbeat, 7 start and idle memory,
+                         8 HTTPS download and range storm against nginx with ssl); default all
   --size-mib N           base ISO padding in MiB (default 1024; the ISO is ~1 MiB larger)
   --big-size-mib N       second base for workload 4 (default 4096)
   --repeats N            side-by-side repeats of workloads 1 and 2 (default 3)
@@ -53,7 +55,7 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
   const smoke = argv.includes('--smoke');
   const o: Options = {
     smoke,
-    only: new Set([1, 2, 3, 4, 5, 6, 7]),
+    only: new Set([1, 2, 3, 4, 5, 6, 7, 8]),
     sizeMiB: smoke ? 64 : 1024,
     bigSizeMiB: smoke ? 256 : 4096,
     repeats: smoke ? 1 : 3,
@@ -305,6 +307,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     await step(5, 'upstream economy', () => upstreamEconomy(c));
     await step(6, 'agent heartbeat rate', () => heartbeatRate(c));
     await step(7, 'start and idle memory', () => startup(c));
+    await step(8, 'HTTPS download and range storm', () => https(c));
   } catch (err) {
     failures.push({ workload: 'setup', error: (err as Error).stack ?? String(err) });
     log(`FAILED: ${(err as Error).stack ?? String(err)}`);

@@ -118,3 +118,43 @@ describe('IMAGE_URL_TTL', () => {
       expect(() => loadConfig({ IMAGE_URL_TTL: bad }), bad).toThrow(/IMAGE_URL_TTL/);
   });
 });
+
+describe('native TLS variables', () => {
+  it('are off by default; HTTPS_CERT_FILE + HTTPS_KEY_FILE turn them on with TLSv1.2 and iPXE-only plain routes', () => {
+    expect(loadConfig({}).tls).toBeUndefined();
+    const tls = loadConfig({ HTTPS_CERT_FILE: '/etc/tls/tls.crt', HTTPS_KEY_FILE: '/etc/tls/tls.key' }).tls;
+    expect(tls).toEqual({
+      certFile: '/etc/tls/tls.crt',
+      keyFile: '/etc/tls/tls.key',
+      minVersion: 'TLSv1.2',
+      httpListenPort: undefined,
+      httpRoutes: 'ipxe',
+    });
+    const all = loadConfig({
+      HTTPS_CERT_FILE: 'c.pem',
+      HTTPS_KEY_FILE: 'k.pem',
+      HTTP_LISTEN_PORT: '8081',
+      HTTP_ROUTES: 'all',
+      TLS_MIN_VERSION: 'TLSv1.3',
+      IMAGE_SERVICE_HTTP_BASE_URL: 'http://pxe.example.com:8081/',
+    });
+    expect(all.tls).toMatchObject({ httpListenPort: 8081, httpRoutes: 'all', minVersion: 'TLSv1.3' });
+    expect(all.tls?.certFile).toMatch(/^\/.*\/c\.pem$/); // resolved: the reloader watches its directory
+    expect(all.imageServiceHttpBaseUrl).toBe('http://pxe.example.com:8081');
+  });
+
+  it.each([
+    [{ HTTPS_CERT_FILE: 'c.pem' }, /HTTPS_KEY_FILE is not set/],
+    [{ HTTPS_KEY_FILE: 'k.pem' }, /HTTPS_CERT_FILE is not set/],
+    [{ HTTP_LISTEN_PORT: '8081' }, /HTTP_LISTEN_PORT adds a plain-HTTP port next to HTTPS/],
+    [{ HTTPS_CERT_FILE: 'c', HTTPS_KEY_FILE: 'k', TLS_MIN_VERSION: 'TLSv1.1' }, /TLS_MIN_VERSION/],
+    [{ HTTPS_CERT_FILE: 'c', HTTPS_KEY_FILE: 'k', TLS_MIN_VERSION: '1.2' }, /TLS_MIN_VERSION/],
+    [{ HTTPS_CERT_FILE: 'c', HTTPS_KEY_FILE: 'k', HTTP_ROUTES: 'some' }, /HTTP_ROUTES/],
+    [{ HTTPS_CERT_FILE: 'c', HTTPS_KEY_FILE: 'k', HTTP_LISTEN_PORT: 'http' }, /HTTP_LISTEN_PORT/],
+    [{ HTTPS_CERT_FILE: 'c', HTTPS_KEY_FILE: 'k', LISTEN_PORT: '8443', HTTP_LISTEN_PORT: '8443' }, /must differ/],
+    [{ IMAGE_SERVICE_HTTP_BASE_URL: 'ftp://x' }, /IMAGE_SERVICE_HTTP_BASE_URL/],
+  ])('refuses %o', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

@@ -10,6 +10,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEFAULT_LISTENER_LIMITS, type ListenerLimits } from './http/listener-limits.js';
 import { DEFAULT_MAX_CONCURRENT_REQUESTS } from './http/request-cap.js';
 import type { EmbedCompression } from './initrd/embed-archive.js';
+import type { PlainHttpRoutes } from './http/tls/plain-route-policy.js';
+import type { TlsMinVersion } from './http/tls/tls-material.js';
 import { type OsImagesConfig, osImagesFromEnvironment } from './images/os-images-config.js';
 import {
   type ImageStoreSettings,
@@ -53,6 +55,22 @@ export interface Config {
   maxConcurrentRequests: number;
   /** IMAGE_URL_TTL: lifetime of short image-URL tokens (src/core/auth/url-tokens.ts). */
   imageUrlTtlMs: number;
+  /** HTTPS_CERT_FILE + HTTPS_KEY_FILE: LISTEN_PORT serves HTTPS; undefined = plain HTTP only. */
+  tls: TlsConfig | undefined;
+  /** IMAGE_SERVICE_HTTP_BASE_URL: plain-HTTP base for iPXE scripts and PXE artifacts; undefined = derived. */
+  imageServiceHttpBaseUrl: string | undefined;
+}
+
+/** Native TLS (src/http/tls/). */
+export interface TlsConfig {
+  certFile: string;
+  keyFile: string;
+  /** TLS_MIN_VERSION */
+  minVersion: TlsMinVersion;
+  /** HTTP_LISTEN_PORT: a second, plain-HTTP listener; undefined = none. */
+  httpListenPort: number | undefined;
+  /** HTTP_ROUTES: what the plain listener serves (src/http/tls/plain-route-policy.ts). */
+  httpRoutes: PlainHttpRoutes;
 }
 
 export class ConfigError extends Error {}
@@ -94,6 +112,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     embeddedPostgresUser: env.EMBEDDED_POSTGRES_USER || undefined,
     maxConcurrentRequests: integer(env, 'MAX_CONCURRENT_REQUESTS', DEFAULT_MAX_CONCURRENT_REQUESTS, 1, 1_000_000),
     imageUrlTtlMs: imageUrlTtl(env),
+    tls: tlsConfig(env, listenPort),
+    imageServiceHttpBaseUrl: optionalBaseUrl(env, 'IMAGE_SERVICE_HTTP_BASE_URL'),
   };
 }
 
@@ -112,6 +132,29 @@ function imageUrlTtl(env: NodeJS.ProcessEnv): number {
       `IMAGE_URL_TTL must be seconds or a duration such as 4h or 90m, from 1m to 720h, not ${JSON.stringify(raw)}`,
     );
   return value;
+}
+
+function tlsConfig(env: NodeJS.ProcessEnv, listenPort: number): TlsConfig | undefined {
+  const certFile = env.HTTPS_CERT_FILE || undefined;
+  const keyFile = env.HTTPS_KEY_FILE || undefined;
+  const minVersion = oneOf(env, 'TLS_MIN_VERSION', ['TLSv1.2', 'TLSv1.3'] as const, 'TLSv1.2');
+  const httpRoutes = oneOf(env, 'HTTP_ROUTES', ['ipxe', 'all'] as const, 'ipxe');
+  const httpListenPort = env.HTTP_LISTEN_PORT ? integer(env, 'HTTP_LISTEN_PORT', 0, 0, 65535) : undefined;
+  if (!certFile !== !keyFile) {
+    throw new ConfigError(
+      `HTTPS_CERT_FILE and HTTPS_KEY_FILE go together: ${certFile ? 'HTTPS_KEY_FILE' : 'HTTPS_CERT_FILE'} is not set`,
+    );
+  }
+  if (!certFile || !keyFile) {
+    if (httpListenPort !== undefined)
+      throw new ConfigError(
+        'HTTP_LISTEN_PORT adds a plain-HTTP port next to HTTPS: set HTTPS_CERT_FILE and HTTPS_KEY_FILE too (without them LISTEN_PORT already serves plain HTTP)',
+      );
+    return undefined;
+  }
+  if (httpListenPort !== undefined && httpListenPort !== 0 && httpListenPort === listenPort)
+    throw new ConfigError(`HTTP_LISTEN_PORT must differ from LISTEN_PORT (${listenPort})`);
+  return { certFile: path.resolve(certFile), keyFile: path.resolve(keyFile), minVersion, httpListenPort, httpRoutes };
 }
 
 function listenerLimits(env: NodeJS.ProcessEnv): ListenerLimits {

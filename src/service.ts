@@ -5,7 +5,11 @@
 // The process is live at once; base images load in the background and are reported per
 // image by /health. It listens before anything else so that default base URLs
 // (IMAGE_SERVICE_BASE_URL, SERVICE_BASE_URL) are the address it really listens on.
+// With HTTPS_CERT_FILE/HTTPS_KEY_FILE, LISTEN_PORT serves HTTPS (certificates reloaded on
+// change and on SIGHUP) and HTTP_LISTEN_PORT adds a plain listener for what iPXE fetches;
+// iPXE scripts and PXE URLs then point at the plain one.
 import http from 'node:http';
+import type https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ArtifactService } from './artifacts/artifact-service.js';
@@ -14,7 +18,13 @@ import { type Core, createCore } from './core/index.js';
 import { createApp } from './http/app.js';
 import { type ArtifactObserver, DedupingArtifactObserver, loggingArtifactObserver } from './http/artifact-observer.js';
 import type { UrlTokenResolver } from './ignition-supply/url-token-resolver.js';
+import { writeErrorResponse } from './http/error-mapping.js';
 import { createLimitedServer } from './http/listener-limits.js';
+import { CertificateReloader } from './http/tls/certificate-reloader.js';
+import { plainBaseUrl } from './http/tls/plain-base-url.js';
+import { plainHttpRefusal } from './http/tls/plain-route-policy.js';
+import { loadTlsMaterial } from './http/tls/tls-material.js';
+import { TlsMetrics } from './http/tls/tls-metrics.js';
 import { readOpenFileLimit } from './http/open-file-limit.js';
 import { fdBudgetProblem } from './http/request-cap-budget.js';
 import { CachedIgnitionSource } from './ignition-supply/cached-source.js';
@@ -25,9 +35,15 @@ import { ManagedImageStore } from './images/managed-image-store.js';
 import { Metrics } from './metrics.js';
 
 export interface RunningService {
+  /** LISTEN_PORT's server (an https.Server with native TLS). */
   server: http.Server;
-  /** The URL this process listens on, e.g. http://127.0.0.1:8080 */
+  /** The URL this process listens on, e.g. http://127.0.0.1:8080 (https:// with native TLS) */
   url: string;
+  /** HTTP_LISTEN_PORT's plain server and URL, next to HTTPS. */
+  plainServer?: http.Server;
+  plainUrl?: string;
+  /** Native TLS: reloads the certificate (also on SIGHUP). */
+  certificates?: CertificateReloader;
   imageStore: ManagedImageStore;
   metrics: Metrics;
   /** Resolves once every configured base image has been loaded or marked failed. */
@@ -46,18 +62,71 @@ export async function startService(
       .end('{"code":503,"message":"starting"}');
   };
   const metrics = new Metrics({ defaultMetrics: options.defaultMetrics ?? true });
-  const { server, connectionCap } = await createLimitedServer(
+  const tlsMaterial = config.tls ? await loadTlsMaterial(config.tls) : undefined;
+  const {
+    server,
+    connectionCap,
+    metrics: listenerMetrics,
+  } = await createLimitedServer(
     config.listener,
     { logger, registry: metrics.registry },
     (req, res) => handler(req, res),
+    tlsMaterial,
   );
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.listenPort, config.listenAddress, () => resolve());
-  });
-  const url = listeningUrl(server.address() as AddressInfo);
+  await listen(server, config.listenPort, config.listenAddress);
+  const url = listeningUrl(server.address() as AddressInfo, tlsMaterial ? 'https' : 'http');
   const imageServiceBaseUrl = config.imageServiceBaseUrl ?? url;
   const serviceBaseUrl = config.serviceBaseUrl ?? url;
+
+  // HTTP_LISTEN_PORT: plain HTTP next to HTTPS, by default only for what iPXE fetches.
+  let plainServer: http.Server | undefined;
+  let plainUrl: string | undefined;
+  if (config.tls?.httpListenPort !== undefined) {
+    const routes = config.tls.httpRoutes;
+    plainServer = (
+      await createLimitedServer(
+        config.listener,
+        { logger, registry: metrics.registry, metrics: listenerMetrics },
+        (req, res) => {
+          const httpsBase = req.url?.startsWith('/api/') ? serviceBaseUrl : imageServiceBaseUrl;
+          const refusal = plainHttpRefusal(req.method, req.url, routes, httpsBase);
+          if (refusal) writeErrorResponse(req, res, refusal);
+          else handler(req, res);
+        },
+      )
+    ).server;
+    try {
+      await listen(plainServer, config.tls.httpListenPort, config.listenAddress);
+    } catch (err) {
+      server.close();
+      throw err;
+    }
+    plainUrl = listeningUrl(plainServer.address() as AddressInfo, 'http');
+  }
+  const plainPort = plainServer ? (plainServer.address() as AddressInfo).port : undefined;
+  // Where iPXE scripts and PXE artifacts point (iPXE speaks plain HTTP only).
+  const pxeImageBaseUrl =
+    config.imageServiceHttpBaseUrl ??
+    (plainUrl && plainPort !== undefined
+      ? plainBaseUrl(config.imageServiceBaseUrl, plainUrl, plainPort)
+      : imageServiceBaseUrl);
+  const pxeServiceBaseUrl =
+    plainUrl && plainPort !== undefined ? plainBaseUrl(config.serviceBaseUrl, plainUrl, plainPort) : serviceBaseUrl;
+
+  let certificates: CertificateReloader | undefined;
+  if (config.tls && tlsMaterial) {
+    const tlsMetrics = new TlsMetrics(metrics.registry, () => certificates?.status());
+    certificates = new CertificateReloader({
+      files: config.tls,
+      initial: tlsMaterial,
+      apply: (material) => (server as https.Server).setSecureContext(material.secureContext),
+      logger,
+      onFailure: () => tlsMetrics.reloadFailures.inc(),
+    });
+    await certificates.start();
+  }
+  const onHangup = () => void certificates?.reload('SIGHUP');
+  if (certificates) process.on('SIGHUP', onHangup);
 
   for (const problem of config.osImages.problems) logger.error({ problem }, 'invalid OS image entry skipped');
   if (config.usingDemoImage)
@@ -80,6 +149,8 @@ export async function startService(
         dataDir: config.dataDir,
         serviceBaseUrl,
         imageServiceBaseUrl,
+        pxeServiceBaseUrl,
+        pxeImageBaseUrl,
         authType: config.authType,
         hostMaxDisconnectionMs: config.hostMaxDisconnectionMs,
         adminTokenTtlMs: config.adminTokenTtlMs,
@@ -104,7 +175,8 @@ export async function startService(
         : core?.ignitionSource;
       if (!source) throw new Error('no Ignition source: set ASSISTED_SERVICE_URL or run the core in-process');
       ignitionCache = new CachedIgnitionSource(source, { ttlMs: config.ignitionCacheTtlMs, metrics });
-      artifacts = new ArtifactService(imageStore.catalog, ignitionCache, config.embedCompression, imageServiceBaseUrl);
+      // The minimal ISO's rootfs URL is fetched by the booting kernel: the plain base, as for PXE.
+      artifacts = new ArtifactService(imageStore.catalog, ignitionCache, config.embedCompression, pxeImageBaseUrl);
       // Short opaque URL tokens: resolved by the in-process core, or asked of the fronted core.
       // Boot events belong to the in-process core; remote mode logs them.
       urlTokens = config.assistedServiceUrl
@@ -126,9 +198,13 @@ export async function startService(
       ...(observer ? { observer } : {}),
       maxConcurrentRequests: config.maxConcurrentRequests,
       ...(core ? { coreRouter: core.router, databaseHealth: core.databaseHealth } : {}),
+      ...(certificates ? { tlsHealth: () => certificates.status() } : {}),
     });
   } catch (err) {
+    process.off('SIGHUP', onHangup);
+    certificates?.stop();
     server.close();
+    plainServer?.close();
     await core?.close();
     await imageStore.close();
     throw err;
@@ -138,6 +214,8 @@ export async function startService(
       url,
       imageServiceBaseUrl,
       serviceBaseUrl,
+      ...(plainUrl ? { plainUrl, pxeImageBaseUrl } : {}),
+      ...(certificates ? { certificate: certificates.status().serving } : {}),
       role: config.role,
       ignitionSource: config.assistedServiceUrl ? 'remote' : 'in-process',
     },
@@ -147,14 +225,24 @@ export async function startService(
   return {
     server,
     url,
+    ...(plainServer && plainUrl ? { plainServer, plainUrl } : {}),
+    ...(certificates ? { certificates } : {}),
     imageStore,
     metrics,
     imagesLoaded,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      process.off('SIGHUP', onHangup);
+      certificates?.stop();
+      await Promise.all(
+        [server, plainServer].map(
+          (s) =>
+            s &&
+            new Promise<void>((resolve) => {
+              s.close(() => resolve());
+              s.closeAllConnections();
+            }),
+        ),
+      );
       await core?.close();
       await imageStore.close(); // stops downloads (their .part files are kept for resume)
       await imagesLoaded;
@@ -162,8 +250,18 @@ export async function startService(
   };
 }
 
-function listeningUrl(address: AddressInfo): string {
+function listeningUrl(address: AddressInfo, scheme: 'http' | 'https'): string {
   const wildcard = address.address === '0.0.0.0' || address.address === '::';
   const host = wildcard ? '127.0.0.1' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return `http://${host}:${address.port}`;
+  return `${scheme}://${host}:${address.port}`;
+}
+
+function listen(server: http.Server, port: number, address: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, address, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }

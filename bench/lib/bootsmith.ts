@@ -23,6 +23,11 @@ export interface BootsmithOptions {
   env?: Record<string, string>;
   /** Extra node flags, e.g. --cpu-prof. */
   nodeArgs?: string[];
+  /**
+   * Native TLS: LISTEN_PORT serves HTTPS with this pair (`url` is https://); the bench's own
+   * calls (health, API, metrics) go to a plain HTTP_LISTEN_PORT with HTTP_ROUTES=all (`controlUrl`).
+   */
+  tls?: { certFile: string; keyFile: string };
 }
 
 export interface InfraEnv {
@@ -47,6 +52,8 @@ export class Bootsmith {
     readonly process: Started,
     readonly url: string,
     readonly options: BootsmithOptions,
+    /** Where the bench's own calls go: `url`, or the plain port with `tls`. */
+    readonly controlUrl: string = url,
   ) {}
 
   get pid(): number {
@@ -56,7 +63,9 @@ export class Bootsmith {
   static async start(options: BootsmithOptions): Promise<Bootsmith> {
     mkdirSync(options.dataDir, { recursive: true });
     const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
+    const url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
+    const plainPort = options.tls ? await freePort() : undefined;
+    const controlUrl = plainPort === undefined ? url : `http://127.0.0.1:${plainPort}`;
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -74,6 +83,14 @@ export class Bootsmith {
           version: '417.94.1',
         },
       ]),
+      ...(options.tls
+        ? {
+            HTTPS_CERT_FILE: options.tls.certFile,
+            HTTPS_KEY_FILE: options.tls.keyFile,
+            HTTP_LISTEN_PORT: String(plainPort),
+            HTTP_ROUTES: 'all',
+          }
+        : {}),
       ...options.env,
     };
     const args = [
@@ -83,13 +100,13 @@ export class Bootsmith {
       ...(options.role ? ['--role', options.role] : []),
     ];
     const proc = start('bootsmith', process.execPath, args, { env, log: options.logFile });
-    const service = new Bootsmith(proc, url, options);
+    const service = new Bootsmith(proc, url, options, controlUrl);
     const deadline = Date.now() + 180_000;
     for (;;) {
       const exited = await Promise.race([proc.exited.then(() => true), sleep(200).then(() => false)]);
       if (exited) throw new Error(`bootsmith exited during start-up; see ${options.logFile}`);
       try {
-        const r = await fetch(`${url}/health`);
+        const r = await fetch(`${controlUrl}/health`);
         if (r.status === 200) break;
       } catch {
         // not listening yet
@@ -111,7 +128,7 @@ export class Bootsmith {
   }
 
   async api<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const r = await fetch(this.url + API + path, {
+    const r = await fetch(this.controlUrl + API + path, {
       method,
       headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -139,7 +156,7 @@ export class Bootsmith {
 
   /** Sum of the samples of `name` whose labels contain every given label pair. */
   async metric(name: string, labels: Record<string, string> = {}): Promise<number> {
-    const text = await (await fetch(`${this.url}/metrics`)).text();
+    const text = await (await fetch(`${this.controlUrl}/metrics`)).text();
     return sumMetric(text, name, labels);
   }
 }

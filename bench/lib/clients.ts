@@ -26,12 +26,15 @@ export interface DownloadResult {
 export function startDownloads(
   curl: string,
   urls: readonly string[],
-  options: { maxSeconds?: number } = {},
+  options: { maxSeconds?: number; curlArgs?: readonly string[] } = {},
 ): {
   process: Started;
   result: Promise<DownloadResult>;
 } {
-  const maxTime = options.maxSeconds ? ['--max-time', String(options.maxSeconds)] : [];
+  const maxTime = [
+    ...(options.maxSeconds ? ['--max-time', String(options.maxSeconds)] : []),
+    ...(options.curlArgs ?? []).map((a) => `'${a.replaceAll("'", `'\\''`)}'`),
+  ];
   const script = [
     'for u in "$@"; do',
     `  "${curl}" -sS -o /dev/null ${maxTime.join(' ')} -w 'CURL %{http_code} %{size_download} %{time_starttransfer} %{time_total}\\n' "$u" 2>/dev/null &`,
@@ -77,7 +80,7 @@ export function startDownloads(
 export async function download(
   curl: string,
   urls: readonly string[],
-  options: { maxSeconds?: number } = {},
+  options: { maxSeconds?: number; curlArgs?: readonly string[] } = {},
 ): Promise<DownloadResult> {
   return startDownloads(curl, urls, options).result;
 }

@@ -1,8 +1,9 @@
 // The comparator: nginx serving the same bytes from the same disk, with a configuration
 // generated here (never the system's), on a loopback port, in the foreground
 // (`daemon off;`), so that the process the bench started is the master and stopping it
-// stops the workers.
+// stops the workers. With `tls`, `ssl` on (workload 8): TLS 1.3, one pinned cipher suite.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { freePort } from './bootsmith.js';
 import { childPids, cpuSeconds, memoryStatus, sleep, start, type Started, stop } from './proc.js';
@@ -13,6 +14,8 @@ export interface NginxOptions {
   dir: string;
   /** worker_processes: a number or 'auto'. */
   workers: string;
+  /** `ssl` on with this pair, TLS 1.3 only, one cipher suite (the same bootsmith is pinned to). */
+  tls?: { certFile: string; keyFile: string; cipherSuite: string };
 }
 
 export class Nginx {
@@ -54,8 +57,17 @@ http {
   uwsgi_temp_path ${temp}/uwsgi;
   scgi_temp_path ${temp}/scgi;
   server {
-    listen 127.0.0.1:${port} reuseport;
-    root ${www};
+    listen 127.0.0.1:${port} reuseport${options.tls ? ' ssl' : ''};
+    root ${www};${
+      options.tls
+        ? `
+    ssl_certificate ${options.tls.certFile};
+    ssl_certificate_key ${options.tls.keyFile};
+    ssl_protocols TLSv1.3;
+    ssl_conf_command Ciphersuites ${options.tls.cipherSuite};
+    ssl_session_cache shared:SSL:1m;`
+        : ''
+    }
   }
 }
 `;
@@ -64,14 +76,25 @@ http {
     const proc = start('nginx', options.binary, ['-c', confPath, '-p', dir, '-e', path.join(dir, 'error.log')], {
       log: path.join(dir, 'stdout.log'),
     });
-    const url = `http://127.0.0.1:${port}`;
+    const url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
     const deadline = Date.now() + 15_000;
     for (;;) {
       const exited = await Promise.race([proc.exited.then(() => true), sleep(100).then(() => false)]);
       if (exited) throw new Error(`nginx exited during start-up; see ${dir}/error.log`);
       try {
-        const r = await fetch(`${url}/`, { method: 'HEAD' });
-        await r.arrayBuffer();
+        if (options.tls) {
+          // undici's fetch takes no CA; a TCP connect says it listens.
+          await new Promise<void>((resolve, reject) => {
+            const s = net.connect(port, '127.0.0.1', () => {
+              s.destroy();
+              resolve();
+            });
+            s.once('error', reject);
+          });
+        } else {
+          const r = await fetch(`${url}/`, { method: 'HEAD' });
+          await r.arrayBuffer();
+        }
         break;
       } catch {
         if (Date.now() > deadline) {

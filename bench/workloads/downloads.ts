@@ -22,7 +22,22 @@ interface DownloadRun {
   clientCpuSecondsPerGiB: number | undefined;
 }
 
-export async function fullDownload(ctx: Context, pair: Pair): Promise<Figure[]> {
+/** Workload 8 runs the same measurement over HTTPS: other ids and titles, curl trusting the test CA. */
+export interface Variant {
+  idPrefix: string;
+  workload: number;
+  titlePrefix: string;
+  curlArgs: readonly string[];
+}
+
+export async function fullDownload(
+  ctx: Context,
+  pair: Pick<Pair, 'bootsmith' | 'nginx' | 'bootsmithUrl' | 'nginxUrl' | 'size'>,
+  variant?: Variant,
+): Promise<Figure[]> {
+  const prefix = variant?.idPrefix ?? '';
+  const workload = variant?.workload ?? 1;
+  const titlePrefix = variant?.titlePrefix ?? '';
   const figures: Figure[] = [];
   for (const clients of ctx.options.downloadClients) {
     const runs: DownloadRun[] = [];
@@ -32,7 +47,7 @@ export async function fullDownload(ctx: Context, pair: Pair): Promise<Figure[]> 
         const url = server === 'nginx' ? pair.nginxUrl : pair.bootsmithUrl;
         const cpuOf = server === 'nginx' ? () => pair.nginx.cpuSeconds() : () => pair.bootsmith.cpuSeconds();
         const { result, cpu } = await accounted(cpuOf, () =>
-          download(ctx.tools.curl, Array<string>(clients).fill(url)),
+          download(ctx.tools.curl, Array<string>(clients).fill(url), { curlArgs: variant?.curlArgs ?? [] }),
         );
         const bad = result.statuses.filter((s) => s !== '200');
         if (bad.length > 0 || result.bytes !== clients * pair.size) {
@@ -53,7 +68,7 @@ export async function fullDownload(ctx: Context, pair: Pair): Promise<Figure[]> 
         };
         runs.push(run);
         ctx.log(
-          `  download ×${clients} ${server.padEnd(9)} ${run.megabytesPerSecond} MB/s  server ${run.serverCpuSecondsPerGiB} CPU-s/GiB, ` +
+          `  ${titlePrefix}download ×${clients} ${server.padEnd(9)} ${run.megabytesPerSecond} MB/s  server ${run.serverCpuSecondsPerGiB} CPU-s/GiB, ` +
             `clients ${run.clientCpuSecondsPerGiB} CPU-s/GiB, others ${cpu.foreignShare ?? '?'} of the machine`,
         );
       }
@@ -67,9 +82,9 @@ export async function fullDownload(ctx: Context, pair: Pair): Promise<Figure[]> 
     }
     figures.push(
       figure({
-        id: `download-${clients}`,
-        workload: 1,
-        title: `full download, ${clients} client${clients === 1 ? '' : 's'}`,
+        id: `${prefix}download-${clients}`,
+        workload,
+        title: `${titlePrefix}full download, ${clients} client${clients === 1 ? '' : 's'}`,
         unit: 'MB/s',
         value: median(of('bootsmith').map((x) => x.megabytesPerSecond)),
         comparator: { name: 'nginx', value: median(of('nginx').map((x) => x.megabytesPerSecond)) },
@@ -95,9 +110,9 @@ export async function fullDownload(ctx: Context, pair: Pair): Promise<Figure[]> 
     if (clients === Math.max(...ctx.options.downloadClients)) {
       figures.push(
         figure({
-          id: `download-${clients}-cpu`,
-          workload: 1,
-          title: `server CPU per GiB sent, ${clients} clients`,
+          id: `${prefix}download-${clients}-cpu`,
+          workload,
+          title: `${titlePrefix}server CPU per GiB sent, ${clients} clients`,
           unit: 'CPU-s/GiB',
           value: median(of('bootsmith').map((x) => x.serverCpuSecondsPerGiB)),
           comparator: { name: 'nginx', value: median(of('nginx').map((x) => x.serverCpuSecondsPerGiB)) },

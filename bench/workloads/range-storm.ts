@@ -6,6 +6,7 @@ import { runWrk, type WrkResult } from '../lib/clients.js';
 import { type Figure, figure } from '../lib/report.js';
 import { median, spread } from '../lib/stats.js';
 import { round } from '../lib/system.js';
+import type { Variant } from './downloads.js';
 import type { Pair } from './pair.js';
 
 type Server = 'bootsmith' | 'nginx';
@@ -21,8 +22,15 @@ interface StormRun {
   cpu: CpuAccount;
 }
 
-export async function rangeStorm(ctx: Context, pair: Pair): Promise<Figure[]> {
+export async function rangeStorm(
+  ctx: Context,
+  pair: Pick<Pair, 'bootsmith' | 'nginx' | 'bootsmithUrl' | 'nginxUrl' | 'size'>,
+  variant?: Variant,
+): Promise<Figure[]> {
   const o = ctx.options;
+  const prefix = variant?.idPrefix ?? '';
+  const workload = variant?.workload ?? 2;
+  const titlePrefix = variant?.titlePrefix ?? '';
   const runs: StormRun[] = [];
   for (let r = 0; r < o.repeats; r++) {
     const seed = o.seed + r;
@@ -50,9 +58,13 @@ export async function rangeStorm(ctx: Context, pair: Pair): Promise<Figure[]> {
           `${server}: range storm had ${errors} errors in ${result.requests} requests: ${JSON.stringify(result.errors)}`,
         );
       }
+      // Bytes really served: every answered range is at least RANGE_MIN bytes of body.
+      if (result.bytes < (result.requests - errors) * RANGE_MIN) {
+        throw new Error(`${server}: ${result.requests} range requests brought only ${result.bytes} bytes`);
+      }
       runs.push({ repeat: r, server, seed, wrk: result, cpu });
       ctx.log(
-        `  range storm ${server.padEnd(9)} ${Math.round(result.requestsPerSecond)} req/s  p50 ${result.latencyMs.p50.toFixed(2)} ms  ` +
+        `  ${titlePrefix}range storm ${server.padEnd(9)} ${Math.round(result.requestsPerSecond)} req/s  p50 ${result.latencyMs.p50.toFixed(2)} ms  ` +
           `p99 ${result.latencyMs.p99.toFixed(2)} ms  server ${cpu.serverCpuSeconds.toFixed(1)} CPU-s, others ${cpu.foreignShare ?? '?'} of the machine`,
       );
     }
@@ -87,9 +99,9 @@ export async function rangeStorm(ctx: Context, pair: Pair): Promise<Figure[]> {
   };
   return [
     figure({
-      id: 'range-rps',
-      workload: 2,
-      title: `range storm, ${o.stormConnections} clients: requests/s`,
+      id: `${prefix}range-rps`,
+      workload,
+      title: `${titlePrefix}range storm, ${o.stormConnections} clients: requests/s`,
       unit: 'req/s',
       value: details.bootsmith.requestsPerSecond,
       comparator: { name: 'nginx', value: details.nginx.requestsPerSecond },
@@ -99,9 +111,9 @@ export async function rangeStorm(ctx: Context, pair: Pair): Promise<Figure[]> {
       details,
     }),
     figure({
-      id: 'range-p99',
-      workload: 2,
-      title: 'range storm: p99 latency',
+      id: `${prefix}range-p99`,
+      workload,
+      title: `${titlePrefix}range storm: p99 latency`,
       unit: 'ms',
       value: details.bootsmith.p99Ms,
       comparator: { name: 'nginx', value: details.nginx.p99Ms },
@@ -111,9 +123,9 @@ export async function rangeStorm(ctx: Context, pair: Pair): Promise<Figure[]> {
       details: { p50Ms: { bootsmith: details.bootsmith.p50Ms, nginx: details.nginx.p50Ms } },
     }),
     figure({
-      id: 'range-cpu',
-      workload: 2,
-      title: 'range storm: server CPU per 1,000 requests',
+      id: `${prefix}range-cpu`,
+      workload,
+      title: `${titlePrefix}range storm: server CPU per 1,000 requests`,
       unit: 'CPU-s',
       value: details.bootsmith.serverCpuSecondsPer1000Requests,
       comparator: { name: 'nginx', value: details.nginx.serverCpuSecondsPer1000Requests },

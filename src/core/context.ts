@@ -12,6 +12,9 @@ import type { Repository } from './db/repository.js';
 export interface CoreSettings {
   serviceBaseUrl: string;
   imageServiceBaseUrl: string;
+  /** Plain-HTTP bases for what iPXE fetches (HTTP_LISTEN_PORT next to HTTPS); default the two above. */
+  pxeServiceBaseUrl?: string;
+  pxeImageBaseUrl?: string;
   authType: 'none' | 'local';
   hostMaxDisconnectionMs: number;
   agentImage: string;

@@ -37,6 +37,9 @@ export interface CoreOptions {
   dataDir: string;
   serviceBaseUrl: string;
   imageServiceBaseUrl: string;
+  /** Plain-HTTP bases for iPXE scripts and PXE artifacts (native TLS with HTTP_LISTEN_PORT). */
+  pxeServiceBaseUrl?: string;
+  pxeImageBaseUrl?: string;
   authType: 'none' | 'local';
   hostMaxDisconnectionMs: number;
   catalog: ImageCatalog;
@@ -115,6 +118,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     settings: {
       serviceBaseUrl: options.serviceBaseUrl,
       imageServiceBaseUrl: options.imageServiceBaseUrl,
+      ...(options.pxeServiceBaseUrl ? { pxeServiceBaseUrl: options.pxeServiceBaseUrl } : {}),
+      ...(options.pxeImageBaseUrl ? { pxeImageBaseUrl: options.pxeImageBaseUrl } : {}),
       authType: options.authType,
       hostMaxDisconnectionMs: options.hostMaxDisconnectionMs,
       agentImage: options.agentImage ?? DEFAULT_AGENT_IMAGE,

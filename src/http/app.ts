@@ -14,7 +14,7 @@ import { imageErrorHandler } from './error-mapping.js';
 import { redactedRequestTarget, redactUrl } from '../redact.js';
 import { bootArtifactRoutes } from './routes/boot-artifacts.js';
 import { discoveryImageRoutes } from './routes/discovery-image.js';
-import { type DatabaseHealth, healthRoutes } from './routes/health.js';
+import { type DatabaseHealth, type TlsHealth, healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { pxeInitrdRoutes } from './routes/pxe-initrd.js';
 import { DEFAULT_MAX_CONCURRENT_REQUESTS, RequestCap } from './request-cap.js';
@@ -38,6 +38,8 @@ export interface AppParts {
   observer?: ArtifactObserver;
   /** MAX_CONCURRENT_REQUESTS for the artifact routes; DEFAULT_MAX_CONCURRENT_REQUESTS when absent. */
   maxConcurrentRequests?: number;
+  /** The serving certificate, for /health (present with native TLS). */
+  tlsHealth?: TlsHealth;
 }
 
 export function createApp(parts: AppParts): Express {
@@ -64,7 +66,7 @@ export function createApp(parts: AppParts): Express {
     next();
   });
 
-  app.use(healthRoutes(parts.imageStore, parts.databaseHealth));
+  app.use(healthRoutes(parts.imageStore, parts.databaseHealth, parts.tlsHealth));
   app.use(metricsRoutes(parts.metrics));
   if (parts.coreRouter) app.use('/api/assisted-install', parts.coreRouter);
   if (parts.artifacts) {

@@ -8,10 +8,15 @@
 // cap bound them. A new connection is refused only when the global cap is reached and every
 // other connection has a request in flight. Per-request cost is O(1); only the global cap scans.
 //
+// On an HTTPS server a connection is admitted as its TCP socket (so one that never finishes the
+// TLS handshake counts as request-less, like a silent plain one) and known by its TLS socket too
+// once the handshake is done (requests, timeouts and errors name that one).
+//
 // It tracks connections and closes them; it does not time anything out (listener-limits.ts
 // does) and does not log (the caller's `onClose`/`onRefuse` do, rate-limited).
 import type http from 'node:http';
 import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 
 export interface ConnectionGuardOptions {
   maxIdlePerAddress: number;
@@ -22,6 +27,8 @@ export interface ConnectionGuardOptions {
 
 interface Tracked {
   socket: Socket;
+  /** The TLS socket over `socket`, once its handshake is done (HTTPS listeners). */
+  secure?: TLSSocket;
   address: string;
   /** Requests in flight on this connection (more than one when pipelined). */
   busy: number;
@@ -47,6 +54,8 @@ export interface ConnectionState {
 
 export class ConnectionGuard {
   private readonly all = new Map<Socket, Tracked>();
+  /** TLS sockets of handshaken connections in `all` (HTTPS listeners). */
+  private readonly bySecure = new Map<Socket, Tracked>();
   /** Per address, the connections that have not carried a request yet, oldest first. */
   private readonly freshByAddress = new Map<string, Set<Tracked>>();
   private clock = 0;
@@ -56,6 +65,7 @@ export class ConnectionGuard {
   attach(server: http.Server): void {
     server.on('connection', (socket: Socket) => this.admit(socket));
     server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => this.requestStarted(req, res));
+    server.on('secureConnection', (secure: TLSSocket) => this.secured(secure));
   }
 
   counts(): { idle: number; busy: number } {
@@ -65,7 +75,7 @@ export class ConnectionGuard {
   }
 
   stateOf(socket: Socket): ConnectionState | undefined {
-    const t = this.all.get(socket);
+    const t = this.tracked(socket);
     if (!t) return undefined;
     const busy = t.busy > 0;
     return {
@@ -98,9 +108,24 @@ export class ConnectionGuard {
     this.enforceFreshCap(fresh, tracked);
   }
 
+  private tracked(socket: Socket): Tracked | undefined {
+    return this.all.get(socket) ?? this.bySecure.get(socket);
+  }
+
+  /** Links a finished TLS handshake to its TCP connection (same peer address and port, still request-less). */
+  private secured(secure: TLSSocket): void {
+    const fresh = this.freshByAddress.get(secure.remoteAddress ?? 'unknown');
+    if (!fresh) return;
+    for (const tracked of fresh) {
+      if (tracked.secure || tracked.socket.remotePort !== secure.remotePort) continue;
+      tracked.secure = secure;
+      this.bySecure.set(secure, tracked);
+      return;
+    }
+  }
+
   private requestStarted(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const socket = req.socket;
-    const tracked = this.all.get(socket);
+    const tracked = this.tracked(req.socket);
     if (!tracked) return;
     tracked.busy++;
     if (tracked.requests++ === 0) this.unfresh(tracked);
@@ -132,11 +157,13 @@ export class ConnectionGuard {
 
   private close(victim: Tracked, reason: 'idle_per_address' | 'connection_cap'): void {
     this.forget(victim);
+    victim.secure?.destroy();
     victim.socket.destroy();
     this.options.onClose(reason, victim.address);
   }
 
   private forget(tracked: Tracked): void {
+    if (tracked.secure) this.bySecure.delete(tracked.secure);
     if (!this.all.delete(tracked.socket)) return;
     this.unfresh(tracked);
   }

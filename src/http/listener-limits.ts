@@ -11,11 +11,15 @@
 //   send timeout    a connection with no socket progress (nothing written to or read from the
 //                   kernel) for this long is destroyed, like nginx's send_timeout: a client that
 //                   requests an ISO and stops reading is let go after it (Node `server.timeout`)
+//   TLS handshake   (HTTPS listeners) the handshake must finish within the header timeout (Node
+//                   `handshakeTimeout`); until then the connection counts as request-less
 //
 // Every close is counted in metrics (src/http/listener-metrics.ts) and, except ordinary idle
 // keep-alive timeouts, logged at warn, rate-limited, with counts. It does not route or answer requests.
 import http from 'node:http';
+import https from 'node:https';
 import type { Socket } from 'node:net';
+import type tls from 'node:tls';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { ConnectionGuard } from './connection-guard.js';
@@ -71,19 +75,38 @@ export function serverOptions(limits: ListenerLimits): http.ServerOptions {
 }
 
 export interface LimitedServer {
+  /** An https.Server when created with `tls`. */
   server: http.Server;
   connectionCap: number;
   metrics: ListenerMetrics;
 }
 
+/** HTTPS options for createLimitedServer (src/http/tls/tls-material.ts builds `secureContext`). */
+export interface ListenerTls {
+  secureContext: tls.SecureContextOptions;
+}
+
+/** Options for https.createServer: HTTP/1.1 only (no ALPN h2), the handshake bounded like headers. */
+export function httpsServerOptions(limits: ListenerLimits, listenerTls: ListenerTls): https.ServerOptions {
+  return {
+    ...serverOptions(limits),
+    ...listenerTls.secureContext,
+    ALPNProtocols: ['http/1.1'],
+    handshakeTimeout: limits.headerTimeoutMs,
+  };
+}
+
 /**
- * An HTTP server with every limit applied. Raises the soft open-file limit first (once per
- * process is enough, repeating it is harmless) and logs the effective cap at info.
+ * An HTTP (or, with `listenerTls`, HTTPS) server with every limit applied. Raises the soft
+ * open-file limit first (once per process is enough, repeating it is harmless) and logs the
+ * effective cap at info. A second listener of the same process passes the first one's
+ * `metrics` so both are counted in the same instruments.
  */
 export async function createLimitedServer(
   limits: ListenerLimits,
-  parts: { logger: Logger; registry: Registry },
+  parts: { logger: Logger; registry: Registry; metrics?: ListenerMetrics },
   handler: http.RequestListener,
+  listenerTls?: ListenerTls,
 ): Promise<LimitedServer> {
   const raised = await raiseOpenFileLimit();
   const softLimit = raised.after?.soft;
@@ -99,7 +122,9 @@ export async function createLimitedServer(
     },
     'connection limits',
   );
-  const server = http.createServer(serverOptions(limits), handler);
+  const server: http.Server = listenerTls
+    ? https.createServer(httpsServerOptions(limits, listenerTls), handler)
+    : http.createServer(serverOptions(limits), handler);
   const metrics = applyListenerLimits(server, limits, connectionCap, parts);
   return { server, connectionCap, metrics };
 }
@@ -109,10 +134,10 @@ export function applyListenerLimits(
   server: http.Server,
   limits: ListenerLimits,
   connectionCap: number,
-  parts: { logger: Logger; registry: Registry },
+  parts: { logger: Logger; registry: Registry; metrics?: ListenerMetrics },
 ): ListenerMetrics {
   const warnings = new RateLimitedWarnings(parts.logger);
-  let metrics: ListenerMetrics | undefined; // eslint-disable-line prefer-const -- assigned once below, read by closures created before it
+  let metrics: ListenerMetrics | undefined; // assigned once below, read by closures created before it
   const closed = (reason: CloseReason, address: string) => {
     metrics?.closed.inc({ reason });
     // An idle keep-alive connection timing out is ordinary: counted, not warned about.
@@ -127,9 +152,23 @@ export function applyListenerLimits(
       warnings.note('refused_at_connection_cap', address);
     },
   });
-  metrics = new ListenerMetrics(parts.registry, () => guard.counts());
-  metrics.limit.set(connectionCap);
+  if (parts.metrics) {
+    metrics = parts.metrics;
+    metrics.alsoCount(() => guard.counts());
+  } else {
+    metrics = new ListenerMetrics(parts.registry, () => guard.counts());
+    metrics.limit.set(connectionCap);
+  }
   guard.attach(server);
+
+  // HTTPS: a handshake that does not finish in time, or fails (a plain-HTTP client, a bad
+  // ClientHello), ends here; Node has destroyed the socket already.
+  server.on('tlsClientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    const address = socket.remoteAddress ?? 'unknown';
+    if (err.code === 'ERR_TLS_HANDSHAKE_TIMEOUT') closed('handshake_timeout', address);
+    else if (err.code !== 'ECONNRESET') closed('tls_handshake_failed', address);
+    socket.destroy();
+  });
 
   // Inactivity of the socket (Node resets it on every read and every write handed to the kernel).
   server.setTimeout(limits.sendTimeoutMs, (socket: Socket) => {

@@ -5,7 +5,14 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 export type CloseReason =
-  'header_timeout' | 'body_timeout' | 'idle_timeout' | 'send_timeout' | 'idle_per_address' | 'connection_cap';
+  | 'header_timeout'
+  | 'body_timeout'
+  | 'idle_timeout'
+  | 'send_timeout'
+  | 'idle_per_address'
+  | 'connection_cap'
+  | 'handshake_timeout'
+  | 'tls_handshake_failed';
 
 export class ListenerMetrics {
   readonly closed: Counter<'reason'>;
@@ -13,7 +20,11 @@ export class ListenerMetrics {
   readonly open: Gauge<'state'>;
   readonly limit: Gauge<string>;
 
+  private readonly sources: (() => { idle: number; busy: number })[] = [];
+
   constructor(registry: Registry, counts: () => { idle: number; busy: number }) {
+    const sources = this.sources;
+    sources.push(counts);
     this.closed = new Counter({
       name: 'bootsmith_http_connections_closed_total',
       help: 'Connections the service closed because of a limit, by reason (timeouts, idle cap per client address, global cap)',
@@ -31,9 +42,15 @@ export class ListenerMetrics {
       labelNames: ['state'] as const,
       registers: [registry],
       collect() {
-        const now = counts();
-        this.set({ state: 'idle' }, now.idle);
-        this.set({ state: 'busy' }, now.busy);
+        let idle = 0;
+        let busy = 0;
+        for (const source of sources) {
+          const now = source();
+          idle += now.idle;
+          busy += now.busy;
+        }
+        this.set({ state: 'idle' }, idle);
+        this.set({ state: 'busy' }, busy);
       },
     });
     this.limit = new Gauge({
@@ -41,5 +58,10 @@ export class ListenerMetrics {
       help: 'Global cap on open client connections (from the open-file limit less a reserve, or HTTP_MAX_CONNECTIONS)',
       registers: [registry],
     });
+  }
+
+  /** Counts another listener's connections in the same gauge (HTTPS and plain-HTTP listeners of one process). */
+  alsoCount(counts: () => { idle: number; busy: number }): void {
+    this.sources.push(counts);
   }
 }

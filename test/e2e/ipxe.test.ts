@@ -1,7 +1,6 @@
 // iPXE chain-boot (issue 5, case 3): qemu's own iPXE ROM (ipxe-qemu) on a virtio NIC with user
-// networking. DHCP hands it boot.ipxe over slirp's TFTP (a BOOTP file name holds 127 characters,
-// too few for the service's URLs), which chains to the InfraEnv's `boot-order-control` iPXE
-// script URL as the API's files-presigned answer gives it; the service's redirect script comes
+// networking (support/ipxe-machine.ts). DHCP hands it boot.ipxe over slirp's TFTP, which chains
+// to the InfraEnv's `boot-order-control` iPXE script URL as the API's files-presigned answer gives it; the service's redirect script comes
 // back with `mac=${net0/mac}`, gets the boot script, and iPXE fetches the kernel and the
 // pxe-initrd from http://10.0.2.2:<port> (the host's loopback as the guest sees it).
 //
@@ -14,15 +13,13 @@
 //   boot 2: the same machine: iPXE gets 404 (three tries), exits, and SeaBIOS boots the local
 //           disk (a stub MBR that says so on the serial port and exits qemu).
 //
-// SeaBIOS's serial console (fw_cfg etc/sercon-port) puts iPXE's own messages in the serial log,
-// which makes a failing run readable.
+// tls.test.ts boots the same machine from a service with native TLS, over its plain port.
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { e2eContext, readyContext, type ReadyContext } from './support/context.js';
 import { createInfraEnv, type E2eInfraEnv, ignitionFile, KEYFILE_PATH, NIC_MAC } from './support/infraenv.js';
-import { DISK_EXIT_STATUS, DISK_MARKER, diskImage, isoExtract } from './support/iso-tools.js';
+import { ipxeMachine } from './support/ipxe-machine.js';
+import { DISK_EXIT_STATUS, DISK_MARKER, isoExtract } from './support/iso-tools.js';
 import { bootInTest, type BootResult, killAllGuests } from './support/qemu.js';
 import { kargValues, parseSerialReport } from './support/serial-report.js';
 import { API, BootsmithService } from './support/service.js';
@@ -72,31 +69,7 @@ describe.runIf(setup.ready)('iPXE chain-boot (qemu, TCG)', () => {
       ),
     ) as { url: string };
     expect(presigned.url.startsWith(`${service.baseUrl}/`)).toBe(true);
-    const tftp = path.join(ctx.runDir, 'tftp');
-    await mkdir(tftp, { recursive: true });
-    await writeFile(
-      path.join(tftp, 'boot.ipxe'),
-      `#!ipxe\necho bootsmith e2e: chaining to the boot-order-control script\nchain ${presigned.url}\n`,
-    );
-    const disk = path.join(ctx.runDir, 'disk.img');
-    await writeFile(disk, diskImage());
-    const sercon = path.join(ctx.runDir, 'sercon-port.bin');
-    await writeFile(sercon, Buffer.from([0xf8, 0x03])); // 0x3f8, COM1
-
-    machine = [
-      '-boot',
-      'order=nc',
-      '-netdev',
-      `user,id=n0,tftp=${tftp},bootfile=boot.ipxe`,
-      '-device',
-      `virtio-net-pci,netdev=n0,mac=${NIC_MAC}`,
-      '-drive',
-      `file=${disk},format=raw,if=ide,snapshot=on`,
-      '-device',
-      'isa-debug-exit,iobase=0xf4,iosize=0x04',
-      '-fw_cfg',
-      `name=etc/sercon-port,file=${sercon}`,
-    ];
+    machine = await ipxeMachine(ctx.runDir, 'ipxe', presigned.url);
   });
   afterEach(() => {
     const left = killAllGuests();

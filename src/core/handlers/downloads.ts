@@ -78,10 +78,10 @@ async function ipxeScript(ctx: CoreContext, infraEnv: InfraEnvRecord, req: Reque
     const auth = urlAuth(ctx, infraEnv);
     const q: Record<string, string> = { file_name: 'ipxe-script', ipxe_script_type: 'boot-order-control' };
     if (auth) q[auth.param] = auth.value;
-    return redirectScript(filesUrl(ctx.settings.serviceBaseUrl, infraEnv.id, q));
+    return redirectScript(filesUrl(ctx.settings.pxeServiceBaseUrl ?? ctx.settings.serviceBaseUrl, infraEnv.id, q));
   }
   const urls = pxeUrls(
-    ctx.settings.imageServiceBaseUrl,
+    ctx.settings.pxeImageBaseUrl ?? ctx.settings.imageServiceBaseUrl, // plain HTTP next to HTTPS: iPXE lacks TLS
     infraEnv.id,
     infraEnv.openshiftVersion,
     infraEnv.cpuArchitecture,
@@ -165,7 +165,9 @@ export function registerDownloadRoutes(router: Router, ctx: CoreContext): void {
         q.image_token = t.token;
         expiresAt = t.expiresAt;
       }
-      res.json({ url: filesUrl(ctx.settings.serviceBaseUrl, id, q), expires_at: expiresAt.toISOString() });
+      // iPXE fetches the script: plain HTTP when native TLS runs a plain listener next to HTTPS.
+      const base = fileName === 'ipxe-script' ? ctx.settings.pxeServiceBaseUrl : undefined;
+      res.json({ url: filesUrl(base ?? ctx.settings.serviceBaseUrl, id, q), expires_at: expiresAt.toISOString() });
     }),
   );
 

@@ -3,20 +3,28 @@
 //   GET /health  200 when at least one base image is ready (503 otherwise), with every
 //                image's state and reason, and the configuration problems found at start;
 //                with the assisted API also `database` (engine, state, notices such as how to
-//                move a PGlite-era DATA_DIR).
+//                move a PGlite-era DATA_DIR); with native TLS also `tls` (the serving
+//                certificate's subject, issuer, notAfter and fingerprint, the last reload; never the key).
 import { Router } from 'express';
 import type { ImageStore } from '../../images/catalog/image-store.js';
+import type { CertificateStatus } from '../tls/certificate-reloader.js';
 
 export type DatabaseHealth = () => { engine: string; state: string; notices: string[] };
+export type TlsHealth = () => CertificateStatus;
 
-export function healthRoutes(imageStore: ImageStore | undefined, database?: DatabaseHealth): Router {
+export function healthRoutes(imageStore: ImageStore | undefined, database?: DatabaseHealth, tls?: TlsHealth): Router {
   const router = Router();
   router.get('/live', (_req, res) => {
     res.json({ status: 'ok' });
   });
   router.get(['/health', '/ready'], (_req, res) => {
     if (!imageStore) {
-      res.json({ status: 'ok', images: [], ...(database ? { database: database() } : {}) });
+      res.json({
+        status: 'ok',
+        images: [],
+        ...(database ? { database: database() } : {}),
+        ...(tls ? { tls: tls() } : {}),
+      });
       return;
     }
     const health = imageStore.health();
@@ -28,6 +36,7 @@ export function healthRoutes(imageStore: ImageStore | undefined, database?: Data
         images: health.images,
         problems: health.problems,
         ...(database ? { database: database() } : {}),
+        ...(tls ? { tls: tls() } : {}),
       });
   });
   return router;

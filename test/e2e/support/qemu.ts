@@ -5,7 +5,9 @@
 // off, the disk stub exits through isa-debug-exit). qemu runs in its own process group under
 // coreutils `timeout -s KILL` (a last resort should this worker die); on the hard timeout, or when
 // a test ends with guests still running (killAllGuests, from afterEach), the group is SIGKILLed.
-import { spawn } from 'node:child_process';
+// qemuTrustingCa() wraps qemu so its HTTPS block driver trusts a test CA (native TLS boots).
+import { spawn, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TestContext } from 'vitest';
@@ -174,4 +176,34 @@ export async function bootInTest(
   });
   if (result.timedOut) throw new Error(`guest ${options.name} did not finish within ${options.timeoutMs / 1000} s`);
   return result;
+}
+
+/** Where Debian's libcurl (qemu's curl block driver, GnuTLS flavour) reads its CA bundle; no qemu option or environment variable changes it. */
+export const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
+
+/**
+ * A qemu wrapper for `BootOptions.qemu` whose libcurl trusts exactly `caFile`: it runs qemu in a
+ * private mount namespace (`unshare -m`, private propagation) with `caFile` bind-mounted over
+ * SYSTEM_CA_BUNDLE, so the HTTPS block driver verifies the server against the test CA and nothing
+ * else, and the host's bundle is untouched. Undefined when this machine cannot do that (needs
+ * root or user namespaces); `why` says what failed.
+ */
+export function qemuTrustingCa(runDir: string, qemu: string, caFile: string): { wrapper: string } | { why: string } {
+  const probe = spawnSync(
+    'unshare',
+    ['-m', 'sh', '-c', `mount --bind "$0" ${SYSTEM_CA_BUNDLE} && cmp -s "$0" ${SYSTEM_CA_BUNDLE}`, caFile],
+    {
+      encoding: 'utf8',
+    },
+  );
+  if (probe.status !== 0)
+    return { why: `unshare -m + mount --bind failed: ${(probe.stderr || probe.error?.message || '').trim()}` };
+  const wrapper = path.join(runDir, 'qemu-trusting-test-ca.sh');
+  writeFileSync(
+    wrapper,
+    `#!/bin/sh\n# qemu with ${caFile} as the only CA libcurl trusts (private mount namespace)\n` +
+      `exec unshare -m sh -c 'mount --bind "$0" ${SYSTEM_CA_BUNDLE} && exec "$@"' ${JSON.stringify(caFile)} ${JSON.stringify(qemu)} "$@"\n`,
+    { mode: 0o755 },
+  );
+  return { wrapper };
 }

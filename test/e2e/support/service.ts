@@ -5,9 +5,14 @@
 // IMAGE_SERVICE_BASE_URL): the loopback URL for clients on the host (curl, qemu's HTTP block
 // driver), `http://10.0.2.2:<port>` for a guest on qemu user networking (slirp maps 10.0.2.2 to
 // the host's loopback). The port is chosen before the start so that URL can be configured.
+//
+// With `tls`, LISTEN_PORT serves HTTPS with the given certificate and HTTP_LISTEN_PORT a plain
+// port (`plainUrl`) for what iPXE fetches; the harness's own calls verify against the test CA.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
+import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -25,6 +30,12 @@ export interface ServiceOptions {
   baseUrl?: (port: number) => string;
   /** More environment (e.g. AUTH_TYPE=local: API calls then carry the admin token). */
   env?: Record<string, string>;
+  /** SERVICE_BASE_URL when it differs from `baseUrl` (IMAGE_SERVICE_BASE_URL). */
+  serviceBaseUrl?: (port: number) => string;
+  /** Native TLS: HTTPS on LISTEN_PORT with this pair, plus a plain HTTP_LISTEN_PORT. */
+  tls?: { certFile: string; keyFile: string; caPem: string };
+  /** IMAGE_SERVICE_HTTP_BASE_URL (with `tls`); `plainPort` is substituted. */
+  httpBaseUrl?: (plainPort: number) => string;
 }
 
 async function freePort(): Promise<number> {
@@ -40,10 +51,43 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** fetch() as the tests use it, verifying HTTPS against `caPem` (undici's fetch takes no CA per call). */
+async function fetchWithCa(url: string, init: RequestInit, caPem: string | undefined): Promise<Response> {
+  if (!url.startsWith('https:')) return fetch(url, init);
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      url,
+      { method: init.method ?? 'GET', headers: init.headers as http.OutgoingHttpHeaders, ca: caPem, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const headers = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers.set(k, v);
+          const status = res.statusCode ?? 0;
+          const body = status === 204 || status === 304 ? null : Buffer.concat(chunks);
+          resolve(new Response(body, { status, headers }));
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(typeof init.body === 'string' ? init.body : undefined);
+  });
+}
+
 export class BootsmithService {
   private exited: Promise<void>;
   /** Authorization header of API calls (the admin token with AUTH_TYPE=local). */
   private authorization: Record<string, string> = {};
+  /** HTTP_LISTEN_PORT's loopback URL (with `tls`). */
+  plainUrl: string | undefined;
+  /** What the service puts in iPXE URLs (with `tls`). */
+  plainBaseUrl: string | undefined;
+  /** SERVICE_BASE_URL. */
+  serviceBaseUrl: string;
+  /** The CA the HTTPS listener's certificate chains to (with `tls`). */
+  caPem: string | undefined;
 
   private constructor(
     readonly name: string,
@@ -55,12 +99,15 @@ export class BootsmithService {
     private readonly child: ChildProcess,
   ) {
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    this.serviceBaseUrl = baseUrl;
   }
 
   static async start(options: ServiceOptions): Promise<BootsmithService> {
     const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
+    const plainPort = options.tls ? await freePort() : undefined;
+    const url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
     const baseUrl = options.baseUrl ? options.baseUrl(port) : url;
+    const serviceBaseUrl = options.serviceBaseUrl ? options.serviceBaseUrl(port) : baseUrl;
     const dataDir = path.join(options.runDir, `${options.name}.data`);
     await mkdir(dataDir, { recursive: true });
     const logPath = path.join(options.runDir, `${options.name}.service.log`);
@@ -71,8 +118,16 @@ export class BootsmithService {
       LISTEN_ADDRESS: '127.0.0.1',
       LISTEN_PORT: String(port),
       DATA_DIR: dataDir,
-      SERVICE_BASE_URL: baseUrl,
+      SERVICE_BASE_URL: serviceBaseUrl,
       IMAGE_SERVICE_BASE_URL: baseUrl,
+      ...(options.tls && plainPort !== undefined
+        ? {
+            HTTPS_CERT_FILE: options.tls.certFile,
+            HTTPS_KEY_FILE: options.tls.keyFile,
+            HTTP_LISTEN_PORT: String(plainPort),
+            ...(options.httpBaseUrl ? { IMAGE_SERVICE_HTTP_BASE_URL: options.httpBaseUrl(plainPort) } : {}),
+          }
+        : {}),
       AUTH_TYPE: 'none',
       LOG_LEVEL: 'info',
       OS_IMAGES: JSON.stringify([
@@ -93,6 +148,14 @@ export class BootsmithService {
     child.stdout?.pipe(log);
     child.stderr?.pipe(log);
     const service = new BootsmithService(options.name, url, baseUrl, logPath, child);
+    service.serviceBaseUrl = serviceBaseUrl;
+    if (options.tls && plainPort !== undefined) {
+      service.caPem = options.tls.caPem;
+      service.plainUrl = `http://127.0.0.1:${plainPort}`;
+      service.plainBaseUrl = options.httpBaseUrl
+        ? options.httpBaseUrl(plainPort)
+        : `http://${new URL(serviceBaseUrl).hostname}:${plainPort}`;
+    }
     await service.waitHealthy(60_000);
     if (env.AUTH_TYPE === 'local') {
       const admin = (await readFile(path.join(dataDir, 'auth', 'admin-token'), 'utf8')).trim();
@@ -110,7 +173,7 @@ export class BootsmithService {
           `bootsmith (${this.name}) exited with ${this.child.exitCode} at start:\n${await this.logTail()}`,
         );
       try {
-        const r = await fetch(`${this.url}/health`);
+        const r = await this.fetch(`${this.url}/health`);
         last = `${r.status} ${await r.text()}`;
         if (r.status === 200) return;
       } catch (err) {
@@ -125,11 +188,20 @@ export class BootsmithService {
 
   /** The URL as a host-side client reaches it (a guest-facing base URL mapped to loopback). */
   onHost(url: string): string {
-    return url.startsWith(this.baseUrl) ? this.url + url.slice(this.baseUrl.length) : url;
+    if (this.plainBaseUrl && this.plainUrl && url.startsWith(`${this.plainBaseUrl}/`))
+      return this.plainUrl + url.slice(this.plainBaseUrl.length);
+    for (const base of [this.baseUrl, this.serviceBaseUrl])
+      if (url.startsWith(`${base}/`)) return this.url + url.slice(base.length);
+    return url;
+  }
+
+  /** fetch(), trusting the test CA for this service's HTTPS listener. */
+  fetch(url: string, init: RequestInit = {}): Promise<Response> {
+    return fetchWithCa(url, init, this.caPem);
   }
 
   async call(method: string, p: string, body?: unknown): Promise<Response> {
-    return fetch(this.url + p, {
+    return this.fetch(this.url + p, {
       method,
       headers: { ...this.authorization, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -146,7 +218,7 @@ export class BootsmithService {
 
   /** One sample of a Prometheus counter (0 when the series does not exist yet). */
   async metric(name: string, labels: Record<string, string>): Promise<number> {
-    const text = await (await fetch(`${this.url}/metrics`)).text();
+    const text = await (await this.fetch(`${this.url}/metrics`)).text();
     for (const line of text.split('\n')) {
       if (!line.startsWith(`${name}{`)) continue;
       const close = line.lastIndexOf('}');
