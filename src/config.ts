@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from './http/drain.js';
 import { DEFAULT_LISTENER_LIMITS, type ListenerLimits } from './http/listener-limits.js';
 import { DEFAULT_MAX_CONCURRENT_REQUESTS } from './http/request-cap.js';
 import type { EmbedCompression } from './initrd/embed-archive.js';
@@ -51,9 +52,14 @@ export interface Config {
   embeddedPostgresUser: string | undefined;
   /** MAX_CONCURRENT_REQUESTS: artifact requests in flight before 503 (src/http/request-cap.ts). */
   maxConcurrentRequests: number;
+  /** SHUTDOWN_GRACE_SECONDS: how long streams in flight may run after SIGTERM (src/http/drain.ts). */
+  shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {}
+
+/** A day: longer than any stream could reasonably need; a bigger value is a typo. */
+const MAX_SHUTDOWN_GRACE_SECONDS = 86_400;
 
 export const PACKAGE_ROOT = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
 export const DEMO_IMAGE_PATH = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64.iso');
@@ -91,6 +97,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     agentImage: env.AGENT_DOCKER_IMAGE || undefined,
     embeddedPostgresUser: env.EMBEDDED_POSTGRES_USER || undefined,
     maxConcurrentRequests: integer(env, 'MAX_CONCURRENT_REQUESTS', DEFAULT_MAX_CONCURRENT_REQUESTS, 1, 1_000_000),
+    shutdownGraceMs:
+      integer(env, 'SHUTDOWN_GRACE_SECONDS', DEFAULT_SHUTDOWN_GRACE_MS / 1000, 0, MAX_SHUTDOWN_GRACE_SECONDS) * 1000,
   };
 }
 

@@ -12,6 +12,7 @@ import { ArtifactService } from './artifacts/artifact-service.js';
 import type { Config } from './config.js';
 import { type Core, createCore } from './core/index.js';
 import { createApp } from './http/app.js';
+import { Drain, type DrainResult } from './http/drain.js';
 import { createLimitedServer } from './http/listener-limits.js';
 import { readOpenFileLimit } from './http/open-file-limit.js';
 import { fdBudgetProblem } from './http/request-cap-budget.js';
@@ -29,7 +30,11 @@ export interface RunningService {
   metrics: Metrics;
   /** Resolves once every configured base image has been loaded or marked failed. */
   imagesLoaded: Promise<void>;
+  /** Graceful drain state of the listener (src/http/drain.ts). */
+  drain: Drain;
   close(): Promise<void>;
+  /** SIGTERM: drain the listener (streams get `graceMs`), then close everything behind it. */
+  shutdown(graceMs: number): Promise<DrainResult>;
 }
 
 export async function startService(
@@ -52,6 +57,7 @@ export async function startService(
     server.once('error', reject);
     server.listen(config.listenPort, config.listenAddress, () => resolve());
   });
+  const drain = new Drain(server);
   const url = listeningUrl(server.address() as AddressInfo);
   const imageServiceBaseUrl = config.imageServiceBaseUrl ?? url;
   const serviceBaseUrl = config.serviceBaseUrl ?? url;
@@ -106,6 +112,7 @@ export async function startService(
       ...(artifacts ? { artifacts } : {}),
       maxConcurrentRequests: config.maxConcurrentRequests,
       ...(core ? { coreRouter: core.router, databaseHealth: core.databaseHealth } : {}),
+      draining: () => drain.isDraining(),
     });
   } catch (err) {
     server.close();
@@ -124,20 +131,26 @@ export async function startService(
     'bootsmith listening',
   );
 
+  const closeBehindListener = async () => {
+    await core?.close(); // the embedded PostgreSQL stops here, after the streams
+    await imageStore.close(); // stops downloads (their .part files are kept for resume)
+    await imagesLoaded;
+  };
   return {
     server,
     url,
     imageStore,
     metrics,
     imagesLoaded,
+    drain,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await core?.close();
-      await imageStore.close(); // stops downloads (their .part files are kept for resume)
-      await imagesLoaded;
+      await drain.drain(0);
+      await closeBehindListener();
+    },
+    async shutdown(graceMs: number) {
+      const result = await drain.drain(graceMs);
+      await closeBehindListener();
+      return result;
     },
   };
 }

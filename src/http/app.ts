@@ -32,6 +32,8 @@ export interface AppParts {
   databaseHealth?: DatabaseHealth;
   /** MAX_CONCURRENT_REQUESTS for the artifact routes; DEFAULT_MAX_CONCURRENT_REQUESTS when absent. */
   maxConcurrentRequests?: number;
+  /** True once a graceful drain started: /health answers 503 (src/http/drain.ts). */
+  draining?: () => boolean;
 }
 
 export function createApp(parts: AppParts): Express {
@@ -58,7 +60,7 @@ export function createApp(parts: AppParts): Express {
     next();
   });
 
-  app.use(healthRoutes(parts.imageStore, parts.databaseHealth));
+  app.use(healthRoutes(parts.imageStore, parts.databaseHealth, parts.draining));
   app.use(metricsRoutes(parts.metrics));
   if (parts.coreRouter) app.use('/api/assisted-install', parts.coreRouter);
   if (parts.artifacts) {

@@ -3,18 +3,27 @@
 //   GET /health  200 when at least one base image is ready (503 otherwise), with every
 //                image's state and reason, and the configuration problems found at start;
 //                with the assisted API also `database` (engine, state, notices such as how to
-//                move a PGlite-era DATA_DIR).
+//                move a PGlite-era DATA_DIR). 503 `draining` once a graceful drain started
+//                (SIGTERM), whatever the images' state, so load balancers stop sending work.
 import { Router } from 'express';
 import type { ImageStore } from '../../images/catalog/image-store.js';
 
 export type DatabaseHealth = () => { engine: string; state: string; notices: string[] };
 
-export function healthRoutes(imageStore: ImageStore | undefined, database?: DatabaseHealth): Router {
+export function healthRoutes(
+  imageStore: ImageStore | undefined,
+  database?: DatabaseHealth,
+  draining?: () => boolean,
+): Router {
   const router = Router();
   router.get('/live', (_req, res) => {
     res.json({ status: 'ok' });
   });
   router.get(['/health', '/ready'], (_req, res) => {
+    if (draining?.()) {
+      res.status(503).set('Cache-Control', 'no-store').json({ status: 'draining' });
+      return;
+    }
     if (!imageStore) {
       res.json({ status: 'ok', images: [], ...(database ? { database: database() } : {}) });
       return;
