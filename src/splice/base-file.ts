@@ -10,6 +10,7 @@ export interface BaseFileIdentity {
   /** Stable identity of the bytes: a sha256 when known, else device/inode/size/mtime. */
   identity: string;
   size: number;
+  /** Served as Last-Modified: the date given at open (derived from the bytes), else the file's mtime. */
   mtime: Date;
 }
 
@@ -20,16 +21,26 @@ export class BaseFile implements BaseFileIdentity {
   readonly identity: string;
   private fd: number | undefined;
 
-  private constructor(path: string, fd: number, stat: fs.Stats, identity: string | undefined) {
+  private constructor(
+    path: string,
+    fd: number,
+    stat: fs.Stats,
+    identity: string | undefined,
+    modified: Date | undefined,
+  ) {
     this.path = path;
     this.fd = fd;
     this.size = stat.size;
-    this.mtime = stat.mtime;
+    this.mtime = modified ?? stat.mtime;
     this.identity = identity ?? `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
   }
 
-  /** Opens `path` read-only. `identity` (e.g. the verified sha256) overrides the stat-based one. */
-  static async open(path: string, identity?: string): Promise<BaseFile> {
+  /**
+   * Opens `path` read-only. `identity` (e.g. the verified sha256) overrides the stat-based one;
+   * `modified` (a date derived from the content) overrides the file's mtime, which differs
+   * between machines holding the same bytes.
+   */
+  static async open(path: string, identity?: string, modified?: Date): Promise<BaseFile> {
     const fd = await new Promise<number>((resolve, reject) =>
       fs.open(path, 'r', (err, fd) => (err ? reject(err) : resolve(fd))),
     );
@@ -38,7 +49,7 @@ export class BaseFile implements BaseFileIdentity {
         fs.fstat(fd, (err, st) => (err ? reject(err) : resolve(st))),
       );
       if (!stat.isFile()) throw new FormatError(`opening base image ${path}: not a regular file`, { path });
-      return new BaseFile(path, fd, stat, identity);
+      return new BaseFile(path, fd, stat, identity, modified);
     } catch (err) {
       fs.close(fd, () => undefined);
       throw err;

@@ -19,6 +19,7 @@ import type { CatalogSlot, StoreCatalog } from '../catalog/store-catalog.js';
 import { originOf } from '../fetch/origin.js';
 import type { ImageMetrics } from '../image-metrics.js';
 import type { ImageStoreSettings } from '../store-settings.js';
+import { contentDate } from './content-date.js';
 import { type ImageSlot, setRecord } from './image-slot.js';
 import { ImageLoadError } from './load-error.js';
 import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
@@ -145,7 +146,11 @@ export class ImageLoader {
 
   private async publish(slot: ImageSlot, record: CacheRecord, ms: number): Promise<void> {
     const { view } = slot;
-    const base = await BaseFile.open(record.iso.path, `sha256:${record.iso.sha256}`);
+    const base = await BaseFile.open(
+      record.iso.path,
+      `sha256:${record.iso.sha256}`,
+      await contentDate(record.iso.path),
+    );
     if (base.size !== record.iso.size) {
       base.close();
       throw new ImageLoadError('internal', `${view.label}: ${record.iso.path} changed after it was verified`, 'fast');
