@@ -10,6 +10,7 @@
 // directory record dates.
 import { open } from 'node:fs/promises';
 import { SECTOR_SIZE } from './directory-record.js';
+import type { PositionalReader } from './read-range.js';
 
 /** Volume descriptors start at sector 16; real ISOs put the PVD within the first few. */
 const FIRST_DESCRIPTOR_SECTOR = 16;
@@ -46,20 +47,25 @@ export function parseVolumeDate(field: Buffer): Date | undefined {
 export async function readVolumeDate(path: string): Promise<Date | undefined> {
   const fh = await open(path, 'r');
   try {
-    const sector = Buffer.alloc(SECTOR_SIZE);
-    for (let i = 0; i < MAX_DESCRIPTORS; i++) {
-      const { bytesRead } = await fh.read(sector, 0, SECTOR_SIZE, (FIRST_DESCRIPTOR_SECTOR + i) * SECTOR_SIZE);
-      if (bytesRead < SECTOR_SIZE || sector.toString('latin1', 1, 6) !== 'CD001') return undefined;
-      const type = sector.readUInt8(0);
-      if (type === TYPE_TERMINATOR) return undefined;
-      if (type !== TYPE_PRIMARY) continue;
-      return (
-        parseVolumeDate(sector.subarray(MODIFICATION_DATE_OFFSET, MODIFICATION_DATE_OFFSET + DATE_FIELD_LENGTH)) ??
-        parseVolumeDate(sector.subarray(CREATION_DATE_OFFSET, CREATION_DATE_OFFSET + DATE_FIELD_LENGTH))
-      );
-    }
-    return undefined;
+    return await volumeDateOf(fh);
   } finally {
     await fh.close();
   }
+}
+
+/** The same through an open reader (an image still downloading); the reader stays open. */
+export async function volumeDateOf(reader: PositionalReader): Promise<Date | undefined> {
+  const sector = Buffer.alloc(SECTOR_SIZE);
+  for (let i = 0; i < MAX_DESCRIPTORS; i++) {
+    const { bytesRead } = await reader.read(sector, 0, SECTOR_SIZE, (FIRST_DESCRIPTOR_SECTOR + i) * SECTOR_SIZE);
+    if (bytesRead < SECTOR_SIZE || sector.toString('latin1', 1, 6) !== 'CD001') return undefined;
+    const type = sector.readUInt8(0);
+    if (type === TYPE_TERMINATOR) return undefined;
+    if (type !== TYPE_PRIMARY) continue;
+    return (
+      parseVolumeDate(sector.subarray(MODIFICATION_DATE_OFFSET, MODIFICATION_DATE_OFFSET + DATE_FIELD_LENGTH)) ??
+      parseVolumeDate(sector.subarray(CREATION_DATE_OFFSET, CREATION_DATE_OFFSET + DATE_FIELD_LENGTH))
+    );
+  }
+  return undefined;
 }

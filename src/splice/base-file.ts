@@ -21,18 +21,13 @@ export class BaseFile implements BaseFileIdentity {
   readonly identity: string;
   private fd: number | undefined;
 
-  private constructor(
-    path: string,
-    fd: number,
-    stat: fs.Stats,
-    identity: string | undefined,
-    modified: Date | undefined,
-  ) {
+  /** For subclasses that supply bytes another way (read/close/isOpen overridden); `fd` may be undefined then. */
+  protected constructor(path: string, fd: number | undefined, size: number, mtime: Date, identity: string) {
     this.path = path;
     this.fd = fd;
-    this.size = stat.size;
-    this.mtime = modified ?? stat.mtime;
-    this.identity = identity ?? `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+    this.size = size;
+    this.mtime = mtime;
+    this.identity = identity;
   }
 
   /**
@@ -49,7 +44,13 @@ export class BaseFile implements BaseFileIdentity {
         fs.fstat(fd, (err, st) => (err ? reject(err) : resolve(st))),
       );
       if (!stat.isFile()) throw new FormatError(`opening base image ${path}: not a regular file`, { path });
-      return new BaseFile(path, fd, stat, identity, modified);
+      return new BaseFile(
+        path,
+        fd,
+        stat.size,
+        modified ?? stat.mtime,
+        identity ?? `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`,
+      );
     } catch (err) {
       fs.close(fd, () => undefined);
       throw err;
