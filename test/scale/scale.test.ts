@@ -8,6 +8,9 @@
 //   - 50 hosts going silent give exactly 50 `disconnected` events across the replicas
 //   - SIGTERM to one replica during 8 streaming downloads: all 8 finish with the right bytes,
 //     new requests succeed through the others, the replica exits 0
+//   - a fourth replica with IMAGE_SERVE_WHILE_DOWNLOADING=true against a throttled origin
+//     answers a discovery ISO range request (the same bytes and ETag as the others) before its
+//     download completed
 import { execFileSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -17,6 +20,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, type BuiltCli, buildCli } from '../support/build-cli.js';
 import { freePort } from '../support/serve-child.js';
+import { type ThrottledOrigin, startThrottledOrigin } from './support/throttled-origin.js';
 import {
   DEFAULT_TEST_DATABASE_URL,
   type LoadBalancer,
@@ -42,6 +46,8 @@ const HOSTS = 50;
 const HOST_MAX_DISCONNECTION = '3s';
 const HOSTS_DISCONNECTED_TIMEOUT_MS = 60_000;
 const DRAIN_EXIT_TIMEOUT_MS = 90_000;
+/** The throttled origin: a 49 MiB ISO takes ~25 s to download whole. */
+const ORIGIN_BYTES_PER_SECOND = 2 * 1024 * 1024;
 const PULL_SECRET = JSON.stringify({ auths: { 'quay.io': { auth: Buffer.from('u:p').toString('base64') } } });
 
 const sha = (b: Buffer | Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -64,10 +70,12 @@ describe('three replicas behind haproxy on one PostgreSQL', () => {
   let iso: Buffer;
   const replicas: Replica[] = [];
   let lb: LoadBalancer;
+  let origin: ThrottledOrigin | undefined;
   let admin: string;
   let infraEnvId: string;
   let downloadPath: string;
   let expected: string;
+  let replicaEnv: Record<string, string>;
 
   beforeAll(async () => {
     work = await mkdtemp(path.join(tmpdir(), 'bootsmith-scale-'));
@@ -106,6 +114,7 @@ describe('three replicas behind haproxy on one PostgreSQL', () => {
         },
       ]),
     };
+    replicaEnv = env;
     // Started together: migrations and the first keys race on one fresh database.
     for (const name of ['a', 'b', 'c']) {
       const dataDir = path.join(work, name);
@@ -120,6 +129,7 @@ describe('three replicas behind haproxy on one PostgreSQL', () => {
   afterAll(async () => {
     await lb?.stop();
     await Promise.all(replicas.map((r) => stopReplica(r)));
+    await origin?.close();
     await s3?.close();
     await db?.drop();
     await built?.remove();
@@ -286,6 +296,51 @@ describe('three replicas behind haproxy on one PostgreSQL', () => {
     expect(code, victim.output()).toBe(0);
     expect(victim.output()).toMatch(/"msg":"drained; stopped"/);
     expect(victim.output()).toMatch(/"cut":0/);
+  });
+
+  it('serves a discovery ISO range from a replica whose image is still downloading from a throttled origin', async () => {
+    origin = await startThrottledOrigin(iso, ORIGIN_BYTES_PER_SECOND);
+    const dataDir = path.join(work, 'd');
+    await mkdir(dataDir);
+    const d = await spawnReplica(built.cli, 'd', dataDir, {
+      ...replicaEnv,
+      IMAGE_SERVE_WHILE_DOWNLOADING: 'true',
+      OS_IMAGES: JSON.stringify([
+        {
+          openshift_version: '4.17',
+          cpu_architecture: 'x86_64',
+          url: `${origin.url}/rhcos/4.17/live.iso`,
+          version: '417.94.202410090854-0',
+          sha256: sha(iso),
+        },
+      ]),
+    });
+    replicas.push(d);
+    await waitHealthy(d);
+    const downloading = async () => {
+      const health = JSON.parse((await get(`${d.url}/health`)).body.toString()) as {
+        images: Array<{ state: string; serving_while_downloading?: { local_bytes: number; total_bytes: number } }>;
+      };
+      return health.images[0]!;
+    };
+    const before = await downloading();
+    expect(before.state).toBe('ready');
+    expect(before.serving_while_downloading!.local_bytes).toBeLessThan(iso.length);
+
+    // The head (Ignition and kargs areas) and the tail, which is not local yet.
+    const reference = a();
+    for (const range of ['bytes=0-1048575', `bytes=${iso.length - 3_000_000}-${iso.length - 1}`]) {
+      const fromD = await get(d.url + downloadPath, { Range: range });
+      const fromA = await get(reference.url + downloadPath, { Range: range });
+      expect(fromD.status).toBe(206);
+      expect(fromD.headers.get('etag')).toBe(fromA.headers.get('etag'));
+      expect(fromD.headers.get('last-modified')).toBe(fromA.headers.get('last-modified'));
+      expect(sha(fromD.body)).toBe(sha(fromA.body));
+    }
+    expect(origin.rangeReads()).toBeGreaterThan(0);
+    const after = await downloading();
+    expect(after.serving_while_downloading, 'the download finished before the check').toBeDefined();
+    expect(after.serving_while_downloading!.local_bytes).toBeLessThan(iso.length);
   });
 });
 
