@@ -25,6 +25,8 @@ export class Drain {
   private draining = false;
   private done: Promise<DrainResult> | undefined;
   private readonly sockets = new Set<Socket>();
+  /** Responses not finished yet (tracked per response, not per socket: works the same under TLS). */
+  private readonly inFlight = new Set<http.ServerResponse>();
 
   constructor(private readonly server: http.Server) {
     server.on('connection', (socket: Socket) => {
@@ -34,6 +36,8 @@ export class Drain {
     // Requests that start on a kept-alive connection during the drain: answer, then close.
     // Prepended so the header is set before any route writes its answer.
     server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+      this.inFlight.add(res);
+      res.once('close', () => this.inFlight.delete(res));
       if (this.draining) this.closeAfter(res);
     });
   }
@@ -66,10 +70,7 @@ export class Drain {
         resolve({ cut, ms: Date.now() - started });
       });
       this.server.closeIdleConnections();
-      for (const socket of this.sockets) {
-        const res = (socket as Socket & { _httpMessage?: http.ServerResponse | null })._httpMessage;
-        if (res) this.closeAfter(res);
-      }
+      for (const res of this.inFlight) this.closeAfter(res);
     });
     return this.done;
   }
