@@ -47,6 +47,8 @@ describe('loadConfig', () => {
     ['HTTP_MAX_CONNECTIONS', 'many'],
     ['MAX_CONCURRENT_REQUESTS', '0'],
     ['MAX_CONCURRENT_REQUESTS', '2.5'],
+    ['SHUTDOWN_GRACE_SECONDS', '-1'],
+    ['SHUTDOWN_GRACE_SECONDS', '1m'],
   ])('rejects an invalid %s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
   });
@@ -81,6 +83,14 @@ describe('MAX_CONCURRENT_REQUESTS', () => {
   it('defaults to 400, as assisted-image-service, and reads a whole number', () => {
     expect(loadConfig({}).maxConcurrentRequests).toBe(400);
     expect(loadConfig({ MAX_CONCURRENT_REQUESTS: '2' }).maxConcurrentRequests).toBe(2);
+  });
+});
+
+describe('SHUTDOWN_GRACE_SECONDS', () => {
+  it('defaults to 60 s and reads whole seconds (0 = cut at once)', () => {
+    expect(loadConfig({}).shutdownGraceMs).toBe(60_000);
+    expect(loadConfig({ SHUTDOWN_GRACE_SECONDS: '5' }).shutdownGraceMs).toBe(5000);
+    expect(loadConfig({ SHUTDOWN_GRACE_SECONDS: '0' }).shutdownGraceMs).toBe(0);
   });
 });
 

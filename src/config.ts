@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from './http/drain.js';
 import { DEFAULT_LISTENER_LIMITS, type ListenerLimits } from './http/listener-limits.js';
 import { DEFAULT_MAX_CONCURRENT_REQUESTS } from './http/request-cap.js';
 import type { EmbedCompression } from './initrd/embed-archive.js';
@@ -59,6 +60,8 @@ export interface Config {
   tls: TlsConfig | undefined;
   /** IMAGE_SERVICE_HTTP_BASE_URL: plain-HTTP base for iPXE scripts and PXE artifacts; undefined = derived. */
   imageServiceHttpBaseUrl: string | undefined;
+  /** SHUTDOWN_GRACE_SECONDS: how long streams in flight may run after SIGTERM (src/http/drain.ts). */
+  shutdownGraceMs: number;
 }
 
 /** Native TLS (src/http/tls/). */
@@ -74,6 +77,9 @@ export interface TlsConfig {
 }
 
 export class ConfigError extends Error {}
+
+/** A day: longer than any stream could reasonably need; a bigger value is a typo. */
+const MAX_SHUTDOWN_GRACE_SECONDS = 86_400;
 
 export const PACKAGE_ROOT = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
 export const DEMO_IMAGE_PATH = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64.iso');
@@ -114,6 +120,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     imageUrlTtlMs: imageUrlTtl(env),
     tls: tlsConfig(env, listenPort),
     imageServiceHttpBaseUrl: optionalBaseUrl(env, 'IMAGE_SERVICE_HTTP_BASE_URL'),
+    shutdownGraceMs:
+      integer(env, 'SHUTDOWN_GRACE_SECONDS', DEFAULT_SHUTDOWN_GRACE_MS / 1000, 0, MAX_SHUTDOWN_GRACE_SECONDS) * 1000,
   };
 }
 

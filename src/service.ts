@@ -19,6 +19,7 @@ import { createApp } from './http/app.js';
 import { type ArtifactObserver, DedupingArtifactObserver, loggingArtifactObserver } from './http/artifact-observer.js';
 import type { UrlTokenResolver } from './ignition-supply/url-token-resolver.js';
 import { writeErrorResponse } from './http/error-mapping.js';
+import { Drain, type DrainResult } from './http/drain.js';
 import { createLimitedServer } from './http/listener-limits.js';
 import { CertificateReloader } from './http/tls/certificate-reloader.js';
 import { plainBaseUrl } from './http/tls/plain-base-url.js';
@@ -48,7 +49,11 @@ export interface RunningService {
   metrics: Metrics;
   /** Resolves once every configured base image has been loaded or marked failed. */
   imagesLoaded: Promise<void>;
+  /** Graceful drain state of the listener (src/http/drain.ts). */
+  drain: Drain;
   close(): Promise<void>;
+  /** SIGTERM: drain the listener (streams get `graceMs`), then close everything behind it. */
+  shutdown(graceMs: number): Promise<DrainResult>;
 }
 
 export async function startService(
@@ -75,6 +80,7 @@ export async function startService(
   );
   await listen(server, config.listenPort, config.listenAddress);
   const url = listeningUrl(server.address() as AddressInfo, tlsMaterial ? 'https' : 'http');
+  const drain = new Drain(server);
   const imageServiceBaseUrl = config.imageServiceBaseUrl ?? url;
   const serviceBaseUrl = config.serviceBaseUrl ?? url;
 
@@ -102,6 +108,7 @@ export async function startService(
       throw err;
     }
     plainUrl = listeningUrl(plainServer.address() as AddressInfo, 'http');
+    drain.add(plainServer);
   }
   const plainPort = plainServer ? (plainServer.address() as AddressInfo).port : undefined;
   // Where iPXE scripts and PXE artifacts point (iPXE speaks plain HTTP only).
@@ -199,6 +206,7 @@ export async function startService(
       maxConcurrentRequests: config.maxConcurrentRequests,
       ...(core ? { coreRouter: core.router, databaseHealth: core.databaseHealth } : {}),
       ...(certificates ? { tlsHealth: () => certificates.status() } : {}),
+      draining: () => drain.isDraining(),
     });
   } catch (err) {
     process.off('SIGHUP', onHangup);
@@ -222,6 +230,13 @@ export async function startService(
     'bootsmith listening',
   );
 
+  const closeBehindListener = async () => {
+    process.off('SIGHUP', onHangup);
+    certificates?.stop();
+    await core?.close(); // the embedded PostgreSQL stops here, after the streams
+    await imageStore.close(); // stops downloads (their .part files are kept for resume)
+    await imagesLoaded;
+  };
   return {
     server,
     url,
@@ -230,22 +245,15 @@ export async function startService(
     imageStore,
     metrics,
     imagesLoaded,
+    drain,
     async close() {
-      process.off('SIGHUP', onHangup);
-      certificates?.stop();
-      await Promise.all(
-        [server, plainServer].map(
-          (s) =>
-            s &&
-            new Promise<void>((resolve) => {
-              s.close(() => resolve());
-              s.closeAllConnections();
-            }),
-        ),
-      );
-      await core?.close();
-      await imageStore.close(); // stops downloads (their .part files are kept for resume)
-      await imagesLoaded;
+      await drain.drain(0);
+      await closeBehindListener();
+    },
+    async shutdown(graceMs: number) {
+      const result = await drain.drain(graceMs);
+      await closeBehindListener();
+      return result;
     },
   };
 }

@@ -64,18 +64,31 @@ async function serve(args: string[]): Promise<number> {
   }
   const logger = createLogger(config.logLevel);
   const service = await startService(config, logger);
+  // First SIGTERM/SIGINT: graceful drain (/health 503, no new connections, streams finish
+  // within SHUTDOWN_GRACE_SECONDS), then the database and image store stop; exit 0.
+  // A second signal cuts the streams at once.
+  let shuttingDown = false;
   const stop = (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    service.close().then(
-      () => process.exit(0),
+    if (shuttingDown) {
+      logger.warn({ signal }, 'second signal: cutting the streams still in flight');
+      service.server.closeAllConnections();
+      return;
+    }
+    shuttingDown = true;
+    logger.info({ signal, graceMs: config.shutdownGraceMs, connections: service.drain.openConnections }, 'draining');
+    service.shutdown(config.shutdownGraceMs).then(
+      (result) => {
+        logger.info(result, 'drained; stopped');
+        process.exit(0);
+      },
       (err: unknown) => {
         logger.error({ err: describeError(err) }, 'shutdown failed');
         process.exit(1);
       },
     );
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   return new Promise<number>(() => undefined); // runs until a signal arrives
 }
 

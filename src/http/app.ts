@@ -40,6 +40,8 @@ export interface AppParts {
   maxConcurrentRequests?: number;
   /** The serving certificate, for /health (present with native TLS). */
   tlsHealth?: TlsHealth;
+  /** True once a graceful drain started: /health answers 503 (src/http/drain.ts). */
+  draining?: () => boolean;
 }
 
 export function createApp(parts: AppParts): Express {
@@ -66,7 +68,7 @@ export function createApp(parts: AppParts): Express {
     next();
   });
 
-  app.use(healthRoutes(parts.imageStore, parts.databaseHealth, parts.tlsHealth));
+  app.use(healthRoutes(parts.imageStore, parts.databaseHealth, parts.draining, parts.tlsHealth));
   app.use(metricsRoutes(parts.metrics));
   if (parts.coreRouter) app.use('/api/assisted-install', parts.coreRouter);
   if (parts.artifacts) {

@@ -1,11 +1,12 @@
 // The image store end to end on real parts: a loopback HTTP server, real fixture ISOs (and
 // ISOs built with xorriso, zips built with the zip CLI), a real cache directory. Each test
 // checks what the store serves, what /health says, and what is left on disk.
-import { readFile, readdir, utimes, writeFile } from 'node:fs/promises';
+import { readFile, readdir, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { UnavailableError } from '../errors.js';
+import { readVolumeDate } from '../iso/volume-date.js';
 import { defaultImageStoreSettings } from './store-settings.js';
 import { FIXTURE_ISO, HAVE_XORRISO, entry, fixtureBytes, plainIso, sha256 } from './test-support/images.js';
 import { storeHarness } from './test-support/store-harness.js';
@@ -211,5 +212,25 @@ describe('ManagedImageStore', () => {
     expect(text).toContain('bootsmith_images{state="failed"} 1');
     expect(text).toContain('bootsmith_images{state="downloading"} 0');
     expect(text).toMatch(/bootsmith_image_load_failures_total\{image="4.16\/x86_64",retry="slow"\} 1/);
+  });
+});
+
+describe('replicas', () => {
+  const { server, newDataDir, imageStore } = storeHarness();
+
+  it('serve identical validators for identical bytes, whatever their cache files’ mtimes', async () => {
+    server.serve('/r.iso', iso);
+    const [a, b] = [newDataDir(), newDataDir()];
+    const ra = imageStore([entry('4.17', server.url('/r.iso'), { sha256: ISO_SHA })], a);
+    await ra.loadAll();
+    await new Promise((r) => setTimeout(r, 1100)); // the second replica's download is a second later
+    const rb = imageStore([entry('4.17', server.url('/r.iso'), { sha256: ISO_SHA })], b);
+    await rb.loadAll();
+    const [ia, ib] = [ra.resolve('4.17', 'x86_64').base, rb.resolve('4.17', 'x86_64').base];
+    expect(ia.path).not.toBe(ib.path);
+    expect(Math.floor((await stat(ia.path)).mtimeMs / 1000)).not.toBe(Math.floor((await stat(ib.path)).mtimeMs / 1000));
+    expect(ia.identity).toBe(ib.identity);
+    expect(ia.mtime.getTime()).toBe(ib.mtime.getTime());
+    expect(ia.mtime.getTime()).toBe((await readVolumeDate(FIXTURE_ISO))!.getTime());
   });
 });

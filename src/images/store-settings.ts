@@ -29,6 +29,8 @@ export interface ImageStoreSettings {
   /** Undefined: no disk budget. */
   cacheMaxBytes: number | undefined;
   sources: SourceSettings;
+  /** IMAGE_SERVE_WHILE_DOWNLOADING: serve remote ISOs before their download is verified (src/images/loader/serve-while-downloading.ts). */
+  serveWhileDownloading?: boolean;
 }
 
 export { ImageSettingsError };
@@ -42,6 +44,7 @@ export function imageStoreSettingsFromEnvironment(env: NodeJS.ProcessEnv): Image
   return {
     concurrency: concurrencyFrom(env.IMAGE_DOWNLOAD_CONCURRENCY),
     cacheMaxBytes: byteSizeFrom(env.IMAGE_CACHE_MAX_BYTES),
+    serveWhileDownloading: booleanFrom('IMAGE_SERVE_WHILE_DOWNLOADING', env.IMAGE_SERVE_WHILE_DOWNLOADING),
     sources: {
       http: {
         headers: headersFrom(env.OS_IMAGE_DOWNLOAD_HEADERS),

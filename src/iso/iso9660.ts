@@ -26,7 +26,7 @@ import {
 } from './directory-record.js';
 import { decodeIsoName, matchRank, pathComponents } from './iso-names.js';
 import { DirectoryCharge, ParseBudget, type ParseBudgetLimits } from './parse-budget.js';
-import { readExactly } from './read-range.js';
+import { type PositionalReader, readExactly } from './read-range.js';
 import { rockRidgeName, suspSkipLength } from './rock-ridge.js';
 import {
   descriptorType,
@@ -67,7 +67,7 @@ export class IsoFs {
   private constructor(
     /** Path of the image, for messages. */
     readonly path: string,
-    private readonly fh: FileHandle,
+    private readonly fh: PositionalReader,
     private readonly ownsHandle: boolean,
     /** Size of the image file in bytes. */
     readonly size: number,
@@ -97,7 +97,7 @@ export class IsoFs {
 
   /** Parses an image from an open handle; `close()` closes the handle only when `ownsHandle`. */
   static async fromHandle(
-    fh: FileHandle,
+    fh: PositionalReader,
     path: string,
     ownsHandle = false,
     limits: Partial<ParseBudgetLimits> = {},
@@ -354,7 +354,7 @@ function mergeMultiExtent(
 }
 
 async function readPrimaryVolumeDescriptor(
-  fh: FileHandle,
+  fh: PositionalReader,
   path: string,
   size: number,
 ): Promise<PrimaryVolumeDescriptor> {
@@ -400,7 +400,12 @@ async function readPrimaryVolumeDescriptor(
 }
 
 /** Reads the root's `.` record and returns the SUSP skip length when the image uses SUSP. */
-async function detectSusp(fh: FileHandle, path: string, size: number, root: IsoEntry): Promise<number | undefined> {
+async function detectSusp(
+  fh: PositionalReader,
+  path: string,
+  size: number,
+  root: IsoEntry,
+): Promise<number | undefined> {
   const length = Math.min(root.length, SECTOR_SIZE);
   const sector = await readExactly(fh, path, size, root.offset, length, 'root directory');
   try {

@@ -1,16 +1,22 @@
-// Exact, bounded reads of a byte range of an image file through a FileHandle.
+// Exact, bounded reads of a byte range of an image file through a FileHandle (or any
+// PositionalReader: an image still downloading is read through one that fetches from its source).
 //
 // Does: check the range against the known file size, loop over short reads, and turn a range
 // past the end of the file into a FormatError (a truncated image).
 // Does NOT: cache, buffer ahead, or know anything about ISO 9660.
 
-import type { FileHandle } from 'node:fs/promises';
-
 import { FormatError } from '../errors.js';
+
+/** What the ISO reader needs of an open image; a node:fs/promises FileHandle is one. */
+export interface PositionalReader {
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+  stat(): Promise<{ size: number }>;
+  close(): Promise<void>;
+}
 
 /** Reads exactly `length` bytes at absolute `offset` of a file of `size` bytes. */
 export async function readExactly(
-  fh: FileHandle,
+  fh: PositionalReader,
   path: string,
   size: number,
   offset: number,

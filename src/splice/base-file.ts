@@ -10,6 +10,7 @@ export interface BaseFileIdentity {
   /** Stable identity of the bytes: a sha256 when known, else device/inode/size/mtime. */
   identity: string;
   size: number;
+  /** Served as Last-Modified: the date given at open (derived from the bytes), else the file's mtime. */
   mtime: Date;
 }
 
@@ -20,16 +21,21 @@ export class BaseFile implements BaseFileIdentity {
   readonly identity: string;
   private fd: number | undefined;
 
-  private constructor(path: string, fd: number, stat: fs.Stats, identity: string | undefined) {
+  /** For subclasses that supply bytes another way (read/close/isOpen overridden); `fd` may be undefined then. */
+  protected constructor(path: string, fd: number | undefined, size: number, mtime: Date, identity: string) {
     this.path = path;
     this.fd = fd;
-    this.size = stat.size;
-    this.mtime = stat.mtime;
-    this.identity = identity ?? `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+    this.size = size;
+    this.mtime = mtime;
+    this.identity = identity;
   }
 
-  /** Opens `path` read-only. `identity` (e.g. the verified sha256) overrides the stat-based one. */
-  static async open(path: string, identity?: string): Promise<BaseFile> {
+  /**
+   * Opens `path` read-only. `identity` (e.g. the verified sha256) overrides the stat-based one;
+   * `modified` (a date derived from the content) overrides the file's mtime, which differs
+   * between machines holding the same bytes.
+   */
+  static async open(path: string, identity?: string, modified?: Date): Promise<BaseFile> {
     const fd = await new Promise<number>((resolve, reject) =>
       fs.open(path, 'r', (err, fd) => (err ? reject(err) : resolve(fd))),
     );
@@ -38,7 +44,13 @@ export class BaseFile implements BaseFileIdentity {
         fs.fstat(fd, (err, st) => (err ? reject(err) : resolve(st))),
       );
       if (!stat.isFile()) throw new FormatError(`opening base image ${path}: not a regular file`, { path });
-      return new BaseFile(path, fd, stat, identity);
+      return new BaseFile(
+        path,
+        fd,
+        stat.size,
+        modified ?? stat.mtime,
+        identity ?? `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`,
+      );
     } catch (err) {
       fs.close(fd, () => undefined);
       throw err;

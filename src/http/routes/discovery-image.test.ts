@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEmbedArea } from '../../initrd/embed-archive.js';
 import { parseLiveIso } from '../../iso/live-layout.js';
+import { readVolumeDate } from '../../iso/volume-date.js';
 import type { LiveManifest } from '../../iso/manifest.js';
 import type { FakeAssistedService } from '../../test-support/fake-assisted-service.js';
 import { HAVE_CPIO, HAVE_GZIP, HAVE_XORRISO } from '../../test-support/probes.js';
@@ -53,7 +54,7 @@ describe('discovery image routes over HTTP', () => {
       full = await request(isoUrl());
     });
 
-    it('is served whole with the HTTP headers every client needs', () => {
+    it('is served whole with the HTTP headers every client needs', async () => {
       expect(full.status).toBe(200);
       expect(full.headers['content-length']).toBe(String(x86Base.length));
       expect(full.headers['transfer-encoding']).toBeUndefined();
@@ -61,9 +62,11 @@ describe('discovery image routes over HTTP', () => {
       expect(full.headers['content-type']).toBe('application/octet-stream');
       expect(full.headers['content-disposition']).toContain(`${ID}-discovery.iso`);
       expect(full.headers.etag).toMatch(/^"[^"]+"$/);
-      // the later of the base image's mtime and the upstream's Last-Modified for the Ignition
+      // the later of the base image's own volume date (not the cache file's mtime, which
+      // differs per replica) and the upstream's Last-Modified for the Ignition
       const upstreamModified = new Date('2026-11-03T10:00:00.000Z');
-      const baseModified = statSync(X86_ISO).mtime;
+      const baseModified = (await readVolumeDate(X86_ISO))!;
+      expect(baseModified.getTime()).not.toBe(statSync(X86_ISO).mtime.getTime());
       const expected = baseModified > upstreamModified ? baseModified : upstreamModified;
       expect(full.headers['last-modified']).toBe(new Date(Math.floor(expected.getTime() / 1000) * 1000).toUTCString());
       expect(full.body.length).toBe(x86Base.length);

@@ -5,6 +5,8 @@
 //                with the assisted API also `database` (engine, state, notices such as how to
 //                move a PGlite-era DATA_DIR); with native TLS also `tls` (the serving
 //                certificate's subject, issuer, notAfter and fingerprint, the last reload; never the key).
+//                503 `draining` once a graceful drain started
+//                (SIGTERM), whatever the images' state, so load balancers stop sending work.
 import { Router } from 'express';
 import type { ImageStore } from '../../images/catalog/image-store.js';
 import type { CertificateStatus } from '../tls/certificate-reloader.js';
@@ -12,12 +14,21 @@ import type { CertificateStatus } from '../tls/certificate-reloader.js';
 export type DatabaseHealth = () => { engine: string; state: string; notices: string[] };
 export type TlsHealth = () => CertificateStatus;
 
-export function healthRoutes(imageStore: ImageStore | undefined, database?: DatabaseHealth, tls?: TlsHealth): Router {
+export function healthRoutes(
+  imageStore: ImageStore | undefined,
+  database?: DatabaseHealth,
+  draining?: () => boolean,
+  tls?: TlsHealth,
+): Router {
   const router = Router();
   router.get('/live', (_req, res) => {
     res.json({ status: 'ok' });
   });
   router.get(['/health', '/ready'], (_req, res) => {
+    if (draining?.()) {
+      res.status(503).set('Cache-Control', 'no-store').json({ status: 'draining' });
+      return;
+    }
     if (!imageStore) {
       res.json({
         status: 'ok',

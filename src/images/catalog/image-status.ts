@@ -54,6 +54,13 @@ export interface ImageHealth {
   sha256?: string;
   last_served_at?: string;
   minimal_iso?: { state: MinimalState['state']; reason?: string };
+  /** Of an image served while it downloads (IMAGE_SERVE_WHILE_DOWNLOADING): not verified yet. */
+  serving_while_downloading?: {
+    verified: false;
+    local_bytes: number;
+    total_bytes: number;
+    bytes_read_from_source: number;
+  };
 }
 
 export interface HealthView {
@@ -92,6 +99,15 @@ export function toHealth({ entry, status, sha256, lastServedAt }: HealthView): I
       const { image } = status;
       health.size = image.base.size;
       if (sha256) health.sha256 = sha256;
+      if (image.unverified) {
+        const u = image.unverified.snapshot();
+        health.serving_while_downloading = {
+          verified: false,
+          local_bytes: u.localBytes,
+          total_bytes: u.totalBytes,
+          bytes_read_from_source: u.origin,
+        };
+      }
       health.minimal_iso = {
         state: image.minimalState.state,
         ...(image.minimalState.state === 'failed' ? { reason: image.minimalState.reason } : {}),

@@ -26,4 +26,18 @@ export interface LiveImage {
   manifest: LiveManifest;
   minimal?: MinimalVariant;
   minimalState: MinimalState;
+  /**
+   * Present while the image is served before its download finished and was verified
+   * (IMAGE_SERVE_WHILE_DOWNLOADING): how far the download is, what was read from the source.
+   */
+  unverified?: { snapshot(): UnverifiedProgress };
+}
+
+export interface UnverifiedProgress {
+  localBytes: number;
+  totalBytes: number;
+  /** Bytes served from the source, from the local `.part`, and how many ranged reads the source got. */
+  origin: number;
+  local: number;
+  originReads: number;
 }

@@ -26,6 +26,7 @@ import {
   type OpenRequest,
   type RemoteBody,
   type RemoteSource,
+  collectExactly,
   parseContentRange,
   parseUnsatisfiedRange,
 } from './remote-source.js';
@@ -97,6 +98,34 @@ export class HttpSource implements RemoteSource {
         status,
       },
     );
+  }
+
+  async readRange(start: number, end: number, validator: string | undefined, signal: AbortSignal): Promise<Buffer> {
+    const what = `${this.description} bytes ${start}-${end}`;
+    const res = await this.get(
+      { range: `bytes=${start}-${end}`, ...(validator ? { 'if-range': validator } : {}) },
+      signal,
+    );
+    const range = parseContentRange(res.headers['content-range']);
+    if (
+      res.statusCode !== 206 ||
+      range?.start !== start ||
+      range.end !== end ||
+      (validator && !sameValidator(res, validator))
+    ) {
+      res.destroy();
+      const status = res.statusCode ?? 0;
+      throw new ImageLoadError(
+        'upstream',
+        status === 200 && validator
+          ? `${what}: the source no longer holds the object being downloaded (it answered the whole, new object)`
+          : `${what}: the source answered HTTP ${status}${range ? ` for bytes ${range.start}-${range.end}` : ''} instead of the range`,
+        status === 206 || status === 200 ? 'fast' : retryClassOfStatus(status),
+        { status },
+      );
+    }
+    this.checkEncoding(res);
+    return collectExactly(res, end - start + 1, what);
   }
 
   close(): void {}

@@ -1,7 +1,7 @@
 // The contract every remote image source (http(s)://, s3://) fulfils for the downloader
 // (src/images/fetch/download.ts): open the object's bytes from an offset, resuming where the
 // remote supports it, and say where the bytes really start.
-// Types and the small Content-Range parser only; no I/O.
+// Types, the small Content-Range parser and a bounded body collector; no requests.
 import type { Readable } from 'node:stream';
 
 export interface OpenRequest {
@@ -29,7 +29,30 @@ export interface RemoteSource {
   /** The URL without credentials or query string (presigned URLs carry secrets): for messages. */
   readonly description: string;
   open(request: OpenRequest): Promise<RemoteBody>;
+  /**
+   * Bytes `start`..`end` (inclusive) of the object, for serving an image before its download
+   * finished (src/images/fetch/source-backed-file.ts). With a `validator` the source must still
+   * hold that version (If-Range / If-Match), else it fails. The caller bounds the length and
+   * the time (`signal`).
+   */
+  readRange(start: number, end: number, validator: string | undefined, signal: AbortSignal): Promise<Buffer>;
   close(): void;
+}
+
+/** Collects a ranged body of exactly `length` bytes; a longer or shorter one is an error. */
+export async function collectExactly(stream: Readable, length: number, what: string): Promise<Buffer> {
+  const out = Buffer.allocUnsafe(length);
+  let filled = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    if (filled + chunk.length > length) {
+      stream.destroy();
+      throw new Error(`${what}: the source sent more than the ${length} bytes asked for`);
+    }
+    chunk.copy(out, filled);
+    filled += chunk.length;
+  }
+  if (filled !== length) throw new Error(`${what}: the source sent ${filled} of ${length} bytes`);
+  return out;
 }
 
 /** `bytes 100-199/200` → {start: 100, end: 199, total: 200}; `*` total → undefined. */

@@ -11,7 +11,13 @@ import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { describeError } from '../../errors.js';
 import { ImageLoadError } from '../loader/load-error.js';
 import { retryClassOf, retryClassOfStatus } from '../loader/retry-policy.js';
-import { type OpenRequest, type RemoteBody, type RemoteSource, parseContentRange } from './remote-source.js';
+import {
+  type OpenRequest,
+  type RemoteBody,
+  type RemoteSource,
+  collectExactly,
+  parseContentRange,
+} from './remote-source.js';
 
 export interface S3Settings {
   region: string;
@@ -81,6 +87,43 @@ export class S3Source implements RemoteSource {
       return { kind: 'bytes', start: offset, total: range.total, validator, stream };
     }
     return { kind: 'bytes', start: 0, total: out.ContentLength, validator: out.ETag, stream };
+  }
+
+  async readRange(start: number, end: number, validator: string | undefined, signal: AbortSignal): Promise<Buffer> {
+    const what = `${this.description} bytes ${start}-${end}`;
+    let out;
+    try {
+      out = await this.s3().send(
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: this.key,
+          Range: `bytes=${start}-${end}`,
+          ...(validator ? { IfMatch: validator } : {}),
+        }),
+        { abortSignal: signal },
+      );
+    } catch (err) {
+      if (signal.aborted) throw signal.reason;
+      const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      throw new ImageLoadError(
+        'upstream',
+        `${what}: ${describeError(err)}${status ? ` (HTTP ${status})` : ''}`,
+        status !== undefined ? retryClassOfStatus(status) : retryClassOf(err),
+        { status },
+        { cause: err },
+      );
+    }
+    const stream = out.Body as Readable | undefined;
+    const range = parseContentRange(out.ContentRange);
+    if (!stream || range?.start !== start || range.end !== end) {
+      stream?.destroy();
+      throw new ImageLoadError(
+        'upstream',
+        `${what}: GetObject answered ${out.ContentRange ?? 'no Content-Range'}`,
+        'fast',
+      );
+    }
+    return collectExactly(stream, end - start + 1, what);
   }
 
   close(): void {

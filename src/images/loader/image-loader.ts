@@ -19,6 +19,7 @@ import type { CatalogSlot, StoreCatalog } from '../catalog/store-catalog.js';
 import { originOf } from '../fetch/origin.js';
 import type { ImageMetrics } from '../image-metrics.js';
 import type { ImageStoreSettings } from '../store-settings.js';
+import { contentDate } from './content-date.js';
 import { type ImageSlot, setRecord } from './image-slot.js';
 import { ImageLoadError } from './load-error.js';
 import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
@@ -27,6 +28,7 @@ import { obtainIso } from './obtain-iso.js';
 import { prepareMinimal } from './prepare-minimal.js';
 import { type RetryPolicy, retryClassOf, slowDelayMs } from './retry-policy.js';
 import { Semaphore } from './semaphore.js';
+import { ServeWhileDownloading } from './serve-while-downloading.js';
 
 /** How often a served image's record is rewritten: the time is for eviction order, not an audit. */
 const SERVED_PERSIST_INTERVAL_MS = 60_000;
@@ -95,6 +97,7 @@ export class ImageLoader {
     for (const slot of this.slots) {
       if (slot.view.status.state === 'ready') closeImage(slot.view.status.image);
       if (slot.origin?.kind === 'remote') slot.origin.source.close();
+      slot.provisional?.close();
     }
   }
 
@@ -109,6 +112,7 @@ export class ImageLoader {
   private async run(slot: ImageSlot): Promise<void> {
     clearTimeout(slot.retryTimer);
     let release: (() => void) | undefined;
+    let provisional: ServeWhileDownloading | undefined;
     try {
       await slot.removal;
       if (slot.view.status.state === 'evicted' && slot.expectedBytes !== undefined)
@@ -117,18 +121,22 @@ export class ImageLoader {
       release = await this.semaphore.acquire(this.abort.signal);
       const started = Date.now();
       slot.origin ??= originOf(slot.view.entry.url, this.options.settings.sources);
-      const record = await obtainIso(
-        loadContextFor(slot, slot.origin, {
-          catalog: this.catalog,
-          budget: this.budget,
-          logger: this.logger,
-          policy: this.options.policy,
-          signal: this.abort.signal,
-          metrics: this.options.metrics,
-          progressLogIntervalMs: this.options.progressLogIntervalMs,
-        }),
-      );
+      const ctx = loadContextFor(slot, slot.origin, {
+        catalog: this.catalog,
+        budget: this.budget,
+        logger: this.logger,
+        policy: this.options.policy,
+        signal: this.abort.signal,
+        metrics: this.options.metrics,
+        progressLogIntervalMs: this.options.progressLogIntervalMs,
+      });
+      if (this.options.settings.serveWhileDownloading && slot.origin.kind === 'remote' && !slot.origin.zip) {
+        provisional = new ServeWhileDownloading(slot, slot.origin.source, this.catalog, this.logger);
+        slot.provisional = provisional;
+      }
+      const record = await obtainIso(provisional ? provisional.wrap(ctx) : ctx);
       await this.publish(slot, record, Date.now() - started);
+      provisional?.retire();
       await prepareMinimal(slot, {
         catalog: this.catalog,
         budget: this.budget,
@@ -137,6 +145,7 @@ export class ImageLoader {
         signal: this.abort.signal,
       });
     } catch (err) {
+      provisional?.abandon(describeError(err));
       if (!this.abort.signal.aborted) this.fail(slot, err);
     } finally {
       release?.();
@@ -145,7 +154,11 @@ export class ImageLoader {
 
   private async publish(slot: ImageSlot, record: CacheRecord, ms: number): Promise<void> {
     const { view } = slot;
-    const base = await BaseFile.open(record.iso.path, `sha256:${record.iso.sha256}`);
+    const base = await BaseFile.open(
+      record.iso.path,
+      `sha256:${record.iso.sha256}`,
+      await contentDate(record.iso.path),
+    );
     if (base.size !== record.iso.size) {
       base.close();
       throw new ImageLoadError('internal', `${view.label}: ${record.iso.path} changed after it was verified`, 'fast');

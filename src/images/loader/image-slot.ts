@@ -28,6 +28,8 @@ export interface ImageSlot {
   servedPersistedAt: number;
   lastProgressLog: number;
   lastNotify: number;
+  /** The file served while the image downloads (IMAGE_SERVE_WHILE_DOWNLOADING), closed with the store. */
+  provisional?: { close(): void };
 }
 
 export function newSlot(view: CatalogSlot, files: CacheFiles | undefined): ImageSlot {

@@ -16,6 +16,7 @@ import type { MinimalState } from '../catalog/live-image.js';
 import type { StoreCatalog } from '../catalog/store-catalog.js';
 import { parseAsLiveIso } from '../fetch/verify-iso.js';
 import type { ImageSlot } from './image-slot.js';
+import { contentDate } from './content-date.js';
 import { ImageLoadError } from './load-error.js';
 import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
 import { buildMinimalVariant } from './minimal-variant.js';
@@ -55,7 +56,7 @@ export async function prepareMinimal(slot: ImageSlot, deps: MinimalDeps): Promis
       record.minimal = minimal;
       if (slot.files) await writeRecord(slot.files.record, record);
     }
-    const base = await BaseFile.open(minimal.path, `sha256:${minimal.sha256}`);
+    const base = await BaseFile.open(minimal.path, `sha256:${minimal.sha256}`, await contentDate(minimal.path));
     // re-read: the image may have been evicted or reloaded while this ran
     const status = slot.view.status;
     if (status.state !== 'ready' || slot.record !== record) {

@@ -29,6 +29,8 @@ export interface Behaviour {
   lastModified?: string;
   /** Send a 302 to this URL instead. */
   redirectTo?: string;
+  /** Closed ranges (`bytes=a-b`, as a server-while-downloading reads) are sent at once, without `delayMs`. */
+  closedRangesFast?: boolean;
 }
 
 export interface Hit {
@@ -115,7 +117,8 @@ export class IsoServer {
     const etag =
       b.etag === null ? undefined : (b.etag ?? `"${createHash('sha256').update(body).digest('hex').slice(0, 16)}"`);
     let start = 0;
-    const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
+    let end = body.length - 1;
+    const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
     const ifRange = req.headers['if-range'];
     const rangeApplies =
       range &&
@@ -127,16 +130,18 @@ export class IsoServer {
       ...(etag ? { ETag: etag } : {}),
       ...(b.lastModified ? { 'Last-Modified': b.lastModified } : {}),
     };
+    const closed = rangeApplies && range[2] !== '';
     if (rangeApplies) {
       start = Number(range[1]);
-      if (start >= body.length) {
+      if (closed) end = Math.min(end, Number(range[2]));
+      if (start >= body.length || start > end) {
         res.writeHead(416, { 'Content-Range': `bytes */${body.length}` }).end();
         return;
       }
       res.writeHead(206, {
         ...headers,
-        'Content-Length': body.length - start,
-        'Content-Range': `bytes ${start}-${body.length - 1}/${body.length}`,
+        'Content-Length': end - start + 1,
+        'Content-Range': `bytes ${start}-${end}/${body.length}`,
       });
     } else {
       res.writeHead(200, { ...headers, 'Content-Length': b.contentLength ?? body.length });
@@ -155,7 +160,8 @@ export class IsoServer {
       counted = false;
     };
     try {
-      await this.send(res, body.subarray(start), b, dropAt, finished);
+      const behaviour = closed && b.closedRangesFast ? { ...b, delayMs: 0 } : b;
+      await this.send(res, body.subarray(start, end + 1), behaviour, closed ? undefined : dropAt, finished);
     } finally {
       finished();
     }
