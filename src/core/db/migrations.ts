@@ -90,6 +90,18 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'hosts by check-in time, for the disconnection monitor',
     sql: `CREATE INDEX hosts_status_checked_in_at ON hosts (status, checked_in_at);`,
   },
+  // 4 is left to the tokens table (a parallel branch); numbers need not be contiguous.
+  {
+    version: 5,
+    name: "upstream's unbound host states, logs progress, network_discovery_delay_seconds",
+    sql: `
+      UPDATE hosts SET status = status || '-unbound'
+        WHERE status IN ('discovering', 'known', 'insufficient', 'disconnected');
+      UPDATE hosts SET status_info = 'Host is ready to be bound to a cluster' WHERE status = 'known-unbound';
+      ALTER TABLE hosts ADD COLUMN logs_info text NOT NULL DEFAULT '', ADD COLUMN logs_started_at timestamptz;
+      ALTER TABLE infra_envs ADD COLUMN network_discovery_delay_seconds bigint;
+    `,
+  },
 ];
 
 /** Arbitrary constant naming the migration lock (pg advisory locks are keyed by bigint). */

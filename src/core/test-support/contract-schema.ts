@@ -13,8 +13,22 @@ import { SWAGGER_PATH } from '../../test-support/probes.js';
 export { SWAGGER_PATH };
 
 export interface Contract {
+  /** Errors of `body` against a swagger definition, or against GO_OPENAPI_ERROR by that name. */
   validate(definition: string, body: unknown): string[];
 }
+
+/**
+ * What upstream's generated server answers before a handler runs (go-openapi/errors
+ * `errorAsJSON`): binding and schema errors (400, 422 with codes 601…), unknown routes (404) and
+ * wrong methods (405). The swagger declares no schema for these; this is the shape the runtime writes.
+ */
+export const GO_OPENAPI_ERROR = 'go-openapi-error';
+const GO_OPENAPI_ERROR_SCHEMA = {
+  type: 'object',
+  required: ['code', 'message'],
+  additionalProperties: false,
+  properties: { code: { type: 'integer' }, message: { type: 'string' } },
+};
 
 export function loadContract(): Contract | undefined {
   if (!existsSync(SWAGGER_PATH)) return undefined;
@@ -32,7 +46,9 @@ export function loadContract(): Contract | undefined {
     validate(definition, body) {
       let v = cache.get(definition);
       if (!v) {
-        v = ajv.compile({ $ref: `swagger#/definitions/${definition}` });
+        v = ajv.compile(
+          definition === GO_OPENAPI_ERROR ? GO_OPENAPI_ERROR_SCHEMA : { $ref: `swagger#/definitions/${definition}` },
+        );
         cache.set(definition, v);
       }
       return v(body) ? [] : (v.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`);
