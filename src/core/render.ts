@@ -24,7 +24,9 @@ export function renderInfraEnv(r: InfraEnvRecord, downloadUrl: string): Record<s
     ...(r.clusterId ? { cluster_id: r.clusterId } : {}),
     ...(r.kernelArguments ? { kernel_arguments: JSON.stringify(r.kernelArguments) } : {}),
     additional_trust_bundle: r.additionalTrustBundle,
-    ...(r.networkDiscoveryDelaySeconds !== null ? { network_discovery_delay_seconds: r.networkDiscoveryDelaySeconds } : {}),
+    ...(r.networkDiscoveryDelaySeconds !== null
+      ? { network_discovery_delay_seconds: r.networkDiscoveryDelaySeconds }
+      : {}),
     download_url: downloadUrl,
     expires_at: '0001-01-01T00:00:00.000Z',
     generator_version: 'bootsmith',

@@ -22,7 +22,10 @@ describe('migration 5: unbound host states', () => {
   });
 
   it('renames the old discovery states and leaves everything else as it was', async () => {
-    await migrate(db!, MIGRATIONS.filter((m) => m.version <= 3));
+    await migrate(
+      db!,
+      MIGRATIONS.filter((m) => m.version <= 3),
+    );
     const ie = '3f1d7c1e-7d0a-4f43-9d55-6f1c2f4e0a02';
     await db!.query(
       `INSERT INTO infra_envs (id, name, openshift_version, cpu_architecture, image_type, pull_secret, image_token_key, created_at, updated_at)
@@ -32,8 +35,16 @@ describe('migration 5: unbound host states', () => {
     const old: [string, string, string][] = [
       ['00000000-0000-4000-8000-000000000001', 'discovering', 'Waiting for host to send hardware details'],
       ['00000000-0000-4000-8000-000000000002', 'known', 'Host is ready to be installed'],
-      ['00000000-0000-4000-8000-000000000003', 'insufficient', 'Host does not meet the minimum hardware requirements: x'],
-      ['00000000-0000-4000-8000-000000000004', 'disconnected', 'Host has stopped communicating with the installation service'],
+      [
+        '00000000-0000-4000-8000-000000000003',
+        'insufficient',
+        'Host does not meet the minimum hardware requirements: x',
+      ],
+      [
+        '00000000-0000-4000-8000-000000000004',
+        'disconnected',
+        'Host has stopped communicating with the installation service',
+      ],
       ['00000000-0000-4000-8000-000000000005', 'installing-in-progress', 'Installing'],
     ];
     for (const [id, status, info] of old) {

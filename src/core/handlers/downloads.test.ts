@@ -132,10 +132,10 @@ for (const backend of backends()) {
       const sql = new pg.Client({ connectionString: f.storage.databaseUrl });
       await sql.connect();
       try {
-        await sql.query(`UPDATE hosts SET status = 'installed', status_info = 'Done' WHERE infra_env_id = $1 AND id = $2`, [
-          ie.id,
-          hostId,
-        ]);
+        await sql.query(
+          `UPDATE hosts SET status = 'installed', status_info = 'Done' WHERE infra_env_id = $1 AND id = $2`,
+          [ie.id, hostId],
+        );
       } finally {
         await sql.end();
       }

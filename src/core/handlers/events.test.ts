@@ -120,9 +120,7 @@ for (const backend of backends()) {
       expect(metrics.status).toBe(201);
       const list = await http('GET', `${f.h.api}/events?infra_env_id=${ie.id}&host_id=${hosts[0]}&severities=warning`);
       conforms('event-list', list.json);
-      const mine = (list.json as (Ev & { props?: string })[]).find(
-        (e) => e.name === 'host_agent_custom',
-      );
+      const mine = (list.json as (Ev & { props?: string })[]).find((e) => e.name === 'host_agent_custom');
       expect(mine).toMatchObject({ message: 'agent: disk sda is slow', severity: 'warning', props: '{"disk":"sda"}' });
       expect(Date.parse(mine!.event_time)).toBeGreaterThan(Date.parse('2021-01-01T00:00:00Z'));
       const after = await http('GET', `${f.h.api}/events?infra_env_id=${ie.id}`);

@@ -13,7 +13,11 @@ for (const backend of backends()) {
 
     it('creates, gets, lists, patches and deletes an InfraEnv without returning the pull secret', async () => {
       const key = sshKey();
-      const ie = await f.newInfraEnv({ ssh_authorized_key: key, cpu_architecture: 'x86_64', image_type: 'minimal-iso' });
+      const ie = await f.newInfraEnv({
+        ssh_authorized_key: key,
+        cpu_architecture: 'x86_64',
+        image_type: 'minimal-iso',
+      });
       expect(ie.pull_secret_set).toBe(true);
       expect(JSON.stringify(ie)).not.toContain('pull_secret"');
       expect(JSON.stringify(ie)).not.toContain(Buffer.from('user:pass').toString('base64'));
@@ -64,7 +68,12 @@ for (const backend of backends()) {
         [{ name: 'x', pull_secret: PULL_SECRET, cpu_architecture: 'mips' }, 422, 606, /cpu_architecture in body/],
         [{ name: 'x', pull_secret: PULL_SECRET, cpu_architecture: 'amd64' }, 422, 606, /should be one of/],
         [{ name: 'x', pull_secret: PULL_SECRET, image_type: 'iso' }, 422, 606, /image_type/],
-        [{ name: 'x', pull_secret: PULL_SECRET, cluster_id: 'nope' }, 422, 601, /cluster_id in body must be of type uuid/],
+        [
+          { name: 'x', pull_secret: PULL_SECRET, cluster_id: 'nope' },
+          422,
+          601,
+          /cluster_id in body must be of type uuid/,
+        ],
         [{ name: 'x', pull_secret: PULL_SECRET, network_discovery_delay_seconds: -1 }, 422, 609, /greater than/],
         [{ name: 'x', pull_secret: PULL_SECRET, additional_trust_bundle: 'x'.repeat(65536) }, 422, 603, /65535/],
         [{ name: 7, pull_secret: PULL_SECRET }, 400, 400, /cannot unmarshal number 7 into Go struct field/],
@@ -81,7 +90,11 @@ for (const backend of backends()) {
       expect(empty.status).toBe(422);
       frameworkError(empty.json, 602, /^infraenvCreateParams in body is required$/);
       const cluster = crypto.randomUUID();
-      const noCluster = await http('POST', `${f.h.api}/infra-envs`, { name: 'x', pull_secret: PULL_SECRET, cluster_id: cluster });
+      const noCluster = await http('POST', `${f.h.api}/infra-envs`, {
+        name: 'x',
+        pull_secret: PULL_SECRET,
+        cluster_id: cluster,
+      });
       expect(noCluster.status).toBe(404);
       conforms('error', noCluster.json);
       expect(noCluster.json.reason).toBe(`Cluster ID ${cluster} does not exist`);

@@ -91,11 +91,7 @@ function eligibleDisks(inv: Inventory): number {
   ).length;
 }
 
-export function runValidations(
-  h: HostRecord,
-  now: Date,
-  maxDisconnectionMs: number,
-): ValidationResult[] {
+export function runValidations(h: HostRecord, now: Date, maxDisconnectionMs: number): ValidationResult[] {
   const inv = parseInventory(h.inventory);
   const out: ValidationResult[] = [];
   const connected = now.getTime() - h.checkedInAt.getTime() <= maxDisconnectionMs;

@@ -62,7 +62,10 @@ export function bound(ctx: CoreContext, req: Request, def: BodyDefinition): Reco
   const { body, ignored } = bindBody(req, def);
   if (ignored.length > 0) {
     const fields = ignored.slice(0, MAX_LOGGED_FIELDS).map((f) => f.slice(0, MAX_LOGGED_FIELD_LENGTH));
-    ctx.logger.debug({ fields, count: ignored.length, param: def.param }, 'ignored body fields the model does not declare');
+    ctx.logger.debug(
+      { fields, count: ignored.length, param: def.param },
+      'ignored body fields the model does not declare',
+    );
   }
   return body;
 }
