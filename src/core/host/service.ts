@@ -144,6 +144,10 @@ export async function postStepReply(
       throw new BadRequestError('inventory must be a JSON object');
     assertCleanJson('inventory', parsed); // its strings end up in events and validations
     const hostname = (parsed as { hostname?: unknown }).hostname;
+    // the inventory model's hostname is a string (upstream's typed unmarshal refuses anything else);
+    // it ends up in status_info, events and validations
+    if (hostname !== undefined && hostname !== null && typeof hostname !== 'string')
+      throw new BadRequestError('inventory.hostname must be a string');
     if (typeof hostname === 'string') assertCleanText('inventory.hostname', hostname, 'line');
     inventory = reply.output;
   }
