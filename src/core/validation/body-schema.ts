@@ -130,7 +130,7 @@ class Decoder {
         if (typeof value !== 'object' || Array.isArray(value)) throw this.mismatch(value, schema, field);
         const out: Record<string, unknown> = {};
         for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-          const prop = schema.properties[key];
+          const prop = Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
           const path = field ? `${field}.${key}` : key;
           if (!prop) {
             this.ignored.push(path);
