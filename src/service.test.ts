@@ -175,6 +175,35 @@ describe('all-in-one service with AUTH_TYPE=none', () => {
   });
 });
 
+describe('all-in-one service on a base image without coreos/miniso.dat', () => {
+  let h: Harness | undefined;
+  beforeAll(async () => {
+    const plain = path.join(path.dirname(DEMO_IMAGE_PATH), 'x86_64.iso');
+    h = await startHarness({
+      OS_IMAGES: JSON.stringify([
+        { openshift_version: '4.17', cpu_architecture: 'x86_64', url: `file://${plain}`, version: '417.94.plain' },
+      ]),
+    });
+  });
+  afterAll(() => stopHarness(h));
+
+  it('accepts a minimal-iso InfraEnv, as upstream does, and its download says why not, naming the image', async () => {
+    const created = await h!.call('POST', `${API}/infra-envs`, {
+      name: 'no-miniso',
+      pull_secret: PULL_SECRET,
+      openshift_version: '4.17',
+      image_type: 'minimal-iso',
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const { download_url: url } = (await created.json()) as { download_url: string };
+    const res = await fetch(url);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toBe(
+      'minimal ISOs need a base image that carries coreos/miniso.dat, and 4.17 x86_64 does not; request type=full-iso',
+    );
+  });
+});
+
 describe('all-in-one service with AUTH_TYPE=local', () => {
   let h: Harness;
   const logs: string[] = [];
