@@ -104,3 +104,17 @@ describe('variables the core reads through Config', () => {
     expect(set.embeddedPostgresUser).toBe('pgrunner');
   });
 });
+
+describe('IMAGE_URL_TTL', () => {
+  it('defaults to 4 h and reads seconds or a Go duration', () => {
+    expect(loadConfig({}).imageUrlTtlMs).toBe(4 * 3_600_000);
+    expect(loadConfig({ IMAGE_URL_TTL: '14400' }).imageUrlTtlMs).toBe(4 * 3_600_000);
+    expect(loadConfig({ IMAGE_URL_TTL: '90m' }).imageUrlTtlMs).toBe(90 * 60_000);
+    expect(loadConfig({ IMAGE_URL_TTL: '1h30m' }).imageUrlTtlMs).toBe(90 * 60_000);
+  });
+
+  it('refuses nonsense, naming the variable', () => {
+    for (const bad of ['soon', '-1', '4 h', '0', '30s', '721h', '1e3', '4d'])
+      expect(() => loadConfig({ IMAGE_URL_TTL: bad }), bad).toThrow(/IMAGE_URL_TTL/);
+  });
+});

@@ -51,6 +51,8 @@ export interface Config {
   embeddedPostgresUser: string | undefined;
   /** MAX_CONCURRENT_REQUESTS: artifact requests in flight before 503 (src/http/request-cap.ts). */
   maxConcurrentRequests: number;
+  /** IMAGE_URL_TTL: lifetime of short image-URL tokens (src/core/auth/url-tokens.ts). */
+  imageUrlTtlMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -92,7 +94,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     agentImage: env.AGENT_DOCKER_IMAGE || undefined,
     embeddedPostgresUser: env.EMBEDDED_POSTGRES_USER || undefined,
     maxConcurrentRequests: integer(env, 'MAX_CONCURRENT_REQUESTS', DEFAULT_MAX_CONCURRENT_REQUESTS, 1, 1_000_000),
+    imageUrlTtlMs: imageUrlTtl(env),
   };
+}
+
+/** Short image-URL lifetime: at least a minute (a BMC mounts within it), at most 30 days. */
+const MIN_IMAGE_URL_TTL_MS = 60_000;
+const MAX_IMAGE_URL_TTL_MS = 30 * 24 * 3_600_000;
+const DEFAULT_IMAGE_URL_TTL_MS = 4 * 3_600_000; // upstream IMAGE_EXPIRATION_TIME default
+
+/** IMAGE_URL_TTL: whole seconds (`14400`) or a Go duration (`4h`, `90m`). */
+function imageUrlTtl(env: NodeJS.ProcessEnv): number {
+  const raw = env.IMAGE_URL_TTL;
+  if (raw === undefined || raw === '') return DEFAULT_IMAGE_URL_TTL_MS;
+  const value = /^\d+$/.test(raw) ? Number(raw) * 1000 : parseDuration(raw);
+  if (value === undefined || value < MIN_IMAGE_URL_TTL_MS || value > MAX_IMAGE_URL_TTL_MS)
+    throw new ConfigError(
+      `IMAGE_URL_TTL must be seconds or a duration such as 4h or 90m, from 1m to 720h, not ${JSON.stringify(raw)}`,
+    );
+  return value;
 }
 
 function listenerLimits(env: NodeJS.ProcessEnv): ListenerLimits {

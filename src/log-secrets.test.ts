@@ -102,7 +102,14 @@ describe('no secret reaches any log line (LOG_LEVEL=debug)', () => {
     });
     expect(created.status).toBe(201);
     const infraEnv = (await created.json()) as { id: string; download_url: string };
-    const apiKey = new URL(infraEnv.download_url).pathname.split('/')[2]!;
+    // download_url carries the short standing token; the InfraEnv's API key is in its iPXE script.
+    const standingToken = new URL(infraEnv.download_url).pathname.split('/')[2]!;
+    const script = await (
+      await fetch(`${core.url}${API}/infra-envs/${infraEnv.id}/downloads/files?file_name=ipxe-script`, {
+        headers: adminAuth,
+      })
+    ).text();
+    const apiKey = decodeURIComponent(/[?&]api_key=([^&\s]+)/.exec(script)![1]!);
     const imageUrl = (await (
       await fetch(`${core.url}${API}/infra-envs/${infraEnv.id}/downloads/image-url`, { headers: adminAuth })
     ).json()) as { url: string };
@@ -111,6 +118,7 @@ describe('no secret reaches any log line (LOG_LEVEL=debug)', () => {
       admin,
       apiKey,
       imageToken,
+      standingToken,
       PULL_SECRET,
       REGISTRY_PASSWORD,
       SOURCE_PASSWORD,
@@ -127,6 +135,7 @@ describe('no secret reaches any log line (LOG_LEVEL=debug)', () => {
       [`/BYAPIKEY/${apiKey}/${tail}`],
       [`/ByApiKey/${apiKey}/${tail}`],
       [`/bytoken/${imageToken}/${tail}`],
+      [`/bytoken/${standingToken}/${tail}`],
       [`/BYTOKEN/${imageToken}/${tail}`],
       [`/images/${id}?version=4.17&type=full-iso&api_key=${apiKey}`],
       [`/images/${id}?version=4.17&type=full-iso&%61pi_key=${apiKey}`],

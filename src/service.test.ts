@@ -224,7 +224,7 @@ describe('all-in-one service with AUTH_TYPE=local', () => {
       };
     const a = await create('a');
     const b = await create('b');
-    expect(a.download_url).toMatch(/\/byapikey\/[^/]+\/4\.17\/x86_64\/full\.iso$/);
+    expect(a.download_url).toMatch(/\/bytoken\/[A-Za-z0-9_-]{32}\/4\.17\/x86_64\/full\.iso$/);
 
     const ok = await fetch(a.download_url, { method: 'HEAD' });
     expect(ok.status).toBe(200);

@@ -12,11 +12,14 @@ import { ArtifactService } from './artifacts/artifact-service.js';
 import type { Config } from './config.js';
 import { type Core, createCore } from './core/index.js';
 import { createApp } from './http/app.js';
+import { type ArtifactObserver, DedupingArtifactObserver, loggingArtifactObserver } from './http/artifact-observer.js';
+import type { UrlTokenResolver } from './ignition-supply/url-token-resolver.js';
 import { createLimitedServer } from './http/listener-limits.js';
 import { readOpenFileLimit } from './http/open-file-limit.js';
 import { fdBudgetProblem } from './http/request-cap-budget.js';
 import { CachedIgnitionSource } from './ignition-supply/cached-source.js';
 import { RemoteIgnitionSource } from './ignition-supply/remote-source.js';
+import { RemoteUrlTokenResolver } from './ignition-supply/remote-url-tokens.js';
 import type { IgnitionSource } from './ignition-supply/source.js';
 import { ManagedImageStore } from './images/managed-image-store.js';
 import { Metrics } from './metrics.js';
@@ -35,7 +38,7 @@ export interface RunningService {
 export async function startService(
   config: Config,
   logger: Logger,
-  options: { defaultMetrics?: boolean } = {},
+  options: { defaultMetrics?: boolean; now?: () => Date } = {},
 ): Promise<RunningService> {
   let handler: http.RequestListener = (_req, res) => {
     res
@@ -84,11 +87,15 @@ export async function startService(
         embeddedPostgresUser: config.embeddedPostgresUser,
         catalog: imageStore.catalog,
         logger,
+        imageUrlTtlMs: config.imageUrlTtlMs,
+        ...(options.now ? { now: options.now } : {}),
         onInfraEnvChange: (id) => ignitionCache?.invalidate(id),
       });
     }
 
     let artifacts: ArtifactService | undefined;
+    let urlTokens: UrlTokenResolver | undefined;
+    let observer: ArtifactObserver | undefined;
     if (config.role !== 'core') {
       const fdProblem = fdBudgetProblem((await readOpenFileLimit())?.soft, connectionCap, config.maxConcurrentRequests);
       if (fdProblem) logger.warn({ problem: fdProblem }, 'file-descriptor budget too small for the request cap');
@@ -98,12 +105,25 @@ export async function startService(
       if (!source) throw new Error('no Ignition source: set ASSISTED_SERVICE_URL or run the core in-process');
       ignitionCache = new CachedIgnitionSource(source, { ttlMs: config.ignitionCacheTtlMs, metrics });
       artifacts = new ArtifactService(imageStore.catalog, ignitionCache, config.embedCompression, imageServiceBaseUrl);
+      // Short opaque URL tokens: resolved by the in-process core, or asked of the fronted core.
+      // Boot events belong to the in-process core; remote mode logs them.
+      urlTokens = config.assistedServiceUrl
+        ? new RemoteUrlTokenResolver({ baseUrl: config.assistedServiceUrl })
+        : core?.urlTokenResolver;
+      const now = options.now;
+      observer = new DedupingArtifactObserver(
+        config.assistedServiceUrl || !core ? loggingArtifactObserver(logger) : core.artifactObserver,
+        logger,
+        now ? () => now().getTime() : Date.now,
+      );
     }
     handler = createApp({
       logger,
       metrics,
       imageStore: imageStore.catalog,
       ...(artifacts ? { artifacts } : {}),
+      ...(urlTokens ? { urlTokens } : {}),
+      ...(observer ? { observer } : {}),
       maxConcurrentRequests: config.maxConcurrentRequests,
       ...(core ? { coreRouter: core.router, databaseHealth: core.databaseHealth } : {}),
     });

@@ -113,7 +113,7 @@ describe('OS_IMAGES rootfs_url', () => {
     const words = line.split(' ').filter((w) => w.startsWith('coreos.live.rootfs_url='));
     expect(words).toHaveLength(1);
     expect(words[0]).toMatch(
-      /^coreos\.live\.rootfs_url=http:\/\/[^ ]+\/boot-artifacts\/rootfs\?arch=x86_64&version=4\.17$/,
+      /^coreos\.live\.rootfs_url=http:\/\/[^ ]+\/boot-artifacts\/rootfs\?arch=x86_64&version=4\.17&infra_env_id=[0-9a-f-]{36}$/,
     );
   });
 

@@ -50,7 +50,7 @@ describe('local auth', () => {
 
     const a = await create();
     const b = await create();
-    expect(a.download_url).toMatch(/^http:\/\/img:8080\/byapikey\/[^/]+\/4\.16\/x86_64\/full\.iso$/);
+    expect(a.download_url).toMatch(/^http:\/\/img:8080\/bytoken\/[A-Za-z0-9_-]{32}\/4\.16\/x86_64\/full\.iso$/);
     const tokenA = await h.core.auth.infraEnvToken(a.id);
     expect((await http('GET', `${h.api}/infra-envs/${a.id}`, undefined, { 'x-secret-key': tokenA })).status).toBe(200);
     expect((await http('GET', `${h.api}/infra-envs/${a.id}?api_key=${tokenA}`)).status).toBe(200);

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { ImageCatalog } from '../images/catalog/catalog-image.js';
 import type { Authorizer } from './auth/authorizer.js';
 import type { LocalKeys } from './auth/local-keys.js';
+import type { UrlTokens } from './auth/url-tokens.js';
 import type { Repository } from './db/repository.js';
 
 export interface CoreSettings {
@@ -15,6 +16,8 @@ export interface CoreSettings {
   hostMaxDisconnectionMs: number;
   agentImage: string;
   imageTokenTtlMs: number;
+  /** IMAGE_URL_TTL: lifetime of short image-URL tokens (url-tokens.ts). */
+  imageUrlTtlMs: number;
 }
 
 export interface CoreContext {
@@ -23,6 +26,8 @@ export interface CoreContext {
   authorizer: Authorizer;
   /** Present with AUTH_TYPE=local. */
   keys: LocalKeys | undefined;
+  /** Short opaque image-URL tokens (download_url, image-url). */
+  urlTokens: UrlTokens;
   settings: CoreSettings;
   logger: Logger;
   now(): Date;

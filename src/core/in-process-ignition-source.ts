@@ -10,7 +10,8 @@ import type {
   DiscoveryRequest,
   IgnitionSource,
 } from '../ignition-supply/source.js';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError, UnauthorizedError } from '../errors.js';
+import type { UrlTokenResolver } from '../ignition-supply/url-token-resolver.js';
 import type { RequestCredentials } from './auth/authorizer.js';
 import type { CoreContext } from './context.js';
 import { renderIgnition } from './discovery-ignition/discovery.js';
@@ -57,6 +58,17 @@ export function createIgnitionSource(ctx: CoreContext): IgnitionSource {
         ...(extra ? { extraInitrd: extra } : {}),
         lastModified: infraEnv.updatedAt,
       };
+    },
+  };
+}
+
+/** Opaque image-URL tokens of this core (url-tokens.ts), for the image side's `/bytoken/` route. */
+export function createUrlTokenResolver(ctx: CoreContext): UrlTokenResolver {
+  return {
+    async infraEnvOf(token: string): Promise<string> {
+      const resolved = await ctx.urlTokens.resolve(token);
+      if (!resolved) throw new UnauthorizedError('invalid, revoked or expired image URL token');
+      return resolved.infraEnvId;
     },
   };
 }

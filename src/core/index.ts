@@ -10,6 +10,7 @@ import type { IgnitionSource } from '../ignition-supply/source.js';
 import { Authorizer } from './auth/authorizer.js';
 import { DEFAULT_IMAGE_TOKEN_TTL_MS, issueImageToken } from './auth/image-tokens.js';
 import { LocalKeys } from './auth/local-keys.js';
+import { UrlTokens } from './auth/url-tokens.js';
 import type { CoreContext } from './context.js';
 import { migrate } from './db/migrations.js';
 import { createRepository } from './db/repository.js';
@@ -18,6 +19,7 @@ import { openDatabase } from './db/sql.js';
 import { registerDownloadRoutes } from './handlers/downloads.js';
 import { registerEventRoutes } from './handlers/events.js';
 import { registerHostRoutes } from './handlers/hosts.js';
+import { registerImageUrlTokenRoutes } from './handlers/image-url-tokens.js';
 import { registerInfraEnvRoutes } from './handlers/infra-envs.js';
 import { registerInstructionRoutes } from './handlers/instructions.js';
 import { registerVersionRoutes } from './handlers/versions.js';
@@ -27,7 +29,10 @@ import { assistedErrorHandler } from './http/error-handler.js';
 import { inputGuard } from './http/input-guard.js';
 import { DEFAULT_AGENT_IMAGE } from './discovery-ignition/discovery.js';
 import { getInfraEnvOr404 } from './infraenv/service.js';
-import { createIgnitionSource } from './in-process-ignition-source.js';
+import { createIgnitionSource, createUrlTokenResolver } from './in-process-ignition-source.js';
+import { createBootEventRecorder } from './events/boot-events.js';
+import type { UrlTokenResolver } from '../ignition-supply/url-token-resolver.js';
+import type { ArtifactObserver } from '../http/artifact-observer.js';
 
 export interface CoreOptions {
   databaseUrl?: string;
@@ -47,6 +52,10 @@ export interface CoreOptions {
   embeddedPostgresUser?: string | undefined;
   /** Image token lifetime (upstream IMAGE_EXPIRATION_TIME), default 4 h. */
   imageTokenTtlMs?: number;
+  /** IMAGE_URL_TTL: lifetime of short image-URL tokens; default 4 h. */
+  imageUrlTtlMs?: number;
+  /** The core's clock (tests inject one); default the system clock. */
+  now?: () => Date;
   /** ADMIN_TOKEN_TTL: admin tokens expire this long after signing; default never. */
   adminTokenTtlMs?: number | undefined;
   /** Request body limit of the API; default 2 MiB. */
@@ -69,6 +78,10 @@ export interface Core {
   /** What /health reports about storage: the engine, its state, and what an operator must do. */
   databaseHealth(): { engine: 'embedded' | 'external'; state: string; notices: string[] };
   ignitionSource: IgnitionSource;
+  /** Resolves opaque `/bytoken/<token>/…` URL tokens for the image side. */
+  urlTokenResolver: UrlTokenResolver;
+  /** Records boot events (first ISO / PXE artifact request per client) for the image side. */
+  artifactObserver: ArtifactObserver;
   auth: CoreAuthHelpers;
   close(): Promise<void>;
 }
@@ -92,11 +105,15 @@ export async function createCore(options: CoreOptions): Promise<Core> {
         })
       : undefined;
   const logger = options.logger.child({ component: 'core' });
+  const now = options.now ?? (() => new Date());
+  const imageUrlTtlMs = options.imageUrlTtlMs ?? DEFAULT_IMAGE_TOKEN_TTL_MS;
+  const urlTokens = new UrlTokens(repo, imageUrlTtlMs, now);
   const ctx: CoreContext = {
     repo,
     catalog: options.catalog,
-    authorizer: new Authorizer(options.authType, keys, repo),
+    authorizer: new Authorizer(options.authType, keys, repo, urlTokens),
     keys,
+    urlTokens,
     settings: {
       serviceBaseUrl: options.serviceBaseUrl,
       imageServiceBaseUrl: options.imageServiceBaseUrl,
@@ -104,10 +121,14 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       hostMaxDisconnectionMs: options.hostMaxDisconnectionMs,
       agentImage: options.agentImage ?? DEFAULT_AGENT_IMAGE,
       imageTokenTtlMs: options.imageTokenTtlMs ?? DEFAULT_IMAGE_TOKEN_TTL_MS,
+      imageUrlTtlMs,
     },
     logger,
-    now: () => new Date(),
-    onInfraEnvChange: options.onInfraEnvChange ?? (() => undefined),
+    now,
+    onInfraEnvChange: (id) => {
+      urlTokens.forget(id);
+      options.onInfraEnvChange?.(id);
+    },
   };
 
   const router = express.Router();
@@ -119,6 +140,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   );
   router.use(inputGuard);
   registerInfraEnvRoutes(router, ctx);
+  registerImageUrlTokenRoutes(router, ctx);
   registerDownloadRoutes(router, ctx);
   registerHostRoutes(router, ctx);
   registerInstructionRoutes(router, ctx);
@@ -145,6 +167,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       notices: pgliteNotice ? [pgliteNotice] : [],
     }),
     ignitionSource: createIgnitionSource(ctx),
+    urlTokenResolver: createUrlTokenResolver(ctx),
+    artifactObserver: createBootEventRecorder(ctx),
     auth: {
       adminToken: () => needKeys().adminToken(),
       infraEnvToken: (id) => needKeys().infraEnvToken(id),

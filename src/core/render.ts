@@ -6,7 +6,13 @@ import type { EventRecord, HostRecord, InfraEnvRecord } from './model.js';
 
 export const API_PREFIX = '/api/assisted-install/v2';
 
-export function renderInfraEnv(r: InfraEnvRecord, downloadUrl: string): Record<string, unknown> {
+/** Upstream's zero time: what `expires_at` says when the URL does not expire. */
+export const NEVER_EXPIRES = '0001-01-01T00:00:00.000Z';
+
+export function renderInfraEnv(
+  r: InfraEnvRecord,
+  download: { url: string; expiresAt: Date | undefined },
+): Record<string, unknown> {
   return {
     kind: 'InfraEnv',
     id: r.id,
@@ -27,8 +33,8 @@ export function renderInfraEnv(r: InfraEnvRecord, downloadUrl: string): Record<s
     ...(r.networkDiscoveryDelaySeconds !== null
       ? { network_discovery_delay_seconds: r.networkDiscoveryDelaySeconds }
       : {}),
-    download_url: downloadUrl,
-    expires_at: '0001-01-01T00:00:00.000Z',
+    download_url: download.url,
+    expires_at: download.expiresAt ? download.expiresAt.toISOString() : NEVER_EXPIRES,
     generator_version: 'bootsmith',
     created_at: r.createdAt.toISOString(),
     updated_at: r.updatedAt.toISOString(),

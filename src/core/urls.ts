@@ -2,7 +2,8 @@
 //
 // ISO: <IMAGE_SERVICE_BASE_URL>/{byid|byapikey|bytoken}/{id|key|token}/{version}/{arch}/{full|minimal}.iso.
 // PXE: /images/{id}/pxe-initrd, /boot-artifacts/kernel, /boot-artifacts/rootfs with
-// arch/version query (+ api_key / image_token when auth requires). `version` is the
+// arch/version query (+ api_key / image_token when auth requires; kernel and rootfs carry
+// infra_env_id, which only feeds boot events). `version` is the
 // catalog image's openshift_version. Only builds strings; does not serve anything.
 import { BadRequestError } from '../errors.js';
 import type { ImageType } from './model.js';
@@ -59,10 +60,12 @@ export function pxeUrls(
   const q = new URLSearchParams({ arch, version });
   const initrdQ = new URLSearchParams(q);
   if (auth) initrdQ.set(auth.param, auth.value);
+  const bootQ = new URLSearchParams(q);
+  bootQ.set('infra_env_id', infraEnvId);
   return {
     initrd: `${join(imageBase, `images/${infraEnvId}/pxe-initrd`)}?${initrdQ.toString()}`,
-    kernel: `${join(imageBase, 'boot-artifacts/kernel')}?${q.toString()}`,
-    rootfs: `${join(imageBase, 'boot-artifacts/rootfs')}?${q.toString()}`,
+    kernel: `${join(imageBase, 'boot-artifacts/kernel')}?${bootQ.toString()}`,
+    rootfs: `${join(imageBase, 'boot-artifacts/rootfs')}?${bootQ.toString()}`,
   };
 }
 

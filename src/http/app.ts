@@ -7,7 +7,9 @@ import express, { type Express, type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ArtifactService } from '../artifacts/artifact-service.js';
 import type { ImageStore } from '../images/catalog/image-store.js';
+import type { UrlTokenResolver } from '../ignition-supply/url-token-resolver.js';
 import type { Metrics } from '../metrics.js';
+import type { ArtifactObserver } from './artifact-observer.js';
 import { imageErrorHandler } from './error-mapping.js';
 import { redactedRequestTarget, redactUrl } from '../redact.js';
 import { bootArtifactRoutes } from './routes/boot-artifacts.js';
@@ -30,6 +32,10 @@ export interface AppParts {
   coreRouter?: Router;
   /** The core's storage, for /health (present with the assisted API). */
   databaseHealth?: DatabaseHealth;
+  /** Opaque `/bytoken/` URL tokens (the in-process core); absent in remote mode. */
+  urlTokens?: UrlTokenResolver;
+  /** Boot events (src/http/artifact-observer.ts), already wrapped for dedupe. */
+  observer?: ArtifactObserver;
   /** MAX_CONCURRENT_REQUESTS for the artifact routes; DEFAULT_MAX_CONCURRENT_REQUESTS when absent. */
   maxConcurrentRequests?: number;
 }
@@ -62,7 +68,13 @@ export function createApp(parts: AppParts): Express {
   app.use(metricsRoutes(parts.metrics));
   if (parts.coreRouter) app.use('/api/assisted-install', parts.coreRouter);
   if (parts.artifacts) {
-    const context = { artifacts: parts.artifacts, metrics: parts.metrics, logger: parts.logger };
+    const context = {
+      artifacts: parts.artifacts,
+      metrics: parts.metrics,
+      logger: parts.logger,
+      urlTokens: parts.urlTokens,
+      observer: parts.observer,
+    };
     const cap = new RequestCap(parts.maxConcurrentRequests ?? DEFAULT_MAX_CONCURRENT_REQUESTS, parts.metrics);
     app.use(ARTIFACT_PATH_PREFIXES, cap.middleware);
     app.use(discoveryImageRoutes(context), pxeInitrdRoutes(context), bootArtifactRoutes(context));

@@ -4,7 +4,9 @@
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { ArtifactService, ServedArtifact } from '../artifacts/artifact-service.js';
+import type { UrlTokenResolver } from '../ignition-supply/url-token-resolver.js';
 import type { Metrics } from '../metrics.js';
+import type { ArtifactObserver } from './artifact-observer.js';
 import { redactedRequestTarget } from '../redact.js';
 import type { Representation } from './representation.js';
 import { serveRepresentation } from './serve-representation.js';
@@ -17,6 +19,10 @@ export interface ImageRouteContext {
   artifacts: ArtifactService;
   metrics: Metrics;
   logger: Logger;
+  /** Opaque `/bytoken/` URL tokens (in-process core); absent in remote mode. */
+  urlTokens?: UrlTokenResolver | undefined;
+  /** Boot events: told about served ISO / PXE artifact requests (already deduped). */
+  observer?: ArtifactObserver | undefined;
 }
 
 export function sendArtifact(

@@ -10,6 +10,8 @@
 //   3. negative: the same ISO with its archive written one sector early boots without the
 //      config, and the assertions of 1 and 2 reject it
 //   4. minimal ISO: coreos.live.rootfs_url points at this service, which serves the rootfs
+//   5. AUTH_TYPE=local: the same virtual-media boot from the short `/bytoken/<token>` download_url,
+//      recorded as one boot event
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -20,7 +22,7 @@ import { createInfraEnv, type E2eInfraEnv, ignitionFile, KEYFILE_PATH, NIC_MAC }
 import { isoExtent, isoExtract, isoFileAt } from './support/iso-tools.js';
 import { bootInTest, type BootResult, killAllGuests } from './support/qemu.js';
 import { kargValues, parseSerialReport, type SerialReport } from './support/serial-report.js';
-import { BootsmithService } from './support/service.js';
+import { API, BootsmithService } from './support/service.js';
 
 const setup = e2eContext();
 const ISO_BOOT_TIMEOUT_MS = 120_000;
@@ -252,5 +254,52 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
     const served = await fetch(rootfsUrl);
     expect(served.status).toBe(200);
     expect(sha256(Buffer.from(await served.arrayBuffer()))).toBe(sha256(rootfs));
+  });
+
+  it('5. AUTH_TYPE=local: boots through the HTTP block driver from the short /bytoken/ download_url, recorded as one boot event', async (t) => {
+    const local = await BootsmithService.start({
+      name: 'iso-local',
+      cli: ctx.cli,
+      baseIso: ctx.baseIso,
+      runDir: ctx.runDir,
+      env: { AUTH_TYPE: 'local' },
+    });
+    try {
+      const env = await createInfraEnv(local, {
+        name: 'e2e-short-token',
+        kernelArguments: ['console=ttyS0', 'bootsmith.e2e=short-token'],
+      });
+      expect(env.downloadUrl).toMatch(
+        /^http:\/\/127\.0\.0\.1:\d+\/bytoken\/[A-Za-z0-9_-]{32}\/4\.17\/x86_64\/full\.iso$/,
+      );
+      expect((await fetch(`${local.url}/byid/${env.id}/4.17/x86_64/full.iso`, { method: 'HEAD' })).status).toBe(401);
+      const drive = `if=none,id=cd0,media=cdrom,readonly=on,driver=raw,file.driver=http,file.url=${env.downloadUrl.replaceAll(',', ',,')}`;
+      const result = await bootInTest(
+        t,
+        {
+          name: 'iso-short-token',
+          runDir: ctx.runDir,
+          qemu: ctx.qemu,
+          args: ['-nic', 'none', '-drive', drive, '-device', 'ide-cd,drive=cd0,bootindex=0'],
+          timeoutMs: ISO_BOOT_TIMEOUT_MS,
+        },
+        () => local.logTail(),
+      );
+      expectDiscoveryBoot(parseSerialReport(result.serial), {
+        ignition: env.discoveryIgnition,
+        cmdline: kargsFor(env),
+      });
+      const events = JSON.parse(await local.expectCall('GET', `${API}/events?infra_env_id=${env.id}`, 200)) as {
+        name: string;
+        message: string;
+      }[];
+      const boots = events.filter((e) => e.name === 'discovery_image_requested');
+      expect(boots.map((e) => e.message)).toEqual([
+        expect.stringMatching(/^Discovery ISO requested by 127\.0\.0\.1 \(virtual media, /),
+      ]);
+    } finally {
+      killAllGuests();
+      await local.stop();
+    }
   });
 });

@@ -33,7 +33,7 @@ function rawJwt(header: Record<string, unknown>, payload: Record<string, unknown
 interface Fixture {
   service: RunningService;
   admin: string;
-  a: { id: string; apiKey: string; imageToken: string };
+  a: { id: string; apiKey: string; imageToken: string; shortToken: string };
   b: { id: string };
   privatePem: string;
   publicPem: string;
@@ -133,6 +133,14 @@ async function forgeries(f: Fixture): Promise<Array<{ name: string; token: strin
         return `${ih}.${b64url({ ...pl, sub: f.b.id })}.${is}`;
       })(),
     },
+    // short opaque image-URL tokens (src/core/auth/url-tokens.ts)
+    { name: 'short-token-a-used-on-b', token: f.a.shortToken },
+    {
+      name: 'short-token-a-flipped',
+      token: `${f.a.shortToken.slice(0, -1)}${f.a.shortToken.endsWith('A') ? 'B' : 'A'}`,
+    },
+    { name: 'short-token-random', token: randomBytes(24).toString('base64url') },
+    { name: 'short-token-a-prefix', token: f.a.shortToken.slice(0, 16) },
     { name: 'two-part', token: `${h}.${p}` },
     { name: 'four-part', token: `${f.a.apiKey}.${s}` },
     { name: 'empty-signature', token: `${h}.${p}.` },
@@ -148,7 +156,7 @@ async function forgeries(f: Fixture): Promise<Array<{ name: string; token: strin
 /** Channels whose URL carries the credential instead of an InfraEnv id. */
 const PATH_STYLE = new Set<Credential['via']>(['byapikey', 'bytoken']);
 /** Forgeries that are in fact A's valid credentials, aimed at B through channels that name B. */
-const GENUINE_FOR_A = new Set(['real-key-a-used-on-b', 'image-token-a-used-on-b']);
+const GENUINE_FOR_A = new Set(['real-key-a-used-on-b', 'image-token-a-used-on-b', 'short-token-a-used-on-b']);
 
 const VIAS: Credential['via'][] = [
   'x-secret-key',
@@ -180,7 +188,13 @@ describe('auth-attacks', () => {
     };
     const a = await create();
     const b = await create();
-    const apiKey = decodeURIComponent(/\/byapikey\/([^/]+)\//.exec(a.download_url)![1]!);
+    // download_url carries a short opaque token now; A's API key (a JWT) is in its iPXE script.
+    const script = await (
+      await fetch(`${service.url}${API}/infra-envs/${a.id}/downloads/files?file_name=ipxe-script`, {
+        headers: { authorization: `Bearer ${admin}` },
+      })
+    ).text();
+    const apiKey = decodeURIComponent(/[?&]api_key=([^&\s]+)/.exec(script)![1]!);
     const presigned = await fetch(
       `${service.url}${API}/infra-envs/${a.id}/downloads/files-presigned?file_name=discovery.ign`,
       {
@@ -190,10 +204,14 @@ describe('auth-attacks', () => {
     const presignedUrl = ((await presigned.json()) as { url: string }).url;
     const imageToken =
       new URL(presignedUrl).searchParams.get('image_token') ?? new URL(presignedUrl).searchParams.get('api_key')!;
+    const imageUrl = await fetch(`${service.url}${API}/infra-envs/${a.id}/downloads/image-url`, {
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    const shortToken = /\/bytoken\/([^/]+)\//.exec(((await imageUrl.json()) as { url: string }).url)![1]!;
     f = {
       service,
       admin,
-      a: { id: a.id, apiKey, imageToken },
+      a: { id: a.id, apiKey, imageToken, shortToken },
       b: { id: b.id },
       privatePem: readFileSync(path.join(dataDir, 'auth', 'ec-private-key.pem'), 'utf8'),
       publicPem: readFileSync(path.join(dataDir, 'auth', 'ec-public-key.pem'), 'utf8'),
@@ -266,7 +284,7 @@ describe('auth-attacks', () => {
       hangs: 0,
       wrongAcceptances: wrong,
       dataLost: 0,
-      notes: `${forged.length} forgeries (alg none, HS256 with the public key, tampered payloads and signatures, stranger keys, expired, cross-InfraEnv) × ${VIAS.length} channels × ${TARGETS.length} targets, plus garbage; statuses ${[...statuses].map(([s, n]) => `${s}:${n}`).join(' ')}`,
+      notes: `${forged.length} forgeries (alg none, HS256 with the public key, tampered payloads and signatures, stranger keys, expired, cross-InfraEnv, short opaque tokens altered or foreign) × ${VIAS.length} channels × ${TARGETS.length} targets, plus garbage; statuses ${[...statuses].map(([s, n]) => `${s}:${n}`).join(' ')}`,
     });
     expect(accepted).toEqual([]);
     expect(crashes).toBe(0);

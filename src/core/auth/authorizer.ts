@@ -3,12 +3,14 @@
 // none: everything is open. local: an ES256 JWT (X-Secret-Key agent token, api_key
 // query, or Authorization: Bearer) with `infra_env_id` opens that InfraEnv only;
 // one with `role: admin` opens everything; a per-InfraEnv HS256 image token opens
-// the read-only image/download operations of its InfraEnv. Bad or expired tokens → 401,
+// the read-only image/download operations of its InfraEnv, and so does an opaque image-URL
+// token (url-tokens.ts; any token without two dots). Bad or expired tokens → 401,
 // valid tokens for another InfraEnv or an admin-only operation → 403.
 import { ForbiddenError, UnauthorizedError } from '../../errors.js';
 import type { Repository } from '../db/repository.js';
 import { verifyImageToken } from './image-tokens.js';
 import type { LocalKeys } from './local-keys.js';
+import { isJwtShaped, type UrlTokens } from './url-tokens.js';
 
 export type AuthType = 'none' | 'local';
 
@@ -31,6 +33,7 @@ export class Authorizer {
     readonly authType: AuthType,
     private readonly keys: LocalKeys | undefined,
     private readonly repo: Repository,
+    private readonly urlTokens?: UrlTokens,
   ) {}
 
   async authorize(creds: RequestCredentials, scope: Scope): Promise<void> {
@@ -57,7 +60,11 @@ export class Authorizer {
       if (!scope.allowImageToken) {
         forbidden ??= new ForbiddenError('image tokens do not open this operation');
       } else {
-        const infraEnv = await this.repo.getInfraEnv(scope.infraEnvId);
+        if (!isJwtShaped(creds.imageToken)) {
+          const resolved = await this.urlTokens?.resolve(creds.imageToken);
+          if (resolved && resolved.infraEnvId === scope.infraEnvId) return;
+        }
+        const infraEnv = isJwtShaped(creds.imageToken) ? await this.repo.getInfraEnv(scope.infraEnvId) : undefined;
         if (infraEnv) {
           try {
             await verifyImageToken(creds.imageToken, infraEnv.id, infraEnv.imageTokenKey);

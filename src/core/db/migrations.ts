@@ -90,7 +90,22 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'hosts by check-in time, for the disconnection monitor',
     sql: `CREATE INDEX hosts_status_checked_in_at ON hosts (status, checked_in_at);`,
   },
-  // 4 is left to the tokens table (a parallel branch); numbers need not be contiguous.
+  {
+    version: 4,
+    name: 'short image-URL tokens, stored as sha256 hashes',
+    sql: `
+      CREATE TABLE image_url_tokens (
+        token_hash text PRIMARY KEY,
+        infra_env_id uuid NOT NULL REFERENCES infra_envs (id) ON DELETE CASCADE,
+        standing boolean NOT NULL DEFAULT false,
+        expires_at timestamptz NOT NULL,
+        created_at timestamptz NOT NULL,
+        seq bigserial NOT NULL
+      );
+      CREATE INDEX image_url_tokens_infra_env ON image_url_tokens (infra_env_id, seq);
+      CREATE INDEX image_url_tokens_expires_at ON image_url_tokens (expires_at);
+    `,
+  },
   {
     version: 5,
     name: "upstream's unbound host states, logs progress, network_discovery_delay_seconds",

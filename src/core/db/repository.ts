@@ -29,6 +29,16 @@ export interface EventPage {
   total: number;
 }
 
+/** A row of image_url_tokens: never the token itself, only its sha256. */
+export interface UrlTokenRow {
+  tokenHash: string;
+  infraEnvId: string;
+  /** The InfraEnv's own download_url token (derived, re-minted per half TTL), exempt from the per-InfraEnv cap. */
+  standing: boolean;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
 export interface Repository {
   transaction<T>(fn: (repo: Repository) => Promise<T>): Promise<T>;
 
@@ -63,6 +73,15 @@ export interface Repository {
 
   insertEvent(ev: EventRecord): Promise<void>;
   listEvents(q: EventQuery): Promise<EventPage>;
+
+  /** Stores short image-URL tokens by their hash in one statement; a hash already stored is left as is. */
+  insertUrlTokens(rows: UrlTokenRow[]): Promise<void>;
+  getUrlToken(tokenHash: string): Promise<UrlTokenRow | undefined>;
+  deleteUrlTokensOf(infraEnvId: string): Promise<number>;
+  /** Drops the oldest non-standing tokens of an InfraEnv beyond the newest `keep`; returns how many. */
+  trimUrlTokens(infraEnvId: string, keep: number): Promise<number>;
+  /** Deletes at most `limit` tokens that expired before `now`; returns how many. */
+  purgeExpiredUrlTokens(now: Date, limit: number): Promise<number>;
 
   getServiceKey(name: string): Promise<string | undefined>;
   /** Stores `value` unless a key of that name exists; returns the stored value either way. */
@@ -231,6 +250,70 @@ class SqlRepository implements Repository {
     );
     const events = rows.map((row) => ({ seq: Number(row.seq), ...recordFromRow(EVENTS, row) }));
     return { events, severityCounts, total: Number(totalRows[0]?.n ?? 0) };
+  }
+
+  async insertUrlTokens(rows: UrlTokenRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.ex.query(
+      `INSERT INTO image_url_tokens (token_hash, infra_env_id, standing, expires_at, created_at)
+       SELECT * FROM unnest($1::text[], $2::uuid[], $3::boolean[], $4::timestamptz[], $5::timestamptz[])
+       ON CONFLICT (token_hash) DO NOTHING`,
+      [
+        rows.map((r) => r.tokenHash),
+        rows.map((r) => r.infraEnvId),
+        rows.map((r) => r.standing),
+        rows.map((r) => r.expiresAt),
+        rows.map((r) => r.createdAt),
+      ],
+    );
+  }
+
+  async getUrlToken(tokenHash: string): Promise<UrlTokenRow | undefined> {
+    const rows = await this.ex.query<{
+      token_hash: string;
+      infra_env_id: string;
+      standing: boolean;
+      expires_at: Date;
+      created_at: Date;
+    }>(
+      'SELECT token_hash, infra_env_id, standing, expires_at, created_at FROM image_url_tokens WHERE token_hash = $1',
+      [tokenHash],
+    );
+    const r = rows[0];
+    if (!r) return undefined;
+    return {
+      tokenHash: r.token_hash,
+      infraEnvId: r.infra_env_id,
+      standing: r.standing,
+      expiresAt: new Date(r.expires_at),
+      createdAt: new Date(r.created_at),
+    };
+  }
+
+  async deleteUrlTokensOf(infraEnvId: string): Promise<number> {
+    const rows = await this.ex.query('DELETE FROM image_url_tokens WHERE infra_env_id = $1 RETURNING 1', [infraEnvId]);
+    return rows.length;
+  }
+
+  async trimUrlTokens(infraEnvId: string, keep: number): Promise<number> {
+    const rows = await this.ex.query(
+      `DELETE FROM image_url_tokens WHERE token_hash IN (
+         SELECT token_hash FROM image_url_tokens WHERE infra_env_id = $1 AND NOT standing
+         ORDER BY seq DESC OFFSET $2)
+       RETURNING 1`,
+      [infraEnvId, keep],
+    );
+    return rows.length;
+  }
+
+  async purgeExpiredUrlTokens(now: Date, limit: number): Promise<number> {
+    const rows = await this.ex.query(
+      `DELETE FROM image_url_tokens WHERE token_hash IN (
+         SELECT token_hash FROM image_url_tokens WHERE expires_at <= $1 LIMIT $2)
+       RETURNING 1`,
+      [now, limit],
+    );
+    return rows.length;
   }
 
   async getServiceKey(name: string): Promise<string | undefined> {

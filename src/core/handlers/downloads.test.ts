@@ -97,7 +97,7 @@ for (const backend of backends()) {
         `\ninitrd --name initrd http://img.example.test:8080/images/${ie.id}/pxe-initrd?arch=x86_64&version=4.16 || goto failed\n`,
       );
       expect(boot.text).toMatch(
-        /\nkernel http:\/\/img\.example\.test:8080\/boot-artifacts\/kernel\?arch=x86_64&version=4\.16 initrd=initrd coreos\.live\.rootfs_url=http:\/\/img\.example\.test:8080\/boot-artifacts\/rootfs\?arch=x86_64&version=4\.16 .*ignition\.firstboot ignition\.platform\.id=metal .* console=ttyS0 \|\| goto failed\n/,
+        /\nkernel http:\/\/img\.example\.test:8080\/boot-artifacts\/kernel\?arch=x86_64&version=4\.16&infra_env_id=[0-9a-f-]{36} initrd=initrd coreos\.live\.rootfs_url=http:\/\/img\.example\.test:8080\/boot-artifacts\/rootfs\?arch=x86_64&version=4\.16&infra_env_id=[0-9a-f-]{36} .*ignition\.firstboot ignition\.platform\.id=metal .* console=ttyS0 \|\| goto failed\n/,
       );
       expect(boot.text).toContain('\nsleep 5\ngoto retry\n');
 

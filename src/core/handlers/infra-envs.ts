@@ -15,14 +15,15 @@ import { INFRA_ENV_CREATE, INFRA_ENV_UPDATE } from '../validation/body-models.js
 import {
   createInfraEnv,
   deleteInfraEnv,
-  downloadUrl,
   getInfraEnvOr404,
   presignedDownloadUrl,
+  publishedDownloadUrl,
+  publishedDownloadUrls,
   regenerateSigningKey,
   updateInfraEnv,
 } from '../infraenv/service.js';
 import { authorize, bound, queryUuid, uuidParam, wrap } from '../http/request.js';
-import { renderInfraEnv } from '../render.js';
+import { NEVER_EXPIRES, renderInfraEnv } from '../render.js';
 
 export function registerInfraEnvRoutes(router: Router, ctx: CoreContext): void {
   router.post(
@@ -35,7 +36,7 @@ export function registerInfraEnvRoutes(router: Router, ctx: CoreContext): void {
         throw new NotFoundError(`Cluster ID ${body.cluster_id.toLowerCase()} does not exist`);
       const rec = await createInfraEnv(ctx, parseInfraEnvParams(body, 'create'));
       ctx.logger.info({ infraEnvId: rec.id }, 'infra-env registered');
-      res.status(201).json(renderInfraEnv(rec, downloadUrl(ctx, rec)));
+      res.status(201).json(renderInfraEnv(rec, await publishedDownloadUrl(ctx, rec)));
     }),
   );
 
@@ -45,7 +46,8 @@ export function registerInfraEnvRoutes(router: Router, ctx: CoreContext): void {
       await authorize(ctx, req, {});
       const clusterId = queryUuid(req, 'cluster_id');
       const list = await ctx.repo.listInfraEnvs(clusterId ? { clusterId } : {});
-      res.json(list.map((r) => renderInfraEnv(r, downloadUrl(ctx, r))));
+      const urls = await publishedDownloadUrls(ctx, list);
+      res.json(list.map((r, i) => renderInfraEnv(r, urls[i]!)));
     }),
   );
 
@@ -55,7 +57,7 @@ export function registerInfraEnvRoutes(router: Router, ctx: CoreContext): void {
       const id = uuidParam(req, 'infra_env_id');
       await authorize(ctx, req, { infraEnvId: id, allowImageToken: true });
       const rec = await getInfraEnvOr404(ctx.repo, id);
-      res.json(renderInfraEnv(rec, downloadUrl(ctx, rec)));
+      res.json(renderInfraEnv(rec, await publishedDownloadUrl(ctx, rec)));
     }),
   );
 
@@ -65,7 +67,7 @@ export function registerInfraEnvRoutes(router: Router, ctx: CoreContext): void {
       const id = uuidParam(req, 'infra_env_id');
       await authorize(ctx, req, { infraEnvId: id });
       const rec = await updateInfraEnv(ctx, id, parseInfraEnvParams(bound(ctx, req, INFRA_ENV_UPDATE), 'update'));
-      res.status(201).json(renderInfraEnv(rec, downloadUrl(ctx, rec)));
+      res.status(201).json(renderInfraEnv(rec, await publishedDownloadUrl(ctx, rec)));
     }),
   );
 
@@ -87,7 +89,7 @@ export function registerInfraEnvRoutes(router: Router, ctx: CoreContext): void {
       await authorize(ctx, req, { infraEnvId: id });
       const rec = await getInfraEnvOr404(ctx.repo, id);
       const { url, expiresAt } = await presignedDownloadUrl(ctx, rec);
-      res.json({ url, expires_at: (expiresAt ?? new Date('0001-01-01T00:00:00Z')).toISOString() });
+      res.json({ url, expires_at: expiresAt ? expiresAt.toISOString() : NEVER_EXPIRES });
     }),
   );
 

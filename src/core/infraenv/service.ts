@@ -1,4 +1,5 @@
-// InfraEnv lifecycle: create, update, delete, rotate the image-token key; discovery Ignition and URLs.
+// InfraEnv lifecycle: create, update, delete, rotate the image-token key (which also revokes
+// every short image-URL token); discovery Ignition and URLs.
 //
 // Every write runs in one transaction and is checked before it commits: the OS image
 // exists in the catalog, the discovery Ignition (with the override merged) is valid
@@ -8,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../../errors.js';
 import { normalizeArchitecture, type CatalogImage } from '../../images/catalog/catalog-image.js';
 import { buildEmbedArchive } from '../../initrd/embed-archive.js';
-import { issueImageToken, newImageTokenKey } from '../auth/image-tokens.js';
+import { newImageTokenKey } from '../auth/image-tokens.js';
+import { URL_TOKEN_LENGTH } from '../auth/url-tokens.js';
 import type { CoreContext } from '../context.js';
 import type { Repository } from '../db/repository.js';
 import { events } from '../events/events.js';
@@ -65,44 +67,63 @@ export async function ensureAgentToken(
   return infraEnv.agentToken;
 }
 
+/**
+ * How the InfraEnv's own download_url authenticates: `/byid/` without auth; with
+ * AUTH_TYPE=local the standing short token (url-tokens.ts), computed without storing it.
+ */
 export function isoAuthFor(ctx: CoreContext, infraEnv: InfraEnvRecord): IsoAuth {
-  if (ctx.settings.authType === 'local' && infraEnv.agentToken)
-    return { kind: 'byapikey', apiKey: infraEnv.agentToken };
+  if (ctx.settings.authType === 'local')
+    return { kind: 'bytoken', token: ctx.urlTokens.standing(infraEnv.imageTokenKey).token };
   return { kind: 'byid' };
 }
 
-export function downloadUrl(ctx: CoreContext, infraEnv: InfraEnvRecord): string {
+function urlWith(ctx: CoreContext, infraEnv: InfraEnvRecord, auth: IsoAuth): string {
   return isoUrl(
     ctx.settings.imageServiceBaseUrl,
     infraEnv.id,
-    isoAuthFor(ctx, infraEnv),
+    auth,
     infraEnv.openshiftVersion,
     infraEnv.cpuArchitecture,
     infraEnv.imageType,
   );
 }
 
-/** A presigned URL with an expiring image token (`/bytoken/`), or the plain URL when auth is none. */
+export function downloadUrl(ctx: CoreContext, infraEnv: InfraEnvRecord): string {
+  return urlWith(ctx, infraEnv, isoAuthFor(ctx, infraEnv));
+}
+
+/**
+ * The InfraEnvs' download_urls as rendered by the API, with their expiry: with AUTH_TYPE=local the
+ * standing tokens' hashes are stored first (one statement) so the image side can resolve them.
+ */
+export async function publishedDownloadUrls(
+  ctx: CoreContext,
+  infraEnvs: InfraEnvRecord[],
+): Promise<{ url: string; expiresAt: Date | undefined }[]> {
+  if (ctx.settings.authType === 'none')
+    return infraEnvs.map((r) => ({ url: downloadUrl(ctx, r), expiresAt: undefined }));
+  const issued = await ctx.urlTokens.publishStandingMany(infraEnvs);
+  return infraEnvs.map((r, i) => ({
+    url: urlWith(ctx, r, { kind: 'bytoken', token: issued[i]!.token }),
+    expiresAt: issued[i]!.expiresAt,
+  }));
+}
+
+export async function publishedDownloadUrl(
+  ctx: CoreContext,
+  infraEnv: InfraEnvRecord,
+): Promise<{ url: string; expiresAt: Date | undefined }> {
+  return (await publishedDownloadUrls(ctx, [infraEnv]))[0]!;
+}
+
+/** downloads/image-url: a freshly minted short token (`/bytoken/`), or the plain URL when auth is none. */
 export async function presignedDownloadUrl(
   ctx: CoreContext,
   infraEnv: InfraEnvRecord,
 ): Promise<{ url: string; expiresAt: Date | undefined }> {
   if (ctx.settings.authType === 'none') return { url: downloadUrl(ctx, infraEnv), expiresAt: undefined };
-  const { token, expiresAt } = await issueImageToken(
-    infraEnv.id,
-    infraEnv.imageTokenKey,
-    ctx.settings.imageTokenTtlMs,
-    ctx.now().getTime(),
-  );
-  const url = isoUrl(
-    ctx.settings.imageServiceBaseUrl,
-    infraEnv.id,
-    { kind: 'bytoken', token },
-    infraEnv.openshiftVersion,
-    infraEnv.cpuArchitecture,
-    infraEnv.imageType,
-  );
-  return { url, expiresAt };
+  const { token, expiresAt } = await ctx.urlTokens.mint(infraEnv.id);
+  return { url: urlWith(ctx, infraEnv, { kind: 'bytoken', token }), expiresAt };
 }
 
 export function buildDiscoveryIgnition(ctx: CoreContext, infraEnv: InfraEnvRecord): IgnitionConfig {
@@ -116,8 +137,8 @@ export function buildDiscoveryIgnition(ctx: CoreContext, infraEnv: InfraEnvRecor
 /** Everything that must hold before an InfraEnv is stored. */
 async function checkDeliverable(ctx: CoreContext, infraEnv: InfraEnvRecord, image: CatalogImage): Promise<void> {
   assertIsoUrlLength(downloadUrl(ctx, infraEnv));
-  // The presigned (/bytoken/) form must fit as well.
-  assertIsoUrlLength((await presignedDownloadUrl(ctx, infraEnv)).url);
+  // The presigned (/bytoken/) form must fit as well: same length as any minted token.
+  assertIsoUrlLength(urlWith(ctx, infraEnv, { kind: 'bytoken', token: 'x'.repeat(URL_TOKEN_LENGTH) }));
   const bytes = renderIgnition(buildDiscoveryIgnition(ctx, infraEnv));
   if (image.embedAreaBytes !== undefined) {
     // gzip, the default EMBED_COMPRESSION; xz archives are smaller, so this check is conservative
@@ -235,6 +256,7 @@ export async function regenerateSigningKey(ctx: CoreContext, id: string): Promis
       rec.imageTokenKey = newImageTokenKey();
       rec.updatedAt = ctx.now();
       await repo.updateInfraEnv(rec);
+      await ctx.urlTokens.revokeAll(repo, rec.id);
       await events.signingKeyRegenerated(repo, rec.updatedAt, rec.id);
     }),
   );

@@ -259,7 +259,8 @@ describe('discovery image routes over HTTP', () => {
       [`/images/${ID}?version=4.17&arch=sparc&type=full-iso`, 400, /unknown architecture/],
       [`/images/${ID}?version=9.99&type=full-iso`, 404, /no base image/],
       [`/byid/${ID}/4.17/x86_64/other.iso`, 404, /unrecognized file name/],
-      [`/bytoken/garbage/4.17/x86_64/full.iso`, 404, /does not name an InfraEnv/],
+      [`/bytoken/garbage/4.17/x86_64/full.iso`, 401, /issued only by bootsmith/],
+      [`/bytoken/a.b.c/4.17/x86_64/full.iso`, 404, /does not name an InfraEnv/],
       [`/images/${ID}?version=4.18&type=full-iso`, 503, /unusable/],
     ])('GET %s → %i', async (pathAndQuery, status, message) => {
       const reply = await request(base + pathAndQuery);

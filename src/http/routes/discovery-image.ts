@@ -4,9 +4,16 @@
 //   GET|HEAD /bytoken/{image_token}/{version}/{arch}/{full|minimal}.iso
 //   GET|HEAD /byapikey/{api_key}/{version}/{arch}/{full|minimal}.iso
 // Path-style URLs need no query string, which BMC virtual-media clients require.
+// A path token with two dots is a JWT (its claims name the InfraEnv); any other is a short
+// opaque token resolved by the UrlTokenResolver (the in-process core, or the core this image
+// side fronts), else 401. Like upstream, a
+// token opens its InfraEnv's ISO for whichever version/arch in the path the service has.
+// Each served request is reported to the boot-event observer.
 import { type Request, type Response, Router } from 'express';
 import type { Credential, DiscoveryImageType } from '../../ignition-supply/source.js';
 import { type ImageRouteContext, artifactRepresentation, sendArtifact } from '../artifact-response.js';
+import { UnauthorizedError } from '../../errors.js';
+import { reportOf } from '../artifact-observer.js';
 import { credentialFromRequest } from '../request-credential.js';
 import {
   infraEnvIdFromToken,
@@ -15,6 +22,11 @@ import {
   isoTypeFromQuery,
   stringQuery,
 } from '../request-params.js';
+
+/** Two dots: a JWT (the rule of src/core/auth/url-tokens.ts; the image side imports nothing from the core). */
+function isJwtShaped(token: string): boolean {
+  return token.split('.').length === 3;
+}
 
 interface IsoTarget {
   infraEnvId: string;
@@ -25,11 +37,12 @@ interface IsoTarget {
 }
 
 export function discoveryImageRoutes(context: ImageRouteContext): Router {
-  const { artifacts } = context;
+  const { artifacts, urlTokens } = context;
   const router = Router();
 
   const serve = async (req: Request, res: Response, target: IsoTarget): Promise<void> => {
     const artifact = await artifacts.discoveryIso(target, target.type);
+    context.observer?.artifactRequested(reportOf(req, target.infraEnvId, target.type));
     const filename = `${target.infraEnvId}-discovery.iso`;
     await sendArtifact(req, res, context, target.type, artifactRepresentation(artifact, filename));
   };
@@ -63,12 +76,18 @@ export function discoveryImageRoutes(context: ImageRouteContext): Router {
   for (const [prefix, kind] of credentialPaths) {
     router.get(`/${prefix}/:token/:version/:arch/:filename`, async (req, res) => {
       const token = req.params.token;
+      const type = isoTypeFromFilename(req.params.filename);
+      const opaque = !isJwtShaped(token);
+      if (opaque && !urlTokens)
+        throw new UnauthorizedError(
+          'this image service cannot resolve short image URL tokens (no bootsmith core behind it)',
+        );
       await serve(req, res, {
-        infraEnvId: infraEnvIdFromToken(token),
+        infraEnvId: opaque ? await urlTokens!.infraEnvOf(token) : infraEnvIdFromToken(token),
         version: req.params.version,
         arch: req.params.arch,
-        type: isoTypeFromFilename(req.params.filename),
-        credential: { kind, value: token },
+        type,
+        credential: opaque ? { kind: 'image-token', value: token } : { kind, value: token },
       });
     });
   }

@@ -1,8 +1,10 @@
 // PXE routes that depend on an InfraEnv:
 //   GET|HEAD /images/{id}/pxe-initrd?version=&arch=      base initrd + Ignition archive
 //   GET|HEAD /images/{id}/s390x-initrd-addrsize?version=  addrsize for that initrd (s390x)
+// A served pxe-initrd is reported to the boot-event observer.
 import { Router } from 'express';
 import { type ImageRouteContext, artifactRepresentation, sendArtifact } from '../artifact-response.js';
+import { reportOf } from '../artifact-observer.js';
 import { bufferRepresentation } from '../buffer-representation.js';
 import { credentialFromRequest } from '../request-credential.js';
 import { infraEnvIdParam, stringQuery } from '../request-params.js';
@@ -19,6 +21,7 @@ export function pxeInitrdRoutes(context: ImageRouteContext): Router {
       arch: stringQuery(req, 'arch'),
       credential: credentialFromRequest(req),
     });
+    context.observer?.artifactRequested(reportOf(req, infraEnvId, 'pxe-initrd'));
     await sendArtifact(req, res, context, 'pxe-initrd', artifactRepresentation(artifact, `${infraEnvId}-initrd.img`));
   });
 

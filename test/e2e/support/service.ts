@@ -25,6 +25,8 @@ export interface ServiceOptions {
   runDir: string;
   /** Base URL for the URLs the service hands out; `port` is substituted. Default: loopback. */
   baseUrl?: (port: number) => string;
+  /** More environment (e.g. AUTH_TYPE=local: API calls then carry the admin token). */
+  env?: Record<string, string>;
 }
 
 async function freePort(): Promise<number> {
@@ -42,6 +44,8 @@ async function freePort(): Promise<number> {
 
 export class BootsmithService {
   private exited: Promise<void>;
+  /** Authorization header of API calls (the admin token with AUTH_TYPE=local). */
+  private authorization: Record<string, string> = {};
 
   private constructor(
     readonly name: string,
@@ -83,6 +87,7 @@ export class BootsmithService {
           version: '417.94.e2e',
         },
       ]),
+      ...options.env,
     };
     const child = spawn(process.execPath, [options.cli, 'serve'], {
       cwd: REPO_ROOT,
@@ -93,6 +98,10 @@ export class BootsmithService {
     child.stderr?.pipe(log);
     const service = new BootsmithService(options.name, url, baseUrl, logPath, child, dataDir);
     await service.waitHealthy(60_000);
+    if (env.AUTH_TYPE === 'local') {
+      const admin = (await readFile(path.join(dataDir, 'auth', 'admin-token'), 'utf8')).trim();
+      service.authorization = { Authorization: `Bearer ${admin}` };
+    }
     return service;
   }
 
@@ -126,7 +135,8 @@ export class BootsmithService {
   async call(method: string, p: string, body?: unknown): Promise<Response> {
     return fetch(this.url + p, {
       method,
-      ...(body === undefined ? {} : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
+      headers: { ...this.authorization, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   }
 
