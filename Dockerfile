@@ -41,6 +41,6 @@ FROM runtime AS runtime-demo-0
 
 # DEMO=1: plus the demo fixture ISO served when OS_IMAGES is unset.
 FROM runtime AS runtime-demo-1
-COPY --chown=node:node fixtures/iso/x86_64.iso ./fixtures/iso/x86_64.iso
+COPY --chown=node:node fixtures/iso/x86_64-miniso.iso ./fixtures/iso/x86_64-miniso.iso
 
 FROM runtime-demo-${DEMO}

@@ -82,7 +82,8 @@ export class ConfigError extends Error {}
 const MAX_SHUTDOWN_GRACE_SECONDS = 86_400;
 
 export const PACKAGE_ROOT = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
-export const DEMO_IMAGE_PATH = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64.iso');
+/** The bundled demo image: `build-live-iso.sh --with-miniso`, so minimal ISOs work out of the box. */
+export const DEMO_IMAGE_PATH = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64-miniso.iso');
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly string[] = []): Config {
   const role = roleFrom(argv, env);

@@ -14,12 +14,14 @@ const STATUS_BY_KIND: Record<ErrorKind, number> = {
   unauthorized: 401,
   forbidden: 403,
   'not-found': 404,
+  'method-not-allowed': 405,
   conflict: 409,
   'payload-too-large': 413,
   'range-not-satisfiable': 416,
   unavailable: 503,
   upstream: 502,
   format: 422,
+  unprocessable: 422,
   internal: 500,
 };
 

@@ -10,12 +10,14 @@ export type ErrorKind =
   | 'unauthorized'
   | 'forbidden'
   | 'not-found'
+  | 'method-not-allowed'
   | 'conflict'
   | 'payload-too-large'
   | 'range-not-satisfiable'
   | 'unavailable'
   | 'upstream'
   | 'format'
+  | 'unprocessable'
   | 'internal';
 
 export class BootsmithError extends Error {

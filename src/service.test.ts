@@ -97,6 +97,31 @@ describe('all-in-one service with AUTH_TYPE=none', () => {
     expect(got.kargs).toBe(`${h.manifest.kargs!.default} console=ttyS0`);
   });
 
+  it('the bundled demo image serves minimal ISOs: a minimal-iso InfraEnv downloads one', async () => {
+    const created = await h.call('POST', `${API}/infra-envs`, {
+      name: 'acm-style',
+      pull_secret: PULL_SECRET,
+      openshift_version: '4.17',
+      image_type: 'minimal-iso',
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const { download_url: url } = (await created.json()) as { download_url: string };
+    expect(url).toMatch(/\/minimal\.iso$/);
+    // the minimal variant is rebuilt from coreos/miniso.dat once; 503 + Retry-After until then (bounded)
+    let res = await fetch(url);
+    for (let i = 0; i < 150 && res.status === 503; i++) {
+      await res.arrayBuffer();
+      await new Promise((r) => setTimeout(r, 200));
+      res = await fetch(url);
+    }
+    expect(res.status).toBe(200);
+    const iso = Buffer.from(await res.arrayBuffer());
+    expect(iso.subarray(32769, 32774).toString('latin1')).toBe('CD001');
+    // the minimal ISO's boot configs fetch the rootfs from the image service instead of carrying it
+    expect(iso.toString('latin1')).toContain('coreos.live.rootfs_url=');
+    expect(iso.equals(await readFile(DEMO_IMAGE_PATH))).toBe(false);
+  });
+
   it('serves the change after a PATCH at once (no stale cached ISO)', async () => {
     const created = (await (
       await h.call('POST', `${API}/infra-envs`, {
@@ -147,6 +172,35 @@ describe('all-in-one service with AUTH_TYPE=none', () => {
     const unknown = '00000000-0000-4000-8000-000000000000';
     expect((await fetch(`${h.service.url}/byid/${unknown}/4.17/x86_64/full.iso`, { method: 'HEAD' })).status).toBe(404);
     expect((await fetch(`${h.service.url}/images/${unknown}/pxe-initrd?version=4.17`)).status).toBe(404);
+  });
+});
+
+describe('all-in-one service on a base image without coreos/miniso.dat', () => {
+  let h: Harness | undefined;
+  beforeAll(async () => {
+    const plain = path.join(path.dirname(DEMO_IMAGE_PATH), 'x86_64.iso');
+    h = await startHarness({
+      OS_IMAGES: JSON.stringify([
+        { openshift_version: '4.17', cpu_architecture: 'x86_64', url: `file://${plain}`, version: '417.94.plain' },
+      ]),
+    });
+  });
+  afterAll(() => stopHarness(h));
+
+  it('accepts a minimal-iso InfraEnv, as upstream does, and its download says why not, naming the image', async () => {
+    const created = await h!.call('POST', `${API}/infra-envs`, {
+      name: 'no-miniso',
+      pull_secret: PULL_SECRET,
+      openshift_version: '4.17',
+      image_type: 'minimal-iso',
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const { download_url: url } = (await created.json()) as { download_url: string };
+    const res = await fetch(url);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toBe(
+      'minimal ISOs need a base image that carries coreos/miniso.dat, and 4.17 x86_64 does not; request type=full-iso',
+    );
   });
 });
 

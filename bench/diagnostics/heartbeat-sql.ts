@@ -56,7 +56,7 @@ async function one(serviceRoot: string, perInfraEnv: number): Promise<void> {
         const id = randomUUID();
         await db.query(
           `INSERT INTO hosts (infra_env_id, id, status, status_info, checked_in_at, registered_at, status_updated_at, created_at, updated_at)
-           VALUES ($1, $2, 'discovering', 'Waiting for host to send hardware details', now(), now(), now(), now(), now())`,
+           VALUES ($1, $2, 'discovering-unbound', 'Waiting for host to send hardware details', now(), now(), now(), now(), now())`,
           [ie, id],
         );
         hosts.push([ie, id]);

@@ -22,6 +22,8 @@ import { registerHostRoutes } from './handlers/hosts.js';
 import { registerImageUrlTokenRoutes } from './handlers/image-url-tokens.js';
 import { registerInfraEnvRoutes } from './handlers/infra-envs.js';
 import { registerInstructionRoutes } from './handlers/instructions.js';
+import { registerVersionRoutes } from './handlers/versions.js';
+import { methodGuard } from './http/method-guard.js';
 import { startMonitor } from './host/monitor.js';
 import { assistedErrorHandler } from './http/error-handler.js';
 import { inputGuard } from './http/input-guard.js';
@@ -148,6 +150,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   registerHostRoutes(router, ctx);
   registerInstructionRoutes(router, ctx);
   registerEventRoutes(router, ctx);
+  registerVersionRoutes(router, ctx);
+  router.use(methodGuard(router)); // after every route: 405 with Allow, or go-openapi's 404
   router.use(assistedErrorHandler(logger));
 
   const intervalMs = options.monitorIntervalMs ?? Math.max(100, Math.min(options.hostMaxDisconnectionMs / 3, 30_000));

@@ -45,12 +45,27 @@ export interface InfraEnvRecord {
    * Stored so the discovery Ignition and download URL stay byte-stable. Secret.
    */
   agentToken: string | null;
+  /** network_discovery_delay_seconds as the client set it (echoed; the minimal ISO does not use it yet). */
+  networkDiscoveryDelaySeconds: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
+/**
+ * Hosts of a cluster-less InfraEnv are unbound: upstream's pool state machine
+ * (internal/host/pool_host_statemachine.go) names their states `*-unbound`. `binding`/`unbinding`
+ * exist only around binds to a cluster, which this core has none of. The installation states are
+ * only found on rows written by bootsmith releases that accepted install progress for unbound
+ * hosts; POST …/actions/reset brings such a host back.
+ */
 export type HostStatus =
-  'discovering' | 'known' | 'insufficient' | 'disconnected' | 'installing-in-progress' | 'installed' | 'error';
+  | 'discovering-unbound'
+  | 'known-unbound'
+  | 'insufficient-unbound'
+  | 'disconnected-unbound'
+  | 'installing-in-progress'
+  | 'installed'
+  | 'error';
 
 export interface HostProgress {
   current_stage: string;
@@ -78,6 +93,10 @@ export interface HostRecord {
   statusUpdatedAt: Date;
   createdAt: Date;
   updatedAt: Date;
+  /** logs_info: the agent's log collection state (v2UpdateHostLogsProgress); '' before any. */
+  logsInfo: string;
+  /** When the agent reported `requested` log collection last. */
+  logsStartedAt: Date | null;
 }
 
 export type Severity = 'info' | 'warning' | 'error' | 'critical';

@@ -30,6 +30,9 @@ export function renderInfraEnv(
     ...(r.clusterId ? { cluster_id: r.clusterId } : {}),
     ...(r.kernelArguments ? { kernel_arguments: JSON.stringify(r.kernelArguments) } : {}),
     additional_trust_bundle: r.additionalTrustBundle,
+    ...(r.networkDiscoveryDelaySeconds !== null
+      ? { network_discovery_delay_seconds: r.networkDiscoveryDelaySeconds }
+      : {}),
     download_url: download.url,
     expires_at: download.expiresAt ? download.expiresAt.toISOString() : NEVER_EXPIRES,
     generator_version: 'bootsmith',
@@ -47,6 +50,8 @@ export function renderHost(h: HostRecord): Record<string, unknown> {
     status: h.status,
     status_info: h.statusInfo,
     validations_info: h.validationsInfo,
+    logs_info: h.logsInfo,
+    ...(h.logsStartedAt ? { logs_started_at: h.logsStartedAt.toISOString() } : {}),
     ...(h.inventory !== null ? { inventory: h.inventory } : {}),
     requested_hostname: h.requestedHostname,
     role: h.role,

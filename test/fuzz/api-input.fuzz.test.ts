@@ -411,6 +411,8 @@ describe('api-input fault category', () => {
       ],
       current_stage: (v) => ['PUT', `${hostUrl}/progress`, { current_stage: v }],
       progress_info: (v) => ['PUT', `${hostUrl}/progress`, { current_stage: 'Installing', progress_info: v }],
+      logs_state: (v) => ['PUT', `${hostUrl}/logs-progress`, { logs_state: v }],
+      reset: () => ['POST', `${hostUrl}/actions/reset`, undefined],
       register_version: (v) => [
         'POST',
         `${h.api}/infra-envs/${fixedEnv.id}/hosts`,

@@ -76,7 +76,7 @@ describe('Dockerfile', () => {
       }
     }
     expect(copies(stage('runtime-demo-1')!)).toEqual([
-      'COPY --chown=node:node fixtures/iso/x86_64.iso ./fixtures/iso/x86_64.iso',
+      'COPY --chown=node:node fixtures/iso/x86_64-miniso.iso ./fixtures/iso/x86_64-miniso.iso',
     ]);
     expect(dockerfile.args.get('DEMO')).toBe('0');
     expect(dockerfile.stages.at(-1)!.from).toBe('runtime-demo-${DEMO}');

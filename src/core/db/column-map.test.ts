@@ -15,12 +15,13 @@ const squash = (sql: string) =>
     .trim();
 
 describe('generated SQL', () => {
-  it('infra_envs INSERT names the 18 columns in record order with $1..$18', () => {
+  it('infra_envs INSERT names the 19 columns in record order with $1..$19', () => {
     expect(squash(insertSql(INFRA_ENVS))).toBe(
       squash(`INSERT INTO infra_envs (id, name, cluster_id, openshift_version,
       cpu_architecture, image_type, pull_secret, ssh_authorized_key, proxy, additional_ntp_sources, static_network_config,
-      ignition_config_override, kernel_arguments, additional_trust_bundle, image_token_key, created_at, updated_at, agent_token)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`),
+      ignition_config_override, kernel_arguments, additional_trust_bundle, image_token_key, created_at, updated_at, agent_token,
+      network_discovery_delay_seconds)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`),
     );
   });
 
@@ -29,7 +30,8 @@ describe('generated SQL', () => {
       squash(`UPDATE infra_envs SET name=$2, cluster_id=$3,
       openshift_version=$4, cpu_architecture=$5, image_type=$6, pull_secret=$7, ssh_authorized_key=$8, proxy=$9,
       additional_ntp_sources=$10, static_network_config=$11, ignition_config_override=$12, kernel_arguments=$13,
-      additional_trust_bundle=$14, image_token_key=$15, created_at=$16, updated_at=$17, agent_token=$18 WHERE id=$1`),
+      additional_trust_bundle=$14, image_token_key=$15, created_at=$16, updated_at=$17, agent_token=$18,
+      network_discovery_delay_seconds=$19 WHERE id=$1`),
     );
   });
 
@@ -37,15 +39,15 @@ describe('generated SQL', () => {
     expect(squash(upsertSql(HOSTS, ['infraEnvId', 'id'], ['createdAt']))).toBe(
       squash(`INSERT INTO hosts (infra_env_id, id,
       status, status_info, validations_info, inventory, requested_hostname, role, discovery_agent_version, progress,
-      host_timestamp, checked_in_at, registered_at, status_updated_at, created_at, updated_at)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+      host_timestamp, checked_in_at, registered_at, status_updated_at, created_at, updated_at, logs_info, logs_started_at)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
       ON CONFLICT (infra_env_id, id) DO UPDATE SET status=EXCLUDED.status, status_info=EXCLUDED.status_info,
       validations_info=EXCLUDED.validations_info, inventory=EXCLUDED.inventory,
       requested_hostname=EXCLUDED.requested_hostname, role=EXCLUDED.role,
       discovery_agent_version=EXCLUDED.discovery_agent_version, progress=EXCLUDED.progress,
       host_timestamp=EXCLUDED.host_timestamp, checked_in_at=EXCLUDED.checked_in_at,
       registered_at=EXCLUDED.registered_at, status_updated_at=EXCLUDED.status_updated_at,
-      updated_at=EXCLUDED.updated_at`),
+      updated_at=EXCLUDED.updated_at, logs_info=EXCLUDED.logs_info, logs_started_at=EXCLUDED.logs_started_at`),
     );
   });
 
@@ -115,6 +117,7 @@ describe('repository round trip on real PostgreSQL', () => {
     additionalTrustBundle: '',
     imageTokenKey: 'k1',
     agentToken: null,
+    networkDiscoveryDelaySeconds: null,
     createdAt: t0,
     updatedAt: t0,
   };
@@ -128,6 +131,7 @@ describe('repository round trip on real PostgreSQL', () => {
       clusterId: 'c0ffee00-0000-4000-8000-000000000001',
       proxy: null,
       agentToken: 'jwt',
+      networkDiscoveryDelaySeconds: 30,
       updatedAt: new Date(t0.getTime() + 1000),
     };
     await repo.updateInfraEnv(changed);
@@ -139,7 +143,7 @@ describe('repository round trip on real PostgreSQL', () => {
     const host: HostRecord = {
       infraEnvId: infraEnv.id,
       id: '9a4b6f0e-1c2d-4e3f-8a9b-0c1d2e3f4a5b',
-      status: 'discovering',
+      status: 'discovering-unbound',
       statusInfo: 'new',
       validationsInfo: '',
       inventory: null,
@@ -153,14 +157,18 @@ describe('repository round trip on real PostgreSQL', () => {
       statusUpdatedAt: t0,
       createdAt: t0,
       updatedAt: t0,
+      logsInfo: '',
+      logsStartedAt: null,
     };
     await repo.upsertHost(host);
     expect(await repo.getHost(host.infraEnvId, host.id)).toStrictEqual(host);
     const later = new Date(t0.getTime() + 5000);
     const next: HostRecord = {
       ...host,
-      status: 'known',
+      status: 'known-unbound',
       inventory: '{"cpu":{}}',
+      logsInfo: 'requested',
+      logsStartedAt: later,
       progress: { current_stage: 'Starting installation' },
       hostTimestamp: 1_700_000_000,
       createdAt: later,

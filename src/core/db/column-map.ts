@@ -116,6 +116,14 @@ export function timestamp(name: string): Column<Date> {
   return { name, fromSql: (v) => (v instanceof Date ? v : new Date(String(v))) };
 }
 
+/** A timestamptz that may be NULL (null). */
+export function nullableTimestamp(name: string): Column<Date | null> {
+  return {
+    name,
+    fromSql: (v) => (v === null || v === undefined ? null : v instanceof Date ? v : new Date(String(v))),
+  };
+}
+
 /** A JSON document in a text/jsonb column; NULL is null. */
 export function nullableJson<T>(name: string): Column<T | null> {
   return {

@@ -106,6 +106,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX image_url_tokens_expires_at ON image_url_tokens (expires_at);
     `,
   },
+  {
+    version: 5,
+    name: "upstream's unbound host states, logs progress, network_discovery_delay_seconds",
+    sql: `
+      UPDATE hosts SET status = status || '-unbound'
+        WHERE status IN ('discovering', 'known', 'insufficient', 'disconnected');
+      UPDATE hosts SET status_info = 'Host is ready to be bound to a cluster' WHERE status = 'known-unbound';
+      ALTER TABLE hosts ADD COLUMN logs_info text NOT NULL DEFAULT '', ADD COLUMN logs_started_at timestamptz;
+      ALTER TABLE infra_envs ADD COLUMN network_discovery_delay_seconds bigint;
+    `,
+  },
 ];
 
 /** Arbitrary constant naming the migration lock (pg advisory locks are keyed by bigint). */

@@ -174,7 +174,7 @@ class SqlRepository implements Repository {
     const rows = await this.ex.query<{ id: string; status: HostRecord['status'] }>(
       `UPDATE hosts SET checked_in_at = $3, host_timestamp = COALESCE($4, host_timestamp),
         discovery_agent_version = COALESCE($5, discovery_agent_version)
-       WHERE infra_env_id = $1 AND id = $2 AND status <> 'disconnected' RETURNING id, status`,
+       WHERE infra_env_id = $1 AND id = $2 AND status <> 'disconnected-unbound' RETURNING id, status`,
       [infraEnvId, hostId, at, hostTimestamp ?? null, agentVersion ?? null],
     );
     return rows[0];

@@ -6,7 +6,16 @@
 // or run queries (src/core/db/repository.ts).
 import type { CpuArchitecture } from '../../images/catalog/catalog-image.js';
 import type { EventRecord, HostRecord, HostStatus, ImageType, InfraEnvRecord, Severity } from '../model.js';
-import { type Table, nullableJson, nullableNumber, nullableText, optionalText, text, timestamp } from './column-map.js';
+import {
+  type Table,
+  nullableJson,
+  nullableNumber,
+  nullableText,
+  nullableTimestamp,
+  optionalText,
+  text,
+  timestamp,
+} from './column-map.js';
 
 export const INFRA_ENVS: Table<InfraEnvRecord> = {
   name: 'infra_envs',
@@ -29,6 +38,7 @@ export const INFRA_ENVS: Table<InfraEnvRecord> = {
     createdAt: timestamp('created_at'),
     updatedAt: timestamp('updated_at'),
     agentToken: nullableText('agent_token'),
+    networkDiscoveryDelaySeconds: nullableNumber('network_discovery_delay_seconds'),
   },
 };
 
@@ -51,6 +61,8 @@ export const HOSTS: Table<HostRecord> = {
     statusUpdatedAt: timestamp('status_updated_at'),
     createdAt: timestamp('created_at'),
     updatedAt: timestamp('updated_at'),
+    logsInfo: text('logs_info'),
+    logsStartedAt: nullableTimestamp('logs_started_at'),
   },
 };
 

@@ -77,6 +77,6 @@ export const events = {
 
 function statusSeverity(s: HostStatus): Severity {
   if (s === 'error') return 'error';
-  if (s === 'insufficient' || s === 'disconnected') return 'warning';
+  if (s === 'insufficient-unbound' || s === 'disconnected-unbound') return 'warning';
   return 'info';
 }

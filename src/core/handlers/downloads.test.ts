@@ -119,20 +119,26 @@ for (const backend of backends()) {
       const perMac = `${f.h.api}/infra-envs/${ie.id}/downloads/files?file_name=ipxe-script&ipxe_script_type=boot-order-control&mac=52:54:00:AA:BB:99`;
       expect((await http('GET', perMac)).text).toContain('initrd --name initrd');
 
+      // unbound hosts cannot report install progress (upstream: 400); a host installed under an
+      // earlier release, which accepted it, is what boot-order-control and re-registration meet
       expect(
         (
           await http('PUT', `${f.h.api}/infra-envs/${ie.id}/hosts/${hostId}/progress`, {
             current_stage: 'Writing image to disk',
           })
         ).status,
-      ).toBe(200);
-      expect((await http('GET', `${f.h.api}/infra-envs/${ie.id}/hosts/${hostId}`)).json.status).toBe(
-        'installing-in-progress',
-      );
-      expect(
-        (await http('PUT', `${f.h.api}/infra-envs/${ie.id}/hosts/${hostId}/progress`, { current_stage: 'Done' }))
-          .status,
-      ).toBe(200);
+      ).toBe(400);
+      const pg = (await import('pg')).default;
+      const sql = new pg.Client({ connectionString: f.storage.databaseUrl });
+      await sql.connect();
+      try {
+        await sql.query(
+          `UPDATE hosts SET status = 'installed', status_info = 'Done' WHERE infra_env_id = $1 AND id = $2`,
+          [ie.id, hostId],
+        );
+      } finally {
+        await sql.end();
+      }
       const installed = await http('GET', `${f.h.api}/infra-envs/${ie.id}/hosts/${hostId}`);
       expect(installed.json.status).toBe('installed');
       conforms('host', installed.json);

@@ -1,10 +1,11 @@
 // GET /v2/events (events.ts) over real HTTP on a real core: filters by InfraEnv and host(s),
-// order, paging, message, the Event-Count and Severity-Count-* headers, and bad parameters.
+// order, paging, message, the Event-Count and Severity-Count-* headers, and bad parameters;
+// POST /v2/events (v2TriggerEvent): agent events land in the listing, bad bodies are refused.
 // Events come from real actions (creating an InfraEnv, registering hosts), not from inserts.
 // Runs on the embedded PostgreSQL server, and on TEST_DATABASE_URL when it is set.
 import { describe, expect, it } from 'vitest';
 import { backends, http } from '../test-support/harness.js';
-import { conforms, useApi } from './test-support/api-fixture.js';
+import { conforms, frameworkError, useApi } from './test-support/api-fixture.js';
 
 interface Ev {
   name: string;
@@ -82,15 +83,76 @@ for (const backend of backends()) {
     });
 
     it.each([
-      ['severities=loud', /unknown severity/],
-      ['order=sideways', /order must be ascending or descending/],
-      ['infra_env_id=not-a-uuid', /infra_env_id must be a UUID/],
-      ['host_id=42', /host_id must be a UUID/],
-    ])('answers 400 for %s', async (query, reason) => {
+      ['severities=loud', 606, /^severities.0 in query should be one of \[info warning error critical\]$/],
+      ['order=sideways', 606, /^order in query should be one of \[ascending descending\]$/],
+      ['infra_env_id=not-a-uuid', 601, /^infra_env_id in query must be of type strfmt.UUID: "not-a-uuid"$/],
+      ['host_id=42', 601, /^host_ids.0 in query must be of type strfmt.UUID: "42"$/],
+      ['limit=ten', 601, /^limit in query must be of type int64: "ten"$/],
+    ])('answers 422 for %s, as upstream binds the query', async (query, code, message) => {
       const r = await http('GET', `${f.h.api}/events?${query}`);
-      expect(r.status).toBe(400);
-      conforms('error', r.json);
-      expect(r.json.reason).toMatch(reason);
+      expect(r.status).toBe(422);
+      frameworkError(r.json, code, message);
+    });
+
+    it('v2TriggerEvent: an agent event lands in the events API; metrics events are not listed; bad bodies refused', async () => {
+      const { ie, hosts } = await infraEnvWithHosts(1);
+      const before = Number((await http('GET', `${f.h.api}/events?infra_env_id=${ie.id}`)).headers.get('event-count'));
+      const created = await http('POST', `${f.h.api}/events`, {
+        name: 'host_agent_custom',
+        infra_env_id: ie.id,
+        host_id: hosts[0],
+        severity: 'warning',
+        category: 'user',
+        message: 'agent: disk sda is slow',
+        event_time: '2020-01-01T00:00:00.000Z', // upstream stamps the server's time
+        props: '{"disk":"sda"}',
+        some_future_field: true,
+      });
+      expect(created.status, created.text).toBe(201);
+      expect(created.text).toBe('');
+      const metrics = await http('POST', `${f.h.api}/events`, {
+        infra_env_id: ie.id,
+        severity: 'info',
+        category: 'metrics',
+        message: 'metric',
+        event_time: new Date().toISOString(),
+      });
+      expect(metrics.status).toBe(201);
+      const list = await http('GET', `${f.h.api}/events?infra_env_id=${ie.id}&host_id=${hosts[0]}&severities=warning`);
+      conforms('event-list', list.json);
+      const mine = (list.json as (Ev & { props?: string })[]).find((e) => e.name === 'host_agent_custom');
+      expect(mine).toMatchObject({ message: 'agent: disk sda is slow', severity: 'warning', props: '{"disk":"sda"}' });
+      expect(Date.parse(mine!.event_time)).toBeGreaterThan(Date.parse('2021-01-01T00:00:00Z'));
+      const after = await http('GET', `${f.h.api}/events?infra_env_id=${ie.id}`);
+      expect(Number(after.headers.get('event-count'))).toBe(before + 1);
+
+      const bad: [unknown, number, number, RegExp][] = [
+        [{ severity: 'info', event_time: '2024-01-01T00:00:00Z' }, 422, 602, /^message in body is required$/],
+        [{ severity: 'loud', message: 'm', event_time: '2024-01-01T00:00:00Z' }, 422, 606, /^severity in body/],
+        [{ severity: 'info', message: 'm', event_time: 'yesterday' }, 400, 400, /parsing triggerEventParams body/],
+        [
+          { severity: 'info', message: 'm', event_time: '2024-01-01T00:00:00Z', infra_env_id: 'x' },
+          422,
+          601,
+          /^infra_env_id in body must be of type uuid: "x"$/,
+        ],
+      ];
+      for (const [body, status, code, message] of bad) {
+        const r = await http('POST', `${f.h.api}/events`, body);
+        expect(r.status, JSON.stringify(body)).toBe(status);
+        frameworkError(r.json, code, message);
+      }
+      const tooLong = await http('POST', `${f.h.api}/events`, {
+        infra_env_id: ie.id,
+        severity: 'info',
+        message: 'x'.repeat(4097),
+        event_time: '2024-01-01T00:00:00Z',
+      });
+      expect(tooLong.status).toBe(400);
+      conforms('error', tooLong.json);
+      expect(Number((await http('GET', `${f.h.api}/events?infra_env_id=${ie.id}`)).headers.get('event-count'))).toBe(
+        before + 1,
+      );
     });
   });
 }

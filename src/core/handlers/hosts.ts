@@ -1,24 +1,27 @@
 // /v2/infra-envs/{id}/hosts: register (201 host_registration_response), list, get, update (201),
-// deregister (204), {host_id}/ignition and {host_id}/progress.
+// deregister (204), {host_id}/ignition, {host_id}/progress, {host_id}/logs-progress (204) and
+// {host_id}/actions/reset (200).
 //
-// Registration and progress are agent calls (X-Secret-Key under AUTH_TYPE=local).
-// Host ignition follows upstream: hosts not bound to a cluster get 404 (this core
-// has no clusters, so every host is unbound).
+// Registration and both progress calls are agent calls (X-Secret-Key under AUTH_TYPE=local).
+// Bodies are bound against upstream's models first (validation/body-models.ts: 400/422 as
+// go-swagger answers). Host ignition and install progress follow upstream for hosts not bound to
+// a cluster (this core has no clusters, so every host is unbound): 404 and 400.
 import type { Router } from 'express';
-import { BadRequestError, NotFoundError } from '../../errors.js';
+import { NotFoundError } from '../../errors.js';
 import type { CoreContext } from '../context.js';
-import { deleteHost, registerHost, updateHost, updateProgress } from '../host/service.js';
-import { isUuid } from '../../uuid.js';
+import {
+  deleteHost,
+  registerHost,
+  resetHost,
+  updateHost,
+  updateLogsProgress,
+  updateProgress,
+} from '../host/service.js';
 import { getInfraEnvOr404 } from '../infraenv/service.js';
-import { authorize, uuidParam, wrap } from '../http/request.js';
+import { authorize, bound, uuidParam, wrap } from '../http/request.js';
 import { renderHost } from '../render.js';
+import { HOST_CREATE, HOST_PROGRESS, HOST_UPDATE, LOGS_PROGRESS } from '../validation/body-models.js';
 import { assertCleanText } from '../validation/text.js';
-
-function bodyObject(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new BadRequestError('request body must be a JSON object');
-  return body as Record<string, unknown>;
-}
 
 export function registerHostRoutes(router: Router, ctx: CoreContext): void {
   router.post(
@@ -26,9 +29,7 @@ export function registerHostRoutes(router: Router, ctx: CoreContext): void {
     wrap(async (req, res) => {
       const infraEnvId = uuidParam(req, 'infra_env_id');
       await authorize(ctx, req, { infraEnvId });
-      const body = bodyObject(req.body);
-      if (typeof body.host_id !== 'string' || !isUuid(body.host_id))
-        throw new BadRequestError('host_id is required and must be a UUID');
+      const body = bound(ctx, req, HOST_CREATE) as { host_id: string; discovery_agent_version?: string | null };
       const agentVersion =
         typeof body.discovery_agent_version === 'string'
           ? body.discovery_agent_version
@@ -72,7 +73,7 @@ export function registerHostRoutes(router: Router, ctx: CoreContext): void {
       const infraEnvId = uuidParam(req, 'infra_env_id');
       const hostId = uuidParam(req, 'host_id');
       await authorize(ctx, req, { infraEnvId });
-      const h = await updateHost(ctx, infraEnvId, hostId, bodyObject(req.body));
+      const h = await updateHost(ctx, infraEnvId, hostId, bound(ctx, req, HOST_UPDATE));
       res.status(201).json(renderHost(h));
     }),
   );
@@ -106,8 +107,31 @@ export function registerHostRoutes(router: Router, ctx: CoreContext): void {
       const infraEnvId = uuidParam(req, 'infra_env_id');
       const hostId = uuidParam(req, 'host_id');
       await authorize(ctx, req, { infraEnvId });
-      await updateProgress(ctx, infraEnvId, hostId, bodyObject(req.body));
+      bound(ctx, req, HOST_PROGRESS);
+      await updateProgress(ctx, infraEnvId, hostId); // always refuses: every host is unbound
       res.status(200).end();
+    }),
+  );
+
+  router.put(
+    '/v2/infra-envs/:infra_env_id/hosts/:host_id/logs-progress',
+    wrap(async (req, res) => {
+      const infraEnvId = uuidParam(req, 'infra_env_id');
+      const hostId = uuidParam(req, 'host_id');
+      await authorize(ctx, req, { infraEnvId });
+      const body = bound(ctx, req, LOGS_PROGRESS) as { logs_state: string };
+      await updateLogsProgress(ctx, infraEnvId, hostId, body.logs_state);
+      res.status(204).end();
+    }),
+  );
+
+  router.post(
+    '/v2/infra-envs/:infra_env_id/hosts/:host_id/actions/reset',
+    wrap(async (req, res) => {
+      const infraEnvId = uuidParam(req, 'infra_env_id');
+      const hostId = uuidParam(req, 'host_id');
+      await authorize(ctx, req, { infraEnvId });
+      res.status(200).json(renderHost(await resetHost(ctx, infraEnvId, hostId)));
     }),
   );
 }

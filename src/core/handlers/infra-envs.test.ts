@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { backends, http, PULL_SECRET, sshKey, startHarness } from '../test-support/harness.js';
-import { conforms, useApi } from './test-support/api-fixture.js';
+import { conforms, frameworkError, useApi } from './test-support/api-fixture.js';
 
 for (const backend of backends()) {
   describe(`InfraEnv handlers on ${backend.name}`, () => {
@@ -13,7 +13,11 @@ for (const backend of backends()) {
 
     it('creates, gets, lists, patches and deletes an InfraEnv without returning the pull secret', async () => {
       const key = sshKey();
-      const ie = await f.newInfraEnv({ ssh_authorized_key: key, cpu_architecture: 'amd64', image_type: 'minimal-iso' });
+      const ie = await f.newInfraEnv({
+        ssh_authorized_key: key,
+        cpu_architecture: 'x86_64',
+        image_type: 'minimal-iso',
+      });
       expect(ie.pull_secret_set).toBe(true);
       expect(JSON.stringify(ie)).not.toContain('pull_secret"');
       expect(JSON.stringify(ie)).not.toContain(Buffer.from('user:pass').toString('base64'));
@@ -57,9 +61,47 @@ for (const backend of backends()) {
 
     it('rejects bad input with upstream error shapes and writes nothing', async () => {
       const before = (await http('GET', `${f.h.api}/infra-envs`)).json.length;
+      // schema violations: go-openapi's {code, message}, 422 for 6xx codes, 400 for a parse error
+      const schemaCases: [Record<string, unknown> | string, number, number, RegExp][] = [
+        [{ pull_secret: PULL_SECRET }, 422, 602, /^name in body is required$/],
+        [{ name: 'x' }, 422, 602, /^pull_secret in body is required$/],
+        [{ name: 'x', pull_secret: PULL_SECRET, cpu_architecture: 'mips' }, 422, 606, /cpu_architecture in body/],
+        [{ name: 'x', pull_secret: PULL_SECRET, cpu_architecture: 'amd64' }, 422, 606, /should be one of/],
+        [{ name: 'x', pull_secret: PULL_SECRET, image_type: 'iso' }, 422, 606, /image_type/],
+        [
+          { name: 'x', pull_secret: PULL_SECRET, cluster_id: 'nope' },
+          422,
+          601,
+          /cluster_id in body must be of type uuid/,
+        ],
+        [{ name: 'x', pull_secret: PULL_SECRET, network_discovery_delay_seconds: -1 }, 422, 609, /greater than/],
+        [{ name: 'x', pull_secret: PULL_SECRET, additional_trust_bundle: 'x'.repeat(65536) }, 422, 603, /65535/],
+        [{ name: 7, pull_secret: PULL_SECRET }, 400, 400, /cannot unmarshal number 7 into Go struct field/],
+        [{ name: 'x', pull_secret: PULL_SECRET, proxy: 'http://p' }, 400, 400, /proxy of type models.Proxy/],
+        ['[1]', 400, 400, /into Go value of type models.InfraEnvCreateParams/],
+        ['{"name": ', 400, 400, /./],
+      ];
+      for (const [body, status, code, message] of schemaCases) {
+        const r = await http('POST', `${f.h.api}/infra-envs`, body);
+        expect(r.status, JSON.stringify(body)).toBe(status);
+        frameworkError(r.json, code, message);
+      }
+      const empty = await http('POST', `${f.h.api}/infra-envs`, undefined);
+      expect(empty.status).toBe(422);
+      frameworkError(empty.json, 602, /^infraenvCreateParams in body is required$/);
+      const cluster = crypto.randomUUID();
+      const noCluster = await http('POST', `${f.h.api}/infra-envs`, {
+        name: 'x',
+        pull_secret: PULL_SECRET,
+        cluster_id: cluster,
+      });
+      expect(noCluster.status).toBe(404);
+      conforms('error', noCluster.json);
+      expect(noCluster.json.reason).toBe(`Cluster ID ${cluster} does not exist`);
+
+      // upstream's own semantic checks: 400 with the error body
       const cases: [Record<string, unknown> | string, number, RegExp][] = [
-        [{ pull_secret: PULL_SECRET }, 400, /name is required/],
-        [{ name: 'x' }, 400, /pull_secret is required/],
+        [{ name: '', pull_secret: PULL_SECRET }, 400, /name is required/],
         [{ name: 'x', pull_secret: 'not json' }, 400, /pull secret/],
         [{ name: 'x', pull_secret: '{"foo":{}}' }, 400, /auths/],
         [{ name: 'x', pull_secret: '{"auths":{"quay.io":{"auth":"!!"}}}' }, 400, /pull secret/],
@@ -69,7 +111,6 @@ for (const backend of backends()) {
           /ssh_authorized_key/,
         ],
         [{ name: 'x', pull_secret: PULL_SECRET, openshift_version: '3.11' }, 400, /no OS image/],
-        [{ name: 'x', pull_secret: PULL_SECRET, cpu_architecture: 'mips' }, 400, /cpu_architecture/],
         [{ name: 'x', pull_secret: PULL_SECRET, cpu_architecture: 's390x' }, 400, /no OS image/],
         [{ name: 'x', pull_secret: PULL_SECRET, image_type: 'disconnected-iso' }, 400, /image_type/],
         [
@@ -108,7 +149,6 @@ for (const backend of backends()) {
           400,
           /YAML/,
         ],
-        ['{"name": ', 400, /./],
       ];
       for (const [body, status, reason] of cases) {
         const r = await http('POST', `${f.h.api}/infra-envs`, body);
@@ -136,7 +176,7 @@ for (const backend of backends()) {
         ignition_config_override: 'x'.repeat(3 * 1024 * 1024),
       });
       expect(huge.status).toBe(413);
-      conforms('error', huge.json);
+      frameworkError(huge.json, 413); // refused by the body parser, before any handler
       expect((await http('GET', `${f.h.api}/infra-envs`)).json.length).toBe(before);
 
       const missing = crypto.randomUUID();
@@ -149,9 +189,44 @@ for (const backend of backends()) {
         expect(r.status, u).toBe(404);
         conforms('error', r.json);
       }
-      expect((await http('GET', `${f.h.api}/infra-envs/not-a-uuid`)).status).toBe(400);
+      const badId = await http('GET', `${f.h.api}/infra-envs/not-a-uuid`);
+      expect(badId.status).toBe(422);
+      frameworkError(badId.json, 601, /^infra_env_id in path must be of type strfmt.UUID: "not-a-uuid"$/);
       const ie = await f.newInfraEnv();
       expect((await http('PATCH', `${f.h.api}/infra-envs/${ie.id}`, { ssh_authorized_key: 'nope' })).status).toBe(400);
+      const wrongMethod = await http('PUT', `${f.h.api}/infra-envs/${ie.id}`, {});
+      expect(wrongMethod.status).toBe(405);
+      expect(wrongMethod.headers.get('allow')).toBe('DELETE,GET,HEAD,PATCH');
+      frameworkError(wrongMethod.json, 405, /^method PUT is not allowed, but \[DELETE,GET,HEAD,PATCH\] are$/);
+      const noRoute = await http('GET', `${f.h.api}/infra-envz`);
+      expect(noRoute.status).toBe(404);
+      frameworkError(noRoute.json, 404, /^path \/api\/assisted-install\/v2\/infra-envz was not found$/);
+    });
+
+    it('ignores fields the models do not declare, keeps empty proxy members, echoes network_discovery_delay_seconds', async () => {
+      const ie = await f.newInfraEnv({
+        some_future_field: { nested: true },
+        proxy: { http_proxy: '', https_proxy: '', no_proxy: '', future_member: 1 },
+        network_discovery_delay_seconds: 30,
+      });
+      expect(ie).not.toHaveProperty('some_future_field');
+      expect(ie.proxy).toEqual({ http_proxy: '', https_proxy: '', no_proxy: '' });
+      expect(ie.network_discovery_delay_seconds).toBe(30);
+      // name, cluster_id and cpu_architecture are not in infra-env-update-params: ignored as upstream does
+      const patched = await http('PATCH', `${f.h.api}/infra-envs/${ie.id}`, {
+        name: 'renamed',
+        cluster_id: crypto.randomUUID(),
+        network_discovery_delay_seconds: 0,
+        another_future_field: 'x',
+      });
+      expect(patched.status, patched.text).toBe(201);
+      conforms('infra-env', patched.json);
+      expect(patched.json.name).toBe('lab');
+      expect(patched.json).not.toHaveProperty('cluster_id');
+      expect(patched.json.network_discovery_delay_seconds).toBe(0);
+      const got = await http('GET', `${f.h.api}/infra-envs/${ie.id}`);
+      expect(got.json.network_discovery_delay_seconds).toBe(0);
+      expect(got.json.proxy).toEqual({ http_proxy: '', https_proxy: '', no_proxy: '' });
     });
 
     it('rejects an IMAGE_SERVICE_BASE_URL that makes the ISO URL longer than 255 characters', async () => {

@@ -2,12 +2,16 @@
 // downloads/image-url (presigned-url) and regenerate-signing-key (204).
 //
 // Create/list need an admin credential under AUTH_TYPE=local; the rest are scoped to the
-// InfraEnv in the path. Validation and storage are in infraenv/params.ts and infraenv/service.ts.
+// InfraEnv in the path. Bodies are bound against upstream's models first (unknown fields ignored,
+// schema violations 422: validation/body-models.ts); semantic validation and storage are in
+// infraenv/params.ts and infraenv/service.ts. This core has no clusters, so a `cluster_id` names no
+// known cluster and is answered as upstream's RegisterInfraEnvInternal answers one: 404
+// `Cluster ID <id> does not exist`.
 import type { Router } from 'express';
-import { BadRequestError } from '../../errors.js';
+import { NotFoundError } from '../../errors.js';
 import type { CoreContext } from '../context.js';
-import { isUuid } from '../../uuid.js';
 import { parseInfraEnvParams } from '../infraenv/params.js';
+import { INFRA_ENV_CREATE, INFRA_ENV_UPDATE } from '../validation/body-models.js';
 import {
   createInfraEnv,
   deleteInfraEnv,
@@ -18,7 +22,7 @@ import {
   regenerateSigningKey,
   updateInfraEnv,
 } from '../infraenv/service.js';
-import { authorize, queryString, uuidParam, wrap } from '../http/request.js';
+import { authorize, bound, queryUuid, uuidParam, wrap } from '../http/request.js';
 import { NEVER_EXPIRES, renderInfraEnv } from '../render.js';
 
 export function registerInfraEnvRoutes(router: Router, ctx: CoreContext): void {
@@ -26,7 +30,11 @@ export function registerInfraEnvRoutes(router: Router, ctx: CoreContext): void {
     '/v2/infra-envs',
     wrap(async (req, res) => {
       await authorize(ctx, req, {});
-      const rec = await createInfraEnv(ctx, parseInfraEnvParams(req.body, 'create'));
+      const body = bound(ctx, req, INFRA_ENV_CREATE);
+      // upstream looks the cluster up before any other check of the parameters
+      if (typeof body.cluster_id === 'string')
+        throw new NotFoundError(`Cluster ID ${body.cluster_id.toLowerCase()} does not exist`);
+      const rec = await createInfraEnv(ctx, parseInfraEnvParams(body, 'create'));
       ctx.logger.info({ infraEnvId: rec.id }, 'infra-env registered');
       res.status(201).json(renderInfraEnv(rec, await publishedDownloadUrl(ctx, rec)));
     }),
@@ -36,9 +44,8 @@ export function registerInfraEnvRoutes(router: Router, ctx: CoreContext): void {
     '/v2/infra-envs',
     wrap(async (req, res) => {
       await authorize(ctx, req, {});
-      const clusterId = queryString(req, 'cluster_id');
-      if (clusterId !== undefined && !isUuid(clusterId)) throw new BadRequestError('cluster_id must be a UUID');
-      const list = await ctx.repo.listInfraEnvs(clusterId ? { clusterId: clusterId.toLowerCase() } : {});
+      const clusterId = queryUuid(req, 'cluster_id');
+      const list = await ctx.repo.listInfraEnvs(clusterId ? { clusterId } : {});
       const urls = await publishedDownloadUrls(ctx, list);
       res.json(list.map((r, i) => renderInfraEnv(r, urls[i]!)));
     }),
@@ -59,7 +66,7 @@ export function registerInfraEnvRoutes(router: Router, ctx: CoreContext): void {
     wrap(async (req, res) => {
       const id = uuidParam(req, 'infra_env_id');
       await authorize(ctx, req, { infraEnvId: id });
-      const rec = await updateInfraEnv(ctx, id, parseInfraEnvParams(req.body, 'update'));
+      const rec = await updateInfraEnv(ctx, id, parseInfraEnvParams(bound(ctx, req, INFRA_ENV_UPDATE), 'update'));
       res.status(201).json(renderInfraEnv(rec, await publishedDownloadUrl(ctx, rec)));
     }),
   );

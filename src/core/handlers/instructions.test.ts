@@ -1,6 +1,7 @@
 // GET|POST /v2/infra-envs/{id}/hosts/{host_id}/instructions (instructions.ts) over real HTTP on a
-// real core: a scripted agent drives the host state machine (discovering, known, disconnected by
-// the monitor, back on the next heartbeat), and the error cases of the agent calls.
+// real core: a scripted agent drives the unbound host state machine (discovering-unbound,
+// known-unbound, disconnected-unbound by the monitor, back on the next heartbeat), and the error
+// cases of the agent calls.
 // Runs on the embedded PostgreSQL server, and on TEST_DATABASE_URL when it is set.
 import { describe, expect, it } from 'vitest';
 import { backends, http, inventory } from '../test-support/harness.js';
@@ -19,7 +20,7 @@ for (const backend of backends()) {
       });
       expect(reg.status, reg.text).toBe(201);
       conforms('host_registration_response', reg.json);
-      expect(reg.json.status).toBe('discovering');
+      expect(reg.json.status).toBe('discovering-unbound');
       expect(reg.json.status_info).toBe('Waiting for host to send hardware details');
       expect(JSON.parse(reg.json.next_step_runner_command.args[0])).toMatchObject({
         infra_env_id: ie.id,
@@ -46,7 +47,8 @@ for (const backend of backends()) {
 
       const known = await http('GET', `${f.h.api}/infra-envs/${ie.id}/hosts/${hostId}`);
       conforms('host', known.json);
-      expect(known.json.status).toBe('known');
+      expect(known.json.status).toBe('known-unbound');
+      expect(known.json.status_info).toBe('Host is ready to be bound to a cluster');
       const vi = JSON.parse(known.json.validations_info);
       expect(Object.keys(vi).sort()).toEqual(['hardware', 'network']);
       const all = [...vi.hardware, ...vi.network];
@@ -56,7 +58,6 @@ for (const backend of backends()) {
         'has-min-memory',
         'has-min-valid-disks',
         'hostname-valid',
-        'hostname-unique',
         'connected',
       ]) {
         expect(
@@ -68,9 +69,9 @@ for (const backend of backends()) {
       // Agent stops polling → disconnected.
       const disc = await waitFor(
         () => http('GET', `${f.h.api}/infra-envs/${ie.id}/hosts/${hostId}`),
-        (r) => r.json.status === 'disconnected',
+        (r) => r.json.status === 'disconnected-unbound',
       );
-      expect(disc.json.status).toBe('disconnected');
+      expect(disc.json.status).toBe('disconnected-unbound');
       expect(disc.json.status_info).toBe('Host has stopped communicating with the installation service');
       const vd = JSON.parse(disc.json.validations_info);
       expect(vd.network.find((v: { id: string }) => v.id === 'connected')).toMatchObject({
@@ -83,7 +84,7 @@ for (const backend of backends()) {
 
       // That heartbeat brought it back.
       const back = await http('GET', `${f.h.api}/infra-envs/${ie.id}/hosts/${hostId}`);
-      expect(back.json.status).toBe('known');
+      expect(back.json.status).toBe('known-unbound');
 
       const list = await http('GET', `${f.h.api}/infra-envs/${ie.id}/hosts`);
       conforms('host-list', list.json);
@@ -94,7 +95,7 @@ for (const backend of backends()) {
       conforms('event-list', ev.json);
       const messages = ev.json.map((e: { message: string }) => e.message);
       expect(messages).toContain(
-        'Host worker-0.example.com: updated status from known to disconnected (Host has stopped communicating with the installation service)',
+        'Host worker-0.example.com: updated status from known-unbound to disconnected-unbound (Host has stopped communicating with the installation service)',
       );
       expect(messages.some((m: string) => m.endsWith('Successfully registered'))).toBe(true);
       expect(Number(ev.headers.get('event-count'))).toBe(ev.json.length);

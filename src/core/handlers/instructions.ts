@@ -1,11 +1,11 @@
 // /v2/infra-envs/{id}/hosts/{host_id}/instructions: GET is the agent's heartbeat (steps),
 // POST a step reply (204; an `inventory` reply stores the inventory).
 import type { Router } from 'express';
-import { BadRequestError } from '../../errors.js';
 import type { CoreContext } from '../context.js';
 import { nextSteps } from '../host/instructions.js';
 import { heartbeat, postStepReply, type StepReply } from '../host/service.js';
-import { authorize, queryString, uuidParam, wrap } from '../http/request.js';
+import { authorize, bound, queryInteger, uuidParam, wrap } from '../http/request.js';
+import { STEP_REPLY } from '../validation/body-models.js';
 import { assertCleanText } from '../validation/text.js';
 
 export function registerInstructionRoutes(router: Router, ctx: CoreContext): void {
@@ -15,12 +15,10 @@ export function registerInstructionRoutes(router: Router, ctx: CoreContext): voi
       const infraEnvId = uuidParam(req, 'infra_env_id');
       const hostId = uuidParam(req, 'host_id');
       await authorize(ctx, req, { infraEnvId });
-      const ts = queryString(req, 'timestamp');
-      if (ts !== undefined && !/^-?\d+$/.test(ts)) throw new BadRequestError('timestamp must be an integer');
-      if (ts !== undefined && !Number.isSafeInteger(Number(ts))) throw new BadRequestError('timestamp is out of range');
+      const ts = queryInteger(req, 'timestamp');
       const agentVersion = req.get('discovery_agent_version');
       if (agentVersion !== undefined) assertCleanText('discovery_agent_version', agentVersion, 'line');
-      const h = await heartbeat(ctx, infraEnvId, hostId, ts === undefined ? undefined : Number(ts), agentVersion);
+      const h = await heartbeat(ctx, infraEnvId, hostId, ts, agentVersion);
       res.json(nextSteps(h));
     }),
   );
@@ -31,18 +29,11 @@ export function registerInstructionRoutes(router: Router, ctx: CoreContext): voi
       const infraEnvId = uuidParam(req, 'infra_env_id');
       const hostId = uuidParam(req, 'host_id');
       await authorize(ctx, req, { infraEnvId });
-      const body = req.body as unknown;
-      if (typeof body !== 'object' || body === null || Array.isArray(body))
-        throw new BadRequestError('step reply must be a JSON object');
-      const r = body as Record<string, unknown>;
+      const r = bound(ctx, req, STEP_REPLY); // types as step-reply declares them
       for (const key of ['step_type', 'step_id'] as const) {
-        if (r[key] === undefined) continue;
-        if (typeof r[key] !== 'string') throw new BadRequestError(`${key} must be a string`);
-        assertCleanText(key, r[key], 'line');
+        const v = r[key];
+        if (typeof v === 'string') assertCleanText(key, v, 'line');
       }
-      if (r.exit_code !== undefined && !Number.isInteger(r.exit_code))
-        throw new BadRequestError('exit_code must be an integer');
-      if (r.output !== undefined && typeof r.output !== 'string') throw new BadRequestError('output must be a string');
       await postStepReply(ctx, infraEnvId, hostId, r as StepReply);
       res.status(204).end();
     }),

@@ -1,6 +1,6 @@
 // The steps answered to an agent's heartbeat (GET .../instructions), per host status.
 //
-// Discovery states get the `inventory` step (args: [host id], as upstream) every
+// Unbound discovery states get the `inventory` step (args: [host id], as upstream) every
 // 60 s, disconnected hosts every 120 s; installed/error hosts get no steps.
 // Connectivity, NTP and other upstream steps are not issued: this core only needs the inventory.
 import { randomUUID } from 'node:crypto';
@@ -27,15 +27,15 @@ function step(type: string, args: string[]): Step {
 
 export function nextSteps(h: Pick<HostRecord, 'id' | 'status'>): Steps {
   switch (h.status) {
-    case 'discovering':
-    case 'known':
-    case 'insufficient':
+    case 'discovering-unbound':
+    case 'known-unbound':
+    case 'insufficient-unbound':
       return {
         next_instruction_seconds: NEXT_SECONDS,
         post_step_action: 'continue',
         instructions: [step('inventory', [h.id])],
       };
-    case 'disconnected':
+    case 'disconnected-unbound':
       return {
         next_instruction_seconds: BACKED_OFF_SECONDS,
         post_step_action: 'continue',

@@ -1,5 +1,5 @@
 // The host monitor at a scale that needs several batches: every silent host turns
-// disconnected, hosts that keep checking in stay as they are, and a disconnected host comes
+// disconnected-unbound, hosts that keep checking in stay as they are, and a disconnected host comes
 // back on its next heartbeat. On the embedded server, and on TEST_DATABASE_URL when set.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,14 +41,14 @@ for (const backend of backends()) {
         statuses = {};
         for (const host of list.json as Array<{ status: string }>)
           statuses[host.status] = (statuses[host.status] ?? 0) + 1;
-        if (statuses.disconnected === HOSTS - 1) break;
+        if (statuses['disconnected-unbound'] === HOSTS - 1) break;
         await new Promise((r) => setTimeout(r, 200));
       }
-      expect(statuses).toEqual({ disconnected: HOSTS - 1, discovering: 1 });
+      expect(statuses).toEqual({ 'disconnected-unbound': HOSTS - 1, 'discovering-unbound': 1 });
 
       const silent = ids[1]!;
       await http('GET', `${hosts}/${silent}/instructions`);
-      expect((await http('GET', `${hosts}/${silent}`)).json.status).toBe('discovering');
+      expect((await http('GET', `${hosts}/${silent}`)).json.status).toBe('discovering-unbound');
     });
   });
 }

@@ -1,4 +1,4 @@
-// The host monitor: periodically turns hosts that stopped checking in `disconnected`.
+// The host monitor: periodically turns hosts that stopped checking in `disconnected-unbound`.
 //
 // Only hosts whose last check-in is older than the limit can change state with time (every
 // other validation changes on inventory replies and hostname changes, which re-evaluate the
@@ -14,7 +14,7 @@ import { refreshHost } from './state.js';
 export const MONITOR_LOCK = 7_236_002;
 const BATCH = 100;
 /** States that turn `disconnected` when check-ins stop. */
-const CONNECTED_DISCOVERY_STATUSES: HostStatus[] = ['discovering', 'known', 'insufficient'];
+const CONNECTED_DISCOVERY_STATUSES: HostStatus[] = ['discovering-unbound', 'known-unbound', 'insufficient-unbound'];
 
 export interface MonitorOptions {
   repo: Repository;

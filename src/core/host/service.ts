@@ -1,18 +1,24 @@
-// Agent-facing and user-facing host operations: register, heartbeat, step replies, update, delete, progress.
+// Agent-facing and user-facing host operations: register, heartbeat, step replies, update, delete,
+// install progress, logs progress, reset.
 //
-// Each runs in one transaction with the host row locked, then re-evaluates the
-// host's state. Registration after installation is refused with 409 (upstream's
-// wording). Only the `inventory` step reply is interpreted; other replies are accepted.
+// Each runs in one transaction with the host row locked, then re-evaluates the host's state.
+// Every host is unbound (no clusters here), so install progress is refused as upstream refuses it
+// for unbound hosts (400, V2UpdateHostInstallProgressInternal). Hosts left in installation states
+// by earlier releases (which accepted that progress) are brought back by `resetHost`; upstream's
+// v2ResetHost answers 409 for every other host, and so does this. Registration after
+// installation is refused with 409 (upstream's wording). Only the `inventory` step reply is
+// interpreted; other replies are accepted.
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import type { CoreContext } from '../context.js';
 import type { Repository } from '../db/repository.js';
 import { events } from '../events/events.js';
-import type { HostProgress, HostRecord } from '../model.js';
+import type { HostRecord, HostStatus } from '../model.js';
 import { refreshHost, setStatus, STATUS_INFO } from './state.js';
-import { hostnameError, parseInventory, realHostname } from './validations.js';
+import { hostnameError } from './validations.js';
 import { assertCleanJson, assertCleanText } from '../validation/text.js';
 
-const INSTALL_DONE_STAGES = new Set(['Done']);
+/** States only earlier releases could put a host in; resetHost takes a host out of them. */
+const LEGACY_INSTALL_STATUSES: readonly HostStatus[] = ['installing-in-progress', 'installed', 'error'];
 
 async function lockedHost(repo: Repository, infraEnvId: string, hostId: string): Promise<HostRecord> {
   const h = await repo.getHost(infraEnvId, hostId, { forUpdate: true });
@@ -38,7 +44,7 @@ export async function registerHost(
     const h: HostRecord = existing ?? {
       infraEnvId,
       id: hostId,
-      status: 'discovering',
+      status: 'discovering-unbound',
       statusInfo: STATUS_INFO.discovering,
       validationsInfo: '',
       inventory: null,
@@ -52,6 +58,8 @@ export async function registerHost(
       statusUpdatedAt: now,
       createdAt: now,
       updatedAt: now,
+      logsInfo: '',
+      logsStartedAt: null,
     };
     h.registeredAt = now;
     h.checkedInAt = now;
@@ -65,7 +73,7 @@ export async function registerHost(
       }
       // A re-registering host may have new hardware: forget the old inventory.
       h.inventory = null;
-      await setStatus(repo, h, 'discovering', STATUS_INFO.discovering, now);
+      await setStatus(repo, h, 'discovering-unbound', STATUS_INFO.discovering, now);
     }
     await repo.upsertHost(h);
     await events.hostRegistered(repo, now, h);
@@ -136,30 +144,23 @@ export async function postStepReply(
       throw new BadRequestError('inventory must be a JSON object');
     assertCleanJson('inventory', parsed); // its strings end up in events and validations
     const hostname = (parsed as { hostname?: unknown }).hostname;
+    // the inventory model's hostname is a string (upstream's typed unmarshal refuses anything else);
+    // it ends up in status_info, events and validations
+    if (hostname !== undefined && hostname !== null && typeof hostname !== 'string')
+      throw new BadRequestError('inventory.hostname must be a string');
     if (typeof hostname === 'string') assertCleanText('inventory.hostname', hostname, 'line');
     inventory = reply.output;
   }
   await ctx.repo.transaction(async (repo) => {
     const h = await lockedHost(repo, infraEnvId, hostId);
     const now = ctx.now();
-    const hostnameBefore = realHostname(h, parseInventory(h.inventory));
     h.checkedInAt = now;
     if (inventory !== undefined) {
       h.inventory = inventory;
       h.updatedAt = now;
     }
     await refreshHost(repo, h, now, ctx.settings.hostMaxDisconnectionMs);
-    if (realHostname(h, parseInventory(h.inventory)) !== hostnameBefore) {
-      await refreshSiblings(repo, h, now, ctx.settings.hostMaxDisconnectionMs);
-    }
   });
-}
-
-/** Other hosts' hostname-unique result may change when a host's name does. */
-async function refreshSiblings(repo: Repository, h: HostRecord, now: Date, maxDisconnectionMs: number): Promise<void> {
-  for (const other of await repo.listHosts(h.infraEnvId)) {
-    if (other.id !== h.id) await refreshHost(repo, other, now, maxDisconnectionMs);
-  }
 }
 
 export async function updateHost(
@@ -168,29 +169,20 @@ export async function updateHost(
   hostId: string,
   body: Record<string, unknown>,
 ): Promise<HostRecord> {
+  // types and the host_role enum were bound against host-update-params (validation/body-models.ts)
   const name = body.host_name;
-  if (name !== undefined && name !== null) {
-    if (typeof name !== 'string') throw new BadRequestError('host_name must be a string');
+  if (typeof name === 'string') {
     const err = hostnameError(name);
     if (err) throw new BadRequestError(err);
   }
   const role = body.host_role;
-  if (
-    role !== undefined &&
-    role !== null &&
-    (typeof role !== 'string' || !['auto-assign', 'master', 'arbiter', 'worker'].includes(role))
-  ) {
-    throw new BadRequestError(`host_role ${JSON.stringify(role)} is not valid`);
-  }
   return ctx.repo.transaction(async (repo) => {
     const h = await lockedHost(repo, infraEnvId, hostId);
     const now = ctx.now();
     if (typeof name === 'string') h.requestedHostname = name;
     if (typeof role === 'string') h.role = role;
     h.updatedAt = now;
-    const updated = await refreshHost(repo, h, now, ctx.settings.hostMaxDisconnectionMs);
-    await refreshSiblings(repo, h, now, ctx.settings.hostMaxDisconnectionMs);
-    return updated;
+    return refreshHost(repo, h, now, ctx.settings.hostMaxDisconnectionMs);
   });
 }
 
@@ -199,39 +191,53 @@ export async function deleteHost(ctx: CoreContext, infraEnvId: string, hostId: s
     const h = await lockedHost(repo, infraEnvId, hostId);
     await repo.deleteHost(infraEnvId, hostId);
     await events.hostDeregistered(repo, ctx.now(), h);
-    await refreshSiblings(repo, h, ctx.now(), ctx.settings.hostMaxDisconnectionMs);
   });
 }
 
-/** v2UpdateHostInstallProgress: `Done` marks the host installed; other stages mean installing. */
-export async function updateProgress(
+/**
+ * v2UpdateHostInstallProgress for an unbound host, as upstream answers it: 404 for an unknown
+ * host, else 400 `host <id> is not bound to any cluster, cannot update progress`. Nothing is
+ * stored (the body was already bound against host-progress by the handler).
+ */
+export async function updateProgress(ctx: CoreContext, infraEnvId: string, hostId: string): Promise<never> {
+  const h = await ctx.repo.getHost(infraEnvId, hostId);
+  if (!h) throw new NotFoundError(`host ${hostId} not found in infra-env ${infraEnvId}`);
+  throw new BadRequestError(`host ${hostId} is not bound to any cluster, cannot update progress`, {
+    infraEnvId,
+    hostId,
+  });
+}
+
+/** v2UpdateHostLogsProgress: records logs_info (and logs_started_at on `requested`), any host state. */
+export async function updateLogsProgress(
   ctx: CoreContext,
   infraEnvId: string,
   hostId: string,
-  body: Record<string, unknown>,
+  logsState: string,
 ): Promise<void> {
-  const stage = body.current_stage;
-  if (typeof stage !== 'string' || stage === '') throw new BadRequestError('current_stage is required');
-  assertCleanText('current_stage', stage, 'line');
-  if (body.progress_info !== undefined && body.progress_info !== null) {
-    if (typeof body.progress_info !== 'string') throw new BadRequestError('progress_info must be a string');
-    assertCleanText('progress_info', body.progress_info, 'line');
-  }
   await ctx.repo.transaction(async (repo) => {
     const h = await lockedHost(repo, infraEnvId, hostId);
     const now = ctx.now();
-    const progress: HostProgress = {
-      current_stage: stage,
-      ...(typeof body.progress_info === 'string' ? { progress_info: body.progress_info } : {}),
-      stage_started_at: h.progress?.current_stage === stage ? h.progress.stage_started_at : now.toISOString(),
-      stage_updated_at: now.toISOString(),
-    };
-    h.progress = progress;
-    h.checkedInAt = now;
-    if (stage === 'Failed')
-      await setStatus(repo, h, 'error', `Failed - ${String(body.progress_info ?? '')}`.trim(), now);
-    else if (INSTALL_DONE_STAGES.has(stage)) await setStatus(repo, h, 'installed', STATUS_INFO.installed, now);
-    else await setStatus(repo, h, 'installing-in-progress', stage, now);
+    h.logsInfo = logsState;
+    if (logsState === 'requested') h.logsStartedAt = now;
+    h.updatedAt = now;
     await repo.upsertHost(h);
+  });
+}
+
+/**
+ * v2ResetHost. A host that an earlier release left in an installation state (it accepted install
+ * progress for unbound hosts) goes back to discovering-unbound, progress cleared, and is
+ * re-evaluated; any other host gets upstream's 409 for hosts not added to an existing cluster.
+ */
+export async function resetHost(ctx: CoreContext, infraEnvId: string, hostId: string): Promise<HostRecord> {
+  return ctx.repo.transaction(async (repo) => {
+    const h = await lockedHost(repo, infraEnvId, hostId);
+    if (!LEGACY_INSTALL_STATUSES.includes(h.status))
+      throw new ConflictError('method only allowed when adding hosts to an existing cluster', { infraEnvId, hostId });
+    const now = ctx.now();
+    h.progress = null;
+    await setStatus(repo, h, 'discovering-unbound', STATUS_INFO.discovering, now);
+    return refreshHost(repo, h, now, ctx.settings.hostMaxDisconnectionMs);
   });
 }

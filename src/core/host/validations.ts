@@ -1,9 +1,11 @@
 // Host validations in upstream's ids, categories, statuses and message wording.
 //
 // Implements connected, has-inventory, has-min-cpu-cores, has-min-memory,
-// has-min-valid-disks, hostname-valid, hostname-unique (unique within the InfraEnv),
-// with the minimum hardware of any role (upstream's default worker requirements:
-// 2 cores, 8 GiB, one eligible disk of 100 GB). Pure functions; no storage.
+// has-min-valid-disks, hostname-valid, with the minimum hardware of any role (upstream's default
+// worker requirements: 2 cores, 8 GiB, one eligible disk of 100 GB). hostname-unique is not
+// output: upstream's validator answers success-suppress-output for hosts of an InfraEnv without
+// a cluster (internal/host/validator.go isHostnameUnique), and every host here is one. Pure
+// functions; no storage.
 import type { HostRecord } from '../model.js';
 
 export type ValidationStatus = 'success' | 'failure' | 'pending' | 'error';
@@ -34,7 +36,6 @@ const CATEGORY: Record<string, 'network' | 'hardware'> = {
   'has-min-cpu-cores': 'hardware',
   'has-min-memory': 'hardware',
   'has-min-valid-disks': 'hardware',
-  'hostname-unique': 'hardware',
   'hostname-valid': 'hardware',
 };
 
@@ -90,12 +91,7 @@ function eligibleDisks(inv: Inventory): number {
   ).length;
 }
 
-export function runValidations(
-  h: HostRecord,
-  siblings: readonly HostRecord[],
-  now: Date,
-  maxDisconnectionMs: number,
-): ValidationResult[] {
+export function runValidations(h: HostRecord, now: Date, maxDisconnectionMs: number): ValidationResult[] {
   const inv = parseInventory(h.inventory);
   const out: ValidationResult[] = [];
   const connected = now.getTime() - h.checkedInAt.getTime() <= maxDisconnectionMs;
@@ -110,13 +106,7 @@ export function runValidations(
       : { id: 'has-inventory', status: 'failure', message: 'Inventory has not been received for the host' },
   );
   if (!inv) {
-    for (const id of [
-      'has-min-cpu-cores',
-      'has-min-memory',
-      'has-min-valid-disks',
-      'hostname-unique',
-      'hostname-valid',
-    ]) {
+    for (const id of ['has-min-cpu-cores', 'has-min-memory', 'has-min-valid-disks', 'hostname-valid']) {
       out.push({ id, status: id === 'hostname-valid' ? 'failure' : 'pending', message: 'Missing inventory' });
     }
     return out;
@@ -154,14 +144,6 @@ export function runValidations(
     });
   }
   const name = realHostname(h, inv);
-  const duplicate = siblings.some(
-    (o) => o.id !== h.id && o.inventory !== null && realHostname(o, parseInventory(o.inventory)) === name,
-  );
-  out.push(
-    duplicate
-      ? { id: 'hostname-unique', status: 'failure', message: `Hostname ${name} is not unique in cluster` }
-      : { id: 'hostname-unique', status: 'success', message: `Hostname ${name} is unique in cluster` },
-  );
   const err = hostnameError(name);
   out.push(
     err

@@ -1,8 +1,10 @@
 // Renders errors from the assisted API in upstream's body shapes.
 //
 // Does: take status, headers and public message from src/error-status.ts (the vocabulary shared
-// with the image side) and render 401/403 as `{code, message}` (infra_error), everything else as
-// `{kind:"Error", id, href, code, reason}`. Database connection failures that escaped sql.ts
+// with the image side) and render 401/403 as `{code, message}` (infra_error); what upstream's
+// generated server answers before its handlers run (FrameworkError: binding, schema 6xx → 422,
+// unknown route 404, wrong method 405 with `Allow`; and express.json's parse errors) as
+// go-openapi's `{code, message}`; everything else as `{kind:"Error", id, href, code, reason}`. Database connection failures that escaped sql.ts
 // become 503 with Retry-After. Internal errors are logged without request bodies and answered
 // with a generic reason.
 // Does NOT: decide statuses (src/error-status.ts does) or import the image side's HTTP tree.
@@ -12,10 +14,22 @@ import { BootsmithError } from '../../errors.js';
 import { errorStatus } from '../../error-status.js';
 import { redactedRequestTarget } from '../../redact.js';
 import { DatabaseUnavailableError, isConnectionError } from '../db/sql.js';
+import { FrameworkError } from '../validation/framework-error.js';
 
 export function errorBody(status: number, message: string): Record<string, unknown> {
   if (status === 401 || status === 403) return { code: status, message };
   return { kind: 'Error', id: status, href: '', code: String(status), reason: message };
+}
+
+/** express.json() failures (malformed JSON, too large): go-openapi's runtime answers these itself. */
+function isBodyParserFailure(err: unknown): err is { status: number; type: string } {
+  return (
+    typeof err === 'object' &&
+    err !== null &&
+    (err as { expose?: unknown }).expose === true &&
+    typeof (err as { type?: unknown }).type === 'string' &&
+    String((err as { type: string }).type).startsWith('entity.')
+  );
 }
 
 export function sendError(res: Response, status: number, message: string): void {
@@ -45,6 +59,15 @@ export function assistedErrorHandler(logger: Logger) {
         },
         'assisted API internal error',
       );
+    }
+    if (err instanceof FrameworkError) {
+      if (err.allowed.length > 0) res.set('Allow', err.allowed.join(','));
+      res.status(status).set(headers).json({ code: err.code, message });
+      return;
+    }
+    if (isBodyParserFailure(err)) {
+      res.status(status).set(headers).json({ code: status, message });
+      return;
     }
     res.status(status).set(headers).json(errorBody(status, message));
   };

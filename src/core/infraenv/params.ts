@@ -1,4 +1,5 @@
-// Validates InfraEnv create/update parameters (infra-env-create-params / infra-env-update-params).
+// Validates InfraEnv create/update parameters (infra-env-create-params / infra-env-update-params)
+// after the body was bound against upstream's model (types, enums, required: validation/body-schema.ts).
 //
 // Checks types and formats the way assisted-service does: pull secret is JSON with
 // `auths` whose entries carry base64 `user:password`; SSH keys are OpenSSH public keys
@@ -26,6 +27,7 @@ export interface InfraEnvParams {
   kernelArguments?: KernelArgument[] | null;
   additionalTrustBundle?: string;
   clusterId?: string | null;
+  networkDiscoveryDelaySeconds?: number | null;
 }
 
 const SSH_TYPES = new Set([
@@ -37,24 +39,6 @@ const SSH_TYPES = new Set([
   'ecdsa-sha2-nistp521',
   'sk-ssh-ed25519@openssh.com',
   'sk-ecdsa-sha2-nistp256@openssh.com',
-]);
-const CREATE_KEYS = new Set([
-  'name',
-  'pull_secret',
-  'ssh_authorized_key',
-  'proxy',
-  'additional_ntp_sources',
-  'ntp_sources',
-  'static_network_config',
-  'image_type',
-  'ignition_config_override',
-  'openshift_version',
-  'cpu_architecture',
-  'kernel_arguments',
-  'additional_trust_bundle',
-  'cluster_id',
-  'rendezvous_ip',
-  'network_discovery_delay_seconds',
 ]);
 
 type Obj = Record<string, unknown>;
@@ -79,15 +63,9 @@ function str(
 export function parseInfraEnvParams(body: unknown, mode: 'create' | 'update'): InfraEnvParams {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new BadRequestError('request body must be a JSON object');
+  // Fields the model does not declare were dropped when the body was bound (validation/body-schema.ts);
+  // create-only fields (name, cluster_id, cpu_architecture) are not in infra-env-update-params.
   const b = body as Obj;
-  for (const k of Object.keys(b)) {
-    if (
-      !CREATE_KEYS.has(k) ||
-      (mode === 'update' && (k === 'name' || k === 'cluster_id' || k === 'cpu_architecture'))
-    ) {
-      throw new BadRequestError(`unknown or read-only parameter ${k}`);
-    }
-  }
   const out: InfraEnvParams = {};
   const name = str(b, 'name', { max: MAX_NAME_LENGTH });
   if (mode === 'create') {
@@ -125,6 +103,13 @@ export function parseInfraEnvParams(body: unknown, mode: 'create' | 'update'): I
     if (typeof b.cluster_id !== 'string' || !isUuid(b.cluster_id))
       throw new BadRequestError('cluster_id must be a UUID');
     out.clusterId = b.cluster_id.toLowerCase();
+  }
+  const delay = b.network_discovery_delay_seconds;
+  if (delay === null) out.networkDiscoveryDelaySeconds = null;
+  else if (delay !== undefined) {
+    if (typeof delay !== 'number' || !Number.isSafeInteger(delay) || delay < 0)
+      throw new BadRequestError('network_discovery_delay_seconds must be a non-negative integer');
+    out.networkDiscoveryDelaySeconds = delay;
   }
   return out;
 }
@@ -174,6 +159,7 @@ export function validateSshKeys(text: string): string {
   return lines.join('\n');
 }
 
+/** Members are kept as sent, empty strings included (upstream echoes them); empty means unset. */
 function validateProxy(v: unknown): Proxy | null {
   if (v === null) return null;
   if (typeof v !== 'object' || Array.isArray(v)) throw new BadRequestError('proxy must be an object');
@@ -181,8 +167,10 @@ function validateProxy(v: unknown): Proxy | null {
   const out: Proxy = {};
   for (const key of ['http_proxy', 'https_proxy'] as const) {
     const s = p[key];
-    if (s === undefined || s === null || s === '') continue;
+    if (s === undefined || s === null) continue;
     if (typeof s !== 'string') throw new BadRequestError(`proxy.${key} must be a string`);
+    out[key] = s;
+    if (s === '') continue;
     assertCleanText(`proxy.${key}`, s); // the URL parser would silently drop tabs and newlines
     let u: URL;
     try {
@@ -193,15 +181,14 @@ function validateProxy(v: unknown): Proxy | null {
     if (u.protocol !== 'http:' && !(key === 'https_proxy' && u.protocol === 'https:')) {
       throw new BadRequestError(`proxy.${key} must use the http${key === 'https_proxy' ? '(s)' : ''} scheme`);
     }
-    out[key] = s;
   }
-  if (p.no_proxy !== undefined && p.no_proxy !== null && p.no_proxy !== '') {
-    if (typeof p.no_proxy !== 'string' || !/^(\*|[A-Za-z0-9.:/_\- ,]+)$/.test(p.no_proxy)) {
+  if (p.no_proxy !== undefined && p.no_proxy !== null) {
+    if (typeof p.no_proxy !== 'string' || (p.no_proxy !== '' && !/^(\*|[A-Za-z0-9.:/_\- ,]+)$/.test(p.no_proxy))) {
       throw new BadRequestError('proxy.no_proxy must be "*" or a comma-separated list of domains, IPs or CIDRs');
     }
     out.no_proxy = p.no_proxy;
   }
-  return Object.keys(out).length > 0 ? out : null;
+  return out;
 }
 
 function validateNtpSources(s: string): string {

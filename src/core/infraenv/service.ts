@@ -162,11 +162,8 @@ async function checkDeliverable(ctx: CoreContext, infraEnv: InfraEnvRecord, imag
       cpuArchitecture: image.cpuArchitecture,
     });
   }
-  if (infraEnv.imageType === 'minimal-iso' && !image.minimalIsoSupported) {
-    throw new BadRequestError(
-      `the ${image.openshiftVersion} ${image.cpuArchitecture} image cannot serve a minimal ISO`,
-    );
-  }
+  // A base image without coreos/miniso.dat cannot serve minimal ISOs: as upstream, the InfraEnv is
+  // accepted and the download says so, naming the image (src/artifacts/artifact-service.ts).
 }
 
 function applyParams(rec: InfraEnvRecord, p: InfraEnvParams): void {
@@ -181,6 +178,7 @@ function applyParams(rec: InfraEnvRecord, p: InfraEnvParams): void {
   if (p.kernelArguments !== undefined) rec.kernelArguments = p.kernelArguments;
   if (p.additionalTrustBundle !== undefined) rec.additionalTrustBundle = p.additionalTrustBundle;
   if (p.clusterId !== undefined) rec.clusterId = p.clusterId;
+  if (p.networkDiscoveryDelaySeconds !== undefined) rec.networkDiscoveryDelaySeconds = p.networkDiscoveryDelaySeconds;
 }
 
 export async function createInfraEnv(ctx: CoreContext, p: InfraEnvParams): Promise<InfraEnvRecord> {
@@ -203,6 +201,7 @@ export async function createInfraEnv(ctx: CoreContext, p: InfraEnvParams): Promi
     additionalTrustBundle: '',
     imageTokenKey: newImageTokenKey(),
     agentToken: null,
+    networkDiscoveryDelaySeconds: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -19,6 +19,8 @@ import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from './paths.js';
 
 export const API = '/api/assisted-install/v2';
+/** The port number in the name of the embedded PostgreSQL's socket (src/core/db/embedded/server.ts). */
+const EMBEDDED_SOCKET_PORT = 5432;
 export const OPENSHIFT_VERSION = '4.17';
 
 export interface ServiceOptions {
@@ -97,6 +99,8 @@ export class BootsmithService {
     readonly baseUrl: string,
     readonly logPath: string,
     private readonly child: ChildProcess,
+    /** The service's DATA_DIR (its embedded PostgreSQL listens on a socket in postgres/run). */
+    readonly dataDir: string,
   ) {
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     this.serviceBaseUrl = baseUrl;
@@ -147,7 +151,7 @@ export class BootsmithService {
     });
     child.stdout?.pipe(log);
     child.stderr?.pipe(log);
-    const service = new BootsmithService(options.name, url, baseUrl, logPath, child);
+    const service = new BootsmithService(options.name, url, baseUrl, logPath, child, dataDir);
     service.serviceBaseUrl = serviceBaseUrl;
     if (options.tls && plainPort !== undefined) {
       service.caPem = options.tls.caPem;
@@ -206,6 +210,29 @@ export class BootsmithService {
       headers: { ...this.authorization, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
+  }
+
+  /**
+   * Runs one statement on the service's embedded PostgreSQL (its Unix socket and generated
+   * password in DATA_DIR/postgres): for states the API cannot produce any more, such as a host
+   * installed under a release that accepted install progress for unbound hosts.
+   */
+  async sql(text: string, params: unknown[] = []): Promise<void> {
+    const pg = (await import('pg')).default;
+    const home = path.join(this.dataDir, 'postgres');
+    const client = new pg.Client({
+      host: path.join(home, 'run'),
+      port: EMBEDDED_SOCKET_PORT,
+      user: 'postgres',
+      database: 'postgres',
+      password: (await readFile(path.join(home, 'password'), 'utf8')).trim(),
+    });
+    await client.connect();
+    try {
+      await client.query(text, params);
+    } finally {
+      await client.end();
+    }
   }
 
   /** Calls the API and insists on `status`; returns the body as text. */

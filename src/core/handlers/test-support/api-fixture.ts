@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import { HAVE_SWAGGER } from '../../../test-support/probes.js';
 import { unavailable } from '../../../test-support/requirements.js';
-import { loadContract } from '../../test-support/contract-schema.js';
+import { GO_OPENAPI_ERROR, loadContract } from '../../test-support/contract-schema.js';
 import type { CoreOptions } from '../../index.js';
 import { type Backend, type Harness, PULL_SECRET, http, startHarness } from '../../test-support/harness.js';
 
@@ -19,6 +19,13 @@ const contract = unavailable({ '../shared/contracts (the upstream swagger)': HAV
 export function conforms(definition: string, body: unknown): void {
   if (!contract) return;
   expect(contract.validate(definition, body), `${definition}: ${JSON.stringify(body).slice(0, 300)}`).toEqual([]);
+}
+
+/** A go-openapi framework error (400 parse, 404 route, 405, 422 with a 6xx code): `{code, message}`. */
+export function frameworkError(body: unknown, code: number, message?: RegExp): void {
+  conforms(GO_OPENAPI_ERROR, body);
+  expect((body as { code?: unknown }).code, JSON.stringify(body)).toBe(code);
+  if (message) expect((body as { message?: unknown }).message, JSON.stringify(body)).toMatch(message);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
