@@ -125,17 +125,22 @@ function checkTopology(interfaces: NetInterface[], byName: Map<string, NetInterf
       );
     if (iface.state === 'up' && base.state !== 'up') yamlError(at, `names ${base.name}, which is ${base.state}`);
   }
-  // Each interface has at most one parent (its controller, or its VLAN base): walk up.
-  const parent = (i: NetInterface): NetInterface | undefined =>
-    controllerOf.get(i.name) ?? (i.vlan ? byName.get(i.vlan.baseIface) : undefined);
-  for (const iface of interfaces) {
-    let cur: NetInterface | undefined = parent(iface);
-    for (let steps = 0; cur; steps++) {
-      if (cur === iface || steps > interfaces.length)
-        yamlError(item('interfaces', iface.index), `${iface.name} depends on itself`);
-      cur = parent(cur);
-    }
-  }
+  // A controller depends on its ports (they bring it up), a VLAN on its base: no cycles.
+  const portsOf = (i: NetInterface): string[] => i.bond?.ports ?? i.bridge?.ports.map((p) => p.name) ?? [];
+  const parents = (i: NetInterface): NetInterface[] =>
+    [...portsOf(i), ...(i.vlan ? [i.vlan.baseIface] : [])]
+      .map((n) => byName.get(n))
+      .filter((p): p is NetInterface => p !== undefined);
+  const done = new Set<NetInterface>();
+  const visit = (i: NetInterface, onPath: Set<NetInterface>): void => {
+    if (done.has(i)) return;
+    if (onPath.has(i)) yamlError(item('interfaces', i.index), `${i.name} depends on itself`);
+    onPath.add(i);
+    for (const p of parents(i)) visit(p, onPath);
+    onPath.delete(i);
+    done.add(i);
+  };
+  for (const iface of interfaces) visit(iface, new Set());
   return controllerOf;
 }
 
