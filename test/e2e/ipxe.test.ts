@@ -129,7 +129,7 @@ describe.runIf(setup.ready)('iPXE chain-boot (qemu, TCG)', () => {
     expect(config?.sha256).toBe(sha256(env.discoveryIgnition));
     // The static network keyfile comes from the second appended archive (the minimal initrd),
     // and is the one the discovery Ignition also writes.
-    const keyfile = report.files.get('/etc/coreos-firstboot-network/eth0.nmconnection');
+    const keyfile = report.files.get(`/etc/coreos-firstboot-network/${path.basename(KEYFILE_PATH)}`);
     expect(keyfile?.content.toString('utf8')).toBe(ignitionFile(env.discoveryIgnition, KEYFILE_PATH));
     expect(keyfile?.content.toString('utf8')).toContain(`mac-address=${NIC_MAC.toUpperCase()}`);
 
