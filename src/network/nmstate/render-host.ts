@@ -13,8 +13,9 @@
 //   it up: NetworkManager activates a port's controller when the port activates.
 // - vlan: autoconnect, created only over its parent. Over an ethernet, no `vlan.parent` and
 //   `ethernet.mac-address` = the base NIC's MAC (the documented way to name the parent by
-//   MAC); over a bond or bridge, `vlan.parent` = that controller profile's UUID, which
-//   exists (and is active) only on this host.
+//   MAC); over a bond or bridge, `vlan.parent` = that controller profile's UUID: NetworkManager
+//   activates such a VLAN only while that very profile is applied to the parent, and only
+//   this host's ports apply it (README "Static networking" notes the one residue).
 // UUIDs and file names derive from the host's first MAC and the interface name: stable for
 // the same input, distinct across hosts. Ports carry no [ipv4]/[ipv6] (the controller does).
 // Does not: validate (parse-*.ts, host-binding.ts) or pack files (the callers).
