@@ -105,4 +105,11 @@ export interface NetworkDocument {
   dns: DnsConfig;
 }
 
+/**
+ * Whether a family's settings can carry DNS servers and search domains: NetworkManager refuses
+ * ipvX.dns / dns-search with method disabled or link-local (IPv6 enabled with nothing else).
+ */
+export const carriesDns = (cfg: IpConfig): boolean =>
+  cfg.enabled && (cfg.dhcp || cfg.autoconf || cfg.addresses.length > 0);
+
 export const familyKey = (family: IpFamily): 'ipv4' | 'ipv6' => (family === 4 ? 'ipv4' : 'ipv6');

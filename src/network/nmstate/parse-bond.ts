@@ -5,8 +5,11 @@
 // kernel's bonding option names and value syntax (Documentation/networking/bonding.rst), and
 // the modes an option applies to where NetworkManager's bond setting refuses others
 // (nm-settings-nmcli(5), bond.options: e.g. lacp_rate only for 802.3ad, primary only for
-// active-backup, balance-tlb and balance-alb). Values are returned as the text the keyfile's
-// [bond] section takes.
+// active-backup, balance-tlb and balance-alb; ARP monitoring not for 802.3ad/tlb/alb), and the
+// rules between options NetworkManager's bond verification applies (libnm-core
+// nm-setting-bond.c: updelay/downdelay/peer_notif_delay need miimon, arp_interval and
+// arp_ip_target go together, num_grat_arp = num_unsol_na). Values are returned as the text the
+// keyfile's [bond] section takes.
 // Does not: check that ports exist (parse-document.ts) or render the section.
 import { parseIpAddress, parseMacAddress } from '../address.js';
 import { yamlError } from './errors.js';
@@ -36,15 +39,21 @@ const int = (max = INT_MAX, min = 0): OptionKind => ({ kind: 'int', min, max });
 const words = (...w: string[]): OptionKind => ({ kind: 'word', words: w });
 const bool01 = words('0', '1');
 
+/** ARP monitoring is not for 802.3ad, balance-tlb or balance-alb (NetworkManager drops or refuses it there). */
+const ARP_MODES: readonly BondMode[] = ['balance-rr', 'active-backup', 'balance-xor', 'broadcast'];
+
 const OPTIONS: Record<string, OptionRule> = {
   miimon: { value: int() },
   updelay: { value: int() },
   downdelay: { value: int() },
   peer_notif_delay: { value: int() },
   use_carrier: { value: bool01 },
-  arp_interval: { value: int() },
-  arp_ip_target: { value: { kind: 'ipv4-list' } },
-  arp_validate: { value: words('none', 'active', 'backup', 'all', 'filter', 'filter_active', 'filter_backup') },
+  arp_interval: { value: int(), modes: ARP_MODES },
+  arp_ip_target: { value: { kind: 'ipv4-list' }, modes: ARP_MODES },
+  arp_validate: {
+    value: words('none', 'active', 'backup', 'all', 'filter', 'filter_active', 'filter_backup'),
+    modes: ARP_MODES,
+  },
   arp_all_targets: { value: words('any', 'all') },
   lacp_rate: { value: words('slow', 'fast', '0', '1'), modes: ['802.3ad'] },
   ad_select: { value: words('stable', 'bandwidth', 'count', '0', '1', '2'), modes: ['802.3ad'] },
@@ -68,7 +77,7 @@ const OPTIONS: Record<string, OptionRule> = {
   resend_igmp: { value: int(255) },
   lp_interval: { value: int(INT_MAX, 1) },
   packets_per_slave: { value: int(65535), modes: ['balance-rr'] },
-  tlb_dynamic_lb: { value: bool01, modes: ['balance-tlb'] },
+  tlb_dynamic_lb: { value: bool01, modes: ['balance-tlb', 'balance-alb'] },
 };
 
 export const BOND_OPTION_NAMES = Object.keys(OPTIONS).sort();
@@ -130,9 +139,22 @@ export function parseBond(raw: unknown, path: string): BondConfig {
       options.set(name, text);
     }
   }
-  const arpInterval = Number(options.get('arp_interval') ?? '0');
+  const opt = (name: string) => Number(options.get(name) ?? '0');
+  const at = (name: string) => child(child(path, 'options'), name);
+  const miimon = opt('miimon');
+  for (const name of ['updelay', 'downdelay', 'peer_notif_delay']) {
+    if (opt(name) > 0 && miimon === 0) yamlError(at(name), 'needs miimon greater than 0');
+  }
+  if (opt('peer_notif_delay') % (miimon || 1) !== 0) yamlError(at('peer_notif_delay'), 'must be a multiple of miimon');
+  if (options.has('num_grat_arp') && options.has('num_unsol_na') && opt('num_grat_arp') !== opt('num_unsol_na')) {
+    yamlError(at('num_unsol_na'), 'must equal num_grat_arp (the kernel keeps one value for both)');
+  }
+  const arpInterval = opt('arp_interval');
   if (arpInterval > 0 && !options.has('arp_ip_target')) {
     yamlError(child(child(path, 'options'), 'arp_interval'), 'needs arp_ip_target');
+  }
+  if (arpInterval === 0 && options.has('arp_ip_target')) {
+    yamlError(child(child(path, 'options'), 'arp_ip_target'), 'needs arp_interval greater than 0');
   }
   if (arpInterval > 0 && Number(options.get('miimon') ?? '0') > 0) {
     yamlError(child(child(path, 'options'), 'arp_interval'), 'cannot be combined with miimon (the kernel uses one)');

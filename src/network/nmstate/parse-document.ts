@@ -13,7 +13,14 @@ import YAML from 'yaml';
 import type { IpFamily } from '../address.js';
 import { yamlError } from './errors.js';
 import { MAX_INTERFACES, MAX_NETWORK_YAML_BYTES, MAX_YAML_ALIASES } from './limits.js';
-import { familyKey, type InterfaceType, type NetInterface, type NetworkDocument, type Route } from './model.js';
+import {
+  carriesDns,
+  familyKey,
+  type InterfaceType,
+  type NetInterface,
+  type NetworkDocument,
+  type Route,
+} from './model.js';
 import { parseDns } from './parse-dns.js';
 import { parseInterface } from './parse-interface.js';
 import { parseRoutes, type RouteSpec } from './parse-routes.js';
@@ -60,9 +67,13 @@ export function parseDocument(text: string): ParsedDocument {
   const dns = parseDns(doc['dns-resolver']);
   dns.servers.forEach((s, k) => {
     const usable = interfaces.some(
-      (i) => i.state === 'up' && !controllerOf.has(i.name) && i[familyKey(s.family)].enabled,
+      (i) => i.state === 'up' && !controllerOf.has(i.name) && carriesDns(i[familyKey(s.family)]),
     );
-    if (!usable) yamlError(item('dns-resolver.config.server', k), `needs an up interface with IPv${s.family} enabled`);
+    if (!usable)
+      yamlError(
+        item('dns-resolver.config.server', k),
+        `needs an up interface with IPv${s.family} addresses, DHCP or autoconf`,
+      );
   });
   return { interfaces, routes, dns, controllerOf };
 }

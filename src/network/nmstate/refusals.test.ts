@@ -315,6 +315,37 @@ const CASES: [string, HostNetworkInput[], string, RegExp][] = [
     /also a MAC of static_network_config\[0\]/,
   ],
   [
+    'DNS server whose only IPv6 interface is link-local (found by the nmstate fuzz category)',
+    [host(`interfaces:\n- {name: eth0, ipv6: {enabled: true}}\ndns-resolver:\n  config: {server: ['2001:db8::53']}\n`)],
+    'network_yaml dns-resolver.config.server[0]',
+    /IPv6 addresses, DHCP or autoconf/,
+  ],
+  [
+    'arp_ip_target without arp_interval (found by the nmstate fuzz category)',
+    [host(BOND('', '[eth0, eth1]\n    options: {arp_ip_target: [192.0.2.1]}'))],
+    'network_yaml interfaces[2].link-aggregation.options.arp_ip_target',
+    /needs arp_interval/,
+  ],
+  [
+    'updelay without miimon (found by the nmstate fuzz category)',
+    [host(BOND('', '[eth0, eth1]\n    options: {updelay: 100}'))],
+    'network_yaml interfaces[2].link-aggregation.options.updelay',
+    /needs miimon/,
+  ],
+  [
+    'ARP monitoring on balance-alb',
+    [
+      host(
+        BOND('', '[eth0, eth1]\n    options: {arp_interval: 100, arp_ip_target: [192.0.2.1]}').replace(
+          'active-backup',
+          'balance-alb',
+        ),
+      ),
+    ],
+    'network_yaml interfaces[2].link-aggregation.options.arp_interval',
+    /only to bond modes/,
+  ],
+  [
     'IPv4 enabled with nothing',
     [host(`interfaces:\n- {name: eth0, ipv4: {enabled: true}}\n`)],
     'network_yaml interfaces[0].ipv4',
@@ -344,7 +375,7 @@ const CASES: [string, HostNetworkInput[], string, RegExp][] = [
     'DNS server without an interface of its family',
     [host(`${STATIC('10.0.0.2')}dns-resolver:\n  config: {server: ['2001:db8::53']}\n`)],
     'network_yaml dns-resolver.config.server[0]',
-    /IPv6 enabled/,
+    /IPv6 addresses, DHCP or autoconf/,
   ],
 ];
 

@@ -24,7 +24,7 @@ import type { IpAddress, IpFamily } from '../address.js';
 import { yamlError } from './errors.js';
 import type { HostBinding } from './host-binding.js';
 import { keyfileText, type KeyfileEntry, type KeyfileSection } from './keyfile-text.js';
-import { familyKey, type NetInterface } from './model.js';
+import { carriesDns, familyKey, type NetInterface } from './model.js';
 import type { ParsedDocument } from './parse-document.js';
 import { ipSection, type IpPlacement } from './render-ip.js';
 
@@ -62,7 +62,7 @@ function dnsPlacement(doc: ParsedDocument): Map<string, { servers: IpAddress[]; 
   for (const fam of [4, 6] as const) {
     const servers = doc.dns.servers.filter((s) => s.family === fam);
     if (servers.length === 0) continue;
-    const enabled = hosts.filter((i) => i[familyKey(fam)].enabled);
+    const enabled = hosts.filter((i) => carriesDns(i[familyKey(fam)]));
     const withDefault = enabled.filter((i) =>
       doc.routes.some(
         (r) => r.nextHopInterface === i.name && r.destination.family === fam && r.destination.prefixLength === 0,
@@ -76,9 +76,9 @@ function dnsPlacement(doc: ParsedDocument): Map<string, { servers: IpAddress[]; 
   if (doc.dns.search.length > 0) {
     let targets = [...serverTargets];
     if (targets.length === 0) {
-      const first = hosts.find((i) => i.ipv4.enabled) ?? hosts.find((i) => i.ipv6.enabled);
-      if (!first) yamlError('dns-resolver.config.search', 'needs an up interface with IP enabled');
-      targets = [key(first.name, first.ipv4.enabled ? 4 : 6)];
+      const first = hosts.find((i) => carriesDns(i.ipv4)) ?? hosts.find((i) => carriesDns(i.ipv6));
+      if (!first) yamlError('dns-resolver.config.search', 'needs an up interface with addresses, DHCP or autoconf');
+      targets = [key(first.name, carriesDns(first.ipv4) ? 4 : 6)];
     }
     // Search domains are not per family: once per interface, on the first family it got servers for.
     const done = new Set<string>();
