@@ -66,7 +66,9 @@ for (const backend of backends()) {
       const raw = Buffer.from(
         await (await fetch(`${f.h.api}/infra-envs/${ie.id}/downloads/minimal-initrd`)).arrayBuffer(),
       );
-      expect(gunzipSync(raw).toString('latin1')).toContain('etc/coreos-firstboot-network/eth0-525400000001.nmconnection');
+      expect(gunzipSync(raw).toString('latin1')).toContain(
+        'etc/coreos-firstboot-network/eth0-525400000001.nmconnection',
+      );
 
       const tar = await fetch(`${f.h.api}/infra-envs/${ie.id}/downloads/files?file_name=static-network-config`);
       expect(tar.status).toBe(200);
