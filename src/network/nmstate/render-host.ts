@@ -100,7 +100,9 @@ export function renderHost(doc: ParsedDocument, binding: HostBinding): Keyfile[]
   const files: Keyfile[] = [];
   for (const iface of doc.interfaces) {
     if (iface.state === 'absent' || (iface.state === 'down' && iface.type !== 'ethernet')) continue;
-    const controller = doc.controllerOf.get(iface.name);
+    // A down controller writes no profile, so its (down) ports name none: they only stay down.
+    const owner = doc.controllerOf.get(iface.name);
+    const controller = owner?.state === 'up' ? owner : undefined;
     const virtual = iface.type !== 'ethernet';
     const autoconnect = iface.state === 'up' && (iface.type === 'ethernet' || iface.type === 'vlan');
     const connection: KeyfileEntry[] = [
