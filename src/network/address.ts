@@ -5,7 +5,7 @@
 // them in canonical text (RFC 5952 for IPv6), so whatever is written into a configuration
 // file is text this module produced, never the caller's. Also checks MAC-48 addresses and
 // Linux interface names (the kernel's dev_valid_name rules). Does not resolve names, know
-// routing, or validate nmstate documents (src/core/infraenv/static-network.ts does).
+// routing, or validate nmstate documents (src/network/nmstate/ does).
 
 export type IpFamily = 4 | 6;
 

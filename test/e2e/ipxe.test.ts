@@ -15,6 +15,7 @@
 //
 // tls.test.ts boots the same machine from a service with native TLS, over its plain port.
 import { createHash, randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { e2eContext, readyContext, type ReadyContext } from './support/context.js';
 import { createInfraEnv, type E2eInfraEnv, ignitionFile, KEYFILE_PATH, NIC_MAC } from './support/infraenv.js';
@@ -102,7 +103,7 @@ describe.runIf(setup.ready)('iPXE chain-boot (qemu, TCG)', () => {
     expect(config?.sha256).toBe(sha256(env.discoveryIgnition));
     // The static network keyfile comes from the second appended archive (the minimal initrd),
     // and is the one the discovery Ignition also writes.
-    const keyfile = report.files.get('/etc/coreos-firstboot-network/eth0.nmconnection');
+    const keyfile = report.files.get(`/etc/coreos-firstboot-network/${path.basename(KEYFILE_PATH)}`);
     expect(keyfile?.content.toString('utf8')).toBe(ignitionFile(env.discoveryIgnition, KEYFILE_PATH));
     expect(keyfile?.content.toString('utf8')).toContain(`mac-address=${NIC_MAC.toUpperCase()}`);
 

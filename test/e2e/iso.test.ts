@@ -12,13 +12,23 @@
 //   4. minimal ISO: coreos.live.rootfs_url points at this service, which serves the rootfs
 //   5. AUTH_TYPE=local: the same virtual-media boot from the short `/bytoken/<token>` download_url,
 //      recorded as one boot event
+//   6. static networking with a bond and a VLAN (issue 10), two hosts: the guest's Ignition
+//      carries every keyfile, byte for byte as the static-network-config download has them; with
+//      a packed minimal ISO the guest also finds them in /etc/coreos-firstboot-network/
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { unavailable } from '../../src/test-support/requirements.js';
 import { e2eContext, readyContext, type ReadyContext } from './support/context.js';
-import { createInfraEnv, type E2eInfraEnv, ignitionFile, KEYFILE_PATH, NIC_MAC } from './support/infraenv.js';
+import {
+  createInfraEnv,
+  type E2eInfraEnv,
+  ignitionFile,
+  ignitionFilesUnder,
+  KEYFILE_PATH,
+  NIC_MAC,
+} from './support/infraenv.js';
 import { isoExtent, isoExtract, isoFileAt } from './support/iso-tools.js';
 import { bootInTest, type BootResult, killAllGuests } from './support/qemu.js';
 import { kargValues, parseSerialReport, type SerialReport } from './support/serial-report.js';
@@ -301,5 +311,105 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
       killAllGuests();
       await local.stop();
     }
+  });
+
+  it('6. bond + VLAN static networking for two hosts: the guest receives every keyfile', async (t) => {
+    const hostA = [
+      { mac_address: NIC_MAC, logical_nic_name: 'eno1' },
+      { mac_address: '52:54:00:e2:e0:02', logical_nic_name: 'eno2' },
+    ];
+    const hostB = [
+      { mac_address: '52:54:00:e2:e1:01', logical_nic_name: 'eno1' },
+      { mac_address: '52:54:00:e2:e1:02', logical_nic_name: 'eno2' },
+    ];
+    const yaml = (ip: string) => `interfaces:
+- {name: eno1, type: ethernet}
+- {name: eno2, type: ethernet}
+- name: bond0
+  type: bond
+  link-aggregation: {mode: 802.3ad, options: {miimon: '100', lacp_rate: fast}, port: [eno1, eno2]}
+- name: bond0.42
+  type: vlan
+  vlan: {base-iface: bond0, id: 42}
+  ipv4: {enabled: true, address: [{ip: ${ip}, prefix-length: 24}]}
+routes:
+  config: [{destination: 0.0.0.0/0, next-hop-address: 10.42.0.1}]
+`;
+    const env = await createInfraEnv(service, {
+      name: 'e2e-bond-vlan',
+      kernelArguments: ['console=ttyS0', 'bootsmith.e2e=bond-vlan'],
+      staticNetworkConfig: [
+        { network_yaml: yaml('10.42.0.11'), mac_interface_map: hostA },
+        { network_yaml: yaml('10.42.0.12'), mac_interface_map: hostB },
+      ],
+    });
+    // What the API promises: the static-network-config download (tar of every host's keyfiles).
+    const tar = Buffer.from(
+      await (
+        await fetch(
+          `${service.url}/api/assisted-install/v2/infra-envs/${env.id}/downloads/files?file_name=static-network-config`,
+        )
+      ).arrayBuffer(),
+    );
+    const promised = new Map<string, string>();
+    for (let off = 0; off + 512 <= tar.length && tar[off] !== 0;) {
+      const name = tar.toString('latin1', off, off + 100).replace(/\0.*$/s, '');
+      const size = parseInt(
+        tar
+          .toString('latin1', off + 124, off + 136)
+          .replace(/\0.*$/s, '')
+          .trim(),
+        8,
+      );
+      promised.set(name, tar.toString('utf8', off + 512, off + 512 + size));
+      off += 512 + Math.ceil(size / 512) * 512;
+    }
+    const hostKeyA = NIC_MAC.replaceAll(':', '');
+    expect([...promised.keys()].sort()).toEqual(
+      ['bond0', 'bond0.42', 'eno1', 'eno2']
+        .flatMap((n) => [`${n}-${hostKeyA}.nmconnection`, `${n}-525400e2e101.nmconnection`])
+        .sort(),
+    );
+
+    const isoPath = path.join(ctx.runDir, 'bond-vlan-full.iso');
+    await download(env.downloadUrl, isoPath);
+    const result = await boot(t, 'iso-bond-vlan', ['-nic', 'none', '-boot', 'order=d', '-cdrom', isoPath]);
+    const report = parseSerialReport(result.serial);
+    expectDiscoveryBoot(report, { ignition: env.discoveryIgnition, cmdline: kargsFor(env) });
+    // In the guest: the Ignition it booted with writes each keyfile to NetworkManager's directory.
+    const inGuest = ignitionFilesUnder(
+      report.files.get('/config.ign')!.content,
+      '/etc/NetworkManager/system-connections/',
+    );
+    expect(new Map([...inGuest].map(([p, c]) => [path.basename(p), c]))).toEqual(promised);
+    const bond = inGuest.get(`/etc/NetworkManager/system-connections/bond0-${hostKeyA}.nmconnection`) ?? '';
+    expect(bond).toContain('\ntype=bond\ninterface-name=bond0\nautoconnect=false\n');
+    expect(bond).toContain('\n[bond]\nmode=802.3ad\nlacp_rate=fast\nmiimon=100\n');
+    const vlan = inGuest.get(`/etc/NetworkManager/system-connections/bond0.42-${hostKeyA}.nmconnection`) ?? '';
+    expect(vlan).toMatch(/\n\[vlan\]\nid=42\nparent=[0-9a-f-]{36}\n/);
+    expect(vlan).toContain('address1=10.42.0.11/24,10.42.0.1\n');
+    const port = inGuest.get(`/etc/NetworkManager/system-connections/eno1-${hostKeyA}.nmconnection`) ?? '';
+    expect(port).toContain(`mac-address=${NIC_MAC.toUpperCase()}\n`);
+    expect(port).toContain('slave-type=bond\n');
+    expect(result.exitCode).toBe(0);
+
+    if (!ctx.minimalPacked) {
+      console.warn(`e2e bond-vlan: minimal ISO part not run (${ctx.minimalSkipReason ?? 'no miniso.dat'})`);
+      return;
+    }
+    // The minimal ISO carries them as files: the guest finds them in etc/coreos-firstboot-network/.
+    const minimal = await fetch(env.downloadUrl.replace('/full.iso', '/minimal.iso'));
+    expect(minimal.status).toBe(200);
+    const minimalPath = path.join(ctx.runDir, 'bond-vlan-minimal.iso');
+    await writeFile(minimalPath, Buffer.from(await minimal.arrayBuffer()));
+    const r2 = await boot(t, 'iso-bond-vlan-minimal', ['-nic', 'none', '-boot', 'order=d', '-cdrom', minimalPath]);
+    const report2 = parseSerialReport(r2.serial);
+    expect(report2.ended).toBe(true);
+    const files = new Map(
+      [...report2.files]
+        .filter(([p]) => p.startsWith('/etc/coreos-firstboot-network/'))
+        .map(([p, f]) => [path.basename(p), f.content.toString('utf8')]),
+    );
+    expect(files).toEqual(promised);
   });
 });

@@ -48,7 +48,7 @@ for (const backend of backends()) {
           '/etc/custom',
           '/etc/pki/ca-trust/source/anchors/assisted-infraenv-additional-trust-bundle.pem',
           '/usr/local/bin/add-ntp-sources.sh',
-          '/etc/NetworkManager/system-connections/eth0.nmconnection',
+          '/etc/NetworkManager/system-connections/eth0-525400000001.nmconnection',
         ]),
       );
       const unit = ign.systemd.units.find((u: { name: string }) => u.name === 'agent.service');
@@ -56,7 +56,7 @@ for (const backend of backends()) {
       expect(unit.contents).toContain('Environment=HTTPS_PROXY=http://proxy.example.com:3128');
       const ps = ign.storage.files.find((f: { path: string }) => f.path === '/root/.docker/config.json');
       expect(Buffer.from(ps.contents.source.split(',')[1], 'base64').toString()).toBe(PULL_SECRET);
-      const nm = ign.storage.files.find((f: { path: string }) => f.path.endsWith('eth0.nmconnection'));
+      const nm = ign.storage.files.find((f: { path: string }) => f.path.endsWith('eth0-525400000001.nmconnection'));
       const keyfile = Buffer.from(nm.contents.source.split(',')[1], 'base64').toString();
       expect(keyfile).toContain('mac-address=52:54:00:00:00:01');
       expect(keyfile).toContain('address1=192.168.1.10/24,192.168.1.1');
@@ -66,7 +66,9 @@ for (const backend of backends()) {
       const raw = Buffer.from(
         await (await fetch(`${f.h.api}/infra-envs/${ie.id}/downloads/minimal-initrd`)).arrayBuffer(),
       );
-      expect(gunzipSync(raw).toString('latin1')).toContain('etc/coreos-firstboot-network/eth0.nmconnection');
+      expect(gunzipSync(raw).toString('latin1')).toContain(
+        'etc/coreos-firstboot-network/eth0-525400000001.nmconnection',
+      );
 
       const tar = await fetch(`${f.h.api}/infra-envs/${ie.id}/downloads/files?file_name=static-network-config`);
       expect(tar.status).toBe(200);

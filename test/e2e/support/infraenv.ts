@@ -45,6 +45,8 @@ export async function createInfraEnv(
     kernelArguments: string[];
     imageType?: 'full-iso' | 'minimal-iso';
     ignitionConfigOverride?: string;
+    /** Replaces the default single-NIC static_network_config (upstream shape). */
+    staticNetworkConfig?: unknown[];
   },
 ): Promise<E2eInfraEnv> {
   const body = {
@@ -55,7 +57,7 @@ export async function createInfraEnv(
     cpu_architecture: 'x86_64',
     image_type: options.imageType ?? 'full-iso',
     kernel_arguments: options.kernelArguments.map((value) => ({ operation: 'append', value })),
-    static_network_config: [
+    static_network_config: options.staticNetworkConfig ?? [
       { network_yaml: NETWORK_YAML, mac_interface_map: [{ mac_address: NIC_MAC, logical_nic_name: 'eth0' }] },
     ],
     ...(options.ignitionConfigOverride === undefined
@@ -88,4 +90,15 @@ export function ignitionFile(ignition: Buffer, filePath: string): string | undef
   return m[1] ? Buffer.from(m[2] ?? '', 'base64').toString('utf8') : decodeURIComponent(m[2] ?? '');
 }
 
-export const KEYFILE_PATH = '/etc/NetworkManager/system-connections/eth0.nmconnection';
+/** The guest NIC's keyfile: named after the interface and the host's first MAC. */
+export const KEYFILE_PATH = `/etc/NetworkManager/system-connections/eth0-${NIC_MAC.replaceAll(':', '')}.nmconnection`;
+
+/** Every file an Ignition config writes under `dir`, path → decoded contents. */
+export function ignitionFilesUnder(ignition: Buffer, dir: string): Map<string, string> {
+  const config = JSON.parse(ignition.toString('utf8')) as { storage?: { files?: { path: string }[] } };
+  const out = new Map<string, string>();
+  for (const f of config.storage?.files ?? []) {
+    if (f.path.startsWith(dir)) out.set(f.path, ignitionFile(ignition, f.path) ?? '');
+  }
+  return out;
+}
