@@ -1,0 +1,42 @@
+// `bootsmith iso network embed -k KEYFILE… [-f] [-o OUT] ISO`: puts NetworkManager keyfiles into
+// the ISO's embed area beside the Ignition config (etc/coreos-firstboot-network/, where the live
+// initramfs applies them, as coreos-installer's `iso network embed` does). Existing keyfiles are
+// replaced only with `-f`.
+// Does NOT: convert nmstate YAML (see network-nmstate.ts for --nmstate).
+import { editEmbedMembers } from '../../initrd/embed-edit.js';
+import { flag, optionValue, optionValues, UsageError } from '../args.js';
+import { CliError, type Verb } from '../verb.js';
+import { OUTPUT_ISO, QUIET } from './common-options.js';
+import { embedAreaPatch, openLiveIso, readEmbedContents, writeEditedIso } from './iso-edit.js';
+import { readKeyfiles } from './read-keyfiles.js';
+
+export const networkEmbed: Verb = {
+  spec: {
+    name: 'bootsmith iso network embed',
+    summary: 'Embed network settings (NetworkManager keyfiles) in an ISO image',
+    options: [
+      { long: 'keyfile', short: 'k', value: 'PATH', repeat: true, help: 'NetworkManager keyfile to embed' },
+      { long: 'force', short: 'f', help: 'overwrite existing network settings' },
+      OUTPUT_ISO,
+      QUIET,
+    ],
+    positionals: ['ISO'],
+  },
+  async run(args, io) {
+    const files = optionValues(args, 'keyfile');
+    if (files.length === 0)
+      throw new UsageError(
+        'bootsmith iso network embed: at least one -k KEYFILE is required',
+        'usage: bootsmith iso network embed --help',
+      );
+    const keyfiles = await readKeyfiles(files, io.stdin);
+    const iso = await openLiveIso(args.positionals[0]!);
+    const current = await readEmbedContents(iso);
+    if (current.networkKeyfiles.length > 0 && !flag(args, 'force')) {
+      throw new CliError(iso.path, 'this ISO image already has embedded network settings; use -f to force');
+    }
+    const patch = await embedAreaPatch(iso, editEmbedMembers(current, { networkKeyfiles: keyfiles }));
+    await writeEditedIso(iso, [patch], { output: optionValue(args, 'output'), io, quiet: flag(args, 'quiet') });
+    return 0;
+  },
+};
