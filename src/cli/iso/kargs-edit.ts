@@ -1,7 +1,7 @@
 // Editing a kernel command line the way `coreos-installer iso kargs modify` does: `-a ARG` appends
 // ARG, `-d ARG` deletes every argument equal to ARG, `-r KEY=OLD=NEW` replaces the argument
-// `KEY=OLD` by `KEY=NEW` (`-r OLD=NEW` replaces a bare `OLD` by `NEW`). Deletions and replacements
-// run first, appends last. Deleting or replacing an argument that is not there is an error naming
+// `KEY=OLD` by `KEY=NEW` (`-r OLD=NEW` replaces a bare `OLD` by `NEW`). Deletions run first, then
+// appends, then replacements (so an appended argument can be replaced in the same call). Deleting or replacing an argument that is not there is an error naming
 // it, so a typo never silently leaves the old argument in place.
 // Does: pure string work on whitespace-separated words (quoted values stay one word).
 // Does NOT: check that the result fits the kargs areas (kargs-codec.ts does), or write anything.
@@ -49,16 +49,16 @@ export function applyKargsChanges(kargs: string, changes: KargsChanges): string 
       throw new BadRequestError(`kernel argument ${JSON.stringify(arg)} is not present, so it cannot be deleted`);
     words = words.filter((w) => w !== arg);
   }
+  for (const arg of changes.append) {
+    const added = splitKargs(arg);
+    if (added.length !== 1) throw new BadRequestError(`${JSON.stringify(arg)} is not one kernel argument`);
+    words.push(added[0]!);
+  }
   for (const spec of changes.replace) {
     const { from, to } = parseReplace(spec);
     if (!words.includes(from))
       throw new BadRequestError(`kernel argument ${JSON.stringify(from)} is not present, so it cannot be replaced`);
     words = words.map((w) => (w === from ? to : w));
-  }
-  for (const arg of changes.append) {
-    const added = splitKargs(arg);
-    if (added.length !== 1) throw new BadRequestError(`${JSON.stringify(arg)} is not one kernel argument`);
-    words.push(added[0]!);
   }
   return words.join(' ');
 }

@@ -51,11 +51,12 @@ export class ProgressMeter {
       this.draw(fraction);
       return;
     }
-    while (fraction >= this.nextPlainStep && this.nextPlainStep < 1) {
+    if (fraction >= this.nextPlainStep && fraction < 1) {
+      const step = Math.floor(fraction / PLAIN_STEP);
       this.options.stderr.write(
-        `${this.label}: ${Math.round(this.nextPlainStep * 100)}% (${formatBytes(this.done)} of ${formatBytes(this.total)})\n`,
+        `${this.label}: ${step * 10}% (${formatBytes(this.done)} of ${formatBytes(this.total)})\n`,
       );
-      this.nextPlainStep += PLAIN_STEP;
+      this.nextPlainStep = (step + 1) * PLAIN_STEP;
     }
   }
 
