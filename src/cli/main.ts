@@ -15,12 +15,14 @@ import { IMAGES_USAGE, imagesCommand } from './images.js';
 import { AUTH_USAGE, authCommand } from './auth.js';
 import { ISO_GROUP } from './iso/iso-command.js';
 import { PXE_GROUP } from './pxe/pxe-command.js';
-import { runGroup } from './verb.js';
+import { runGroup, runVerb } from './verb.js';
+import { eventsVerb, HOSTS_GROUP, INFRAENV_GROUP } from './client/client-command.js';
 
 const USAGE = `usage:
   bootsmith serve [--role all|image|core]
   bootsmith iso ignition|kargs|network|extract|customize|inspect …   (bootsmith iso --help)
   bootsmith pxe ignition|network …                                    (bootsmith pxe --help)
+  bootsmith infraenv create|list|show|delete|download …, bootsmith hosts list, bootsmith events
 ${IMAGES_USAGE}
 ${AUTH_USAGE}
 ${DB_USAGE}`;
@@ -40,6 +42,12 @@ async function main(argv: string[]): Promise<number> {
       return runGroup(ISO_GROUP, rest, cliIo());
     case 'pxe':
       return runGroup(PXE_GROUP, rest, cliIo());
+    case 'infraenv':
+      return runGroup(INFRAENV_GROUP, rest, cliIo());
+    case 'hosts':
+      return runGroup(HOSTS_GROUP, rest, cliIo());
+    case 'events':
+      return runVerb(eventsVerb, rest, cliIo());
     case '--help':
     case '-h':
     case 'help':
