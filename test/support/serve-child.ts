@@ -29,11 +29,16 @@ export interface ServeChild {
   exited: Promise<number | null>;
 }
 
-export async function startServe(cli: string, dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<ServeChild> {
+export async function startServe(
+  cli: string,
+  dataDir: string,
+  env: NodeJS.ProcessEnv = {},
+  role: 'core' | 'all' = 'core',
+): Promise<ServeChild> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let out = '';
-  const child = spawn(process.execPath, [cli, 'serve', '--role', 'core'], {
+  const child = spawn(process.execPath, [cli, 'serve', '--role', role], {
     cwd: REPO_ROOT,
     env: {
       PATH: process.env.PATH,
