@@ -68,7 +68,7 @@ describe.skipIf(unavailable({ tmux: HAVE_TMUX }))(
 
     beforeAll(async () => {
       dir = mkdtempSync(path.join(tmpdir(), 'bootsmith-client-'));
-    chmodSync(dir, 0o711); // the embedded PostgreSQL (an unprivileged user when run as root) must reach DATA_DIR
+      chmodSync(dir, 0o711); // the embedded PostgreSQL (an unprivileged user when run as root) must reach DATA_DIR
       built = await buildCli();
       serve = await startServe(built.cli, path.join(dir, 'data'), {}, 'all');
     }, SUITE_TIMEOUT_MS);

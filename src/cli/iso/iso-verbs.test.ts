@@ -257,6 +257,38 @@ describe.skipIf(unavailable({ fixtures: HAVE_FIXTURES, xz: HAVE_XZ }))(
       expect(again.stderr).toContain('use -f');
     });
 
+    it('network embed --nmstate converts nmstate YAML through the core conversion, bound to the NIC by --mac-map', async () => {
+      const iso = copy('embed-areas-2023-07.x86_64.iso');
+      const yaml = path.join(fixtures.dir, 'net.yaml');
+      writeFileSync(
+        yaml,
+        [
+          'interfaces:',
+          '  - name: eth0',
+          '    type: ethernet',
+          '    state: up',
+          '    ipv4: {enabled: true, dhcp: false, address: [{ip: 192.0.2.10, prefix-length: 24}]}',
+          'routes:',
+          '  config: [{destination: 0.0.0.0/0, next-hop-address: 192.0.2.1, next-hop-interface: eth0}]',
+          '',
+        ].join('\n'),
+      );
+      await ok(['iso', 'network', 'embed', '--nmstate', yaml, '--mac-map', 'eth0=52:54:00:12:34:56', iso]);
+      const shown = (await ok(['iso', 'network', 'extract', iso])).stdout.toString();
+      expect(shown).toMatch(/^# eth0\.nmconnection\n/);
+      expect(shown).toContain('mac-address=52:54:00:12:34:56');
+      expect(shown).toContain('address1=192.0.2.10/24,192.0.2.1');
+      expect((await run(['pxe', 'network', 'wrap', '--nmstate', yaml])).code).toBe(2); // no --mac-map
+      expect(
+        (await run(['pxe', 'network', 'wrap', '--nmstate', yaml, '-k', yaml, '--mac-map', 'eth0=52:54:00:12:34:56']))
+          .code,
+      ).toBe(2);
+      const bad = await run(['pxe', 'network', 'wrap', '--nmstate', yaml, '--mac-map', 'eth0=not-a-mac']);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain(`${yaml}: `);
+      expect(bad.stderr).toContain('is not a MAC address');
+    });
+
     it('pxe ignition wrap / unwrap, also of a PXE initrd with the config appended', async () => {
       const wrapped = (await ok(['pxe', 'ignition', 'wrap'], ignition)).stdout;
       const file = path.join(fixtures.dir, 'wrapped.img');

@@ -2,20 +2,21 @@
 // the ISO's embed area beside the Ignition config (etc/coreos-firstboot-network/, where the live
 // initramfs applies them, as coreos-installer's `iso network embed` does). Existing keyfiles are
 // replaced only with `-f`.
-// Does NOT: convert nmstate YAML (see network-nmstate.ts for --nmstate).
+// `--nmstate FILE --mac-map NAME=MAC…` converts nmstate YAML instead (src/cli/network/nmstate-adapter.ts).
+// Does NOT: check that the keyfiles make sense (NetworkManager does at boot).
 import { editEmbedMembers } from '../../initrd/embed-edit.js';
-import { flag, optionValue, optionValues, UsageError } from '../args.js';
+import { flag, optionValue } from '../args.js';
 import { CliError, type Verb } from '../verb.js';
+import { NETWORK_OPTIONS, networkKeyfilesFrom } from '../network/network-input.js';
 import { OUTPUT_ISO, QUIET } from './common-options.js';
 import { embedAreaPatch, openLiveIso, readEmbedContents, writeEditedIso } from './iso-edit.js';
-import { readKeyfiles } from './read-keyfiles.js';
 
 export const networkEmbed: Verb = {
   spec: {
     name: 'bootsmith iso network embed',
     summary: 'Embed network settings (NetworkManager keyfiles) in an ISO image',
     options: [
-      { long: 'keyfile', short: 'k', value: 'PATH', repeat: true, help: 'NetworkManager keyfile to embed' },
+      ...NETWORK_OPTIONS,
       { long: 'force', short: 'f', help: 'overwrite existing network settings' },
       OUTPUT_ISO,
       QUIET,
@@ -23,13 +24,7 @@ export const networkEmbed: Verb = {
     positionals: ['ISO'],
   },
   async run(args, io) {
-    const files = optionValues(args, 'keyfile');
-    if (files.length === 0)
-      throw new UsageError(
-        'bootsmith iso network embed: at least one -k KEYFILE is required',
-        'usage: bootsmith iso network embed --help',
-      );
-    const keyfiles = await readKeyfiles(files, io.stdin);
+    const keyfiles = await networkKeyfilesFrom(args, io.stdin, 'bootsmith iso network embed');
     const iso = await openLiveIso(args.positionals[0]!);
     const current = await readEmbedContents(iso);
     if (current.networkKeyfiles.length > 0 && !flag(args, 'force')) {
