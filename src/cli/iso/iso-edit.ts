@@ -16,6 +16,11 @@ import { patchInPlace, writeSpliced } from '../output/write-output.js';
 
 /** coreos-installer writes the embed archive xz-compressed (CRC32 check); so do we by default. */
 export const DEFAULT_EMBED_COMPRESSION: Compression = 'xz';
+/**
+ * What an embed area may expand to: it holds an Ignition config and keyfiles (kilobytes); a
+ * hostile ISO's area (256 KiB of xz) could otherwise expand to gigabytes in memory.
+ */
+export const MAX_EMBED_DECOMPRESSED_BYTES = 64 * 1024 * 1024;
 
 export interface LiveIsoFile {
   path: string;
@@ -31,7 +36,7 @@ export async function readEmbedContents(iso: LiveIsoFile): Promise<EmbedContents
   const bytes = await readIgnitionArea(iso.path, iso.manifest);
   if (bytes.every((b) => b === 0)) return { networkKeyfiles: [], members: [] };
   try {
-    return await readEmbedArea(bytes);
+    return await readEmbedArea(bytes, MAX_EMBED_DECOMPRESSED_BYTES);
   } catch (err) {
     throw new CliError(
       iso.path,

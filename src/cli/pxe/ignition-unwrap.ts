@@ -1,7 +1,7 @@
 // `bootsmith pxe ignition unwrap [IMAGE]`: prints the Ignition config (config.ign) held by an
 // initrd image: a wrapped config, or a whole PXE initrd with one appended (the last copy wins, as
 // when the kernel unpacks it). IMAGE `-` or none reads stdin. The image is read into memory, so
-// it is bounded (MAX_INITRD_BYTES).
+// it is bounded (MAX_INITRD_BYTES), and so is what it expands to (MAX_INITRD_DECOMPRESSED_BYTES).
 // Does NOT: read ISOs (`iso ignition show` does).
 import { readFile, stat } from 'node:fs/promises';
 
@@ -11,6 +11,8 @@ import { CliError } from '../verb.js';
 
 /** CoreOS PXE initrds are ~100 MiB; anything much larger is not an initrd. */
 export const MAX_INITRD_BYTES = 512 * 1024 * 1024;
+/** What all of its compressed archives may expand to together (CoreOS initrds: ~250 MiB). */
+export const MAX_INITRD_DECOMPRESSED_BYTES = 1024 * 1024 * 1024;
 
 async function readImage(
   file: string | undefined,
@@ -49,7 +51,7 @@ export const pxeIgnitionUnwrap: Verb = {
     const { name, bytes } = await readImage(args.positionals[0], io.stdin);
     let ignition: Buffer | undefined;
     try {
-      ignition = (await readEmbedArea(bytes)).ignition;
+      ignition = (await readEmbedArea(bytes, MAX_INITRD_DECOMPRESSED_BYTES)).ignition;
     } catch (err) {
       throw new CliError(name, `not an initrd image: ${(err as Error).message}`, { cause: err });
     }
