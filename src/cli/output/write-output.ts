@@ -6,12 +6,11 @@
 //   positional writes into the existing file, as coreos-installer does. Every area's bytes are
 //   computed and checked before the first write, so a refusal changes nothing; the areas are at
 //   most a few hundred KiB, and the file is fsynced afterwards.
-// Memory is one read chunk (src/splice's 1 MiB) whatever the size of the input.
+// Memory is one reused 1 MiB buffer (writeSpliced) whatever the size of the input.
 // Does NOT: compute patches (the verbs do), or parse ISOs.
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 
 import type { Patch, SplicedFile } from '../../splice/spliced-file.js';
 import { CliError, type CliIo } from '../verb.js';
@@ -67,7 +66,7 @@ export interface OutputOptions {
  * Returns the number of bytes written.
  */
 export async function writeOutput(
-  source: Readable,
+  source: AsyncIterable<Buffer>,
   size: number,
   dest: string,
   options: OutputOptions,
@@ -76,9 +75,9 @@ export async function writeOutput(
   let written = 0;
   if (dest === STDOUT_NAME) {
     for await (const chunk of source) {
-      await toStdout(options.io, chunk as Buffer);
-      written += (chunk as Buffer).length;
-      meter.add((chunk as Buffer).length);
+      await toStdout(options.io, chunk);
+      written += chunk.length;
+      meter.add(chunk.length);
     }
     meter.finish();
     return written;
@@ -93,8 +92,8 @@ export async function writeOutput(
       await writeAll(fh, chunk as Buffer).catch((err: Error) => {
         throw new CliError(dest, `writing: ${err.message}`, { cause: err });
       });
-      written += (chunk as Buffer).length;
-      meter.add((chunk as Buffer).length);
+      written += chunk.length;
+      meter.add(chunk.length);
     }
     if (written !== size) throw new CliError(dest, `wrote ${written} bytes, expected ${size}`);
     await fh.sync();
@@ -106,17 +105,35 @@ export async function writeOutput(
     meter.finish();
     return written;
   } catch (err) {
-    source.destroy();
     if (fh !== undefined) await fh.close().catch(() => undefined);
     await rm(tmp, { force: true });
     throw err;
   }
 }
 
-/** Writes a whole SplicedFile to `dest` (see writeOutput). */
+/** Bytes copied per read/write of writeSpliced: one buffer of this size, reused. */
+const COPY_CHUNK = 1024 * 1024;
+
+/**
+ * Writes a whole SplicedFile to `dest` (see writeOutput) through one reused buffer, so memory
+ * stays one chunk whatever the ISO's size (each chunk is fully written before the next read).
+ */
 export async function writeSpliced(file: SplicedFile, dest: string, options: OutputOptions): Promise<number> {
-  if (file.size === 0) return writeOutput(Readable.from([]), 0, dest, options);
-  return writeOutput(file.stream(0, file.size - 1), file.size, dest, options);
+  return writeOutput(splicedChunks(file, dest === STDOUT_NAME), file.size, dest, options);
+}
+
+async function* splicedChunks(file: SplicedFile, copyEach: boolean): AsyncGenerator<Buffer> {
+  const buffer = Buffer.allocUnsafe(Math.min(COPY_CHUNK, Math.max(1, file.size)));
+  for (let position = 0; position < file.size;) {
+    const length = Math.min(buffer.length, file.size - position);
+    const copied = await new Promise<number>((resolve, reject) =>
+      file.readInto(buffer, 0, length, position, (err, n) => (err ? reject(err) : resolve(n))),
+    );
+    if (copied !== length) throw new CliError(file.base.path, `read ${copied} of ${length} bytes at ${position}`);
+    // stdout may hold on to a chunk after write() returns: it gets a copy.
+    yield copyEach ? Buffer.from(buffer.subarray(0, length)) : buffer.subarray(0, length);
+    position += length;
+  }
 }
 
 /**
