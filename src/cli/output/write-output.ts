@@ -35,21 +35,11 @@ async function writeAll(fh: FileHandle, chunk: Buffer, position?: number): Promi
   }
 }
 
+/** Writes one chunk to stdout and waits until it is handed on, so the caller may reuse the buffer. */
 async function toStdout(io: CliIo, chunk: Buffer): Promise<void> {
-  if (!io.stdout.write(chunk)) {
-    await new Promise<void>((resolve, reject) => {
-      const onDrain = (): void => {
-        io.stdout.off('error', onError);
-        resolve();
-      };
-      const onError = (err: Error): void => {
-        io.stdout.off('drain', onDrain);
-        reject(err);
-      };
-      io.stdout.once('drain', onDrain);
-      io.stdout.once('error', onError);
-    });
-  }
+  await new Promise<void>((resolve, reject) => {
+    io.stdout.write(chunk, (err) => (err ? reject(err) : resolve()));
+  });
 }
 
 export interface OutputOptions {
@@ -116,13 +106,14 @@ const COPY_CHUNK = 1024 * 1024;
 
 /**
  * Writes a whole SplicedFile to `dest` (see writeOutput) through one reused buffer, so memory
- * stays one chunk whatever the ISO's size (each chunk is fully written before the next read).
+ * stays one chunk whatever the ISO's size (each chunk is written, or handed to stdout, before the
+ * next read).
  */
 export async function writeSpliced(file: SplicedFile, dest: string, options: OutputOptions): Promise<number> {
-  return writeOutput(splicedChunks(file, dest === STDOUT_NAME), file.size, dest, options);
+  return writeOutput(splicedChunks(file), file.size, dest, options);
 }
 
-async function* splicedChunks(file: SplicedFile, copyEach: boolean): AsyncGenerator<Buffer> {
+async function* splicedChunks(file: SplicedFile): AsyncGenerator<Buffer> {
   const buffer = Buffer.allocUnsafe(Math.min(COPY_CHUNK, Math.max(1, file.size)));
   for (let position = 0; position < file.size;) {
     const length = Math.min(buffer.length, file.size - position);
@@ -130,8 +121,7 @@ async function* splicedChunks(file: SplicedFile, copyEach: boolean): AsyncGenera
       file.readInto(buffer, 0, length, position, (err, n) => (err ? reject(err) : resolve(n))),
     );
     if (copied !== length) throw new CliError(file.base.path, `read ${copied} of ${length} bytes at ${position}`);
-    // stdout may hold on to a chunk after write() returns: it gets a copy.
-    yield copyEach ? Buffer.from(buffer.subarray(0, length)) : buffer.subarray(0, length);
+    yield buffer.subarray(0, length);
     position += length;
   }
 }
