@@ -1,23 +1,28 @@
 #!/usr/bin/env node
 // The bootsmith command line.
 //   bootsmith serve [--role all|image|core]   run the service (configuration from the environment)
-//   bootsmith iso inspect <file.iso>           print the parsed CoreOS live layout as JSON
+//   bootsmith iso …, bootsmith pxe …           offline ISO/PXE verbs as coreos-installer's (src/cli/iso, src/cli/pxe)
 //   bootsmith images pull|list                 fetch and verify the configured base images / show the cache
 //   bootsmith auth rotate-admin                new admin token (DATA_DIR/auth/admin-token); the old one stops working
 //   bootsmith db export|import                 move InfraEnvs and hosts as JSON (also out of a PGlite-era DATA_DIR)
 import { ConfigError, loadConfig } from '../config.js';
 import { describeError } from '../errors.js';
 import { redactText } from '../redact.js';
-import { parseLiveIso } from '../iso/live-layout.js';
 import { createLogger } from '../logger.js';
 import { startService } from '../service.js';
 import { DB_USAGE, dbCommand } from './db.js';
 import { IMAGES_USAGE, imagesCommand } from './images.js';
 import { AUTH_USAGE, authCommand } from './auth.js';
+import { ISO_GROUP } from './iso/iso-command.js';
+import { PXE_GROUP } from './pxe/pxe-command.js';
+import { runGroup, runVerb } from './verb.js';
+import { eventsVerb, HOSTS_GROUP, INFRAENV_GROUP } from './client/client-command.js';
 
 const USAGE = `usage:
   bootsmith serve [--role all|image|core]
-  bootsmith iso inspect <file.iso>
+  bootsmith iso ignition|kargs|network|extract|customize|inspect …   (bootsmith iso --help)
+  bootsmith pxe ignition|network …                                    (bootsmith pxe --help)
+  bootsmith infraenv create|list|show|delete|download …, bootsmith hosts list, bootsmith events
 ${IMAGES_USAGE}
 ${AUTH_USAGE}
 ${DB_USAGE}`;
@@ -34,11 +39,15 @@ async function main(argv: string[]): Promise<number> {
     case 'db':
       return dbCommand(rest, { env: process.env, stdout: process.stdout, stderr: process.stderr });
     case 'iso':
-      if (rest[0] === 'inspect' && rest[1]) {
-        process.stdout.write(`${JSON.stringify(await parseLiveIso(rest[1]), null, 2)}\n`);
-        return 0;
-      }
-      break;
+      return runGroup(ISO_GROUP, rest, cliIo());
+    case 'pxe':
+      return runGroup(PXE_GROUP, rest, cliIo());
+    case 'infraenv':
+      return runGroup(INFRAENV_GROUP, rest, cliIo());
+    case 'hosts':
+      return runGroup(HOSTS_GROUP, rest, cliIo());
+    case 'events':
+      return runVerb(eventsVerb, rest, cliIo());
     case '--help':
     case '-h':
     case 'help':
@@ -49,6 +58,10 @@ async function main(argv: string[]): Promise<number> {
   }
   process.stderr.write(`${USAGE}\n`);
   return 2;
+}
+
+function cliIo() {
+  return { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
 }
 
 async function serve(args: string[]): Promise<number> {

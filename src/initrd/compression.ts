@@ -51,21 +51,24 @@ export interface DecodedStream {
   consumed: number;
 }
 
-/** Decodes the one compressed stream (gzip member, xz stream, zstd frames) at bytes[0]. */
-export async function decodeStream(bytes: Uint8Array): Promise<DecodedStream> {
+/**
+ * Decodes the one compressed stream (gzip member, xz stream, zstd frames) at bytes[0]; a stream
+ * that expands past `maxOutput` bytes is a FormatError (decoding stops there).
+ */
+export async function decodeStream(bytes: Uint8Array, maxOutput = Number.POSITIVE_INFINITY): Promise<DecodedStream> {
   const format = sniffFormat(bytes);
   switch (format) {
     case 'gzip': {
-      const { data, consumed } = gunzipMember(bytes);
+      const { data, consumed } = gunzipMember(bytes, maxOutput);
       return { format, data, consumed };
     }
     case 'xz': {
       const consumed = xzStreamLength(bytes);
-      return { format, data: await xzDecodeStream(bytes.subarray(0, consumed)), consumed };
+      return { format, data: await xzDecodeStream(bytes.subarray(0, consumed), maxOutput), consumed };
     }
     case 'zstd': {
       const consumed = zstdFramesLength(bytes);
-      return { format, data: zstdDecodeFrames(bytes.subarray(0, consumed)), consumed };
+      return { format, data: zstdDecodeFrames(bytes.subarray(0, consumed), maxOutput), consumed };
     }
     case 'raw':
       throw new FormatError('data is not gzip, xz or zstd compressed');

@@ -101,10 +101,14 @@ export function fitToArea(archive: Buffer, capacity: number): Buffer {
  * Decodes the contents of an embed area: an all-zero area is empty; zero padding after the
  * archive is skipped once the decoder has found the archive's end. (Trailing zeros are not
  * stripped first: a gzip member ends with its little-endian size, whose last byte is zero for
- * anything under 16 MiB.) Throws FormatError for anything but compressed or raw newc data.
+ * anything under 16 MiB.) Throws FormatError for anything but compressed or raw newc data, and
+ * when the compressed data expands past `maxDecompressed` bytes.
  */
-export async function readEmbedArea(bytes: Uint8Array): Promise<EmbedContents> {
-  const members = await readInitrd(bytes);
+export async function readEmbedArea(
+  bytes: Uint8Array,
+  maxDecompressed = Number.POSITIVE_INFINITY,
+): Promise<EmbedContents> {
+  const members = await readInitrd(bytes, maxDecompressed);
   const files = [...lastByPath(members).values()].filter(isRegularFile);
   const prefix = `${NETWORK_KEYFILE_DIR}/`;
   const networkKeyfiles = files

@@ -2,12 +2,14 @@
 //
 // Decoding parses the member header itself and inflates the raw deflate data, so it knows the
 // member's exact length even when another format follows without padding (initrds are often
-// `cpio | gzip` + `cpio | xz` + ...). The CRC32 and ISIZE trailer are verified.
+// `cpio | gzip` + `cpio | xz` + ...). The CRC32 and ISIZE trailer are verified. `maxOutput` bounds
+// the inflated size (zlib stops there), so a small bomb cannot take the process's memory.
 // Does not: handle concatenated members (the caller loops, see compression.ts), or stream.
 
 import { crc32, gzipSync, inflateRawSync } from 'node:zlib';
 
 import { FormatError } from '../errors.js';
+import { decompressedTooLarge } from './decompress-limit.js';
 
 export const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
 
@@ -29,7 +31,7 @@ export interface DecodedMember {
 }
 
 /** Decodes the gzip member starting at bytes[0]; bytes after it are left alone. */
-export function gunzipMember(bytes: Uint8Array): DecodedMember {
+export function gunzipMember(bytes: Uint8Array, maxOutput = Number.POSITIVE_INFINITY): DecodedMember {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const need = (n: number, what: string): void => {
     if (buf.length < n) throw new FormatError(`truncated gzip member (${what})`, { length: buf.length });
@@ -56,8 +58,10 @@ export function gunzipMember(bytes: Uint8Array): DecodedMember {
 
   let inflated: { buffer: Buffer; engine: { bytesWritten: number } };
   try {
-    inflated = inflateRawSync(buf.subarray(offset), { info: true }) as unknown as typeof inflated;
+    const limit = Number.isFinite(maxOutput) ? { maxOutputLength: Math.max(1, maxOutput) } : {};
+    inflated = inflateRawSync(buf.subarray(offset), { info: true, ...limit }) as unknown as typeof inflated;
   } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw decompressedTooLarge(maxOutput, cause);
     throw new FormatError(`corrupt gzip data: ${(cause as Error).message}`, { offset }, { cause });
   }
   const trailer = offset + inflated.engine.bytesWritten;

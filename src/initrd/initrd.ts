@@ -10,10 +10,16 @@
 
 import { FormatError } from '../errors.js';
 import { decodeStream, sniffFormat } from './compression.js';
+import { decompressedTooLarge } from './decompress-limit.js';
 import { type CpioEntry, readCpio, readCpioArchive, skipZeros } from './cpio.js';
 
-export async function readInitrd(bytes: Uint8Array): Promise<CpioEntry[]> {
+/**
+ * The entries of every archive in `bytes`. `maxDecompressed` bounds the bytes all compressed
+ * streams together may expand to (FormatError past it; decoding stops there).
+ */
+export async function readInitrd(bytes: Uint8Array, maxDecompressed = Number.POSITIVE_INFINITY): Promise<CpioEntry[]> {
   const entries: CpioEntry[] = [];
+  let budget = maxDecompressed;
   let offset = skipZeros(bytes, 0);
   while (offset < bytes.length) {
     if (sniffFormat(bytes, offset) === 'raw') {
@@ -29,7 +35,14 @@ export async function readInitrd(bytes: Uint8Array): Promise<CpioEntry[]> {
       entries.push(...archive.entries);
       offset = skipZeros(bytes, archive.end);
     } else {
-      const stream = await decodeStream(bytes.subarray(offset));
+      const stream = await decodeStream(bytes.subarray(offset), budget).catch((err: unknown) => {
+        // The stream passed what was left of the budget: report the caller's whole limit.
+        if (err instanceof FormatError && err.context.limit === budget && budget !== maxDecompressed) {
+          throw decompressedTooLarge(maxDecompressed, err);
+        }
+        throw err;
+      });
+      budget -= stream.data.length;
       entries.push(...readCpio(stream.data));
       offset = skipZeros(bytes, offset + stream.consumed);
     }

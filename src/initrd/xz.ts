@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { crc32 } from 'node:zlib';
 
 import { BootsmithError, FormatError } from '../errors.js';
+import { decompressedTooLarge } from './decompress-limit.js';
 
 export const XZ_MAGIC = Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]);
 const FOOTER_MAGIC = Buffer.from('YZ', 'latin1');
@@ -34,9 +35,17 @@ export async function xzEncode(data: Uint8Array): Promise<Buffer> {
   );
 }
 
-/** Decodes exactly one .xz stream (`bytes` must hold the whole stream and nothing after it). */
-export async function xzDecodeStream(bytes: Uint8Array): Promise<Buffer> {
-  return runXz(['--decompress', '--stdout', '--format=xz', '--single-stream'], bytes, 'decompressing xz data');
+/**
+ * Decodes exactly one .xz stream (`bytes` must hold the whole stream and nothing after it); xz is
+ * stopped and a FormatError thrown as soon as its output passes `maxOutput` bytes.
+ */
+export async function xzDecodeStream(bytes: Uint8Array, maxOutput = Number.POSITIVE_INFINITY): Promise<Buffer> {
+  return runXz(
+    ['--decompress', '--stdout', '--format=xz', '--single-stream'],
+    bytes,
+    'decompressing xz data',
+    maxOutput,
+  );
 }
 
 /**
@@ -97,7 +106,12 @@ function sumIndexRecords(index: Buffer): number | undefined {
   return pos === index.length ? total : undefined;
 }
 
-async function runXz(args: string[], input: Uint8Array, what: string): Promise<Buffer> {
+async function runXz(
+  args: string[],
+  input: Uint8Array,
+  what: string,
+  maxOutput = Number.POSITIVE_INFINITY,
+): Promise<Buffer> {
   const env = { ...process.env };
   delete env.XZ_OPT;
   delete env.XZ_DEFAULTS;
@@ -105,7 +119,19 @@ async function runXz(args: string[], input: Uint8Array, what: string): Promise<B
     const child = spawn('xz', args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    let outBytes = 0;
+    let tooLarge = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (tooLarge) return;
+      outBytes += chunk.length;
+      if (outBytes > maxOutput) {
+        tooLarge = true;
+        out.length = 0;
+        child.kill('SIGKILL');
+        return;
+      }
+      out.push(chunk);
+    });
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     // xz may exit (bad data) before reading all input; its exit status reports that.
     child.stdin.on('error', () => undefined);
@@ -122,6 +148,10 @@ async function runXz(args: string[], input: Uint8Array, what: string): Promise<B
       );
     });
     child.on('close', (code, signal) => {
+      if (tooLarge) {
+        reject(decompressedTooLarge(maxOutput));
+        return;
+      }
       if (code === 0) {
         resolve(Buffer.concat(out));
         return;

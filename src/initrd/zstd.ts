@@ -6,9 +6,10 @@
 // left alone. Does not: encode (nothing in bootsmith writes zstd), verify the optional content
 // checksum (fzstd skips it), or use dictionaries.
 
-import { decompress } from 'fzstd';
+import { Decompress } from 'fzstd';
 
 import { FormatError } from '../errors.js';
+import { decompressedTooLarge } from './decompress-limit.js';
 
 const MAGIC = 0xfd2fb528;
 const SKIPPABLE_MASK = 0xfffffff0;
@@ -71,12 +72,23 @@ export function zstdFramesLength(bytes: Uint8Array): number {
   return pos;
 }
 
-/** Decodes a run of zstd frames (`bytes` must hold exactly the frames). */
-export function zstdDecodeFrames(bytes: Uint8Array): Buffer {
+/**
+ * Decodes a run of zstd frames (`bytes` must hold exactly the frames), block by block, stopping
+ * with a FormatError as soon as the output passes `maxOutput` bytes.
+ */
+export function zstdDecodeFrames(bytes: Uint8Array, maxOutput = Number.POSITIVE_INFINITY): Buffer {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const decoder = new Decompress((chunk) => {
+    total += chunk.length;
+    if (total > maxOutput) throw decompressedTooLarge(maxOutput);
+    chunks.push(chunk);
+  });
   try {
-    const out = decompress(bytes);
-    return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+    decoder.push(bytes, true);
   } catch (cause) {
+    if (cause instanceof FormatError) throw cause;
     throw new FormatError(`corrupt zstd data: ${(cause as Error).message}`, {}, { cause });
   }
+  return Buffer.concat(chunks);
 }

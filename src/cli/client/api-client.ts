@@ -1,0 +1,74 @@
+// The HTTP client the client verbs share: where the service is (`--url`, else BOOTSMITH_URL, else
+// http://127.0.0.1:8080), its credential (`--token`, else BOOTSMITH_TOKEN, sent as a Bearer
+// token), JSON requests with a timeout each, and API errors turned into one line naming the
+// request and the service's reason. The token is never printed.
+// Does NOT: retry, page, or know any endpoint's meaning (the verbs do).
+import type { OptionSpec, ParsedArgs } from '../args.js';
+import { optionValue } from '../args.js';
+import { CliError, type CliIo } from '../verb.js';
+
+export const DEFAULT_URL = 'http://127.0.0.1:8080';
+export const API_PREFIX = '/api/assisted-install/v2';
+/** One API call: the service answers in milliseconds; a minute means it is stuck. */
+export const REQUEST_TIMEOUT_MS = 60_000;
+
+export const CLIENT_OPTIONS: OptionSpec[] = [
+  { long: 'url', value: 'URL', help: `the service [default: $BOOTSMITH_URL or ${DEFAULT_URL}]` },
+  { long: 'token', value: 'TOKEN', help: 'API token [default: $BOOTSMITH_TOKEN]' },
+];
+
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly token: string | undefined,
+  ) {}
+
+  static from(args: ParsedArgs, io: CliIo): ApiClient {
+    const url = optionValue(args, 'url') ?? io.env.BOOTSMITH_URL ?? DEFAULT_URL;
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new CliError('--url', `${JSON.stringify(url)} is not a URL`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      throw new CliError('--url', 'must be http:// or https://');
+    const token = optionValue(args, 'token') ?? (io.env.BOOTSMITH_TOKEN || undefined);
+    return new ApiClient(parsed.origin + parsed.pathname.replace(/\/+$/, ''), token);
+  }
+
+  headers(extra: Record<string, string> = {}): Record<string, string> {
+    return { ...(this.token ? { Authorization: `Bearer ${this.token}` } : {}), ...extra };
+  }
+
+  /** A JSON API call under /api/assisted-install/v2; returns the parsed body (undefined for 204). */
+  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const url = `${this.baseUrl}${API_PREFIX}${path}`;
+    const what = `${method} ${API_PREFIX}${path}`;
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method,
+        headers: this.headers(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+    } catch (err) {
+      const cause = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
+      throw new CliError(this.baseUrl, `${what}: ${cause}`, { cause: err });
+    }
+    const text = await response.text();
+    if (!response.ok) {
+      let reason = text.slice(0, 500);
+      try {
+        const parsed = JSON.parse(text) as { reason?: string; message?: string };
+        reason = parsed.reason ?? parsed.message ?? reason;
+      } catch {
+        // not JSON: keep the text
+      }
+      throw new CliError(this.baseUrl, `${what}: ${response.status} ${reason}`);
+    }
+    if (text.length === 0) return undefined as T;
+    return JSON.parse(text) as T;
+  }
+}

@@ -1,0 +1,58 @@
+// `bootsmith infraenv create --name N --openshift-version V --cpu-architecture A --pull-secret
+// JSON|@FILE [--ssh-authorized-key KEY|@FILE] [--image-type full-iso|minimal-iso]`: creates an
+// InfraEnv (flags are the API's field names with dashes) and prints its id.
+// Does NOT: print the pull secret or the created object (`infraenv show` does, without secrets).
+import { readFile } from 'node:fs/promises';
+
+import { optionValue } from '../args.js';
+import { CliError, type Verb } from '../verb.js';
+import { ApiClient, CLIENT_OPTIONS } from './api-client.js';
+
+/** `@FILE` reads the value from a file (trailing newline removed), anything else is the value. */
+async function valueOrFile(flagName: string, value: string): Promise<string> {
+  if (!value.startsWith('@')) return value;
+  const file = value.slice(1);
+  try {
+    return (await readFile(file, 'utf8')).replace(/\n$/, '');
+  } catch (err) {
+    throw new CliError(file, `reading --${flagName}: ${(err as Error).message}`);
+  }
+}
+
+export const infraenvCreate: Verb = {
+  spec: {
+    name: 'bootsmith infraenv create',
+    summary: 'Create an InfraEnv on a running service; prints its id',
+    options: [
+      { long: 'name', value: 'NAME', help: 'InfraEnv name (required)' },
+      { long: 'openshift-version', value: 'VERSION', help: 'e.g. 4.16 (required)' },
+      { long: 'cpu-architecture', value: 'ARCH', help: 'x86_64, aarch64, ppc64le, s390x [default: x86_64]' },
+      { long: 'pull-secret', value: 'JSON|@FILE', help: 'pull secret (required)' },
+      { long: 'ssh-authorized-key', value: 'KEY|@FILE', help: 'SSH public key for the discovery image' },
+      { long: 'image-type', value: 'TYPE', help: 'full-iso or minimal-iso' },
+      ...CLIENT_OPTIONS,
+    ],
+    positionals: [],
+  },
+  async run(args, io) {
+    const client = ApiClient.from(args, io);
+    const need = (name: string): string => {
+      const v = optionValue(args, name);
+      if (v === undefined) throw new CliError('infraenv create', `--${name} is required`);
+      return v;
+    };
+    const body: Record<string, unknown> = {
+      name: need('name'),
+      openshift_version: need('openshift-version'),
+      cpu_architecture: optionValue(args, 'cpu-architecture') ?? 'x86_64',
+      pull_secret: await valueOrFile('pull-secret', need('pull-secret')),
+    };
+    const key = optionValue(args, 'ssh-authorized-key');
+    if (key !== undefined) body.ssh_authorized_key = await valueOrFile('ssh-authorized-key', key);
+    const imageType = optionValue(args, 'image-type');
+    if (imageType !== undefined) body.image_type = imageType;
+    const created = await client.call<{ id: string }>('POST', '/infra-envs', body);
+    io.stdout.write(`${created.id}\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,14 @@
+// `bootsmith pxe …`: the offline PXE verbs, named as coreos-installer's are.
+// Does: map words to verbs. Does NOT: implement any.
+import type { VerbGroup } from '../verb.js';
+import { pxeIgnitionUnwrap } from './ignition-unwrap.js';
+import { pxeIgnitionWrap } from './ignition-wrap.js';
+import { pxeNetworkWrap } from './network-wrap.js';
+
+export const PXE_GROUP: VerbGroup = {
+  name: 'bootsmith pxe',
+  verbs: {
+    ignition: { name: 'bootsmith pxe ignition', verbs: { wrap: pxeIgnitionWrap, unwrap: pxeIgnitionUnwrap } },
+    network: { name: 'bootsmith pxe network', verbs: { wrap: pxeNetworkWrap } },
+  },
+};
