@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chartSvg } from './lib/chart.js';
 import { type Context, makeStarter, type Options } from './lib/context.js';
-import { baseIso, type BaseIso } from './lib/iso.js';
+import { baseIso, type BaseIso, REAL_ROOTFS_MIB_MAX } from './lib/iso.js';
 import { stopAll } from './lib/proc.js';
 import { type Figure, markdownTable, table } from './lib/report.js';
 import { backgroundLoad, type Background, ensureTools, machineInfo, round } from './lib/system.js';
@@ -35,7 +35,8 @@ const USAGE = `usage: node bench/run.mjs [options]            (npm run bench -- 
                          (default 1024; the ISO is ~1 MiB larger)
   --sparse               sparse zero padding instead of the random rootfs (flatters a
                          copying server; results record which)
-  --big-size-mib N       second base for workload 4 (default 4096)
+  --big-size-mib N       second base for workload 4 (default 4000: the largest random rootfs
+                         ISO 9660 level 1 allows in one file; 4096 with --sparse)
   --repeats N            side-by-side repeats of workloads 1 and 2 (default 3)
   --storm-seconds N      range storm duration (default 20)
   --fresh N              InfraEnvs for workload 3 (default 200)
@@ -62,7 +63,7 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
     smoke,
     only: new Set([1, 2, 3, 4, 5, 6, 7, 8]),
     sizeMiB: smoke ? 64 : 1024,
-    bigSizeMiB: smoke ? 256 : 4096,
+    bigSizeMiB: 0, // resolved below: it depends on --sparse
     sparse: false,
     repeats: smoke ? 1 : 3,
     downloadClients: [1, 8],
@@ -184,6 +185,11 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
         throw new Error(`unknown option ${a}\n${USAGE}`);
     }
   }
+  if (o.bigSizeMiB === 0) o.bigSizeMiB = smoke ? 256 : o.sparse ? 4096 : REAL_ROOTFS_MIB_MAX;
+  if (!o.sparse && (o.sizeMiB > REAL_ROOTFS_MIB_MAX || o.bigSizeMiB > REAL_ROOTFS_MIB_MAX))
+    throw new Error(
+      `a random rootfs holds at most ${REAL_ROOTFS_MIB_MAX} MiB (one ISO 9660 file); use --sparse for more`,
+    );
   if (!/^(\d+|auto)$/.test(o.nginxWorkers)) throw new Error('--nginx-workers must be a number or auto');
   return o;
 }

@@ -15,6 +15,9 @@ export interface IsoLayout {
   kargs?: { size: number; locations: Array<{ offset: number }> };
 }
 
+/** build-live-iso.sh's `--rootfs-mib` limit: ISO 9660 level 1 keeps one file below 4 GiB. */
+export const REAL_ROOTFS_MIB_MAX = 4000;
+
 /** `real`: random-filled rootfs (default); `sparse`: zero padding punched into holes. */
 export type IsoKind = 'real' | 'sparse';
 
