@@ -2,8 +2,9 @@
 // built once per size, kind and script version and kept in bench/work/iso. By default the
 // size is an incompressible pseudo-random rootfs (`--rootfs-mib`, like a real RHCOS rootfs,
 // which is a compressed squashfs); `sparse` pads with holes instead (`--size-pad`), which
-// flatters a server that copies through user space (every read hits one zero page). Also reads their layout with `bootsmith iso inspect` and pulls files
-// into the page cache so that every server reads warm pages.
+// flatters a server that copies through user space (every read hits one zero page). Also
+// reads their layout with `bootsmith iso inspect` and pulls files into the page cache so
+// that every server reads warm pages.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
