@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chartSvg } from './lib/chart.js';
 import { type Context, makeStarter, type Options } from './lib/context.js';
-import { baseIso, type BaseIso } from './lib/iso.js';
+import { baseIso, type BaseIso, REAL_ROOTFS_MIB_MAX } from './lib/iso.js';
 import { stopAll } from './lib/proc.js';
 import { type Figure, markdownTable, table } from './lib/report.js';
 import { backgroundLoad, type Background, ensureTools, machineInfo, round } from './lib/system.js';
@@ -31,8 +31,12 @@ const USAGE = `usage: node bench/run.mjs [options]            (npm run bench -- 
   --only 1,2,...         workloads to run (1 download, 2 range storm, 3 fresh first byte,
                          4 memory, 5 upstream economy, 6 heartbeat, 7 start and idle memory,
                          8 HTTPS download and range storm against nginx with ssl); default all
-  --size-mib N           base ISO padding in MiB (default 1024; the ISO is ~1 MiB larger)
-  --big-size-mib N       second base for workload 4 (default 4096)
+  --size-mib N           base ISO size in MiB: an incompressible random rootfs of N MiB
+                         (default 1024; the ISO is ~1 MiB larger)
+  --sparse               sparse zero padding instead of the random rootfs (flatters a
+                         copying server; results record which)
+  --big-size-mib N       second base for workload 4 (default 4000: the largest random rootfs
+                         ISO 9660 level 1 allows in one file; 4096 with --sparse)
   --repeats N            side-by-side repeats of workloads 1 and 2 (default 3)
   --storm-seconds N      range storm duration (default 20)
   --fresh N              InfraEnvs for workload 3 (default 200)
@@ -42,6 +46,8 @@ const USAGE = `usage: node bench/run.mjs [options]            (npm run bench -- 
   --hosts-per-infraenv N how the hosts are spread over InfraEnvs (default 100)
   --heartbeat-seconds N  (default 20)
   --nginx-workers N|auto nginx worker_processes (default 1: one event loop, like bootsmith)
+  --nginx-sendfile on|off  nginx sendfile (default on); off: nginx copies through user-space
+                         buffers as bootsmith does (what zero-copy could save at most)
   --seed N               seed of the random Range requests (default 6)
   --no-postgres          skip workload 6 on PostgreSQL
   --database-url URL     PostgreSQL to use instead of a throwaway database in the local cluster
@@ -57,7 +63,8 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
     smoke,
     only: new Set([1, 2, 3, 4, 5, 6, 7, 8]),
     sizeMiB: smoke ? 64 : 1024,
-    bigSizeMiB: smoke ? 256 : 4096,
+    bigSizeMiB: 0, // resolved below: it depends on --sparse
+    sparse: false,
     repeats: smoke ? 1 : 3,
     downloadClients: [1, 8],
     stormSeconds: smoke ? 2 : 20,
@@ -73,6 +80,7 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
     heartbeatConnections: 64,
     wrkThreads: 2,
     nginxWorkers: '1',
+    nginxSendfile: true,
     seed: 6,
     postgres: true,
     databaseUrl: undefined,
@@ -103,6 +111,9 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
         break;
       case '--size-mib':
         o.sizeMiB = int();
+        break;
+      case '--sparse':
+        o.sparse = true;
         break;
       case '--big-size-mib':
         o.bigSizeMiB = int();
@@ -137,6 +148,12 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
       case '--nginx-workers':
         o.nginxWorkers = value();
         break;
+      case '--nginx-sendfile': {
+        const v = value();
+        if (v !== 'on' && v !== 'off') throw new Error('--nginx-sendfile must be on or off');
+        o.nginxSendfile = v === 'on';
+        break;
+      }
       case '--seed':
         o.seed = int();
         break;
@@ -168,6 +185,11 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
         throw new Error(`unknown option ${a}\n${USAGE}`);
     }
   }
+  if (o.bigSizeMiB === 0) o.bigSizeMiB = smoke ? 256 : o.sparse ? 4096 : REAL_ROOTFS_MIB_MAX;
+  if (!o.sparse && (o.sizeMiB > REAL_ROOTFS_MIB_MAX || o.bigSizeMiB > REAL_ROOTFS_MIB_MAX))
+    throw new Error(
+      `a random rootfs holds at most ${REAL_ROOTFS_MIB_MAX} MiB (one ISO 9660 file); use --sparse for more`,
+    );
   if (!/^(\d+|auto)$/.test(o.nginxWorkers)) throw new Error('--nginx-workers must be a number or auto');
   return o;
 }
@@ -180,8 +202,8 @@ interface ResultsFile {
   date: string;
   mode: string;
   machine?: { cpus: number; cpuModel: string; nginx: string };
-  iso: { bytes: number };
-  settings: { nginxWorkers: string; repeats: number };
+  iso: { bytes: number; kind?: string };
+  settings: { nginxWorkers: string; repeats: number; nginxSendfile?: boolean };
   figures: Figure[];
 }
 
@@ -190,8 +212,8 @@ function chartMeta(r: ResultsFile): { title: string; subtitle: string } {
   return {
     title: `bootsmith vs nginx, same run — ${r.date}${r.mode === 'smoke' ? ' (smoke)' : ''}`,
     subtitle:
-      `${gib} GiB CoreOS-style ISO · ${r.machine?.cpus ?? os.cpus().length} × ${r.machine?.cpuModel ?? ''} · node ${process.version} · ` +
-      `nginx ${r.machine?.nginx ?? ''} (${r.settings.nginxWorkers} worker) · ${r.settings.repeats} repeat(s)`,
+      `${gib} GiB CoreOS-style ISO (${r.iso.kind === 'real' ? 'random rootfs' : 'sparse'}) · ${r.machine?.cpus ?? os.cpus().length} × ${r.machine?.cpuModel ?? ''} · node ${process.version} · ` +
+      `nginx ${r.machine?.nginx ?? ''} (${r.settings.nginxWorkers} worker${r.settings.nginxSendfile === false ? ', sendfile off' : ''}) · ${r.settings.repeats} repeat(s)`,
   };
 }
 
@@ -255,7 +277,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     log(
       `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, node ${machine.node}, nginx ${machine.nginx}, wrk ${machine.wrk}`,
     );
-    const base = await baseIso(repoRoot, options.workDir, options.sizeMiB, serviceMain, log);
+    const kind = options.sparse ? 'sparse' : 'real';
+    const base = await baseIso(repoRoot, options.workDir, options.sizeMiB, serviceMain, log, kind);
     const profileDir = options.cpuProf ? path.join(options.workDir, 'profiles', stamp(started)) : undefined;
     const partial = {
       options,
@@ -297,7 +320,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       await step(3, 'fresh first byte', () => freshFirstByte(c, p));
       await p.bootsmith.stop(); // workload 4 starts its own; nginx stays as its comparator
       if (options.only.has(4)) {
-        big = await baseIso(repoRoot, options.workDir, options.bigSizeMiB, serviceMain, log);
+        big = await baseIso(repoRoot, options.workDir, options.bigSizeMiB, serviceMain, log, kind);
         const b = big;
         await step(4, 'memory', () => memory(c, p, b));
       }
@@ -341,11 +364,13 @@ export async function main(argv: readonly string[]): Promise<number> {
         paddingMiB: ctx.base.paddingMiB,
         ignitionAreaBytes: ctx.base.layout.ignition.length,
         ...(big ? { largeBytes: big.size } : {}),
-        generator: 'fixtures/build-live-iso.sh --size-pad N (sparse)',
+        kind: ctx.base.kind,
+        generator: ctx.base.generator,
       },
       settings: {
         repeats: options.repeats,
         nginxWorkers: options.nginxWorkers,
+        nginxSendfile: options.nginxSendfile,
         wrkThreads: options.wrkThreads,
         downloadClients: options.downloadClients,
         stormSeconds: options.stormSeconds,

@@ -13,6 +13,8 @@ export interface Options {
   only: Set<number>;
   sizeMiB: number;
   bigSizeMiB: number;
+  /** Sparse zero padding instead of an incompressible rootfs (`--sparse`). */
+  sparse: boolean;
   repeats: number;
   downloadClients: number[];
   stormSeconds: number;
@@ -28,6 +30,8 @@ export interface Options {
   heartbeatConnections: number;
   wrkThreads: number;
   nginxWorkers: string;
+  /** nginx `sendfile` (default on; `--nginx-sendfile off`: the copying comparator). */
+  nginxSendfile: boolean;
   seed: number;
   postgres: boolean;
   databaseUrl: string | undefined;

@@ -1,7 +1,10 @@
 // The base ISOs of the benchmark: CoreOS-style live ISOs from fixtures/build-live-iso.sh,
-// padded to the requested size (sparse), built once per size and script version and kept
-// in bench/work/iso. Also reads their layout with `bootsmith iso inspect` and pulls files
-// into the page cache so that every server reads warm pages.
+// built once per size, kind and script version and kept in bench/work/iso. By default the
+// size is an incompressible pseudo-random rootfs (`--rootfs-mib`, like a real RHCOS rootfs,
+// which is a compressed squashfs); `sparse` pads with holes instead (`--size-pad`), which
+// flatters a server that copies through user space (every read hits one zero page). Also
+// reads their layout with `bootsmith iso inspect` and pulls files into the page cache so
+// that every server reads warm pages.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -13,9 +16,18 @@ export interface IsoLayout {
   kargs?: { size: number; locations: Array<{ offset: number }> };
 }
 
+/** build-live-iso.sh's `--rootfs-mib` limit: ISO 9660 level 1 keeps one file below 4 GiB. */
+export const REAL_ROOTFS_MIB_MAX = 4000;
+
+/** `real`: random-filled rootfs (default); `sparse`: zero padding punched into holes. */
+export type IsoKind = 'real' | 'sparse';
+
 export interface BaseIso {
   path: string;
   paddingMiB: number;
+  kind: IsoKind;
+  /** The generator's command line, for the results. */
+  generator: string;
   size: number;
   layout: IsoLayout;
 }
@@ -26,6 +38,7 @@ export async function baseIso(
   paddingMiB: number,
   serviceMain: string,
   log: (l: string) => void,
+  kind: IsoKind = 'real',
 ): Promise<BaseIso> {
   const script = path.join(repoRoot, 'fixtures', 'build-live-iso.sh');
   // the cache key covers the script and the shell library it sources
@@ -43,20 +56,24 @@ export async function baseIso(
   const version = hash.digest('hex').slice(0, 10);
   const dir = path.join(workDir, 'iso');
   mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `live-${paddingMiB}-${version}.iso`);
+  const stem = `live-${kind === 'sparse' ? '' : 'real-'}${paddingMiB}-`;
+  const file = path.join(dir, `${stem}${version}.iso`);
+  const args = [kind === 'sparse' ? '--size-pad' : '--rootfs-mib', String(paddingMiB)];
+  const generator = `fixtures/build-live-iso.sh ${args.join(' ')} (${kind === 'sparse' ? 'sparse zero padding' : 'incompressible random rootfs'})`;
   if (!existsSync(file)) {
-    // ISOs of this size from older versions of the scripts
+    // ISOs of this size and kind from older versions of the scripts
     for (const old of readdirSync(dir))
-      if (old.startsWith(`live-${paddingMiB}-`) && old.endsWith('.iso')) rmSync(path.join(dir, old), { force: true });
-    log(`building a ${paddingMiB} MiB CoreOS-style ISO (fixtures/build-live-iso.sh --size-pad ${paddingMiB})`);
+      if (old.startsWith(stem) && /^[0-9a-f]+\.iso$/.test(old.slice(stem.length)))
+        rmSync(path.join(dir, old), { force: true });
+    log(`building a ${paddingMiB} MiB CoreOS-style ISO (${generator})`);
     const partial = `${file}.partial`;
     rmSync(partial, { force: true });
-    await run(script, ['--size-pad', String(paddingMiB), '--out', partial]);
+    await run(script, [...args, '--out', partial]);
     renameSync(partial, file);
   }
   const inspected = await run(process.execPath, [serviceMain, 'iso', 'inspect', file]);
   const layout = JSON.parse(inspected.stdout) as IsoLayout;
-  return { path: file, paddingMiB, size: statSync(file).size, layout };
+  return { path: file, paddingMiB, kind, generator, size: statSync(file).size, layout };
 }
 
 /** Reads a file once so that its pages (holes included) sit in the page cache; returns seconds. */

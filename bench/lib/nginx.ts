@@ -14,6 +14,12 @@ export interface NginxOptions {
   dir: string;
   /** worker_processes: a number or 'auto'. */
   workers: string;
+  /**
+   * `sendfile on` (default) or off: with off, nginx copies file bytes through user-space
+   * buffers (`output_buffers 2 512k`, bootsmith's chunk size) like bootsmith does; the gap
+   * between the two says what a zero-copy path could save at most.
+   */
+  sendfile?: boolean;
   /** `ssl` on with this pair, TLS 1.3 only, one cipher suite (the same bootsmith is pinned to). */
   tls?: { certFile: string; keyFile: string; cipherSuite: string };
 }
@@ -46,7 +52,7 @@ error_log ${dir}/error.log warn;
 events { worker_connections 8192; }
 http {
   access_log off;
-  sendfile on;
+  ${options.sendfile === false ? 'sendfile off;\n  output_buffers 2 512k;' : 'sendfile on;'}
   tcp_nopush on;
   keepalive_timeout 65;
   keepalive_requests 1000000;

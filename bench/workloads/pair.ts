@@ -27,7 +27,12 @@ export interface Pair {
 export async function startPair(ctx: Context): Promise<Pair> {
   const bootsmith = await ctx.startBootsmith('bootsmith-main', {});
   const nginxDir = path.join(ctx.runDir, 'nginx');
-  const nginx = await Nginx.start({ binary: ctx.tools.nginx, dir: nginxDir, workers: ctx.options.nginxWorkers });
+  const nginx = await Nginx.start({
+    binary: ctx.tools.nginx,
+    dir: nginxDir,
+    workers: ctx.options.nginxWorkers,
+    sendfile: ctx.options.nginxSendfile,
+  });
   const infraEnv = await bootsmith.createInfraEnv('bench-main');
   const bootsmithUrl = infraEnv.downloadUrl;
   if (!bootsmithUrl.startsWith(bootsmith.url))

@@ -13,6 +13,8 @@ type Server = 'bootsmith' | 'nginx';
 
 export const RANGE_MIN = 64 * 1024;
 export const RANGE_MAX = 1024 * 1024;
+/** Generous bound on one response head (status line and headers), for the size check. */
+const HEAD_BYTES_MAX = 2048;
 
 interface StormRun {
   repeat: number;
@@ -58,9 +60,16 @@ export async function rangeStorm(
           `${server}: range storm had ${errors} errors in ${result.requests} requests: ${JSON.stringify(result.errors)}`,
         );
       }
-      // Bytes really served: every answered range is at least RANGE_MIN bytes of body.
+      // Bytes really served: every answered range is at least RANGE_MIN bytes of body, and at
+      // most RANGE_MAX plus its head (a 200 with the whole file would blow this); wrk counts
+      // statuses outside 2xx/3xx as errors above. Checked before any per-request figure.
       if (result.bytes < (result.requests - errors) * RANGE_MIN) {
         throw new Error(`${server}: ${result.requests} range requests brought only ${result.bytes} bytes`);
+      }
+      if (result.bytes > result.requests * (RANGE_MAX + HEAD_BYTES_MAX)) {
+        throw new Error(
+          `${server}: ${result.requests} range requests brought ${result.bytes} bytes: not single ranges`,
+        );
       }
       runs.push({ repeat: r, server, seed, wrk: result, cpu });
       ctx.log(

@@ -160,7 +160,24 @@ function minimalVariant(image: LiveImage): MinimalVariant {
   }
 }
 
+/**
+ * Fingerprints already computed, per customization object: the Ignition cache hands the same
+ * object to every request of an InfraEnv until its TTL runs out, so a range storm hashes the
+ * Ignition once instead of once per request. Nothing mutates a customization after its source
+ * returned it (both sources build a fresh object per lookup), so a fingerprint cannot go stale.
+ */
+const fingerprints = new WeakMap<DiscoveryCustomization, string>();
+
 function fingerprint(c: DiscoveryCustomization): string {
+  let known = fingerprints.get(c);
+  if (known === undefined) {
+    known = computeFingerprint(c);
+    fingerprints.set(c, known);
+  }
+  return known;
+}
+
+function computeFingerprint(c: DiscoveryCustomization): string {
   const hash = createHash('sha256');
   hash.update(`${c.ignition.length}:`).update(c.ignition);
   hash.update(`|${JSON.stringify(c.kernelArguments)}|`);

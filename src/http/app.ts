@@ -55,6 +55,8 @@ export function createApp(parts: AppParts): Express {
     res.on('finish', () => {
       const route = routeLabel(req.route?.path, req.baseUrl);
       parts.metrics.requests.inc({ route, method: req.method, status: String(res.statusCode) });
+      // the access line's fields (a redacted path) cost per request: only build them when logged
+      if (!parts.logger.isLevelEnabled('debug')) return;
       parts.logger.debug(
         {
           method: req.method,

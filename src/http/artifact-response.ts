@@ -1,11 +1,17 @@
 // Glue between an artifact (a SplicedFile plus its modification time) and the range
 // layer: builds the Representation, records bytes served and streams in flight per
 // artifact in the metrics, and logs artifacts that fail while streaming. No routing logic.
+//
+// Per-request work is kept to what differs per request: the Representation of an artifact
+// (and so the range layer's header strings memoized on it, see response-plan.ts) is made
+// once per (file, filename, Last-Modified) and reused by every Range request of a storm, and
+// the metric children of each artifact label are looked up once per Metrics.
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { ArtifactService, ServedArtifact } from '../artifacts/artifact-service.js';
 import type { UrlTokenResolver } from '../ignition-supply/url-token-resolver.js';
 import type { Metrics } from '../metrics.js';
+import type { SplicedFile } from '../splice/spliced-file.js';
 import type { ArtifactObserver } from './artifact-observer.js';
 import { redactedRequestTarget } from '../redact.js';
 import type { Representation } from './representation.js';
@@ -32,18 +38,60 @@ export function sendArtifact(
   label: ArtifactLabel,
   representation: Representation,
 ): Promise<void> {
+  const m = labelled(metrics, label);
   return serveRepresentation(req, res, representation, {
-    onBytes: (n) => metrics.bytesServed.inc({ artifact: label }, n),
-    onStreamStart: () => metrics.streamsInFlight.inc({ artifact: label }),
-    onStreamEnd: () => metrics.streamsInFlight.dec({ artifact: label }),
+    onBytes: m.onBytes,
+    onStreamStart: m.onStreamStart,
+    onStreamEnd: m.onStreamEnd,
     onError: (err) =>
       logger.error({ err, artifact: label, path: redactedRequestTarget(req) }, 'serving artifact failed'),
   });
 }
 
+interface LabelledHooks {
+  onBytes(bytes: number): void;
+  onStreamStart(): void;
+  onStreamEnd(): void;
+}
+
+/** Metric hooks of one artifact label, made once per Metrics (prom-client children skip the label hashing). */
+const hooksByMetrics = new WeakMap<Metrics, Map<ArtifactLabel, LabelledHooks>>();
+
+function labelled(metrics: Metrics, label: ArtifactLabel): LabelledHooks {
+  let byLabel = hooksByMetrics.get(metrics);
+  if (byLabel === undefined) {
+    byLabel = new Map();
+    hooksByMetrics.set(metrics, byLabel);
+  }
+  let hooks = byLabel.get(label);
+  if (hooks === undefined) {
+    const bytes = metrics.bytesServed.labels({ artifact: label });
+    const streams = metrics.streamsInFlight.labels({ artifact: label });
+    hooks = {
+      onBytes: (n) => bytes.inc(n),
+      onStreamStart: () => streams.inc(),
+      onStreamEnd: () => streams.dec(),
+    };
+    byLabel.set(label, hooks);
+  }
+  return hooks;
+}
+
+/**
+ * Representations kept per file: one per filename and Last-Modified. A file is one InfraEnv's
+ * artifact (one filename) or a boot artifact shared by all (fixed names); the bound only stops
+ * an unusual caller from growing the map without end.
+ */
+const MAX_REPRESENTATIONS_PER_FILE = 16;
+const representations = new WeakMap<SplicedFile, Map<string, Representation>>();
+
 export function artifactRepresentation(artifact: ServedArtifact, filename: string): Representation {
   const { file } = artifact;
-  return {
+  const key = `${artifact.lastModified.getTime()}|${filename}`;
+  let perFile = representations.get(file);
+  const known = perFile?.get(key);
+  if (known !== undefined) return known;
+  const representation: Representation = {
     size: file.size,
     etag: file.etag,
     lastModified: artifact.lastModified,
@@ -52,4 +100,12 @@ export function artifactRepresentation(artifact: ServedArtifact, filename: strin
     readInto: (target, targetOffset, length, position, callback) =>
       file.readInto(target, targetOffset, length, position, callback),
   };
+  if (perFile === undefined) {
+    perFile = new Map();
+    representations.set(file, perFile);
+  } else if (perFile.size >= MAX_REPRESENTATIONS_PER_FILE) {
+    perFile.clear();
+  }
+  perFile.set(key, representation);
+  return representation;
 }

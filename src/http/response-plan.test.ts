@@ -121,3 +121,32 @@ describe('planResponse: HEAD', () => {
     }
   });
 });
+
+describe('planResponse: header strings derived once per representation object', () => {
+  it('follows the fields of a reused object when they change (never a stale Last-Modified or filename)', () => {
+    const rep: RepresentationMeta = { size: SIZE, etag: ETAG, lastModified: LAST_MODIFIED, filename: 'a.iso' };
+    const first = planResponse('GET', {}, rep);
+    expect(first.headers['Content-Disposition']).toBe('attachment; filename="a.iso"');
+    expect(first.headers['Last-Modified']).toBe(LAST_MODIFIED.toUTCString());
+    // the same object again: the same strings
+    expect(planResponse('GET', {}, rep).headers).toEqual(first.headers);
+
+    const later = new Date(LAST_MODIFIED.getTime() + 86_400_000);
+    rep.lastModified = later;
+    rep.filename = 'b €.iso';
+    const second = planResponse('HEAD', {}, rep);
+    expect(second.headers['Last-Modified']).toBe(later.toUTCString());
+    expect(second.headers['Content-Disposition']).toBe(
+      `attachment; filename="b _.iso"; filename*=UTF-8''b%20%E2%82%AC.iso`,
+    );
+    // conditionals compare against the new date too
+    expect(planResponse('GET', { 'if-modified-since': later.toUTCString() }, rep).status).toBe(304);
+    expect(planResponse('GET', { 'if-modified-since': LAST_MODIFIED.toUTCString() }, rep).status).toBe(200);
+
+    rep.lastModified = new Date(Number.NaN);
+    delete rep.filename;
+    const third = planResponse('GET', {}, rep);
+    expect(third.headers['Last-Modified']).toBeUndefined();
+    expect(third.headers['Content-Disposition']).toBeUndefined();
+  });
+});

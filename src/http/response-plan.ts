@@ -5,7 +5,8 @@
 // 200 with the whole representation, 206 with one range (Content-Range), 206
 // multipart/byteranges (RFC 9110 §14.6) with an exact Content-Length, 416 as an error whose
 // status and `Content-Range: bytes */N` come from src/error-status.ts (src/http/error-mapping.ts
-// renders it); HEAD gets exactly the GET's status and headers and no body segments. Pure: no sockets, no streams.
+// renders it); HEAD gets exactly the GET's status and headers and no body segments. Pure: no sockets, no streams
+// (the header strings derived from a representation object are memoized on it, by value-checked WeakMap).
 // Does NOT: open sources or write anything (src/http/body-pump.ts), authenticate, compress,
 // or choose representations.
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
@@ -64,10 +65,7 @@ export function planResponse(
   }
 
   const etag = rep.etag;
-  const modifiedMs = rep.lastModified.getTime();
-  // HTTP dates have whole seconds; every comparison uses the truncated value.
-  const modifiedSeconds = Number.isFinite(modifiedMs) ? Math.floor(modifiedMs / 1000) : undefined;
-  const lastModified = modifiedSeconds === undefined ? undefined : rep.lastModified.toUTCString();
+  const { modifiedSeconds, lastModified, disposition } = derivedStrings(rep);
 
   const decision = evaluatePreconditions(requestHeaders, { etag, lastModifiedSeconds: modifiedSeconds });
   if (decision === 'precondition-failed') return bodiless(412, { 'Content-Length': '0' });
@@ -95,7 +93,7 @@ export function planResponse(
   };
   if (lastModified !== undefined) headers['Last-Modified'] = lastModified;
   if (rep.cacheControl !== undefined) headers['Cache-Control'] = rep.cacheControl;
-  if (rep.filename !== undefined) headers['Content-Disposition'] = contentDisposition(rep.filename);
+  if (disposition !== undefined) headers['Content-Disposition'] = disposition;
 
   if (ranges === undefined) {
     headers['Content-Type'] = contentType;
@@ -136,6 +134,40 @@ export function planResponse(
   return head
     ? { status: 206, headers, segments: NO_SEGMENTS, trailer: undefined }
     : { status: 206, headers, segments: parts, trailer };
+}
+
+/** The header strings derived from a representation's metadata (not from the request). */
+interface Derived {
+  /** HTTP dates have whole seconds; every comparison uses the truncated value. */
+  readonly modifiedSeconds: number | undefined;
+  readonly lastModified: string | undefined;
+  readonly disposition: string | undefined;
+  /** What they were derived from: a representation whose fields changed is derived again. */
+  readonly fromMs: number;
+  readonly fromFilename: string | undefined;
+}
+
+/**
+ * Derived strings per representation object: the artifact routes hand the same object to every
+ * Range request of a storm (src/http/artifact-response.ts), so the date is formatted and the
+ * disposition built once. Checked against the fields on every use, never stale.
+ */
+const derived = new WeakMap<RepresentationMeta, Derived>();
+
+function derivedStrings(rep: RepresentationMeta): Derived {
+  const ms = rep.lastModified.getTime();
+  const known = derived.get(rep);
+  if (known !== undefined && Object.is(known.fromMs, ms) && known.fromFilename === rep.filename) return known;
+  const modifiedSeconds = Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined;
+  const made: Derived = {
+    modifiedSeconds,
+    lastModified: modifiedSeconds === undefined ? undefined : rep.lastModified.toUTCString(),
+    disposition: rep.filename === undefined ? undefined : contentDisposition(rep.filename),
+    fromMs: ms,
+    fromFilename: rep.filename,
+  };
+  derived.set(rep, made);
+  return made;
 }
 
 function bodiless(status: number, headers: OutgoingHttpHeaders): ResponsePlan {
