@@ -5,7 +5,7 @@
 //   - 200 range requests through the balancer (landing on every replica) reassemble it
 //   - ETag and Last-Modified are identical on every replica
 //   - an image-url token and the admin token minted by replica A work on B and C
-//   - 50 hosts going silent give exactly 50 `disconnected` events across the replicas
+//   - 50 hosts going silent give exactly 50 `disconnected-unbound` events across the replicas
 //   - SIGTERM to one replica during 8 streaming downloads: all 8 finish with the right bytes,
 //     new requests succeed through the others, the replica exits 0
 //   - a fourth replica with IMAGE_SERVE_WHILE_DOWNLOADING=true against a throttled origin
@@ -216,7 +216,13 @@ describe('three replicas behind haproxy on one PostgreSQL', () => {
   });
 
   it('turns 50 silent hosts disconnected with exactly 50 events across the replicas', async () => {
-    const apiKey = downloadPath.split('/')[2]!;
+    // download_url carries a short opaque image token; the agent's API key (a JWT) is in the iPXE script.
+    const script = await get(
+      `${lb.url}${API}/infra-envs/${infraEnvId}/downloads/files?file_name=ipxe-script`,
+      adminAuth(),
+    );
+    expect(script.status).toBe(200);
+    const apiKey = decodeURIComponent(/[?&]api_key=([^&\s]+)/.exec(script.body.toString())![1]!);
     const agent = { 'Content-Type': 'application/json', 'X-Secret-Key': apiKey };
     const hostIds: string[] = [];
     for (let i = 0; i < HOSTS; i++) {
@@ -241,7 +247,7 @@ describe('three replicas behind haproxy on one PostgreSQL', () => {
       ).map((h) => h.status);
     await waitUntil(
       `${HOSTS} hosts disconnected`,
-      async () => (await hostStatuses()).filter((s) => s === 'disconnected').length === HOSTS,
+      async () => (await hostStatuses()).filter((s) => s === 'disconnected-unbound').length === HOSTS,
       HOSTS_DISCONNECTED_TIMEOUT_MS,
     );
     // Several more monitor passes on every replica: nothing may be emitted twice.
@@ -249,7 +255,7 @@ describe('three replicas behind haproxy on one PostgreSQL', () => {
     const events = JSON.parse(
       (await get(`${lb.url}${API}/events?infra_env_id=${infraEnvId}&limit=-1`, adminAuth())).body.toString(),
     ) as Array<{ host_id?: string; message: string }>;
-    const disconnected = events.filter((e) => / to disconnected /.test(e.message));
+    const disconnected = events.filter((e) => / to disconnected-unbound /.test(e.message));
     expect(disconnected.length).toBe(HOSTS);
     expect(new Set(disconnected.map((e) => e.host_id)).size).toBe(HOSTS);
     expect(new Set(disconnected.map((e) => e.host_id))).toEqual(new Set(hostIds));
