@@ -1,6 +1,9 @@
 // Builds a per-InfraEnv discovery ISO as a SplicedFile: the base live ISO with the
 // compressed Ignition archive written into the embed area (zero-padded to its full
-// length) and, when kernel arguments are requested, every kargs area rewritten.
+// length), followed there by the InfraEnv's extra initrd when it has one (its static
+// network keyfiles under etc/coreos-firstboot-network/, as `coreos-installer iso network
+// embed` puts them, so the live system's initramfs brings the network up with them), and,
+// when kernel arguments are requested, every kargs area rewritten.
 //
 // Pure composition of the iso, initrd and splice parts; no I/O beyond compression.
 // Never writes a truncated archive: an oversized one is a PayloadTooLargeError.
@@ -8,6 +11,7 @@ import { BadRequestError } from '../errors.js';
 import type { DiscoveryCustomization } from '../ignition-supply/source.js';
 import type { LiveImage } from '../images/catalog/live-image.js';
 import { type EmbedCompression, buildEmbedArchive, fitToArea } from '../initrd/embed-archive.js';
+import { buildPxeInitrdTail } from '../initrd/pxe-initrd.js';
 import { encodeKargsArea } from '../iso/kargs-codec.js';
 import { type Patch, SplicedFile } from '../splice/spliced-file.js';
 
@@ -17,10 +21,12 @@ export async function buildDiscoveryIso(
   compression: EmbedCompression,
 ): Promise<SplicedFile> {
   const { manifest } = image;
-  const archive = fitToArea(
-    await buildEmbedArchive({ ignition: customization.ignition }, { compression }),
-    manifest.ignition.length,
-  );
+  const ignition = await buildEmbedArchive({ ignition: customization.ignition }, { compression });
+  // The kernel reads concatenated (separately compressed) newc archives at 4-byte boundaries.
+  const embedded = customization.extraInitrd
+    ? buildPxeInitrdTail(0, [ignition, customization.extraInitrd]).tail
+    : ignition;
+  const archive = fitToArea(embedded, manifest.ignition.length);
   const patches: Patch[] = [{ offset: manifest.ignition.offset, length: manifest.ignition.length, bytes: archive }];
   patches.push(...kargsPatches(image, customization.kernelArguments));
   return new SplicedFile(image.base, { patches });

@@ -19,6 +19,7 @@ import type { IgnitionConfig } from '../discovery-ignition/validate.js';
 import type { InfraEnvRecord } from '../model.js';
 import { assertIsoUrlLength, isoUrl, type IsoAuth } from '../urls.js';
 import type { InfraEnvParams } from './params.js';
+import { minimalInitrd } from './minimal-initrd.js';
 
 /** Orders "4.16.3" after "4.9" and "4.16"; non-numeric parts compare as text. */
 function compareVersions(a: string, b: string): number {
@@ -141,11 +142,16 @@ async function checkDeliverable(ctx: CoreContext, infraEnv: InfraEnvRecord, imag
   assertIsoUrlLength(urlWith(ctx, infraEnv, { kind: 'bytoken', token: 'x'.repeat(URL_TOKEN_LENGTH) }));
   const bytes = renderIgnition(buildDiscoveryIgnition(ctx, infraEnv));
   if (image.embedAreaBytes !== undefined) {
-    // gzip, the default EMBED_COMPRESSION; xz archives are smaller, so this check is conservative
-    const size = (await buildEmbedArchive({ ignition: bytes }, { compression: 'gzip' })).length;
+    // gzip, the default EMBED_COMPRESSION; xz archives are smaller, so this check is conservative.
+    // The static network keyfiles (the minimal initrd) follow it in the full ISO's embed area.
+    const ignitionArchive = (await buildEmbedArchive({ ignition: bytes }, { compression: 'gzip' })).length;
+    const keyfiles = minimalInitrd(infraEnv)?.length;
+    const size = keyfiles === undefined ? ignitionArchive : alignTo4(ignitionArchive) + keyfiles;
     if (size > image.embedAreaBytes) {
       throw new PayloadTooLargeError(
-        'the compressed discovery ignition (with ignition_config_override)',
+        keyfiles === undefined
+          ? 'the compressed discovery ignition (with ignition_config_override)'
+          : 'the compressed discovery ignition (with ignition_config_override) and static network keyfiles',
         size,
         image.embedAreaBytes,
         {
@@ -273,4 +279,9 @@ export async function getInfraEnvOr404(repo: Repository, id: string): Promise<In
   const rec = await repo.getInfraEnv(id);
   if (!rec) throw new NotFoundError(`infra-env ${id} not found`);
   return rec;
+}
+
+/** Concatenated initrd archives start at 4-byte boundaries (src/initrd/pxe-initrd.ts). */
+function alignTo4(n: number): number {
+  return Math.ceil(n / 4) * 4;
 }
