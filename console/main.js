@@ -1,5 +1,5 @@
 // The console's shell: hash routes → views, the sign-in page when the API asks for a token
-// (AUTH_TYPE=local), sign-out. Each view renders into <main> and returns a stop function the
+// (AUTH_TYPE=local, as /console/settings.json says), sign-out. Each view renders into <main> and returns a stop function the
 // router calls when the person leaves it. Does NOT: talk to the API beyond the sign-in check.
 import { ApiError, call, setToken, token } from './api.js';
 import { h, notice, replace } from './dom.js';
@@ -88,13 +88,23 @@ function showSignIn(message) {
 }
 
 async function start() {
+  let authType = 'none';
+  try {
+    authType = (await call('GET', '/console/settings.json')).body.auth_type;
+  } catch (err) {
+    replace(main, notice('error', `The service could not be reached: ${err.message}`));
+    return;
+  }
+  if (authType === 'local' && token() === '') {
+    showSignIn('');
+    return;
+  }
   try {
     await call('GET', 'infra-envs');
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
-      const had = token() !== '';
       setToken('');
-      showSignIn(had ? 'The service refused that token.' : '');
+      showSignIn('The service refused that token.');
       return;
     }
     replace(main, notice('error', `The service could not be reached: ${err.message}`));
@@ -102,7 +112,7 @@ async function start() {
   }
   signedIn = true;
   nav.hidden = false;
-  signOut.hidden = token() === '';
+  signOut.hidden = authType !== 'local';
   route();
 }
 

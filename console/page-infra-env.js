@@ -88,6 +88,7 @@ function build(main, ie) {
     }
   };
   const switchType = async (type) => {
+    replace(status);
     try {
       await call('PATCH', `infra-envs/${ie.id}`, { body: { image_type: type } });
       ie.type = type;
@@ -95,6 +96,7 @@ function build(main, ie) {
       await loadUrl();
     } catch (err) {
       replace(status, notice('error', `Could not change the image type: ${err.message}`));
+      for (const radio of typeChoice.querySelectorAll('input')) radio.checked = radio.value === ie.type;
     }
   };
 

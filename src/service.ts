@@ -199,6 +199,7 @@ export async function startService(
       maxConcurrentRequests: config.maxConcurrentRequests,
       ...(core ? { coreRouter: core.router, databaseHealth: core.databaseHealth } : {}),
       ...(certificates ? { tlsHealth: () => certificates.status() } : {}),
+      authType: config.authType,
     });
   } catch (err) {
     process.off('SIGHUP', onHangup);

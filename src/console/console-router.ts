@@ -1,5 +1,6 @@
 // The web console's HTTP face: `GET /` redirects to `/console/`, which serves the one page;
-// `/console/assets/<file>` serves the browser modules and the style sheet.
+// `/console/assets/<file>` serves the browser modules and the style sheet;
+// `/console/settings.json` tells the page whether to ask for the admin token (`auth_type`).
 //
 // Does: answer from the files console-assets.ts loaded at start, with a Content-Security-Policy
 // that allows only same-origin scripts, styles and API calls (no inline script, no external
@@ -23,7 +24,14 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export function consoleRoutes(assets: Map<string, ConsoleAsset> = loadConsoleAssets()): Router {
+export interface ConsoleOptions {
+  /** AUTH_TYPE: the page asks for the admin token only with `local` (so it never probes into a 401). */
+  authType: 'none' | 'local';
+  /** The files to serve; the console/ folder when absent. */
+  assets?: Map<string, ConsoleAsset>;
+}
+
+export function consoleRoutes({ authType, assets = loadConsoleAssets() }: ConsoleOptions): Router {
   const router = Router();
   const send = (res: Response, asset: ConsoleAsset): void => {
     res
@@ -44,6 +52,9 @@ export function consoleRoutes(assets: Map<string, ConsoleAsset> = loadConsoleAss
     const page = assets.get('index.html');
     if (!page) throw new NotFoundError('the console is not installed (no console/index.html beside the service)');
     send(res, page);
+  });
+  router.get('/console/settings.json', (_req, res) => {
+    res.set({ 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' }).json({ auth_type: authType });
   });
   router.get('/console/assets/:file', (req, res) => {
     const name = req.params.file;

@@ -41,6 +41,8 @@ export interface AppParts {
   maxConcurrentRequests?: number;
   /** The serving certificate, for /health (present with native TLS). */
   tlsHealth?: TlsHealth;
+  /** AUTH_TYPE, for the web console's sign-in page (`none` when absent). */
+  authType?: 'none' | 'local';
 }
 
 export function createApp(parts: AppParts): Express {
@@ -70,7 +72,7 @@ export function createApp(parts: AppParts): Express {
   app.use(healthRoutes(parts.imageStore, parts.databaseHealth, parts.tlsHealth));
   app.use(metricsRoutes(parts.metrics));
   if (parts.coreRouter) app.use('/api/assisted-install', parts.coreRouter);
-  if (parts.coreRouter) app.use(consoleRoutes()); // the web console needs the API beside it
+  if (parts.coreRouter) app.use(consoleRoutes({ authType: parts.authType ?? 'none' })); // the web console needs the API beside it
   if (parts.artifacts) {
     const context = {
       artifacts: parts.artifacts,
