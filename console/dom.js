@@ -1,4 +1,4 @@
-// DOM helpers for the console: build elements without innerHTML (every text goes in as text,
+// DOM helpers for the console: build elements node by node (every text goes in as text,
 // so nothing from the API is ever parsed as markup), copy to the clipboard, format sizes and
 // times. Does NOT: fetch anything or know about pages.
 
