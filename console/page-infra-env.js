@@ -1,10 +1,11 @@
 // One InfraEnv: its discovery ISO URL (copy, full/minimal switch, expiry from
-// downloads/image-url), its iPXE script (both variants, the script URL and the script, copy
+// downloads/image-url, a QR code of it), its iPXE script (both variants, the script URL and the script, copy
 // buttons), the discovery Ignition as a download, and links to its hosts and events.
 // Does NOT: show the pull secret (the API never returns it) or put the token in any URL: the
 // Ignition is fetched with the Authorization header and saved from a blob.
 import { call, get } from './api.js';
 import { announce, copyButton, h, notice, replace, timeElement } from './dom.js';
+import { QrTooLongError, qrSvg } from './qr.js';
 
 const SCRIPT_TYPES = [
   ['discovery-image-always', 'Always boot discovery'],
@@ -54,6 +55,7 @@ function build(main, ie) {
     'aria-describedby': 'iso-expiry',
   });
   const expiry = h('p', { id: 'iso-expiry', class: 'help' });
+  const qrBox = h('figure', { id: 'iso-qr', class: 'qr-box' });
   const typeChoice = h(
     'fieldset',
     { class: 'inline' },
@@ -78,6 +80,16 @@ function build(main, ie) {
     try {
       const res = await get(`infra-envs/${ie.id}/downloads/image-url`);
       isoUrl.value = res.url;
+      try {
+        replace(
+          qrBox,
+          qrSvg(res.url, 'QR code of the download URL'),
+          h('figcaption', {}, 'Scan to copy the URL to a phone'),
+        );
+      } catch (err) {
+        if (!(err instanceof QrTooLongError)) throw err;
+        replace(qrBox, h('figcaption', {}, 'The URL is too long for a QR code.'));
+      }
       replace(
         expiry,
         res.expires_at.startsWith('0001-01-01') ? 'This URL does not expire.' : 'Expires ',
@@ -166,6 +178,7 @@ function build(main, ie) {
         copyButton('Copy URL', () => isoUrl.value),
       ),
       expiry,
+      qrBox,
       h('p', {}, h('button', { type: 'button', class: 'secondary', onclick: () => void loadUrl() }, 'Refresh URL')),
     ),
     h(

@@ -6,18 +6,21 @@
 // agent API appear and turn known/insufficient without a reload, see its events and filter them,
 // delete an InfraEnv; then the same pages at a phone width. Every page's console errors fail the
 // test; screenshots of each page go to .cache/console-screenshots/.
+import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_IMAGE_PATH } from '../config.js';
 import { inventory } from '../core/test-support/harness.js';
 import { IsoServer } from '../images/test-support/iso-server.js';
 import { API, type AllInOne, PULL_SECRET, startAllInOne } from '../test-support/all-in-one.js';
-import { unavailable } from '../test-support/requirements.js';
+import { toolWorks, unavailable } from '../test-support/requirements.js';
 import {
   type ConsoleEntry,
   HAVE_CHROMIUM,
   PHONE,
+  SCREENSHOT_DIR,
   UI_TIMEOUT_MS,
   launchChromium,
   openPage,
@@ -26,6 +29,8 @@ import {
 
 /** The slow origin: 2 KiB every 50 ms, so the 1 MiB fixture takes ~25 s: long enough to be seen loading. */
 const SLOW = { chunkBytes: 2048, delayMs: 50 };
+/** zbarimg reads the QR code back when present (qr-code.test.ts requires it; here it is a bonus). */
+const HAVE_ZBARIMG = toolWorks('zbarimg', ['--version']);
 const HOST_STATES = ['known', 'known-unbound', 'insufficient', 'insufficient-unbound'];
 
 /** Errors the browser logs for a 4xx the test provokes on purpose (the bad pull secret's 400). */
@@ -150,6 +155,13 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
     expect(shape(isoUrl)).toBe(`${aio.service.url}/bytoken/T/4.17/x86_64/full.iso`);
     expect((await fetch(isoUrl, { method: 'HEAD' })).status).toBe(200);
     expect(await text(page, '#iso-expiry')).toMatch(/^Expires /);
+    // the QR code on the page, as Chromium draws it, decodes to the same URL
+    if (HAVE_ZBARIMG) {
+      const png = path.join(SCREENSHOT_DIR, 'iso-qr.png');
+      await (await page.$('#iso-qr svg'))!.screenshot({ path: png });
+      const decoded = execFileSync('zbarimg', ['--raw', '-q', png], { stdio: ['ignore', 'pipe', 'ignore'] });
+      expect(decoded.toString().trim()).toBe(await page.$eval('#iso-url', (e) => (e as HTMLInputElement).value));
+    }
     await page.waitForFunction(() => (document.querySelector('#ipxe-script')?.textContent ?? '').startsWith('#!ipxe'));
     expect(await text(page, '#ipxe-script')).toContain('console=ttyS0');
     await page.select('#ipxe-type', 'boot-order-control');
