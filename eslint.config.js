@@ -58,6 +58,7 @@ export default tseslint.config(
         CustomEvent: 'readonly',
         AbortSignal: 'readonly',
         URLSearchParams: 'readonly',
+        TextEncoder: 'readonly',
       },
     },
   },

@@ -93,7 +93,8 @@ describe('console routes', () => {
     ]) {
       const res = await fetch(svc.url + p);
       expect(res.status, p).toBe(404);
-      if (res.headers.get('content-type')?.startsWith('application/json')) expect((await res.json()).code).toBe(404);
+      if (res.headers.get('content-type')?.startsWith('application/json'))
+        expect(((await res.json()) as { code: number }).code).toBe(404);
     }
   });
 

@@ -29,6 +29,14 @@ import {
 
 /** The slow origin: 2 KiB every 50 ms, so the 1 MiB fixture takes ~25 s: long enough to be seen loading. */
 const SLOW = { chunkBytes: 2048, delayMs: 50 };
+// The callbacks given to page.evaluate/waitForFunction/$eval run in Chromium; the project compiles
+// without the DOM library, so the browser names they use are declared loosely here.
+declare const document: any;
+declare const window: any;
+declare const sessionStorage: any;
+type HTMLInputElement = any;
+type HTMLTextAreaElement = any;
+
 /** zbarimg reads the QR code back when present (qr-code.test.ts requires it; here it is a bonus). */
 const HAVE_ZBARIMG = toolWorks('zbarimg', ['--version']);
 const HOST_STATES = ['known', 'known-unbound', 'insufficient', 'insufficient-unbound'];
@@ -99,9 +107,7 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
     await page.goto(aio.service.url + '/console/#/images');
     await page.waitForFunction(
       () => {
-        const bar = document.querySelector<HTMLProgressElement>(
-          'tr[data-version="4.18"][data-state="downloading"] progress',
-        );
+        const bar = document.querySelector('tr[data-version="4.18"][data-state="downloading"] progress');
         return bar !== null && bar.value > 0 && bar.value < 100;
       },
       { timeout: UI_TIMEOUT_MS },
@@ -144,9 +150,9 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
     await page.type('textarea[name="pull_secret"]', PULL_SECRET);
     await page.type('textarea[name="kernel_arguments"]', 'console=ttyS0');
     await page.click('form button[type="submit"]');
-    await page.waitForFunction(() => (document.querySelector<HTMLInputElement>('#iso-url')?.value ?? '') !== '');
+    await page.waitForFunction(() => (document.querySelector('#iso-url')?.value ?? '') !== '');
     const id = /#\/infra-envs\/([0-9a-f-]{36})$/.exec(page.url())![1]!;
-    const created = await (await aio.call('GET', `${API}/infra-envs/${id}`)).json();
+    const created = (await (await aio.call('GET', `${API}/infra-envs/${id}`)).json()) as any;
     expect(created).toMatchObject({ name: 'lab', openshift_version: '4.17', kernel_arguments: expect.any(String) });
     const isoUrl = await page.$eval('#iso-url', (e) => (e as HTMLInputElement).value);
     // image-url hands out a fresh short token per call: same shape as the InfraEnv's download_url
@@ -165,9 +171,7 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
     await page.waitForFunction(() => (document.querySelector('#ipxe-script')?.textContent ?? '').startsWith('#!ipxe'));
     expect(await text(page, '#ipxe-script')).toContain('console=ttyS0');
     await page.select('#ipxe-type', 'boot-order-control');
-    await page.waitForFunction(() =>
-      (document.querySelector<HTMLInputElement>('#ipxe-url')?.value ?? '').includes('boot-order-control'),
-    );
+    await page.waitForFunction(() => (document.querySelector('#ipxe-url')?.value ?? '').includes('boot-order-control'));
     await screenshot(page, 'infra-env');
 
     // the minimal switch PATCHes image_type; the demo image has no minimal variant, so the API's
@@ -182,7 +186,7 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
     expect(await page.$eval('input[name="image_type"][value="full-iso"]', (e) => (e as HTMLInputElement).checked)).toBe(
       true,
     );
-    expect((await (await aio.call('GET', `${API}/infra-envs/${id}`)).json()).type).toBe('full-iso');
+    expect(((await (await aio.call('GET', `${API}/infra-envs/${id}`)).json()) as any).type).toBe('full-iso');
     const patchStatus = (await aio.call('PATCH', `${API}/infra-envs/${id}`, { image_type: 'minimal-iso' })).status;
     expect(patchStatus).toBeGreaterThanOrEqual(400);
 
@@ -230,14 +234,14 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
     );
 
     // delete (asked twice) from the list
-    const other = await (
+    const other = (await (
       await aio.call('POST', `${API}/infra-envs`, {
         name: 'scratch',
         openshift_version: '4.17',
         cpu_architecture: 'x86_64',
         pull_secret: PULL_SECRET,
       })
-    ).json();
+    ).json()) as any;
     await page.goto(aio.service.url + '/console/#/infra-envs');
     await page.waitForSelector(`tr[data-id="${other.id}"] button.danger-text`);
     await screenshot(page, 'infra-envs');
@@ -259,14 +263,14 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
   it('fits a phone width without sideways scrolling of the page', async () => {
     const { page, errors } = await openPage(browser, PHONE);
     await signIn(page);
-    const ie = await (
+    const ie = (await (
       await aio.call('POST', `${API}/infra-envs`, {
         name: 'phone',
         openshift_version: '4.17',
         cpu_architecture: 'x86_64',
         pull_secret: PULL_SECRET,
       })
-    ).json();
+    ).json()) as any;
     const hostId = crypto.randomUUID();
     expect((await aio.call('POST', `${API}/infra-envs/${ie.id}/hosts`, { host_id: hostId })).status).toBe(201);
     await aio.call('POST', `${API}/infra-envs/${ie.id}/hosts/${hostId}/instructions`, {
