@@ -279,13 +279,22 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
       output: JSON.stringify(inventory({ hostname: 'tiny.example.com', cores: 1, ramGiB: 4 })),
     });
     for (const [name, hash, ready] of [
-      ['phone-infra-envs', '#/infra-envs', 'tr[data-id]'],
-      ['phone-infra-env', `#/infra-envs/${ie.id}`, '#ipxe-script'],
-      ['phone-hosts', `#/infra-envs/${ie.id}/hosts`, 'tr[data-id]'],
-      ['phone-images', '#/images', 'tr[data-state]'],
+      ['phone-infra-envs', '#/infra-envs', "document.querySelector('tr[data-id]')"],
+      [
+        'phone-infra-env',
+        `#/infra-envs/${ie.id}`,
+        "document.querySelector('#iso-qr svg') && document.querySelector('#ipxe-script').textContent.startsWith('#!ipxe')",
+      ],
+      [
+        'phone-hosts',
+        `#/infra-envs/${ie.id}/hosts`,
+        'document.querySelector(\'tr[data-status="insufficient"], tr[data-status="insufficient-unbound"]\')',
+      ],
+      ['phone-events', `#/events?infra_env_id=${ie.id}`, "document.querySelector('#events tr[data-severity]')"],
+      ['phone-images', '#/images', "document.querySelector('tr[data-state]')"],
     ] as const) {
       await page.goto(aio.service.url + '/console/' + hash);
-      await page.waitForSelector(ready);
+      await page.waitForFunction(ready);
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
       await screenshot(page, name);
     }
