@@ -209,7 +209,7 @@ function build(main, ie) {
       h('p', {}, 'The Ignition config the discovery ISO carries, for booting by other means.'),
       h(
         'button',
-        { type: 'button', class: 'secondary', onclick: () => void downloadIgnition() },
+        { id: 'ign-download', type: 'button', class: 'secondary', onclick: () => void downloadIgnition() },
         'Download discovery.ign',
       ),
     ),

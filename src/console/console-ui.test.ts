@@ -7,7 +7,9 @@
 // delete an InfraEnv; then the same pages at a phone width. Every page's console errors fail the
 // test; screenshots of each page go to .cache/console-screenshots/.
 import { execFileSync } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,6 +54,15 @@ function unexpected(errors: ConsoleEntry[], allowed: { status: number; path: str
     left.splice(i, 1);
     return false;
   });
+}
+
+/** Waits (bounded) until Chromium has finished writing a download. */
+async function waitForFile(file: string): Promise<void> {
+  for (let waited = 0; waited < UI_TIMEOUT_MS; waited += 100) {
+    if (existsSync(file)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${file} did not appear within ${UI_TIMEOUT_MS} ms`);
 }
 
 async function text(page: Page, selector: string): Promise<string> {
@@ -173,6 +184,22 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
     await page.select('#ipxe-type', 'boot-order-control');
     await page.waitForFunction(() => (document.querySelector('#ipxe-url')?.value ?? '').includes('boot-order-control'));
     await screenshot(page, 'infra-env');
+
+    // the discovery Ignition, fetched with the Authorization header and saved from a blob
+    const downloads = await mkdtemp(path.join(tmpdir(), 'console-downloads-'));
+    try {
+      const cdp = await page.createCDPSession();
+      await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
+      await page.click('#ign-download');
+      const saved = path.join(downloads, 'lab-discovery.ign');
+      await waitForFile(saved);
+      const expected = await (
+        await aio.call('GET', `${API}/infra-envs/${id}/downloads/files?file_name=discovery.ign`)
+      ).text();
+      expect(JSON.parse(await readFile(saved, 'utf8'))).toEqual(JSON.parse(expected));
+    } finally {
+      await rm(downloads, { recursive: true, force: true });
+    }
 
     // the minimal switch PATCHes image_type; the demo image has no minimal variant, so the API's
     // refusal is shown and the switch goes back to what the InfraEnv has
