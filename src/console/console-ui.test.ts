@@ -25,6 +25,7 @@ import {
   SCREENSHOT_DIR,
   UI_TIMEOUT_MS,
   launchChromium,
+  lowContrast,
   openPage,
   screenshot,
 } from './test-support/browser.js';
@@ -126,6 +127,7 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
     await page.waitForSelector('tr[data-version="4.17"][data-state="ready"]');
     expect(await text(page, 'tr[data-version="4.18"]')).toMatch(/KiB of 1\.0 MiB/);
     await screenshot(page, 'images');
+    expect(await lowContrast(page)).toEqual([]);
 
     // create: the API's 400 lands under the pull secret field, nothing is created
     await page.goto(aio.service.url + '/console/#/infra-envs');
@@ -155,6 +157,7 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
     expect(await text(page, '#f-pull-secret-error')).toMatch(/pull secret/i);
     expect(await page.$eval('textarea[name="pull_secret"]', (e) => e.getAttribute('aria-invalid'))).toBe('true');
     await screenshot(page, 'infra-env-form-error');
+    expect(await lowContrast(page)).toEqual([]);
     expect(await (await aio.call('GET', `${API}/infra-envs`)).json()).toEqual([]);
 
     await page.$eval('textarea[name="pull_secret"]', (e) => ((e as HTMLTextAreaElement).value = ''));
@@ -184,6 +187,7 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
     await page.select('#ipxe-type', 'boot-order-control');
     await page.waitForFunction(() => (document.querySelector('#ipxe-url')?.value ?? '').includes('boot-order-control'));
     await screenshot(page, 'infra-env');
+    expect(await lowContrast(page)).toEqual([]);
 
     // the discovery Ignition, fetched with the Authorization header and saved from a blob
     const downloads = await mkdtemp(path.join(tmpdir(), 'console-downloads-'));
@@ -243,6 +247,7 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
     expect(row).toContain('192.168.122.10/24');
     expect(row).toContain('16.0 GiB');
     await screenshot(page, 'hosts');
+    expect(await lowContrast(page)).toEqual([]);
 
     // events of this InfraEnv, then only warnings and errors
     await page.goto(aio.service.url + `/console/#/events?infra_env_id=${id}`);
@@ -253,6 +258,7 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
     );
     expect(await text(page, '#events tbody')).toContain('worker-7.example.com');
     await screenshot(page, 'events');
+    expect(await lowContrast(page)).toEqual([]);
     await page.click('#ev-sev-info');
     await page.waitForFunction(
       () =>
@@ -272,6 +278,7 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
     await page.goto(aio.service.url + '/console/#/infra-envs');
     await page.waitForSelector(`tr[data-id="${other.id}"] button.danger-text`);
     await screenshot(page, 'infra-envs');
+    expect(await lowContrast(page)).toEqual([]);
     await page.click(`tr[data-id="${other.id}"] button.danger-text`);
     await page.click(`tr[data-id="${other.id}"] button.danger`);
     await page.waitForFunction((oid) => !document.querySelector(`tr[data-id="${oid}"]`), {}, other.id);
@@ -324,6 +331,7 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
       await page.waitForFunction(ready);
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
       await screenshot(page, name);
+      expect(await lowContrast(page), name).toEqual([]);
     }
     expect(unexpected(errors, [])).toEqual([]);
     await page.close();

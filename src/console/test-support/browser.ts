@@ -64,3 +64,38 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path: file, fullPage: true });
   return file;
 }
+
+/**
+ * Runs in the page: every visible element with its own text whose color against the first opaque
+ * background behind it (walking up the tree; white at the top) is under `min`:1 (WCAG 2 relative
+ * luminance). Returns "tag.class 'text' ratio" lines. Disabled controls are exempt, as in WCAG.
+ */
+const CONTRAST_SCRIPT = `(min) => {
+  const rgb = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => {
+    const c = [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+  };
+  const background = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] === 1)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim() !== '');
+    if (!own || el.disabled || el.closest('[hidden], .visually-hidden, .offscreen, svg')) continue;
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) continue;
+    const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(background(el))];
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    if (ratio < min) out.push(el.tagName.toLowerCase() + '.' + el.className + " '" + el.textContent.trim().slice(0, 30) + "' " + ratio.toFixed(2));
+  }
+  return out;
+}`;
+
+export async function lowContrast(page: Page, min = 4.5): Promise<string[]> {
+  return page.evaluate(`(${CONTRAST_SCRIPT})(${min})`) as Promise<string[]>;
+}
