@@ -42,12 +42,20 @@ export function setToken(value) {
   else sessionStorage.removeItem(TOKEN_KEY);
 }
 
+/** Other words the API's messages use for a field (src/core/infraenv/ validators). */
+const FIELD_ALIASES = {
+  additional_ntp_sources: ['NTP source'],
+  static_network_config: ['network_yaml', 'mac_interface_map'],
+  ssh_authorized_key: ['SSH key', 'SSH public key'],
+  additional_trust_bundle: ['trust bundle'],
+};
+
 /** Which API field an error message names: `pull_secret …`, `pull secret …`, `kernel_arguments[0].value …`. */
 export function fieldOf(message) {
   const text = String(message);
   for (const field of INFRA_ENV_FIELDS) {
-    const spaced = field.replaceAll('_', ' ');
-    const pattern = new RegExp(`(^|[^a-z_])(${field}|${spaced})($|[^a-z_])`, 'i');
+    const words = [field, field.replaceAll('_', ' '), ...(FIELD_ALIASES[field] ?? [])];
+    const pattern = new RegExp(`(^|[^a-z_])(${words.join('|')})($|[^a-z_])`, 'i');
     if (pattern.test(text)) return field;
   }
   return undefined;
