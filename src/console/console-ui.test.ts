@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_IMAGE_PATH } from '../config.js';
-import { inventory } from '../core/test-support/harness.js';
+import { inventory, sshKey } from '../core/test-support/harness.js';
 import { IsoServer } from '../images/test-support/iso-server.js';
 import { API, type AllInOne, PULL_SECRET, startAllInOne } from '../test-support/all-in-one.js';
 import { toolWorks, unavailable } from '../test-support/requirements.js';
@@ -291,6 +291,45 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
         { status: patchStatus, path: `/api/assisted-install/v2/infra-envs/${id}` },
       ]),
     ).toEqual([]);
+    await page.close();
+  });
+
+  it('edits an InfraEnv through the form, with the API refusals inline', async () => {
+    const { page, errors } = await openPage(browser);
+    await signIn(page);
+    const ie = (await (
+      await aio.call('POST', `${API}/infra-envs`, {
+        name: 'edit-me',
+        openshift_version: '4.17',
+        cpu_architecture: 'x86_64',
+        pull_secret: PULL_SECRET,
+        kernel_arguments: [{ operation: 'append', value: 'quiet' }],
+      })
+    ).json()) as any;
+    await page.goto(aio.service.url + `/console/#/infra-envs/${ie.id}/edit`);
+    await page.waitForSelector('form textarea[name="kernel_arguments"]');
+    expect(await page.$eval('textarea[name="kernel_arguments"]', (e: any) => e.value)).toBe('quiet');
+    expect(await page.$eval('input[name="name"]', (e: any) => [e.value, e.disabled])).toEqual(['edit-me', true]);
+    expect(await page.$eval('textarea[name="pull_secret"]', (e: any) => e.value)).toBe('');
+
+    await page.type('textarea[name="kernel_arguments"]', '\nrd.break;reboot');
+    await page.click('form button[type="submit"]');
+    await page.waitForSelector('#f-kernel-arguments-error:not([hidden])');
+    expect(await text(page, '#f-kernel-arguments-error')).toContain('kernel_arguments[1]');
+    expect(
+      JSON.parse(((await (await aio.call('GET', `${API}/infra-envs/${ie.id}`)).json()) as any).kernel_arguments),
+    ).toEqual([{ operation: 'append', value: 'quiet' }]);
+
+    const key = sshKey();
+    await page.$eval('textarea[name="kernel_arguments"]', (e: any) => (e.value = 'quiet\nconsole=ttyS0'));
+    await page.type('textarea[name="ssh_authorized_key"]', key);
+    await page.click('form button[type="submit"]');
+    await page.waitForFunction((iid) => window.location.hash === `#/infra-envs/${iid}`, {}, ie.id);
+    const after = (await (await aio.call('GET', `${API}/infra-envs/${ie.id}`)).json()) as any;
+    expect(after.ssh_authorized_key).toBe(key);
+    expect(after.pull_secret_set).toBe(true);
+    expect(JSON.parse(after.kernel_arguments).map((k: any) => k.value)).toEqual(['quiet', 'console=ttyS0']);
+    expect(unexpected(errors, [{ status: 400, path: `/api/assisted-install/v2/infra-envs/${ie.id}` }])).toEqual([]);
     await page.close();
   });
 
