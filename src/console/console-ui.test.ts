@@ -259,6 +259,14 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
     expect(await text(page, '#events tbody')).toContain('worker-7.example.com');
     await screenshot(page, 'events');
     expect(await lowContrast(page)).toEqual([]);
+    // only this host's events
+    await page.waitForSelector(`#ev-host option[value="${hostId}"]`);
+    await page.select('#ev-host', hostId);
+    await page.waitForFunction(() => {
+      const rows = [...document.querySelectorAll('#events tbody tr[data-severity]')];
+      return rows.length > 0 && rows.every((r: any) => r.children[2].textContent === 'worker-7.example.com');
+    });
+    await page.select('#ev-host', '');
     await page.click('#ev-sev-info');
     await page.waitForFunction(
       () =>
