@@ -25,6 +25,8 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
+# The web console's browser files, served as they are (src/console/console-assets.ts).
+COPY console ./console
 # The volume's mount point belongs to the runtime user, so the database and image cache can be written.
 RUN mkdir -p /data && chown node:node /data
 ENV NODE_ENV=production DATA_DIR=/data LISTEN_PORT=8080

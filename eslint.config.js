@@ -44,4 +44,22 @@ export default tseslint.config(
       },
     },
   },
+  {
+    // The web console's browser modules (served as they are, see src/console/).
+    files: ['console/**/*.js'],
+    languageOptions: {
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        navigator: 'readonly',
+        sessionStorage: 'readonly',
+        fetch: 'readonly',
+        Node: 'readonly',
+        CustomEvent: 'readonly',
+        AbortSignal: 'readonly',
+        URLSearchParams: 'readonly',
+        TextEncoder: 'readonly',
+      },
+    },
+  },
 );

@@ -207,6 +207,7 @@ export async function startService(
       ...(core ? { coreRouter: core.router, databaseHealth: core.databaseHealth } : {}),
       ...(certificates ? { tlsHealth: () => certificates.status() } : {}),
       draining: () => drain.isDraining(),
+      authType: config.authType,
     });
   } catch (err) {
     process.off('SIGHUP', onHangup);

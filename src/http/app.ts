@@ -16,6 +16,7 @@ import { bootArtifactRoutes } from './routes/boot-artifacts.js';
 import { discoveryImageRoutes } from './routes/discovery-image.js';
 import { type DatabaseHealth, type TlsHealth, healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { consoleRoutes } from '../console/console-router.js';
 import { pxeInitrdRoutes } from './routes/pxe-initrd.js';
 import { DEFAULT_MAX_CONCURRENT_REQUESTS, RequestCap } from './request-cap.js';
 
@@ -42,6 +43,8 @@ export interface AppParts {
   tlsHealth?: TlsHealth;
   /** True once a graceful drain started: /health answers 503 (src/http/drain.ts). */
   draining?: () => boolean;
+  /** AUTH_TYPE, for the web console's sign-in page (`none` when absent). */
+  authType?: 'none' | 'local';
 }
 
 export function createApp(parts: AppParts): Express {
@@ -73,6 +76,7 @@ export function createApp(parts: AppParts): Express {
   app.use(healthRoutes(parts.imageStore, parts.databaseHealth, parts.draining, parts.tlsHealth));
   app.use(metricsRoutes(parts.metrics));
   if (parts.coreRouter) app.use('/api/assisted-install', parts.coreRouter);
+  if (parts.coreRouter) app.use(consoleRoutes({ authType: parts.authType ?? 'none' })); // the web console needs the API beside it
   if (parts.artifacts) {
     const context = {
       artifacts: parts.artifacts,

@@ -33,7 +33,11 @@ export interface AllInOne {
   close(): Promise<void>;
 }
 
-export async function startAllInOne(env: Record<string, string> = {}): Promise<AllInOne> {
+export async function startAllInOne(
+  env: Record<string, string> = {},
+  /** awaitImages false: return while base images still load (a slow origin's progress is the test). */
+  { awaitImages = true }: { awaitImages?: boolean } = {},
+): Promise<AllInOne> {
   const storage = await embeddedBackend().create();
   const dir = await mkdtemp(path.join(tmpdir(), 'bootsmith-all-in-one-'));
   const logs: string[] = [];
@@ -56,7 +60,7 @@ export async function startAllInOne(env: Record<string, string> = {}): Promise<A
       defaultMetrics: false,
       now: () => new Date(clock.now),
     });
-    await service.imagesLoaded;
+    if (awaitImages) await service.imagesLoaded;
   } catch (err) {
     await storage.cleanup();
     await rm(dir, { recursive: true, force: true });

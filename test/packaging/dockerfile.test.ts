@@ -82,6 +82,10 @@ describe('Dockerfile', () => {
     expect(dockerfile.stages.at(-1)!.from).toBe('runtime-demo-${DEMO}');
   });
 
+  it('ships the web console beside dist/ (PACKAGE_ROOT/console, where src/console/console-assets.ts reads it)', () => {
+    expect(stage('runtime')!.lines).toContain('COPY console ./console');
+  });
+
   it('keeps local build output, data and caches out of the build context', () => {
     const ignored = readFileSync(path.join(REPO_ROOT, '.dockerignore'), 'utf8').split('\n');
     for (const entry of ['node_modules', 'dist', 'data', '.cache']) expect(ignored).toContain(entry);
