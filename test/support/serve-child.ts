@@ -29,14 +29,25 @@ export interface ServeChild {
   exited: Promise<number | null>;
 }
 
-export async function startServe(
+/** The last output kept per child, for failure messages. */
+const OUTPUT_KEEP_BYTES = 64 * 1024;
+
+export interface SpawnedServe {
+  child: ChildProcess;
+  port: number;
+  url: string;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+/** Spawns `bootsmith serve` on a free loopback port with `dataDir`, without waiting for it. */
+export async function spawnServe(
   cli: string,
   dataDir: string,
   env: NodeJS.ProcessEnv = {},
   args: string[] = ['--role', 'core'],
-): Promise<ServeChild> {
+): Promise<SpawnedServe> {
   const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
   let out = '';
   const child = spawn(process.execPath, [cli, 'serve', ...args], {
     cwd: REPO_ROOT,
@@ -52,15 +63,26 @@ export async function startServe(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const take = (b: Buffer) => {
-    out = (out + b.toString('utf8')).slice(-64 * 1024);
+    out = (out + b.toString('utf8')).slice(-OUTPUT_KEEP_BYTES);
   };
   child.stdout!.on('data', take);
   child.stderr!.on('data', take);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, port, url: `http://127.0.0.1:${port}`, output: () => out, exited };
+}
+
+/** Spawns `bootsmith serve` and waits until its API answers. */
+export async function startServe(
+  cli: string,
+  dataDir: string,
+  env: NodeJS.ProcessEnv = {},
+  args: string[] = ['--role', 'core'],
+): Promise<ServeChild> {
+  const { child, url, output, exited } = await spawnServe(cli, dataDir, env, args);
   const until = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`bootsmith serve exited during start:\n${out}`);
+      throw new Error(`bootsmith serve exited during start:\n${output()}`);
     const ok = await fetch(`${url}/api/assisted-install/v2/infra-envs`).then(
       (r) => r.status === 200,
       () => false,
@@ -68,11 +90,11 @@ export async function startServe(
     if (ok) break;
     if (Date.now() > until) {
       child.kill('SIGKILL');
-      throw new Error(`bootsmith serve not ready within ${READY_TIMEOUT_MS} ms:\n${out}`);
+      throw new Error(`bootsmith serve not ready within ${READY_TIMEOUT_MS} ms:\n${output()}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { child, url, api: `${url}/api/assisted-install/v2`, output: () => out, exited };
+  return { child, url, api: `${url}/api/assisted-install/v2`, output, exited };
 }
 
 /** PIDs of the PostgreSQL processes (postmaster and backends) running on DATA_DIR. */

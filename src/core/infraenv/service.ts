@@ -20,21 +20,7 @@ import type { InfraEnvRecord } from '../model.js';
 import { assertIsoUrlLength, isoUrl, type IsoAuth } from '../urls.js';
 import type { InfraEnvParams } from './params.js';
 import { minimalInitrd } from './minimal-initrd.js';
-
-/** Orders "4.16.3" after "4.9" and "4.16"; non-numeric parts compare as text. */
-function compareVersions(a: string, b: string): number {
-  const pa = a.split(/[.-]/);
-  const pb = b.split(/[.-]/);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const x = pa[i] ?? '';
-    const y = pb[i] ?? '';
-    const nx = Number(x);
-    const ny = Number(y);
-    const c = Number.isFinite(nx) && Number.isFinite(ny) && x !== '' && y !== '' ? nx - ny : x.localeCompare(y);
-    if (c !== 0) return c;
-  }
-  return 0;
-}
+import { compareVersions } from '../versions/openshift-versions.js';
 
 export function resolveImage(ctx: CoreContext, version: string | undefined, arch: string | undefined): CatalogImage {
   const archName = arch ?? 'x86_64';

@@ -9,8 +9,7 @@ import path from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import pg from 'pg';
 import S3rver from 's3rver';
-import { REPO_ROOT } from '../../support/build-cli.js';
-import { freePort } from '../../support/serve-child.js';
+import { spawnServe } from '../../support/serve-child.js';
 
 /** A replica's first start (migrations, keys, a 48 MiB image from S3) on a loaded two-core machine. */
 const READY_TIMEOUT_MS = 90_000;
@@ -109,28 +108,8 @@ export async function spawnReplica(
   env: Record<string, string>,
   args: string[] = ['--role', 'all'],
 ): Promise<Replica> {
-  const port = await freePort();
-  let out = '';
-  const child = spawn(process.execPath, [cli, 'serve', ...args], {
-    cwd: REPO_ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      LISTEN_ADDRESS: '127.0.0.1',
-      LISTEN_PORT: String(port),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const take = (b: Buffer) => {
-    out = (out + b.toString('utf8')).slice(-OUTPUT_KEEP_BYTES);
-  };
-  child.stdout!.on('data', take);
-  child.stderr!.on('data', take);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { name, port, url: `http://127.0.0.1:${port}`, dataDir, child, exited, output: () => out };
+  const { child, port, url, output, exited } = await spawnServe(cli, dataDir, env, args);
+  return { name, port, url, dataDir, child, exited, output };
 }
 
 /** Polls `probe` until it is true, failing with the replica's output after `timeoutMs`. */
