@@ -63,18 +63,11 @@ export class S3Source implements RemoteSource {
       );
     } catch (err) {
       if (signal.aborted) throw signal.reason;
-      const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      const status = httpStatusOf(err);
       // 416: nothing at that offset; 412: the object changed since the download began
       if (offset > 0 && (status === 416 || status === 412))
         return this.open({ offset: 0, validator: undefined, signal });
-      const retry = status !== undefined ? retryClassOfStatus(status) : retryClassOf(err);
-      throw new ImageLoadError(
-        'upstream',
-        `${this.description}: ${describeError(err)}${status ? ` (HTTP ${status})` : ''}`,
-        retry,
-        { status },
-        { cause: err },
-      );
+      throw getObjectError(this.description, err, status);
     }
     const stream = out.Body as Readable | undefined;
     if (!stream) throw new ImageLoadError('upstream', `${this.description}: GetObject returned no body`, 'fast');
@@ -104,14 +97,7 @@ export class S3Source implements RemoteSource {
       );
     } catch (err) {
       if (signal.aborted) throw signal.reason;
-      const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-      throw new ImageLoadError(
-        'upstream',
-        `${what}: ${describeError(err)}${status ? ` (HTTP ${status})` : ''}`,
-        status !== undefined ? retryClassOfStatus(status) : retryClassOf(err),
-        { status },
-        { cause: err },
-      );
+      throw getObjectError(what, err, httpStatusOf(err));
     }
     const stream = out.Body as Readable | undefined;
     const range = parseContentRange(out.ContentRange);
@@ -143,4 +129,20 @@ export class S3Source implements RemoteSource {
     });
     return this.client;
   }
+}
+
+/** The HTTP status of a failed S3 call, when the SDK got that far. */
+function httpStatusOf(err: unknown): number | undefined {
+  return (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+}
+
+/** A failed GetObject as an ImageLoadError, retried by its status (or its network error). */
+function getObjectError(what: string, err: unknown, status: number | undefined): ImageLoadError {
+  return new ImageLoadError(
+    'upstream',
+    `${what}: ${describeError(err)}${status ? ` (HTTP ${status})` : ''}`,
+    status !== undefined ? retryClassOfStatus(status) : retryClassOf(err),
+    { status },
+    { cause: err },
+  );
 }

@@ -79,21 +79,12 @@ export async function prepareHome(layout: Layout, owner: Owner | undefined): Pro
 async function ensureTraversable(dataDir: string, owner: Owner): Promise<void> {
   const st = await stat(dataDir);
   if ((st.mode & 0o001) === 0 && st.uid !== owner.uid) await chmod(dataDir, (st.mode & 0o7777) | 0o001);
-  for (let dir = path.dirname(dataDir); ; dir = path.dirname(dir)) {
-    const s = await stat(dir);
-    const ok =
-      s.uid === owner.uid
-        ? (s.mode & 0o100) !== 0
-        : s.gid === owner.gid
-          ? (s.mode & 0o010) !== 0
-          : (s.mode & 0o001) !== 0;
-    if (!ok) {
-      throw new EmbeddedPostgresError(
-        `PostgreSQL runs as user ${owner.name} (bootsmith runs as root) and cannot reach ${dataDir}: ${dir} is not searchable by it; choose a DATA_DIR outside ${dir} or set EMBEDDED_POSTGRES_USER`,
-        { dir, user: owner.name },
-      );
-    }
-    if (dir === path.dirname(dir)) return;
+  const dir = await firstUnsearchable(path.dirname(dataDir), owner);
+  if (dir !== undefined) {
+    throw new EmbeddedPostgresError(
+      `PostgreSQL runs as user ${owner.name} (bootsmith runs as root) and cannot reach ${dataDir}: ${dir} is not searchable by it; choose a DATA_DIR outside ${dir} or set EMBEDDED_POSTGRES_USER`,
+      { dir, user: owner.name },
+    );
   }
 }
 /**
@@ -108,7 +99,7 @@ export async function binariesRunnableBy(
   logger: Logger,
 ): Promise<PostgresBinaries> {
   const native = path.dirname(path.dirname(binaries.postgres));
-  if (await searchableBy(path.dirname(binaries.postgres), owner)) return binaries;
+  if ((await firstUnsearchable(path.dirname(binaries.postgres), owner)) === undefined) return binaries;
   const copy = path.join(layout.home, `native-${binaries.version}`);
   const copied: PostgresBinaries = {
     ...binaries,
@@ -130,18 +121,21 @@ export async function binariesRunnableBy(
   }
   return copied;
 }
-/** Whether `dir` and every parent can be searched by `owner` (mode bits; root bypasses them, owner does not). */
-async function searchableBy(dir: string, owner: Owner): Promise<boolean> {
+/**
+ * The first of `dir` and its parents that `owner` cannot search (mode bits; root bypasses them,
+ * owner does not), or undefined when all of them can be searched.
+ */
+async function firstUnsearchable(dir: string, owner: Owner): Promise<string | undefined> {
   for (let d = dir; ; d = path.dirname(d)) {
     const s = await stat(d);
-    const ok =
+    const searchable =
       s.uid === owner.uid
         ? (s.mode & 0o100) !== 0
         : s.gid === owner.gid
           ? (s.mode & 0o010) !== 0
           : (s.mode & 0o001) !== 0;
-    if (!ok) return false;
-    if (d === path.dirname(d)) return true;
+    if (!searchable) return d;
+    if (d === path.dirname(d)) return undefined;
   }
 }
 export async function loadPassword(file: string): Promise<string> {
