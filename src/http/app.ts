@@ -2,15 +2,19 @@
 // the assisted API (mounted at /api/assisted-install), or both, plus health and metrics.
 //
 // It wires parts together and records per-request metrics and access logs (with
-// credentials redacted from paths); it holds no business rules.
-import express, { type Express, type Router } from 'express';
+// credentials redacted from paths); it holds no business rules. With the image side, the
+// request listener it returns first offers each request to the hot path-style ISO route
+// (hot-iso-route.ts: a BMC's range storm skips express's router walk), then to express.
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import express, { type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ArtifactService } from '../artifacts/artifact-service.js';
 import type { ImageStore } from '../images/catalog/image-store.js';
 import type { UrlTokenResolver } from '../ignition-supply/url-token-resolver.js';
 import type { Metrics } from '../metrics.js';
 import type { ArtifactObserver } from './artifact-observer.js';
-import { imageErrorHandler } from './error-mapping.js';
+import { answerImageError, imageErrorHandler } from './error-mapping.js';
+import { hotIsoRoute } from './hot-iso-route.js';
 import { redactedRequestTarget, redactUrl } from '../redact.js';
 import { bootArtifactRoutes } from './routes/boot-artifacts.js';
 import { discoveryImageRoutes } from './routes/discovery-image.js';
@@ -47,17 +51,60 @@ export interface AppParts {
   authType?: 'none' | 'local';
 }
 
-export function createApp(parts: AppParts): Express {
+export function createApp(parts: AppParts): RequestListener {
   const app = express();
+  const logInternal = (err: unknown, req: IncomingMessage): void =>
+    parts.logger.error({ err, method: req.method, path: redactedRequestTarget(req) }, 'request failed');
   app.disable('x-powered-by');
   app.disable('etag'); // the range layer sets strong ETags itself; JSON answers need none
   app.set('query parser', 'simple');
 
+  const recordRequest = requestRecorder(parts);
   app.use((req, res, next) => {
+    recordRequest(req, res, () => routeLabel(req.route?.path, req.baseUrl));
+    next();
+  });
+
+  app.use(healthRoutes(parts.imageStore, parts.databaseHealth, parts.draining, parts.tlsHealth));
+  app.use(metricsRoutes(parts.metrics));
+  if (parts.coreRouter) app.use('/api/assisted-install', parts.coreRouter);
+  if (parts.coreRouter) app.use(consoleRoutes({ authType: parts.authType ?? 'none' })); // the web console needs the API beside it
+  let hotRoute: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
+  if (parts.artifacts) {
+    const context = {
+      artifacts: parts.artifacts,
+      metrics: parts.metrics,
+      logger: parts.logger,
+      urlTokens: parts.urlTokens,
+      observer: parts.observer,
+    };
+    const cap = new RequestCap(parts.maxConcurrentRequests ?? DEFAULT_MAX_CONCURRENT_REQUESTS, parts.metrics);
+    app.use(ARTIFACT_PATH_PREFIXES, cap.middleware);
+    app.use(discoveryImageRoutes(context), pxeInitrdRoutes(context), bootArtifactRoutes(context));
+    hotRoute = hotIsoRoute(context, cap, {
+      onRequest: (req, res, route) => recordRequest(req, res, () => route),
+      onError: (req, res, err) => answerImageError(req, res, err, logInternal),
+    });
+  }
+  app.use((req, res) => {
+    res.status(404).json({ code: 404, message: `no route for ${req.method} ${redactUrl(req.path)}` });
+  });
+  app.use(imageErrorHandler(logInternal));
+  if (hotRoute === undefined) return app;
+  const hot = hotRoute;
+  return (req, res) => {
+    if (!hot(req, res)) app(req, res);
+  };
+}
+
+/** Counts every answered request by route and status, and writes the access line at debug level. */
+function requestRecorder(
+  parts: Pick<AppParts, 'logger' | 'metrics'>,
+): (req: IncomingMessage, res: ServerResponse, route: () => string) => void {
+  return (req, res, route) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
-      const route = routeLabel(req.route?.path, req.baseUrl);
-      parts.metrics.requests.inc({ route, method: req.method, status: String(res.statusCode) });
+      parts.metrics.requests.inc({ route: route(), method: req.method ?? '', status: String(res.statusCode) });
       // the access line's fields (a redacted path) cost per request: only build them when logged
       if (!parts.logger.isLevelEnabled('debug')) return;
       parts.logger.debug(
@@ -70,34 +117,7 @@ export function createApp(parts: AppParts): Express {
         'request',
       );
     });
-    next();
-  });
-
-  app.use(healthRoutes(parts.imageStore, parts.databaseHealth, parts.draining, parts.tlsHealth));
-  app.use(metricsRoutes(parts.metrics));
-  if (parts.coreRouter) app.use('/api/assisted-install', parts.coreRouter);
-  if (parts.coreRouter) app.use(consoleRoutes({ authType: parts.authType ?? 'none' })); // the web console needs the API beside it
-  if (parts.artifacts) {
-    const context = {
-      artifacts: parts.artifacts,
-      metrics: parts.metrics,
-      logger: parts.logger,
-      urlTokens: parts.urlTokens,
-      observer: parts.observer,
-    };
-    const cap = new RequestCap(parts.maxConcurrentRequests ?? DEFAULT_MAX_CONCURRENT_REQUESTS, parts.metrics);
-    app.use(ARTIFACT_PATH_PREFIXES, cap.middleware);
-    app.use(discoveryImageRoutes(context), pxeInitrdRoutes(context), bootArtifactRoutes(context));
-  }
-  app.use((req, res) => {
-    res.status(404).json({ code: 404, message: `no route for ${req.method} ${redactUrl(req.path)}` });
-  });
-  app.use(
-    imageErrorHandler((err, req) =>
-      parts.logger.error({ err, method: req.method, path: redactedRequestTarget(req) }, 'request failed'),
-    ),
-  );
-  return app;
+  };
 }
 
 function routeLabel(routePath: unknown, baseUrl: string): string {

@@ -8,7 +8,7 @@
 // Does NOT: authenticate (routes report only requests that were served an artifact, or name an
 // InfraEnv the observer checks), share the dedupe across replicas (each replica dedupes on its
 // own), or ever slow or fail the response (observer errors are logged at warn).
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 
 export type ObservedArtifact = 'full-iso' | 'minimal-iso' | 'pxe-initrd' | 'kernel' | 'rootfs';
@@ -46,23 +46,23 @@ export function cleanUserAgent(value: string | undefined): string {
   return cleaned.length > MAX_USER_AGENT_CHARS ? `${cleaned.slice(0, MAX_USER_AGENT_CHARS)}…` : cleaned;
 }
 
-export function clientAddress(req: Request): string {
+export function clientAddress(req: IncomingMessage): string {
   const address = req.socket.remoteAddress ?? 'unknown';
   return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
 }
 
-export function requestMode(req: Request): ArtifactRequestReport['mode'] {
+export function requestMode(req: IncomingMessage): ArtifactRequestReport['mode'] {
   return req.method === 'HEAD' || req.headers.range !== undefined ? 'virtual media' : 'download';
 }
 
 /** Builds the report of `req` for `artifact` of `infraEnvId`. */
-export function reportOf(req: Request, infraEnvId: string, artifact: ObservedArtifact): ArtifactRequestReport {
+export function reportOf(req: IncomingMessage, infraEnvId: string, artifact: ObservedArtifact): ArtifactRequestReport {
   return {
     infraEnvId,
     artifact,
     address: clientAddress(req),
     mode: requestMode(req),
-    userAgent: cleanUserAgent(req.get('User-Agent')),
+    userAgent: cleanUserAgent(req.headers['user-agent']),
   };
 }
 

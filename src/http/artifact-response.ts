@@ -6,7 +6,7 @@
 // (and so the range layer's header strings memoized on it, see response-plan.ts) is made
 // once per (file, filename, Last-Modified) and reused by every Range request of a storm, and
 // the metric children of each artifact label are looked up once per Metrics.
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ArtifactService, ServedArtifact } from '../artifacts/artifact-service.js';
 import type { UrlTokenResolver } from '../ignition-supply/url-token-resolver.js';
@@ -32,8 +32,8 @@ export interface ImageRouteContext {
 }
 
 export function sendArtifact(
-  req: Request,
-  res: Response,
+  req: IncomingMessage,
+  res: ServerResponse,
   { metrics, logger }: ImageRouteContext,
   label: ArtifactLabel,
   representation: Representation,

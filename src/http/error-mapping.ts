@@ -32,11 +32,20 @@ export function writeErrorResponse(req: IncomingMessage, res: ServerResponse, er
   else res.end(body);
 }
 
+/** Answers `err` for the image side; `onInternal` hears only unexpected (untyped) failures. */
+export function answerImageError(
+  req: IncomingMessage,
+  res: ServerResponse,
+  err: unknown,
+  onInternal: (err: unknown, req: IncomingMessage) => void,
+): void {
+  const { status, typed } = errorStatus(err);
+  if (status >= 500 && !typed) onInternal(err, req);
+  writeErrorResponse(req, res, err);
+}
+
 /** Express error handler for the image side; logs only unexpected (untyped) failures. */
-export function imageErrorHandler(onInternal: (err: unknown, req: Request) => void) {
-  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
-    const { status, typed } = errorStatus(err);
-    if (status >= 500 && !typed) onInternal(err, req);
-    writeErrorResponse(req, res, err);
-  };
+export function imageErrorHandler(onInternal: (err: unknown, req: IncomingMessage) => void) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void =>
+    answerImageError(req, res, err, onInternal);
 }

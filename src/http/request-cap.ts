@@ -7,6 +7,7 @@
 // count refusals and expose the in-flight gauge.
 // Does NOT: decide which paths are artifacts (src/http/app.ts mounts it), render the 503
 // (src/http/error-mapping.ts), or cap connections (src/http/connection-guard.ts does).
+import type { ServerResponse } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { UnavailableError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
@@ -33,18 +34,18 @@ export class RequestCap {
     return this.inFlight;
   }
 
-  /** Express middleware: admits or refuses; never does route work itself. */
-  readonly middleware: RequestHandler = (_req: Request, res: Response, next: NextFunction): void => {
+  /**
+   * Admits the request answered by `res` (its slot is released when the response ends or fails),
+   * or returns the error to answer it with when `max` are already in flight.
+   */
+  admit(res: ServerResponse): UnavailableError | undefined {
     if (this.inFlight >= this.max) {
       this.metrics.artifactRequestsRefused.inc();
-      next(
-        new UnavailableError(
-          `too many artifact requests in flight (MAX_CONCURRENT_REQUESTS=${this.max}): retry later`,
-          CAP_RETRY_AFTER_SECONDS,
-          { max: this.max },
-        ),
+      return new UnavailableError(
+        `too many artifact requests in flight (MAX_CONCURRENT_REQUESTS=${this.max}): retry later`,
+        CAP_RETRY_AFTER_SECONDS,
+        { max: this.max },
       );
-      return;
     }
     this.inFlight++;
     this.metrics.artifactRequestsInFlight.set(this.inFlight);
@@ -59,6 +60,11 @@ export class RequestCap {
     // when the body was handed over whole. Either releases; the guard makes it exactly once.
     res.once('finish', release);
     res.once('close', release);
-    next();
+    return undefined;
+  }
+
+  /** Express middleware: admits or refuses; never does route work itself. */
+  readonly middleware: RequestHandler = (_req: Request, res: Response, next: NextFunction): void => {
+    next(this.admit(res));
   };
 }

@@ -9,7 +9,8 @@
 // side fronts), else 401. Like upstream, a
 // token opens its InfraEnv's ISO for whichever version/arch in the path the service has.
 // Each served request is reported to the boot-event observer.
-import { type Request, type Response, Router } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Router } from 'express';
 import type { Credential, DiscoveryImageType } from '../../ignition-supply/source.js';
 import { type ImageRouteContext, artifactRepresentation, sendArtifact } from '../artifact-response.js';
 import { UnauthorizedError } from '../../errors.js';
@@ -28,7 +29,7 @@ function isJwtShaped(token: string): boolean {
   return token.split('.').length === 3;
 }
 
-interface IsoTarget {
+export interface IsoTarget {
   infraEnvId: string;
   version: string | undefined;
   arch: string | undefined;
@@ -36,20 +37,56 @@ interface IsoTarget {
   credential: Credential;
 }
 
-export function discoveryImageRoutes(context: ImageRouteContext): Router {
-  const { artifacts, urlTokens } = context;
-  const router = Router();
+/** The path-style prefixes whose second segment is a credential (the InfraEnv id comes from it). */
+export type CredentialPrefix = 'bytoken' | 'byapikey';
 
-  const serve = async (req: Request, res: Response, target: IsoTarget): Promise<void> => {
-    const artifact = await artifacts.discoveryIso(target, target.type);
-    context.observer?.artifactRequested(reportOf(req, target.infraEnvId, target.type));
-    const filename = `${target.infraEnvId}-discovery.iso`;
-    await sendArtifact(req, res, context, target.type, artifactRepresentation(artifact, filename));
+/**
+ * The target of `/{bytoken|byapikey}/{token}/{version}/{arch}/{filename}`: the InfraEnv is named
+ * by a JWT's claims or, for an opaque short token, resolved by the UrlTokenResolver.
+ */
+export async function credentialPathTarget(
+  { urlTokens }: ImageRouteContext,
+  prefix: CredentialPrefix,
+  token: string,
+  version: string,
+  arch: string,
+  filename: string,
+): Promise<IsoTarget> {
+  const type = isoTypeFromFilename(filename);
+  const opaque = !isJwtShaped(token);
+  if (opaque && !urlTokens)
+    throw new UnauthorizedError(
+      'this image service cannot resolve short image URL tokens (no bootsmith core behind it)',
+    );
+  const kind = prefix === 'bytoken' ? 'image-token' : 'api-key';
+  return {
+    infraEnvId: opaque ? await urlTokens!.infraEnvOf(token) : infraEnvIdFromToken(token),
+    version,
+    arch,
+    type,
+    credential: opaque ? { kind: 'image-token', value: token } : { kind, value: token },
   };
+}
+
+/** Answers `req` with the discovery ISO of `target` and reports it to the boot-event observer. */
+export async function serveDiscoveryIso(
+  context: ImageRouteContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: IsoTarget,
+): Promise<void> {
+  const artifact = await context.artifacts.discoveryIso(target, target.type);
+  context.observer?.artifactRequested(reportOf(req, target.infraEnvId, target.type));
+  const filename = `${target.infraEnvId}-discovery.iso`;
+  await sendArtifact(req, res, context, target.type, artifactRepresentation(artifact, filename));
+}
+
+export function discoveryImageRoutes(context: ImageRouteContext): Router {
+  const router = Router();
 
   router.get('/images/:id', async (req, res) => {
     const infraEnvId = infraEnvIdParam(req.params.id);
-    await serve(req, res, {
+    await serveDiscoveryIso(context, req, res, {
       infraEnvId,
       version: stringQuery(req, 'version'),
       arch: stringQuery(req, 'arch'),
@@ -59,7 +96,7 @@ export function discoveryImageRoutes(context: ImageRouteContext): Router {
   });
 
   router.get('/byid/:id/:version/:arch/:filename', async (req, res) => {
-    await serve(req, res, {
+    await serveDiscoveryIso(context, req, res, {
       infraEnvId: infraEnvIdParam(req.params.id),
       version: req.params.version,
       arch: req.params.arch,
@@ -69,26 +106,15 @@ export function discoveryImageRoutes(context: ImageRouteContext): Router {
   });
 
   // Path style with the credential in the path; the InfraEnv id is read from the token's claims.
-  const credentialPaths = [
-    ['bytoken', 'image-token'],
-    ['byapikey', 'api-key'],
-  ] as const;
-  for (const [prefix, kind] of credentialPaths) {
+  for (const prefix of ['bytoken', 'byapikey'] as const) {
     router.get(`/${prefix}/:token/:version/:arch/:filename`, async (req, res) => {
-      const token = req.params.token;
-      const type = isoTypeFromFilename(req.params.filename);
-      const opaque = !isJwtShaped(token);
-      if (opaque && !urlTokens)
-        throw new UnauthorizedError(
-          'this image service cannot resolve short image URL tokens (no bootsmith core behind it)',
-        );
-      await serve(req, res, {
-        infraEnvId: opaque ? await urlTokens!.infraEnvOf(token) : infraEnvIdFromToken(token),
-        version: req.params.version,
-        arch: req.params.arch,
-        type,
-        credential: opaque ? { kind: 'image-token', value: token } : { kind, value: token },
-      });
+      const { token, version, arch, filename } = req.params;
+      await serveDiscoveryIso(
+        context,
+        req,
+        res,
+        await credentialPathTarget(context, prefix, token, version, arch, filename),
+      );
     });
   }
 
