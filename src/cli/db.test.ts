@@ -10,6 +10,7 @@ import { importDump, parseDump } from '../core/db/dump.js';
 import { migrate } from '../core/db/migrations.js';
 import type { SqlDatabase, SqlExecutor } from '../core/db/sql.js';
 import { http, inventory, PULL_SECRET, sshKey, startHarness } from '../core/test-support/harness.js';
+import { API, DEMO_VERSION, PULL_SECRET as DEMO_PULL_SECRET, startAllInOne } from '../test-support/all-in-one.js';
 import { dbCommand } from './db.js';
 
 const dirs: string[] = [];
@@ -114,9 +115,13 @@ describe('bootsmith db export|import', () => {
     const target = await tempDir();
     const imported = await run(['import', file], { DATA_DIR: target });
     expect(imported.stderr).toBe('');
-    expect(imported.stdout).toMatch(/infra_envs: 1 added, hosts: 1 added, events: \d+ added/);
+    expect(imported.stdout).toMatch(
+      /infra_envs: 1 added, image_url_tokens: 0 added, hosts: 1 added, events: \d+ added/,
+    );
     // importing again adds no InfraEnv or host twice
-    expect((await run(['import', file], { DATA_DIR: target })).stdout).toMatch(/infra_envs: 0 added, hosts: 0 added/);
+    expect((await run(['import', file], { DATA_DIR: target })).stdout).toMatch(
+      /infra_envs: 0 added, image_url_tokens: 0 added, hosts: 0 added/,
+    );
 
     const moved = await startHarness({ dataDir: target });
     try {
@@ -124,6 +129,46 @@ describe('bootsmith db export|import', () => {
       expect((await http('GET', `${moved.api}/infra-envs/${env1.json.id}/hosts/${hostId}`)).json).toEqual(beforeHost);
       const events = (await http('GET', `${moved.api}/events?infra_env_id=${env1.json.id}`)).json;
       expect(events.slice(0, beforeEvents.length)).toEqual(beforeEvents);
+    } finally {
+      await moved.close();
+    }
+  });
+
+  test('carries the short BMC URLs handed out (their hashes only) into the new database', async () => {
+    const s = await startAllInOne({ AUTH_TYPE: 'local' });
+    let id: string;
+    let token: string;
+    let exported: Awaited<ReturnType<typeof run>>;
+    try {
+      const created = await s.call('POST', `${API}/infra-envs`, {
+        name: 'bmc',
+        pull_secret: DEMO_PULL_SECRET,
+        openshift_version: DEMO_VERSION,
+      });
+      expect(created.status).toBe(201);
+      id = ((await created.json()) as { id: string }).id;
+      const minted = (await (await s.call('GET', `${API}/infra-envs/${id}/downloads/image-url`)).json()) as {
+        url: string;
+      };
+      token = /\/bytoken\/([^/]+)\//.exec(minted.url)![1]!;
+      exported = await run(['export'], { DATABASE_URL: s.databaseUrl, DATA_DIR: s.dir });
+    } finally {
+      await s.close();
+    }
+    expect(exported.code).toBe(0);
+    expect(parseDump(exported.stdout).tables.image_url_tokens.length).toBeGreaterThan(0);
+    expect(exported.stdout).not.toContain(token);
+
+    const target = await tempDir();
+    const file = path.join(target, 'dump.json');
+    await import('node:fs/promises').then((fs) => fs.writeFile(file, exported.stdout));
+    const imported = await run(['import', file], { DATA_DIR: target });
+    expect(imported.stderr).toBe('');
+    expect(imported.stdout).toMatch(/image_url_tokens: [1-9]\d* added/);
+    const moved = await startHarness({ dataDir: target });
+    try {
+      expect(await moved.core.urlTokenResolver.infraEnvOf(token)).toBe(id);
+      await expect(moved.core.urlTokenResolver.infraEnvOf('A'.repeat(token.length))).rejects.toThrow();
     } finally {
       await moved.close();
     }

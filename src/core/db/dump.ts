@@ -1,7 +1,8 @@
 // `bootsmith db export|import`: the core's data as one JSON document, and back.
 //
-// Exports every row of infra_envs, hosts, events and service_keys (the signing keys, so
-// agent and image tokens stay valid) as JSON objects, through PostgreSQL's own to_jsonb, and
+// Exports every row of infra_envs, image_url_tokens (the short BMC URLs handed out: only their
+// hashes), hosts, events and service_keys (the signing keys, so agent and image tokens stay
+// valid) as JSON objects, through PostgreSQL's own to_jsonb, and
 // imports them with jsonb_populate_recordset in one transaction: rows already present (same
 // key; for events, same time, subject and message) are kept, nothing is half-imported. Works on any SqlExecutor, including a PGlite-era
 // database opened only by the export command. The document holds pull secrets and keys:
@@ -12,13 +13,27 @@ import type { SqlDatabase, SqlExecutor } from './sql.js';
 export const DUMP_FORMAT = 'bootsmith-db-export';
 export const DUMP_VERSION = 1;
 
-/** Tables in dependency order (hosts reference infra_envs). `serial` columns are left to the target. */
+/**
+ * Tables in dependency order (hosts and tokens reference infra_envs). `serial` columns are left
+ * to the target. A table the source does not have yet (a PGlite-era database predates
+ * image_url_tokens) exports as no rows; a dump without a table imports nothing into it.
+ */
 const TABLES = [
   { name: 'infra_envs', conflict: '(id)', skip: [] as string[] },
+  { name: 'image_url_tokens', conflict: '(token_hash)', skip: ['seq'] },
   { name: 'hosts', conflict: '(infra_env_id, id)', skip: [] },
   { name: 'events', conflict: '', skip: ['seq'] },
   { name: 'service_keys', conflict: '(name)', skip: [] },
 ] as const;
+
+/** Rows in a stable order, so that two exports of the same data are the same document. */
+const EXPORT_ORDER: Record<(typeof TABLES)[number]['name'], string> = {
+  infra_envs: 'id',
+  image_url_tokens: 'infra_env_id, seq',
+  hosts: 'infra_env_id, id',
+  events: 'seq',
+  service_keys: 'name',
+};
 
 /** Events have no natural key: one with the same time, subject and message is the same event. */
 const EVENT_ALREADY_THERE = `WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.event_time = r.event_time AND e.name = r.name
@@ -36,8 +51,12 @@ export interface Dump {
 export async function exportDump(db: SqlExecutor): Promise<Dump> {
   const tables = {} as Dump['tables'];
   for (const t of TABLES) {
-    const order =
-      t.name === 'events' ? 'seq' : t.name === 'hosts' ? 'infra_env_id, id' : t.name === 'service_keys' ? 'name' : 'id';
+    const [present] = await db.query<{ present: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS present`, [t.name]);
+    if (!present?.present) {
+      tables[t.name] = [];
+      continue;
+    }
+    const order = EXPORT_ORDER[t.name];
     const [row] = await db.query<{ rows: Record<string, unknown>[] | null }>(
       `SELECT jsonb_agg(to_jsonb(t) ORDER BY ${order}) AS rows FROM ${t.name} t`,
     );
