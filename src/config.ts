@@ -50,6 +50,8 @@ export interface Config {
   listener: ListenerLimits;
   /** AGENT_DOCKER_IMAGE: the discovery agent image; undefined = upstream's (src/core). */
   agentImage: string | undefined;
+  /** SERVICE_CA_CERT_FILE: the CA the discovery agent trusts for SERVICE_BASE_URL (upstream SERVICE_CA_CERT_PATH). */
+  serviceCaCertFile: string | undefined;
   /** EMBEDDED_POSTGRES_USER: who runs the embedded PostgreSQL when bootsmith is root; undefined = automatic. */
   embeddedPostgresUser: string | undefined;
   /** MAX_CONCURRENT_REQUESTS: artifact requests in flight before 503 (src/http/request-cap.ts). */
@@ -116,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     logLevel: env.LOG_LEVEL || 'info',
     listener: listenerLimits(env),
     agentImage: env.AGENT_DOCKER_IMAGE || undefined,
+    serviceCaCertFile: env.SERVICE_CA_CERT_FILE || undefined,
     embeddedPostgresUser: env.EMBEDDED_POSTGRES_USER || undefined,
     maxConcurrentRequests: integer(env, 'MAX_CONCURRENT_REQUESTS', DEFAULT_MAX_CONCURRENT_REQUESTS, 1, 1_000_000),
     imageUrlTtlMs: imageUrlTtl(env),

@@ -24,7 +24,7 @@ import { createLimitedServer } from './http/listener-limits.js';
 import { CertificateReloader } from './http/tls/certificate-reloader.js';
 import { plainBaseUrl } from './http/tls/plain-base-url.js';
 import { plainHttpRefusal } from './http/tls/plain-route-policy.js';
-import { loadTlsMaterial } from './http/tls/tls-material.js';
+import { loadCaBundle, loadTlsMaterial } from './http/tls/tls-material.js';
 import { TlsMetrics } from './http/tls/tls-metrics.js';
 import { readOpenFileLimit } from './http/open-file-limit.js';
 import { fdBudgetProblem } from './http/request-cap-budget.js';
@@ -68,6 +68,11 @@ export async function startService(
   };
   const metrics = new Metrics({ defaultMetrics: options.defaultMetrics ?? true });
   const tlsMaterial = config.tls ? await loadTlsMaterial(config.tls) : undefined;
+  // the CA the discovery agent is told to trust: checked before anything listens, like the pair above
+  const serviceCaCert =
+    config.serviceCaCertFile && config.role !== 'image'
+      ? await loadCaBundle(config.serviceCaCertFile, 'SERVICE_CA_CERT_FILE')
+      : undefined;
   const {
     server,
     connectionCap,
@@ -162,6 +167,7 @@ export async function startService(
         hostMaxDisconnectionMs: config.hostMaxDisconnectionMs,
         adminTokenTtlMs: config.adminTokenTtlMs,
         agentImage: config.agentImage,
+        ...(serviceCaCert ? { serviceCaCert } : {}),
         embeddedPostgresUser: config.embeddedPostgresUser,
         catalog: imageStore.catalog,
         logger,

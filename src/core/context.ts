@@ -18,6 +18,8 @@ export interface CoreSettings {
   authType: 'none' | 'local';
   hostMaxDisconnectionMs: number;
   agentImage: string;
+  /** PEM CA bundle for the agent's --cacert (SERVICE_CA_CERT_FILE); absent = the system's trust. */
+  serviceCaCert?: string;
   imageTokenTtlMs: number;
   /** IMAGE_URL_TTL: lifetime of short image-URL tokens (url-tokens.ts). */
   imageUrlTtlMs: number;

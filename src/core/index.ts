@@ -51,6 +51,8 @@ export interface CoreOptions {
   monitorIntervalMs?: number;
   /** Discovery agent image (Config.agentImage, upstream AGENT_DOCKER_IMAGE); default upstream's. */
   agentImage?: string | undefined;
+  /** PEM CA bundle the discovery agent trusts for SERVICE_BASE_URL (SERVICE_CA_CERT_FILE, checked by the caller). */
+  serviceCaCert?: string | undefined;
   /** Config.embeddedPostgresUser: the OS user of the embedded PostgreSQL when bootsmith is root. */
   embeddedPostgresUser?: string | undefined;
   /** Image token lifetime (upstream IMAGE_EXPIRATION_TIME), default 4 h. */
@@ -125,6 +127,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       authType: options.authType,
       hostMaxDisconnectionMs: options.hostMaxDisconnectionMs,
       agentImage: options.agentImage ?? DEFAULT_AGENT_IMAGE,
+      ...(options.serviceCaCert ? { serviceCaCert: options.serviceCaCert } : {}),
       imageTokenTtlMs: options.imageTokenTtlMs ?? DEFAULT_IMAGE_TOKEN_TTL_MS,
       imageUrlTtlMs,
     },

@@ -3,7 +3,7 @@
 // Contents: user `core` with the SSH keys; the pull secret at /root/.docker/config.json;
 // agent.service running the discovery agent against SERVICE_BASE_URL with the
 // InfraEnv id, its token and proxy environment; ignition.proxy and /etc/profile.d/proxy.sh;
-// the additional trust bundle; extra NTP sources; static network config as
+// the additional trust bundle; the CA of SERVICE_BASE_URL for the agent's --cacert (when set); extra NTP sources; static network config as
 // NetworkManager keyfiles; then the user's ignition_config_override merged on top.
 // The result is validated. Templates are our own; the shape follows assisted-service's.
 import type { InfraEnvRecord } from '../model.js';
@@ -12,6 +12,8 @@ import { mergeIgnition } from './merge.js';
 import { parseIgnition, validateIgnition, type IgnitionConfig } from './validate.js';
 
 export const DEFAULT_AGENT_IMAGE = 'quay.io/edge-infrastructure/assisted-installer-agent:latest';
+/** Where the agent reads the CA of SERVICE_BASE_URL from: upstream's HostCACertPath. */
+export const SERVICE_CA_CERT_PATH = '/etc/assisted-service/service-ca-cert.crt';
 export const TRUST_BUNDLE_PATH = '/etc/pki/ca-trust/source/anchors/assisted-infraenv-additional-trust-bundle.pem';
 
 export interface DiscoveryContext {
@@ -19,6 +21,8 @@ export interface DiscoveryContext {
   agentImage: string;
   /** The agent's credential (PULL_SECRET_TOKEN, sent as X-Secret-Key); undefined with AUTH_TYPE=none. Secret. */
   agentToken: string | undefined;
+  /** PEM CA bundle of SERVICE_BASE_URL (SERVICE_CA_CERT_FILE): written for the agent, which gets --cacert. */
+  serviceCaCert?: string | undefined;
 }
 
 const AGENT_UNIT = `[Unit]
@@ -35,7 +39,7 @@ TimeoutStartSec=3600
 @@ENV@@
 ExecStartPre=/bin/sh -c 'until podman pull --authfile /root/.docker/config.json @@IMAGE@@; do echo "agent image pull failed, retrying"; sleep 5; done'
 ExecStartPre=podman run --pull=never --privileged --rm -v /usr/local/bin:/hostbin @@IMAGE@@ cp /usr/bin/agent /hostbin
-ExecStart=/usr/local/bin/agent --url @@URL@@ --infra-env-id @@INFRA_ENV_ID@@ --agent-version @@IMAGE@@ --insecure=false
+ExecStart=/usr/local/bin/agent --url @@URL@@ --infra-env-id @@INFRA_ENV_ID@@ --agent-version @@IMAGE@@ --insecure=false@@CACERT@@
 
 [Install]
 WantedBy=multi-user.target
@@ -112,7 +116,8 @@ export function baseDiscoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryCo
   const agentUnit = AGENT_UNIT.replace('@@ENV@@', env.join('\n'))
     .replaceAll('@@IMAGE@@', ctx.agentImage)
     .replace('@@URL@@', ctx.serviceBaseUrl)
-    .replace('@@INFRA_ENV_ID@@', infraEnv.id);
+    .replace('@@INFRA_ENV_ID@@', infraEnv.id)
+    .replace('@@CACERT@@', ctx.serviceCaCert ? ` --cacert ${SERVICE_CA_CERT_PATH}` : '');
 
   const sshKeys = infraEnv.sshAuthorizedKey
     .split('\n')
@@ -141,6 +146,7 @@ export function baseDiscoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryCo
       .map(([k, v]) => `export ${k}="${v.replaceAll('"', '\\"')}"`);
     files.push(file('/etc/profile.d/proxy.sh', `${exports.join('\n')}\n`, 0o644));
   }
+  if (ctx.serviceCaCert) files.push(file(SERVICE_CA_CERT_PATH, ctx.serviceCaCert, 0o644));
   if (infraEnv.additionalTrustBundle.trim() !== '') {
     files.push(file(TRUST_BUNDLE_PATH, infraEnv.additionalTrustBundle, 0o644));
   }

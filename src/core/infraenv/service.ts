@@ -117,6 +117,7 @@ export function buildDiscoveryIgnition(ctx: CoreContext, infraEnv: InfraEnvRecor
   return discoveryIgnition(infraEnv, {
     serviceBaseUrl: ctx.settings.serviceBaseUrl,
     agentImage: ctx.settings.agentImage,
+    serviceCaCert: ctx.settings.serviceCaCert,
     agentToken: infraEnv.agentToken ?? undefined,
   });
 }

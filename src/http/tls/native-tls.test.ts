@@ -140,6 +140,7 @@ describe.skipIf(missing)('native TLS, all-in-one service', () => {
       HTTPS_CERT_FILE: certFile,
       HTTPS_KEY_FILE: keyFile,
       HTTP_LISTEN_PORT: '0',
+      SERVICE_CA_CERT_FILE: ca.certFile,
     });
     service = await startService(config, createLogger('debug', { write: (l: string) => logs.push(l) }), {
       defaultMetrics: false,
@@ -171,6 +172,37 @@ describe.skipIf(missing)('native TLS, all-in-one service', () => {
     await expect(call(service.url.replace('https:', 'http:') + '/live')).rejects.toThrow();
     const metrics = await service.metrics.registry.getSingleMetricAsString('bootsmith_http_connections_closed_total');
     expect(metrics).toMatch(/reason="tls_handshake_failed"} [1-9]/);
+  });
+
+  it('gives the discovery agent the CA of SERVICE_BASE_URL (SERVICE_CA_CERT_FILE) and --cacert, which verify the service', async () => {
+    const created = await call(`${service.url}${API}/infra-envs`, {
+      ca: ca.certPem,
+      method: 'POST',
+      body: { name: 'agent-ca', pull_secret: PULL_SECRET, openshift_version: '4.17', cpu_architecture: 'x86_64' },
+    });
+    expect(created.status).toBe(201);
+    const { id } = JSON.parse(created.body.toString()) as { id: string };
+    const ignition = JSON.parse(
+      (
+        await call(`${service.url}${API}/infra-envs/${id}/downloads/files?file_name=discovery.ign`, { ca: ca.certPem })
+      ).body.toString(),
+    ) as {
+      storage: { files: { path: string; mode: number; contents: { source: string } }[] };
+      systemd: { units: { name: string; contents: string }[] };
+    };
+    const caFile = ignition.storage.files.find((f) => f.path === '/etc/assisted-service/service-ca-cert.crt');
+    expect(caFile?.mode).toBe(0o644);
+    const source = caFile!.contents.source;
+    const [header, data] = [source.slice(0, source.indexOf(',')), source.slice(source.indexOf(',') + 1)];
+    const delivered = header.endsWith(';base64') ? Buffer.from(data, 'base64').toString() : decodeURIComponent(data);
+    const agent = ignition.systemd.units.find((u) => u.name === 'agent.service')!.contents;
+    expect(agent).toMatch(
+      /^ExecStart=\/usr\/local\/bin\/agent --url https:\/\/.* --cacert \/etc\/assisted-service\/service-ca-cert\.crt$/m,
+    );
+    // what the agent gets is enough to verify SERVICE_BASE_URL, and needed: nothing else is trusted
+    const agentUrl = /--url (\S+)/.exec(agent)![1]!;
+    expect((await call(`${agentUrl}/live`, { ca: delivered })).status).toBe(200);
+    await expect(call(`${agentUrl}/live`)).rejects.toThrow(/certificate/);
   });
 
   it('hands out https:// ISO URLs and plain-port iPXE URLs; the plain port serves exactly what iPXE fetches', async () => {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAVE_OPENSSL } from '../../test-support/probes.js';
 import { unavailable } from '../../test-support/requirements.js';
 import { makeCa, makeLeaf, type TestCa, type TestLeaf } from './test-support/certificates.js';
-import { MAX_PEM_FILE_BYTES, TlsMaterialError, loadTlsMaterial } from './tls-material.js';
+import { MAX_PEM_FILE_BYTES, TlsMaterialError, loadCaBundle, loadTlsMaterial } from './tls-material.js';
 
 const missing = unavailable({ openssl: HAVE_OPENSSL });
 
@@ -83,6 +83,19 @@ describe.skipIf(missing)('loadTlsMaterial', () => {
     const encrypted = path.join(dir, 'encrypted.key');
     execFileSync('openssl', ['pkey', '-in', leaf.keyFile, '-aes256', '-passout', 'pass:secret', '-out', encrypted]);
     expect((await refusal(leaf.certFile, encrypted)).message).toMatch(/unencrypted/);
+  });
+
+  it('loads a CA bundle for SERVICE_CA_CERT_FILE as PEM, and refuses one that is not, naming the variable', async () => {
+    const bundle = await loadCaBundle(ca.certFile, 'SERVICE_CA_CERT_FILE');
+    expect(bundle).toBe(`${ca.certPem.trim()}\n`);
+    const garbage = path.join(dir, 'not-a-ca.pem');
+    await writeFile(garbage, 'hello\n');
+    await expect(loadCaBundle(garbage, 'SERVICE_CA_CERT_FILE')).rejects.toThrow(
+      /^SERVICE_CA_CERT_FILE .*not-a-ca\.pem holds no PEM certificate$/,
+    );
+    await expect(loadCaBundle(path.join(dir, 'absent.pem'), 'SERVICE_CA_CERT_FILE')).rejects.toBeInstanceOf(
+      TlsMaterialError,
+    );
   });
 
   it('takes TLSv1.3 as the minimum version', async () => {

@@ -1,6 +1,6 @@
 // Loads and checks the PEM certificate chain and private key named by HTTPS_CERT_FILE and
 // HTTPS_KEY_FILE, and describes the leaf certificate (subject, issuer, notAfter, SHA-256
-// fingerprint) for logs and /health.
+// fingerprint) for logs and /health; and a CA bundle others must trust (SERVICE_CA_CERT_FILE).
 //
 // Does: read both files (bounded), parse every certificate of the chain, check that the key
 // belongs to the leaf, build the secure-context options a TLS server takes (HTTP/1.1 only,
@@ -55,7 +55,7 @@ const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE
 export async function loadTlsMaterial(files: TlsFiles): Promise<TlsMaterial> {
   const certPem = await readBounded(files.certFile, 'HTTPS_CERT_FILE');
   const keyPem = await readBounded(files.keyFile, 'HTTPS_KEY_FILE');
-  const chain = parseChain(certPem, files.certFile);
+  const chain = parseChain(certPem, files.certFile, 'HTTPS_CERT_FILE');
   const leaf = chain[0]!;
   const key = parseKey(keyPem, files.keyFile);
   if (!leaf.checkPrivateKey(key)) {
@@ -90,6 +90,16 @@ export async function loadTlsMaterial(files: TlsFiles): Promise<TlsMaterial> {
   };
 }
 
+/**
+ * A CA bundle others must trust (SERVICE_CA_CERT_FILE): the PEM certificates of `file`, each
+ * checked to parse, at most MAX_CHAIN_CERTIFICATES of them, as one PEM text.
+ */
+export async function loadCaBundle(file: string, variable: string): Promise<string> {
+  const pem = await readBounded(file, variable);
+  const certificates = parseChain(pem, file, variable);
+  return `${certificates.map((c) => c.toString().trim()).join('\n')}\n`;
+}
+
 async function readBounded(file: string, variable: string): Promise<Buffer> {
   let handle;
   try {
@@ -122,12 +132,12 @@ async function readBounded(file: string, variable: string): Promise<Buffer> {
   }
 }
 
-function parseChain(pem: Buffer, file: string): X509Certificate[] {
+function parseChain(pem: Buffer, file: string, variable: string): X509Certificate[] {
   const blocks = pem.toString('latin1').match(PEM_CERTIFICATE) ?? [];
-  if (blocks.length === 0) throw new TlsMaterialError(`HTTPS_CERT_FILE ${file} holds no PEM certificate`, { file });
+  if (blocks.length === 0) throw new TlsMaterialError(`${variable} ${file} holds no PEM certificate`, { file });
   if (blocks.length > MAX_CHAIN_CERTIFICATES) {
     throw new TlsMaterialError(
-      `HTTPS_CERT_FILE ${file} holds ${blocks.length} certificates; at most ${MAX_CHAIN_CERTIFICATES} are accepted`,
+      `${variable} ${file} holds ${blocks.length} certificates; at most ${MAX_CHAIN_CERTIFICATES} are accepted`,
       { file },
     );
   }
@@ -136,7 +146,7 @@ function parseChain(pem: Buffer, file: string): X509Certificate[] {
       return new X509Certificate(block);
     } catch (err) {
       throw new TlsMaterialError(
-        `HTTPS_CERT_FILE ${file}: certificate ${index + 1} of ${blocks.length} cannot be parsed (${openSslReason(err)})`,
+        `${variable} ${file}: certificate ${index + 1} of ${blocks.length} cannot be parsed (${openSslReason(err)})`,
         { file, index },
       );
     }
