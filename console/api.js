@@ -75,12 +75,19 @@ function messageOf(body, status) {
  * `/` outside it, like `/health`). Returns `{status, headers, body}` where body is JSON, text
  * or a Blob (`as: 'blob'`). Throws ApiError for non-2xx answers and network failures.
  */
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {{ body?: unknown, as?: 'json' | 'text' | 'blob', query?: Record<string, unknown> }} [options]
+ * @returns {Promise<{ status: number, headers: Headers, body: any }>}
+ */
 export async function call(method, path, { body, as = 'json', query } = {}) {
   const url = new URL(path.startsWith('/') ? path : `${API}/${path}`, window.location.origin);
   for (const [key, value] of Object.entries(query ?? {})) {
     if (value === undefined || value === '' || value === null) continue;
     url.searchParams.set(key, Array.isArray(value) ? value.join(',') : String(value));
   }
+  /** @type {Record<string, string>} */
   const headers = {};
   if (token()) headers.Authorization = `Bearer ${token()}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';

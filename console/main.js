@@ -17,6 +17,7 @@ let stopView = () => {};
 let signedIn = false;
 
 const ID = '([0-9a-fA-F-]{36})';
+/** @type {[RegExp, (m: RegExpExecArray, query: URLSearchParams) => (() => void) | undefined][]} */
 const ROUTES = [
   [/^\/infra-envs\/?$/, () => renderInfraEnvs(main)],
   [/^\/infra-envs\/new$/, () => renderInfraEnvForm(main)],
