@@ -1,11 +1,11 @@
 // Pins the live Ignition config `iso customize` / `pxe customize` generate for each installer
 // option: file paths, modes, contents, units, the merge of --live-ignition, and the refusals.
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
 import { readCpio, writeCpio } from '../../initrd/cpio.js';
 import type { CpioFileInput } from '../../initrd/cpio.js';
+import { decodeResource } from '../test-support/ignition-resource.js';
 import type { CustomizeInputs } from './customize-inputs.js';
 import { planCustomization } from './customize-plan.js';
 
@@ -37,18 +37,11 @@ interface LiveConfig {
   systemd?: { units: Array<{ name: string; contents: string; enabled: boolean }> };
 }
 
-export function decodeResource(r: { source: string; compression: string }): Buffer {
-  expect(r.compression).toBe('gzip');
-  const prefix = 'data:;base64,';
-  expect(r.source.startsWith(prefix)).toBe(true);
-  return gunzipSync(Buffer.from(r.source.slice(prefix.length), 'base64'));
-}
-
 function liveConfig(members: CpioFileInput[]): LiveConfig {
   const ign = members.find((m) => m.path === 'config.ign');
   expect(ign, 'config.ign').toBeDefined();
   expect(ign!.mode).toBe(0o644);
-  return JSON.parse(ign!.data.toString('utf8')) as LiveConfig;
+  return JSON.parse(Buffer.from(ign!.data).toString('utf8')) as LiveConfig;
 }
 
 function files(config: LiveConfig): Map<string, { mode: number; data: Buffer }> {

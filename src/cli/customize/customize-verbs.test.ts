@@ -14,7 +14,7 @@ import { REPO_ROOT } from '../../test-support/probes.js';
 import { unavailable } from '../../test-support/requirements.js';
 import { formatBytes } from '../output/progress-meter.js';
 import { runCaptured } from '../test-support/captured-io.js';
-import { decodeResource } from './customize-plan.test.js';
+import { decodeResource } from '../test-support/ignition-resource.js';
 
 interface LiveConfig {
   ignition: { version: string; config?: { merge: Array<{ source: string; compression: string }> } };
