@@ -9,14 +9,13 @@
 // the first byte is written.
 // Does NOT: run the installer (the live system does) or keep files of an earlier customisation.
 import { BadRequestError } from '../../errors.js';
-import { readEmbeddedKargs } from '../../iso/read-embed-areas.js';
 import type { Patch } from '../../splice/spliced-file.js';
 import { flag, optionValue, optionValues } from '../args.js';
 import { CUSTOMIZE_OPTIONS, readCustomizeInputs } from '../customize/customize-inputs.js';
 import { planCustomization } from '../customize/customize-plan.js';
 import { CliError, type Verb } from '../verb.js';
 import { QUIET } from './common-options.js';
-import { embedAreaPatch, openLiveIso, readEmbedContents, writeEditedIso } from './iso-edit.js';
+import { embedAreaPatch, openLiveIso, readEmbedContents, writeEditedIso, readCurrentKargs } from './iso-edit.js';
 import { applyKargsChanges } from './kargs-edit.js';
 import { kargsAreasOf, kargsPatchesFor } from './kargs-write.js';
 
@@ -52,7 +51,7 @@ export const customizeIso: Verb = {
     const editKargs = kargChanges.append.length + kargChanges.delete.length + kargChanges.replace.length > 0;
     const iso = await openLiveIso(args.positionals[0]!);
     const current = await readEmbedContents(iso);
-    const currentKargs = iso.manifest.kargs === undefined ? undefined : await readEmbeddedKargs(iso.path, iso.manifest);
+    const currentKargs = await readCurrentKargs(iso);
     const customised =
       current.members.length > 0 || (currentKargs !== undefined && currentKargs !== iso.manifest.kargs?.default);
     if (customised && !flag(args, 'force'))
