@@ -178,7 +178,7 @@ describe.skipIf(unavailable({ fixtures: HAVE_FIXTURES, xz: HAVE_XZ }))(
       const data = await readMinisoData({ fh, path: fixtures.path(name), size: manifest.size }, manifest).finally(() =>
         fh.close(),
       );
-      await ok(['iso', 'extract', 'minimal-iso', fixtures.path(name), out]);
+      await ok(['iso', 'extract', 'minimal-iso', '-q', fixtures.path(name), out]);
       expect(sha256(readFileSync(out))).toBe(data.digest.toString('hex'));
       const piped = await ok(['iso', 'extract', 'minimal-iso', '-q', fixtures.path(name)]);
       expect(sha256(piped.stdout)).toBe(data.digest.toString('hex'));
