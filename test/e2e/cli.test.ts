@@ -76,7 +76,9 @@ describe.runIf(setup.ready)('an ISO customised with the CLI boots (qemu, TCG)', 
     const live = JSON.parse(report.files.get('/config.ign')!.content.toString('utf8')) as {
       ignition: { config: { merge: Array<{ source: string }> } };
     };
-    const merged = gunzipSync(Buffer.from(live.ignition.config.merge[0]!.source.replace('data:;base64,', ''), 'base64'));
+    const merged = gunzipSync(
+      Buffer.from(live.ignition.config.merge[0]!.source.replace('data:;base64,', ''), 'base64'),
+    );
     expect(createHash('sha256').update(merged).digest('hex')).toBe(createHash('sha256').update(ignition).digest('hex'));
     expect(report.cmdline).toBe(`${ISOLINUX_PREFIX} ${defaults} console=ttyS0 bootsmith.e2e=cli`);
 
@@ -87,7 +89,9 @@ describe.runIf(setup.ready)('an ISO customised with the CLI boots (qemu, TCG)', 
 
   it('iso customize --dest-device --dest-ignition --post-install: the guest reads them in its live Ignition config', async (t) => {
     const ctx = readyContext();
-    const dest = Buffer.from(JSON.stringify({ ignition: { version: '3.4.0' }, storage: { files: [{ path: '/etc/dest-e2e' }] } }));
+    const dest = Buffer.from(
+      JSON.stringify({ ignition: { version: '3.4.0' }, storage: { files: [{ path: '/etc/dest-e2e' }] } }),
+    );
     const script = Buffer.from('#!/bin/sh\necho bootsmith post-install\n');
     const destPath = path.join(ctx.runDir, 'cli-e2e-dest.ign');
     const scriptPath = path.join(ctx.runDir, 'e2e-post.sh');
@@ -136,7 +140,7 @@ describe.runIf(setup.ready)('an ISO customised with the CLI boots (qemu, TCG)', 
     const decode = (r: Resource): string =>
       gunzipSync(Buffer.from(r.source.replace('data:;base64,', ''), 'base64')).toString('utf8');
     const files = new Map(live.storage.files.map((f) => [f.path, { mode: f.mode, text: decode(f.contents) }]));
-    t.annotate(`live Ignition files the guest read: ${[...files.keys()].join(', ')}`);
+    void t.annotate(`live Ignition files the guest read: ${[...files.keys()].join(', ')}`);
     expect(files.get('/etc/coreos/installer.d/0000-customize.yaml')).toEqual({
       mode: 0o600,
       text: 'ignition-file: /etc/coreos/dest.ign\ndest-device: /dev/vda\n',

@@ -15,7 +15,16 @@
 // exits 0 is a wrong acceptance. A case slower than HANG_MS is a hang.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +34,14 @@ import { INSTALLER_CONFIG_KEYS } from '../../src/cli/customize/installer-config.
 import { runCaptured, type CapturedRun } from '../../src/cli/test-support/captured-io.js';
 import { parseLiveIso } from '../../src/iso/live-layout.js';
 import type { LiveManifest } from '../../src/iso/manifest.js';
-import { FixtureSet, HAVE_FIXTURES, HAVE_XZ, REPO_ROOT, makeTempDir, removeDir } from '../../src/iso/test-support/fixtures.js';
+import {
+  FixtureSet,
+  HAVE_FIXTURES,
+  HAVE_XZ,
+  REPO_ROOT,
+  makeTempDir,
+  removeDir,
+} from '../../src/iso/test-support/fixtures.js';
 import { fuzzParameters, fuzzRuns } from './support/budget.js';
 import { builtCli } from './support/cli.js';
 import { recordFigures } from './support/figures.js';
@@ -83,13 +99,19 @@ async function check(
   if (/\n\s+at /.test(r.stderr)) problem('crashes', `${label}: stack trace on stderr`);
   if (r.code !== 0) {
     const errorLines = r.stderr.split('\n').filter((l) => l.startsWith('bootsmith: '));
-    if (errorLines.length !== 1) problem('crashes', `${label}: ${errorLines.length} error lines: ${JSON.stringify(r.stderr)}`);
+    if (errorLines.length !== 1)
+      problem('crashes', `${label}: ${errorLines.length} error lines: ${JSON.stringify(r.stderr)}`);
     const line = errorLines[0] ?? '';
-    const named = opts.names.some((n) => line.includes(n)) || /bootsmith (iso|pxe)\b/.test(line) || / --?[a-z]/.test(line) || line.includes('stdin');
+    const named =
+      opts.names.some((n) => line.includes(n)) ||
+      /bootsmith (iso|pxe)\b/.test(line) ||
+      / --?[a-z]/.test(line) ||
+      line.includes('stdin');
     if (!named) problem('crashes', `${label}: error names no file or argument: ${line}`);
     if (r.code === 1 && r.stderr.split('\n').filter(Boolean).length !== 1)
       problem('crashes', `${label}: more than one line on stderr: ${JSON.stringify(r.stderr)}`);
-    if (before !== undefined && sha(readFileSync(opts.input!)) !== before) problem('dataLost', `${label}: input changed on failure`);
+    if (before !== undefined && sha(readFileSync(opts.input!)) !== before)
+      problem('dataLost', `${label}: input changed on failure`);
   } else if (opts.mustRefuse !== undefined) {
     problem('wrongAcceptances', `${label}: accepted ${opts.mustRefuse}`);
   }
@@ -114,10 +136,21 @@ type IsoMutation =
   | { kind: 'truncate'; keep: number };
 
 const isoMutation: fc.Arbitrary<IsoMutation> = fc.oneof(
-  fc.record({ kind: fc.constant('embed' as const), at: fc.nat({ max: 64 }), bytes: fc.array(fc.nat({ max: 255 }), { minLength: 1, maxLength: 16 }) }),
+  fc.record({
+    kind: fc.constant('embed' as const),
+    at: fc.nat({ max: 64 }),
+    bytes: fc.array(fc.nat({ max: 255 }), { minLength: 1, maxLength: 16 }),
+  }),
   fc.record({ kind: fc.constant('kargs' as const), at: fc.nat(), text: fc.string({ maxLength: 40 }) }),
-  fc.record({ kind: fc.constant('pvd' as const), field: fc.constantFrom(80, 84, 120, 128, 132, 140, 156, 158, 166), value: fc.constantFrom(0, 1, 0xff, 0xffff, 0x7fffffff, 0xffffffff) }),
-  fc.record({ kind: fc.constant('flip' as const), picks: fc.array(fc.tuple(fc.nat(), fc.nat({ max: 255 })), { minLength: 1, maxLength: 8 }) }),
+  fc.record({
+    kind: fc.constant('pvd' as const),
+    field: fc.constantFrom(80, 84, 120, 128, 132, 140, 156, 158, 166),
+    value: fc.constantFrom(0, 1, 0xff, 0xffff, 0x7fffffff, 0xffffffff),
+  }),
+  fc.record({
+    kind: fc.constant('flip' as const),
+    picks: fc.array(fc.tuple(fc.nat(), fc.nat({ max: 255 })), { minLength: 1, maxLength: 8 }),
+  }),
   fc.record({ kind: fc.constant('truncate' as const), keep: fc.nat() }),
 );
 
@@ -138,7 +171,11 @@ function mutateIso(base: Base, m: IsoMutation): Buffer {
       b.writeUInt32LE(m.value, 16 * 2048 + m.field);
       break;
     case 'flip': {
-      const spots = [16 * 2048, base.manifest.ignition.offset, ...(base.manifest.kargs?.locations.map((l) => l.offset) ?? [])];
+      const spots = [
+        16 * 2048,
+        base.manifest.ignition.offset,
+        ...(base.manifest.kargs?.locations.map((l) => l.offset) ?? []),
+      ];
       for (const [pick, value] of m.picks) {
         const at = spots[pick % spots.length]! + (pick % 256);
         if (at < b.length) b[at] = value;
@@ -161,7 +198,19 @@ const ISO_VERBS: Array<(iso: string, out: string) => string[]> = [
   (iso) => ['iso', 'kargs', 'reset', iso],
   (iso) => ['iso', 'network', 'extract', iso],
   (iso) => ['iso', 'network', 'embed', '-f', '-k', good.keyfile!, iso],
-  (iso, out) => ['iso', 'customize', '-q', '-f', '--dest-device', '/dev/vda', '--dest-ignition', good.ignition!, '-o', out, iso],
+  (iso, out) => [
+    'iso',
+    'customize',
+    '-q',
+    '-f',
+    '--dest-device',
+    '/dev/vda',
+    '--dest-ignition',
+    good.ignition!,
+    '-o',
+    out,
+    iso,
+  ],
   (iso) => ['iso', 'customize', '-q', '-f', '--live-karg-append', 'fuzz=2', '--installer-config', good.installer!, iso],
   (iso, out) => ['iso', 'reset', '-q', '-o', out, iso],
   (iso) => ['iso', 'reset', iso],
@@ -171,11 +220,43 @@ const ISO_VERBS: Array<(iso: string, out: string) => string[]> = [
 
 // ------------------------------------------------------------------ argv mutations
 const WORDS = [
-  '--dest-device', '--dest-ignition', '--dest-console', '--dest-karg-append', '--dest-karg-delete', '--pre-install',
-  '--post-install', '--installer-config', '--ignition-ca', '--network-keyfile', '--network-nmstate', '--mac-map',
-  '--live-ignition', '--live-karg-append', '--live-karg-delete', '--live-karg-replace', '-f', '-o', '-q', '-i', '-a',
-  '-d', '-r', '-k', '--', '-', '--output=', '--force=1', '/dev/vda', 'vda', 'ttyS0,115200n8', 'console=ttyS0',
-  'a=b=c', '', ' ', '\u0000', 'nosuchfile',
+  '--dest-device',
+  '--dest-ignition',
+  '--dest-console',
+  '--dest-karg-append',
+  '--dest-karg-delete',
+  '--pre-install',
+  '--post-install',
+  '--installer-config',
+  '--ignition-ca',
+  '--network-keyfile',
+  '--network-nmstate',
+  '--mac-map',
+  '--live-ignition',
+  '--live-karg-append',
+  '--live-karg-delete',
+  '--live-karg-replace',
+  '-f',
+  '-o',
+  '-q',
+  '-i',
+  '-a',
+  '-d',
+  '-r',
+  '-k',
+  '--',
+  '-',
+  '--output=',
+  '--force=1',
+  '/dev/vda',
+  'vda',
+  'ttyS0,115200n8',
+  'console=ttyS0',
+  'a=b=c',
+  '',
+  ' ',
+  '\u0000',
+  'nosuchfile',
 ];
 
 describe('cli-input', () => {
@@ -217,7 +298,10 @@ describe('cli-input', () => {
         'offline verbs in-process (captured io) + built binary; ISO byte mutations, Ignition/installer-config/keyfile mutations, argv mutations; ' +
         'crash = exit not 0/1/2, stack trace, not exactly one error line naming a file/argument, temp file left; ' +
         'data lost = input changed on failure or unreadable output; wrong acceptance = invalid Ignition/installer config accepted; ' +
-        `exits: ${[...exits].sort(([a], [b]) => a - b).map(([c, n]) => `${c}×${n}`).join(' ')}` +
+        `exits: ${[...exits]
+          .sort(([a], [b]) => a - b)
+          .map(([c, n]) => `${c}×${n}`)
+          .join(' ')}` +
         (problems.length > 0 ? `; first problems: ${problems.join(' | ')}` : ''),
     });
     fixtures?.remove();
@@ -270,51 +354,77 @@ describe('cli-input', () => {
       ),
     );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...kinds), text, fc.nat({ max: 40 }), fc.boolean(), async (kind, body, cut, pxe) => {
-        const caseDir = path.join(dir, `input-${caseNo++}`);
-        mkdirSync(caseDir);
-        const content = cut === 0 ? body : body.slice(0, Math.max(0, body.length - cut));
-        const file = path.join(caseDir, kind === 'network-keyfile' ? 'eth0.nmconnection' : kind === 'pre-install' ? 'pre.sh' : `input.${kind === 'installer-config' ? 'yaml' : 'ign'}`);
-        writeFileSync(file, content);
-        let mustRefuse: string | undefined;
-        if (kind === 'dest-ignition' || kind === 'live-ignition') {
-          let v: unknown;
-          try {
-            v = (JSON.parse(content) as { ignition?: { version?: unknown } } | null)?.ignition?.version;
-          } catch {
-            v = undefined;
+      fc.asyncProperty(
+        fc.constantFrom(...kinds),
+        text,
+        fc.nat({ max: 40 }),
+        fc.boolean(),
+        async (kind, body, cut, pxe) => {
+          const caseDir = path.join(dir, `input-${caseNo++}`);
+          mkdirSync(caseDir);
+          const content = cut === 0 ? body : body.slice(0, Math.max(0, body.length - cut));
+          const file = path.join(
+            caseDir,
+            kind === 'network-keyfile'
+              ? 'eth0.nmconnection'
+              : kind === 'pre-install'
+                ? 'pre.sh'
+                : `input.${kind === 'installer-config' ? 'yaml' : 'ign'}`,
+          );
+          writeFileSync(file, content);
+          let mustRefuse: string | undefined;
+          if (kind === 'dest-ignition' || kind === 'live-ignition') {
+            let v: unknown;
+            try {
+              v = (JSON.parse(content) as { ignition?: { version?: unknown } } | null)?.ignition?.version;
+            } catch {
+              v = undefined;
+            }
+            if (typeof v !== 'string') mustRefuse = 'an Ignition config without ignition.version';
+          } else if (kind === 'installer-config') {
+            let doc: unknown;
+            try {
+              doc = parseYaml(content);
+            } catch {
+              doc = undefined;
+            }
+            if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+              mustRefuse = 'an installer config that is no YAML mapping';
+            else if (Object.keys(doc).some((k) => !INSTALLER_CONFIG_KEYS.has(k)))
+              mustRefuse = 'an installer config with an unknown key';
           }
-          if (typeof v !== 'string') mustRefuse = 'an Ignition config without ignition.version';
-        } else if (kind === 'installer-config') {
-          let doc: unknown;
-          try {
-            doc = parseYaml(content);
-          } catch {
-            doc = undefined;
+          const iso = path.join(caseDir, 'in.iso');
+          copyFileSync(base.path, iso);
+          const input = pxe ? path.join(caseDir, 'initrd.img') : iso;
+          if (pxe) {
+            const ex = await runCaptured(['iso', 'extract', 'pxe', '-q', '-o', caseDir, iso]);
+            expect(ex.code).toBe(0);
+            copyFileSync(path.join(caseDir, 'in-initrd.img'), input);
+            for (const f of ['in-vmlinuz', 'in-initrd.img', 'in-rootfs.img']) rmSync(path.join(caseDir, f));
           }
-          if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) mustRefuse = 'an installer config that is no YAML mapping';
-          else if (Object.keys(doc).some((k) => !INSTALLER_CONFIG_KEYS.has(k))) mustRefuse = 'an installer config with an unknown key';
-        }
-        const iso = path.join(caseDir, 'in.iso');
-        copyFileSync(base.path, iso);
-        const input = pxe ? path.join(caseDir, 'initrd.img') : iso;
-        if (pxe) {
-          const ex = await runCaptured(['iso', 'extract', 'pxe', '-q', '-o', caseDir, iso]);
-          expect(ex.code).toBe(0);
-          copyFileSync(path.join(caseDir, 'in-initrd.img'), input);
-          for (const f of ['in-vmlinuz', 'in-initrd.img', 'in-rootfs.img']) rmSync(path.join(caseDir, f));
-        }
-        const out = path.join(caseDir, pxe ? 'out.img' : 'out.iso');
-        const argv = [pxe ? 'pxe' : 'iso', 'customize', '-q', `--${kind}`, file, '--dest-device', '/dev/vda', '-o', out, input];
-        await check(`${pxe ? 'pxe' : 'iso'} customize --${kind}`, () => runCaptured(argv), {
-          input,
-          outDir: caseDir,
-          names: [file, input, out],
-          output: out,
-          ...(mustRefuse !== undefined ? { mustRefuse } : {}),
-        });
-        rmSync(caseDir, { recursive: true, force: true });
-      }),
+          const out = path.join(caseDir, pxe ? 'out.img' : 'out.iso');
+          const argv = [
+            pxe ? 'pxe' : 'iso',
+            'customize',
+            '-q',
+            `--${kind}`,
+            file,
+            '--dest-device',
+            '/dev/vda',
+            '-o',
+            out,
+            input,
+          ];
+          await check(`${pxe ? 'pxe' : 'iso'} customize --${kind}`, () => runCaptured(argv), {
+            input,
+            outDir: caseDir,
+            names: [file, input, out],
+            output: out,
+            ...(mustRefuse !== undefined ? { mustRefuse } : {}),
+          });
+          rmSync(caseDir, { recursive: true, force: true });
+        },
+      ),
       fuzzParameters(CI_INPUT_CASES),
     );
     expect(problems).toEqual([]);
@@ -336,7 +446,10 @@ describe('cli-input', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...prefixes),
-        fc.array(fc.oneof(fc.constantFrom(...WORDS), fc.constantFrom('ISO', 'FILE', 'OUT'), fc.string({ maxLength: 8 })), { maxLength: 8 }),
+        fc.array(
+          fc.oneof(fc.constantFrom(...WORDS), fc.constantFrom('ISO', 'FILE', 'OUT'), fc.string({ maxLength: 8 })),
+          { maxLength: 8 },
+        ),
         async (prefix, words) => {
           const caseDir = path.join(dir, `argv-${caseNo++}`);
           mkdirSync(caseDir);
@@ -385,12 +498,22 @@ describe('cli-input', () => {
         `binary ${argv.slice(0, 3).join(' ')}`,
         () =>
           new Promise<CapturedRun>((resolve) => {
-            execFile(process.execPath, [cli, ...argv], { encoding: 'buffer', timeout: 30_000 }, (err, stdout, stderr) => {
-              const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-              resolve({ code, stdout, stderr: stderr.toString('utf8') });
-            });
+            execFile(
+              process.execPath,
+              [cli, ...argv],
+              { encoding: 'buffer', timeout: 30_000 },
+              (err, stdout, stderr) => {
+                const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+                resolve({ code, stdout, stderr: stderr.toString('utf8') });
+              },
+            );
           }),
-        { input: iso, outDir: caseDir, names: [iso, truncated, badIgn, '--no-such-option', 'bootsmith pxe customize'], output: path.join(caseDir, 'o.iso') },
+        {
+          input: iso,
+          outDir: caseDir,
+          names: [iso, truncated, badIgn, '--no-such-option', 'bootsmith pxe customize'],
+          output: path.join(caseDir, 'o.iso'),
+        },
       );
       expect(r?.code, argv.join(' ')).toBe(expected);
     }

@@ -39,7 +39,12 @@ export const CUSTOMIZE_OPTIONS: OptionSpec[] = [
   { long: 'dest-console', value: 'SPEC', repeat: true, help: 'kernel and bootloader console for the installed system' },
   { long: 'dest-karg-append', value: 'ARG', repeat: true, help: 'kernel argument to add to the installed system' },
   { long: 'dest-karg-delete', value: 'ARG', repeat: true, help: 'kernel argument to delete from the installed system' },
-  { long: 'network-keyfile', value: 'PATH', repeat: true, help: 'NetworkManager keyfile for live and installed system' },
+  {
+    long: 'network-keyfile',
+    value: 'PATH',
+    repeat: true,
+    help: 'NetworkManager keyfile for live and installed system',
+  },
   { long: 'network-nmstate', value: 'PATH', help: 'nmstate YAML, converted to keyfiles (needs --mac-map)' },
   { long: 'mac-map', value: 'NAME=MAC', repeat: true, help: 'bind interface NAME of the nmstate YAML to a MAC' },
   { long: 'ignition-ca', value: 'PATH', repeat: true, help: 'PEM CA bundle Ignition trusts (live and installed)' },
@@ -90,7 +95,8 @@ export function hasCustomizations(inputs: CustomizeInputs): boolean {
 
 async function readLimited(file: string, stdin: Readable, limit: number, what: string): Promise<Buffer> {
   const { name, bytes } = await readInput(file, stdin);
-  if (bytes.length > limit) throw new CliError(name, `${bytes.length} bytes is more than the ${limit}-byte limit for ${what}`);
+  if (bytes.length > limit)
+    throw new CliError(name, `${bytes.length} bytes is more than the ${limit}-byte limit for ${what}`);
   return bytes;
 }
 
@@ -144,7 +150,8 @@ function checkKarg(option: string, arg: string): string {
 async function readNetwork(args: ParsedArgs, stdin: Readable, verb: string): Promise<NetworkKeyfile[]> {
   const keyfiles = await readKeyfiles(optionValues(args, 'network-keyfile'), stdin);
   const nmstate = optionValue(args, 'network-nmstate');
-  if (nmstate !== undefined) keyfiles.push(...(await nmstateKeyfiles(nmstate, optionValues(args, 'mac-map'), stdin, verb)));
+  if (nmstate !== undefined)
+    keyfiles.push(...(await nmstateKeyfiles(nmstate, optionValues(args, 'mac-map'), stdin, verb)));
   else if (optionValues(args, 'mac-map').length > 0)
     throw new UsageError(`${verb}: --mac-map needs --network-nmstate`, `usage: ${verb} --help`);
   const seen = new Set<string>();
@@ -170,7 +177,8 @@ export async function readCustomizeInputs(args: ParsedArgs, stdin: Readable, ver
   const destConsole = optionValues(args, 'dest-console');
   for (const spec of destConsole) {
     if (spec.startsWith('console=')) throw new CliError('--dest-console', 'spec should not start with "console="');
-    if (!CONSOLE_PATTERN.test(spec)) throw new CliError('--dest-console', `${JSON.stringify(spec)}: invalid or unsupported console argument`);
+    if (!CONSOLE_PATTERN.test(spec))
+      throw new CliError('--dest-console', `${JSON.stringify(spec)}: invalid or unsupported console argument`);
   }
   const inputs: CustomizeInputs = {
     destIgnition: [],
@@ -185,8 +193,10 @@ export async function readCustomizeInputs(args: ParsedArgs, stdin: Readable, ver
     liveIgnition: [],
   };
   if (destDevice !== undefined) inputs.destDevice = destDevice;
-  for (const file of optionValues(args, 'dest-ignition')) inputs.destIgnition.push(await readVersionedIgnition(file, stdin));
-  for (const file of optionValues(args, 'live-ignition')) inputs.liveIgnition.push(await readVersionedIgnition(file, stdin));
+  for (const file of optionValues(args, 'dest-ignition'))
+    inputs.destIgnition.push(await readVersionedIgnition(file, stdin));
+  for (const file of optionValues(args, 'live-ignition'))
+    inputs.liveIgnition.push(await readVersionedIgnition(file, stdin));
   for (const file of optionValues(args, 'ignition-ca')) {
     const data = await readLimited(file, stdin, MAX_CA_BUNDLE_BYTES, 'a CA bundle');
     checkPem(file, data);

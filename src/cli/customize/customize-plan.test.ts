@@ -9,7 +9,11 @@ import { decodeResource } from '../test-support/ignition-resource.js';
 import type { CustomizeInputs } from './customize-inputs.js';
 import { planCustomization } from './customize-plan.js';
 
-const FEATURES = { 'installer-config': true, 'live-initrd-network': true, 'installer-config-directives': { console: true } };
+const FEATURES = {
+  'installer-config': true,
+  'live-initrd-network': true,
+  'installer-config-directives': { console: true },
+};
 
 function inputs(partial: Partial<CustomizeInputs>): CustomizeInputs {
   return {
@@ -45,7 +49,9 @@ function liveConfig(members: CpioFileInput[]): LiveConfig {
 }
 
 function files(config: LiveConfig): Map<string, { mode: number; data: Buffer }> {
-  return new Map((config.storage?.files ?? []).map((f) => [f.path, { mode: f.mode, data: decodeResource(f.contents) }]));
+  return new Map(
+    (config.storage?.files ?? []).map((f) => [f.path, { mode: f.mode, data: decodeResource(f.contents) }]),
+  );
 }
 
 const destIgn = Buffer.from('{ "ignition": { "version": "3.4.0" }, "passwd": { "users": [{ "name": "core" }] } }');
@@ -162,9 +168,9 @@ describe('planCustomization', () => {
     expect(() => planCustomization(inputs({ destDevice: '/dev/sda' }), {}, 'old.iso')).toThrow(
       'old.iso: this OS image does not support customizing installer configuration',
     );
-    expect(() =>
-      planCustomization(inputs({ destConsole: ['tty0'] }), { 'installer-config': true }, 'old.iso'),
-    ).toThrow('old.iso: this OS image does not support customizing the destination console');
+    expect(() => planCustomization(inputs({ destConsole: ['tty0'] }), { 'installer-config': true }, 'old.iso')).toThrow(
+      'old.iso: this OS image does not support customizing the destination console',
+    );
     expect(() =>
       planCustomization(inputs({ networkKeyfiles: [{ name: 'a', content: Buffer.from('') }] }), undefined, 'old.iso'),
     ).toThrow('old.iso: this OS image does not support customizing network settings');

@@ -36,7 +36,12 @@ export const customizeIso: Verb = {
         help: 'kernel argument to replace for the live system',
       },
       { long: 'force', short: 'f', help: 'overwrite existing customisations' },
-      { long: 'output', short: 'o', value: 'PATH', help: 'write the ISO to a new file (`-` for stdout) instead of in place' },
+      {
+        long: 'output',
+        short: 'o',
+        value: 'PATH',
+        help: 'write the ISO to a new file (`-` for stdout) instead of in place',
+      },
       QUIET,
     ],
     positionals: ['ISO'],

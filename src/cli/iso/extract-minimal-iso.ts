@@ -42,7 +42,10 @@ export const extractMinimalIso: Verb = {
       let meter: ProgressMeter | undefined;
       const progress = {
         start: (total: number | undefined): void => {
-          meter = new ProgressMeter(out === STDOUT_NAME ? 'minimal ISO' : out, total ?? 0, { quiet, stderr: io.stderr });
+          meter = new ProgressMeter(out === STDOUT_NAME ? 'minimal ISO' : out, total ?? 0, {
+            quiet,
+            stderr: io.stderr,
+          });
         },
         add: (bytes: number): void => meter?.add(bytes),
       };

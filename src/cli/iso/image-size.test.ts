@@ -109,7 +109,10 @@ describe.runIf(loopDevicesWork())('in-place edits of a block device (loop device
     execFileSync('sync');
     const edited = readFileSync(backing);
     // Outside the embed and kargs areas, nothing changed.
-    const areas = [manifest.ignition, ...(manifest.kargs?.locations ?? []).map((l) => ({ offset: l.offset, length: manifest.kargs!.size }))];
+    const areas = [
+      manifest.ignition,
+      ...(manifest.kargs?.locations ?? []).map((l) => ({ offset: l.offset, length: manifest.kargs!.size })),
+    ];
     const masked = (b: Buffer): Buffer => {
       const copy = Buffer.from(b);
       for (const a of areas) copy.fill(0, a.offset, a.offset + a.length);

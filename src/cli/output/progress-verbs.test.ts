@@ -54,7 +54,8 @@ describe.skipIf(unavailable({ fixtures: HAVE_FIXTURES, xz: HAVE_XZ }))('progress
     expect(lines.at(-1)).toBe(`${out}: done (${formatBytes(size)})`);
     // The fixture's minimal ISO is written in chunks, each counted against the xz-index total.
     expect(lines.length).toBeGreaterThan(2);
-    for (const line of lines.slice(0, -1)) expect(line).toMatch(new RegExp(`^${out}: [1-9]0% \\(.* of ${formatBytes(size).replace('.', '\\.')}\\)$`));
+    for (const line of lines.slice(0, -1))
+      expect(line).toMatch(new RegExp(`^${out}: [1-9]0% \\(.* of ${formatBytes(size).replace('.', '\\.')}\\)$`));
 
     const quiet = await runCaptured(['iso', 'extract', 'minimal-iso', '-q', iso, `${out}.q`]);
     expect(quiet.code).toBe(0);
@@ -125,7 +126,9 @@ describe.skipIf(unavailable({ tmux: HAVE_TMUX, xorriso: HAVE_XORRISO }))(
         const done = await screenWith(/exit \d+/);
         console.log(`iso customize -o -, finished:\n${done}`);
         expect(done).toContain('exit 0');
-        expect(done).toMatch(new RegExp(`^stdout \\[#{30}\\] 100% ${formatBytes(statSync(iso).size).replace('.', '\\.')}$`, 'm'));
+        expect(done).toMatch(
+          new RegExp(`^stdout \\[#{30}\\] 100% ${formatBytes(statSync(iso).size).replace('.', '\\.')}$`, 'm'),
+        );
         // Redrawn in place: one bar line on the screen, not one per step.
         expect(done.match(/^stdout \[/gm)).toHaveLength(1);
         expect(statSync(drained).size).toBe(statSync(iso).size);

@@ -68,9 +68,12 @@ export const pxeCustomize: Verb = {
     const plan = planCustomization(inputs, features, name);
     const quiet = flag(args, 'quiet');
     if (!quiet) for (const note of plan.notes) io.stderr.write(`${note}\n`);
-    const archive = plan.members.length === 0 ? Buffer.alloc(0) : await compress(writeCpio(plan.members), DEFAULT_EMBED_COMPRESSION);
+    const archive =
+      plan.members.length === 0 ? Buffer.alloc(0) : await compress(writeCpio(plan.members), DEFAULT_EMBED_COMPRESSION);
     if (!quiet && plan.members.some((m) => m.path === IGNITION_PATH))
-      io.stderr.write('PXE configuration must include kernel arguments: ignition.firstboot ignition.platform.id=metal\n');
+      io.stderr.write(
+        'PXE configuration must include kernel arguments: ignition.firstboot ignition.platform.id=metal\n',
+      );
     await writeOutput(Readable.from([bytes, archive]), bytes.length + archive.length, output, {
       io,
       quiet: quiet || output === '-',

@@ -26,7 +26,10 @@ function collector(chunks: Buffer[], tty: boolean): Writable & { isTTY?: boolean
 }
 
 /** Runs `bootsmith <argv…>` for the `iso` and `pxe` groups in this process. */
-export async function runCaptured(argv: readonly string[], options: { stdin?: Buffer; tty?: boolean } = {}): Promise<CapturedRun> {
+export async function runCaptured(
+  argv: readonly string[],
+  options: { stdin?: Buffer; tty?: boolean } = {},
+): Promise<CapturedRun> {
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   const io: CliIo = {
