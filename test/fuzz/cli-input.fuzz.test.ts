@@ -104,6 +104,7 @@ async function check(
     const line = errorLines[0] ?? '';
     const named =
       opts.names.some((n) => line.includes(n)) ||
+      line.startsWith('bootsmith: "": ') ||
       /bootsmith (iso|pxe)\b/.test(line) ||
       / --?[a-z]/.test(line) ||
       line.includes('stdin');

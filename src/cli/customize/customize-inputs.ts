@@ -74,25 +74,6 @@ export interface CustomizeInputs {
   liveIgnition: Buffer[];
 }
 
-/** True when any option of CUSTOMIZE_OPTIONS asks for something. */
-export function hasCustomizations(inputs: CustomizeInputs): boolean {
-  return (
-    inputs.destDevice !== undefined ||
-    [
-      inputs.destIgnition,
-      inputs.destConsole,
-      inputs.destKargAppend,
-      inputs.destKargDelete,
-      inputs.networkKeyfiles,
-      inputs.ignitionCa,
-      inputs.preInstall,
-      inputs.postInstall,
-      inputs.installerConfig,
-      inputs.liveIgnition,
-    ].some((list) => list.length > 0)
-  );
-}
-
 async function readLimited(file: string, stdin: Readable, limit: number, what: string): Promise<Buffer> {
   const { name, bytes } = await readInput(file, stdin);
   if (bytes.length > limit)

@@ -178,6 +178,15 @@ describe.skipIf(unavailable({ fixtures: HAVE_FIXTURES, xz: HAVE_XZ }))(
         expect(r.stderr, args.join(' ')).toContain(`bootsmith: ${message}`);
         expect(readFileSync(iso).equals(before)).toBe(true);
       }
+      // Empty names are refused before anything is created (no temp file in the current directory).
+      expect((await runCaptured(['iso', 'reset', ''])).stderr).toBe('bootsmith: "": empty file name\n');
+      expect((await runCaptured(['iso', 'customize', '-q', '--output=', iso])).stderr).toBe(
+        'bootsmith: "": empty output file name\n',
+      );
+      expect((await runCaptured(['iso', 'customize', '-q', '--dest-ignition', '', iso])).stderr).toBe(
+        'bootsmith: "": empty file name\n',
+      );
+      expect(readFileSync(iso).equals(before)).toBe(true);
       // Usage errors exit 2.
       expect((await runCaptured(['iso', 'customize', '--dest-device'])).code).toBe(2);
       expect((await runCaptured(['pxe', 'customize', iso])).code).toBe(2);

@@ -36,6 +36,7 @@ export const extractMinimalIso: Verb = {
       throw new CliError(iso.path, 'the image has no coreos/miniso.dat, so it cannot make a minimal ISO');
     }
     const out = args.positionals[1] ?? STDOUT_NAME;
+    if (out === '') throw new CliError(out, 'empty output file name');
     const tmp = tempPathFor(out === STDOUT_NAME ? path.join(os.tmpdir(), 'bootsmith-minimal.iso') : out);
     try {
       const quiet = flag(args, 'quiet');

@@ -34,6 +34,7 @@ export interface LiveIsoFile {
 }
 
 export async function openLiveIso(path: string): Promise<LiveIsoFile> {
+  if (path === '') throw new CliError(path, 'empty file name');
   let fh;
   try {
     fh = await open(path, 'r');

@@ -63,6 +63,8 @@ export async function writeOutput(
   dest: string,
   options: OutputOptions,
 ): Promise<number> {
+  // An empty name would put the temp file in the current directory and fail only at the rename.
+  if (dest === '') throw new CliError(dest, 'empty output file name');
   const meter = new ProgressMeter(options.label, size, { quiet: options.quiet, stderr: options.io.stderr });
   let written = 0;
   if (dest === STDOUT_NAME) {
