@@ -20,8 +20,8 @@ import { eventsVerb, HOSTS_GROUP, INFRAENV_GROUP } from './client/client-command
 
 const USAGE = `usage:
   bootsmith serve [--role all|image|core]
-  bootsmith iso ignition|kargs|network|extract|customize|inspect …   (bootsmith iso --help)
-  bootsmith pxe ignition|network …                                    (bootsmith pxe --help)
+  bootsmith iso ignition|kargs|network|extract|customize|reset|inspect …   (bootsmith iso --help)
+  bootsmith pxe ignition|network|customize …                          (bootsmith pxe --help)
   bootsmith infraenv create|list|show|delete|download …, bootsmith hosts list, bootsmith events
 ${IMAGES_USAGE}
 ${AUTH_USAGE}

@@ -21,10 +21,10 @@ export interface Verb {
   run(args: ParsedArgs, io: CliIo): Promise<number>;
 }
 
-/** A failure the user can act on, printed as `bootsmith: <subject>: <reason>`. */
+/** A failure the user can act on, printed as `bootsmith: <subject>: <reason>` (an empty subject as `""`). */
 export class CliError extends Error {
   constructor(subject: string, reason: string, options?: { cause?: unknown }) {
-    super(`${subject}: ${reason}`, options);
+    super(`${subject === '' ? '""' : subject}: ${reason}`, options);
     this.name = 'CliError';
   }
 }

@@ -1,10 +1,16 @@
 // An ISO customised offline with the CLI (`bootsmith iso customize`, no service involved) boots
-// under qemu with exactly the embedded Ignition config and the appended kernel arguments; then
+// under qemu with the --live-ignition config (merged into the live config) and the appended kernel arguments; then
 // `iso ignition remove` + `iso kargs reset` give back the base ISO's bytes (issue 16).
+// A second ISO customised with the installer options (`--dest-device`, `--dest-ignition`,
+// `--post-install`) boots too, and the guest's report of /config.ign proves the live system
+// received the installer config, the dest Ignition and the script. The fixture guest is busybox
+// (no coreos-installer, no Ignition), so "received" means: these files are in the live Ignition
+// config the guest's initramfs unpacked; running them is coreos-installer's job.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { e2eContext, readyContext } from './support/context.js';
@@ -66,11 +72,85 @@ describe.runIf(setup.ready)('an ISO customised with the CLI boots (qemu, TCG)', 
     const report = parseSerialReport(result.serial);
     expect(report.ended, 'the fixture /init report is incomplete').toBe(true);
     expect(report.absent).not.toContain('/config.ign');
-    expect(report.files.get('/config.ign')?.sha256).toBe(createHash('sha256').update(ignition).digest('hex'));
+    // --live-ignition is merged at boot (ignition.config.merge), as coreos-installer does.
+    const live = JSON.parse(report.files.get('/config.ign')!.content.toString('utf8')) as {
+      ignition: { config: { merge: Array<{ source: string }> } };
+    };
+    const merged = gunzipSync(
+      Buffer.from(live.ignition.config.merge[0]!.source.replace('data:;base64,', ''), 'base64'),
+    );
+    expect(createHash('sha256').update(merged).digest('hex')).toBe(createHash('sha256').update(ignition).digest('hex'));
     expect(report.cmdline).toBe(`${ISOLINUX_PREFIX} ${defaults} console=ttyS0 bootsmith.e2e=cli`);
 
     await cli(ctx.cli, ['iso', 'ignition', 'remove', isoPath]);
     await cli(ctx.cli, ['iso', 'kargs', 'reset', isoPath]);
+    expect((await readFile(isoPath)).equals(await readFile(ctx.baseIso))).toBe(true);
+  });
+
+  it('iso customize --dest-device --dest-ignition --post-install: the guest reads them in its live Ignition config', async (t) => {
+    const ctx = readyContext();
+    const dest = Buffer.from(
+      JSON.stringify({ ignition: { version: '3.4.0' }, storage: { files: [{ path: '/etc/dest-e2e' }] } }),
+    );
+    const script = Buffer.from('#!/bin/sh\necho bootsmith post-install\n');
+    const destPath = path.join(ctx.runDir, 'cli-e2e-dest.ign');
+    const scriptPath = path.join(ctx.runDir, 'e2e-post.sh');
+    await writeFile(destPath, dest);
+    await writeFile(scriptPath, script);
+    const isoPath = path.join(ctx.runDir, 'cli-installer.iso');
+    await cli(ctx.cli, [
+      'iso',
+      'customize',
+      '-q',
+      '--dest-device',
+      '/dev/vda',
+      '--dest-ignition',
+      destPath,
+      '--post-install',
+      scriptPath,
+      '--live-karg-append',
+      'console=ttyS0',
+      '-o',
+      isoPath,
+      ctx.baseIso,
+    ]);
+    const result = await bootInTest(
+      t,
+      {
+        name: 'cli-installer',
+        runDir: ctx.runDir,
+        qemu: ctx.qemu,
+        args: ['-nic', 'none', '-boot', 'order=d', '-cdrom', isoPath],
+        timeoutMs: BOOT_TIMEOUT_MS,
+      },
+      () => Promise.resolve(''),
+    );
+    const report = parseSerialReport(result.serial);
+    expect(report.ended, 'the fixture /init report is incomplete').toBe(true);
+    const seen = report.files.get('/config.ign');
+    expect(seen, 'the guest found no /config.ign').toBeDefined();
+    interface Resource {
+      source: string;
+      compression: string;
+    }
+    const live = JSON.parse(seen!.content.toString('utf8')) as {
+      storage: { files: Array<{ path: string; mode: number; contents: Resource }> };
+      systemd: { units: Array<{ name: string; contents: string; enabled: boolean }> };
+    };
+    const decode = (r: Resource): string =>
+      gunzipSync(Buffer.from(r.source.replace('data:;base64,', ''), 'base64')).toString('utf8');
+    const files = new Map(live.storage.files.map((f) => [f.path, { mode: f.mode, text: decode(f.contents) }]));
+    void t.annotate(`live Ignition files the guest read: ${[...files.keys()].join(', ')}`);
+    expect(files.get('/etc/coreos/installer.d/0000-customize.yaml')).toEqual({
+      mode: 0o600,
+      text: 'ignition-file: /etc/coreos/dest.ign\ndest-device: /dev/vda\n',
+    });
+    expect(files.get('/etc/coreos/dest.ign')).toEqual({ mode: 0o600, text: `${dest.toString()}\n` });
+    expect(files.get('/usr/local/bin/post-install-e2e-post.sh')).toEqual({ mode: 0o700, text: script.toString() });
+    expect(live.systemd.units.map((u) => [u.name, u.enabled])).toEqual([['post-install-e2e-post.sh.service', true]]);
+    expect(live.systemd.units[0]!.contents).toContain('ExecStart=/usr/local/bin/post-install-e2e-post.sh\n');
+
+    await cli(ctx.cli, ['iso', 'reset', isoPath]);
     expect((await readFile(isoPath)).equals(await readFile(ctx.baseIso))).toBe(true);
   });
 });

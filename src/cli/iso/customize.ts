@@ -1,30 +1,32 @@
-// `bootsmith iso customize [--live-ignition CONFIG] [--live-karg-append ARG]… [--live-karg-delete
-// ARG]… [--live-karg-replace KARG=OLD=NEW]… [--network-keyfile FILE]… [-f] -o OUT ISO`: the
-// embed and kargs edits in one pass, written to a new file (or `-`): the Ignition config and the
-// keyfiles go into one embed archive, the kargs into every kargs area. A customised input is
-// refused unless `-f`, like coreos-installer (which only customises pristine images).
-// Does NOT: the installer options of coreos-installer's customize (`--dest-ignition`,
-// `--dest-device`, `--dest-karg-*`, `--pre-install`/`--post-install`): those configure the
-// installer run by the live system, which bootsmith's embed archive does not set up yet.
-import { editEmbedMembers } from '../../initrd/embed-edit.js';
+// `bootsmith iso customize [OPTIONS] [-f] [-o OUT] ISO`: coreos-installer's one-shot
+// customisation. The installer options (`--dest-ignition`, `--dest-device`, `--dest-console`,
+// `--dest-karg-*`, `--pre-install`, `--post-install`, `--installer-config`, `--ignition-ca`), the
+// network options and `--live-ignition` become one live Ignition config plus keyfiles
+// (src/cli/customize/), written as a fresh embed archive; `--live-karg-*` edit the default kernel
+// arguments into every kargs area. Without `-o` the ISO is edited in place (only the embed and
+// kargs areas are written). A customised input is refused unless `-f`; with `-f` its old
+// customisations are replaced, as coreos-installer does. Everything is read and checked before
+// the first byte is written.
+// Does NOT: run the installer (the live system does) or keep files of an earlier customisation.
 import { BadRequestError } from '../../errors.js';
-import { readEmbeddedKargs } from '../../iso/read-embed-areas.js';
 import type { Patch } from '../../splice/spliced-file.js';
-import { flag, optionValue, optionValues, UsageError } from '../args.js';
+import { flag, optionValue, optionValues } from '../args.js';
+import { CUSTOMIZE_OPTIONS, readCustomizeInputs } from '../customize/customize-inputs.js';
+import { planCustomization } from '../customize/customize-plan.js';
 import { CliError, type Verb } from '../verb.js';
 import { QUIET } from './common-options.js';
-import { embedAreaPatch, openLiveIso, readEmbedContents, writeEditedIso } from './iso-edit.js';
+import { embedAreaPatch, openLiveIso, readEmbedContents, writeEditedIso, readCurrentKargs } from './iso-edit.js';
 import { applyKargsChanges } from './kargs-edit.js';
 import { kargsAreasOf, kargsPatchesFor } from './kargs-write.js';
-import { readIgnitionConfig } from './read-input.js';
-import { readKeyfiles } from './read-keyfiles.js';
+
+const VERB = 'bootsmith iso customize';
 
 export const customizeIso: Verb = {
   spec: {
-    name: 'bootsmith iso customize',
-    summary: 'Customize a CoreOS live ISO image (Ignition, kargs, network) in one pass',
+    name: VERB,
+    summary: 'Customize a CoreOS live ISO image (installer, Ignition, kargs, network) in one pass',
     options: [
-      { long: 'live-ignition', value: 'PATH', help: 'Ignition config for the live system' },
+      ...CUSTOMIZE_OPTIONS,
       { long: 'live-karg-append', value: 'KARG', repeat: true, help: 'kernel argument to append for the live system' },
       { long: 'live-karg-delete', value: 'KARG', repeat: true, help: 'kernel argument to delete for the live system' },
       {
@@ -33,21 +35,19 @@ export const customizeIso: Verb = {
         repeat: true,
         help: 'kernel argument to replace for the live system',
       },
-      { long: 'network-keyfile', value: 'PATH', repeat: true, help: 'NetworkManager keyfile for the live system' },
-      { long: 'force', short: 'f', help: 'customise an ISO that already carries customisations' },
-      { long: 'output', short: 'o', value: 'PATH', help: 'output ISO (`-` for stdout); required' },
+      { long: 'force', short: 'f', help: 'overwrite existing customisations' },
+      {
+        long: 'output',
+        short: 'o',
+        value: 'PATH',
+        help: 'write the ISO to a new file (`-` for stdout) instead of in place',
+      },
       QUIET,
     ],
     positionals: ['ISO'],
   },
   async run(args, io) {
-    const output = optionValue(args, 'output');
-    if (output === undefined)
-      throw new UsageError('bootsmith iso customize: -o/--output is required', 'usage: bootsmith iso customize --help');
-    const ignitionFile = optionValue(args, 'live-ignition');
-    const ignition = ignitionFile === undefined ? undefined : await readIgnitionConfig(ignitionFile, io.stdin);
-    const keyfileNames = optionValues(args, 'network-keyfile');
-    const keyfiles = keyfileNames.length === 0 ? undefined : await readKeyfiles(keyfileNames, io.stdin);
+    const inputs = await readCustomizeInputs(args, io.stdin, VERB);
     const kargChanges = {
       append: optionValues(args, 'live-karg-append'),
       delete: optionValues(args, 'live-karg-delete'),
@@ -56,31 +56,28 @@ export const customizeIso: Verb = {
     const editKargs = kargChanges.append.length + kargChanges.delete.length + kargChanges.replace.length > 0;
     const iso = await openLiveIso(args.positionals[0]!);
     const current = await readEmbedContents(iso);
-    const currentKargs = iso.manifest.kargs === undefined ? undefined : await readEmbeddedKargs(iso.path, iso.manifest);
+    const currentKargs = await readCurrentKargs(iso);
     const customised =
       current.members.length > 0 || (currentKargs !== undefined && currentKargs !== iso.manifest.kargs?.default);
     if (customised && !flag(args, 'force'))
-      throw new CliError(iso.path, 'this ISO image already carries customisations; use -f to customise it anyway');
-    const patches: Patch[] = [];
-    if (ignition !== undefined || keyfiles !== undefined) {
-      const edit = {
-        ...(ignition !== undefined ? { ignition } : {}),
-        ...(keyfiles !== undefined ? { networkKeyfiles: keyfiles } : {}),
-      };
-      patches.push(await embedAreaPatch(iso, editEmbedMembers(current, edit)));
-    }
+      throw new CliError(iso.path, 'this ISO image is already customized; use -f to force');
+    const plan = planCustomization(inputs, iso.manifest.features, iso.path);
+    const patches: Patch[] = [await embedAreaPatch(iso, plan.members)];
     if (editKargs) {
-      const base = await readEmbeddedKargs(iso.path, { kargs: kargsAreasOf(iso) });
+      if (iso.manifest.kargs === undefined)
+        throw new CliError(iso.path, 'this OS image does not support customizing live kernel arguments');
       let kargs: string;
       try {
-        kargs = applyKargsChanges(base, kargChanges);
+        kargs = applyKargsChanges(kargsAreasOf(iso).default, kargChanges);
       } catch (err) {
         if (err instanceof BadRequestError) throw new CliError(iso.path, err.message);
         throw err;
       }
       patches.push(...kargsPatchesFor(iso, kargs));
     }
-    await writeEditedIso(iso, patches, { output, io, quiet: flag(args, 'quiet') });
+    const quiet = flag(args, 'quiet');
+    if (!quiet) for (const note of plan.notes) io.stderr.write(`${note}\n`);
+    await writeEditedIso(iso, patches, { output: optionValue(args, 'output'), io, quiet });
     return 0;
   },
 };

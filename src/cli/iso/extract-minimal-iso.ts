@@ -3,7 +3,8 @@
 // `--rootfs-url`, `coreos.liveiso=` is dropped and `coreos.live.rootfs_url=URL` added in every
 // kargs area and in coreos/kargs.json, as coreos-installer does. OUT `-` (the default) is stdout.
 // The rebuild goes to a temp file beside OUT (in the system temp directory for stdout), edited
-// there, then renamed (or streamed and removed). No progress bar: the rebuild has no byte counter.
+// there, then renamed (or streamed and removed). The rebuild shows progress like every writing verb
+// (its size from miniso.dat's xz index; src/cli/output/progress-meter.ts), on stderr.
 // Does NOT: accept a customised full ISO (the rebuild refuses it, like coreos-installer).
 import { rm } from 'node:fs/promises';
 import { rename } from 'node:fs/promises';
@@ -17,6 +18,7 @@ import { rebuildMinimalIso } from '../../iso/miniso/miniso.js';
 import { minimalKargsPatches, planMinimalKargs } from '../../iso/minimal-kargs-patches.js';
 import { flag, optionValue } from '../args.js';
 import { patchInPlace, STDOUT_NAME, tempPathFor, writeOutput } from '../output/write-output.js';
+import { ProgressMeter } from '../output/progress-meter.js';
 import { CliError, type Verb } from '../verb.js';
 import { QUIET } from './common-options.js';
 import { openLiveIso } from './iso-edit.js';
@@ -34,9 +36,22 @@ export const extractMinimalIso: Verb = {
       throw new CliError(iso.path, 'the image has no coreos/miniso.dat, so it cannot make a minimal ISO');
     }
     const out = args.positionals[1] ?? STDOUT_NAME;
+    if (out === '') throw new CliError(out, 'empty output file name');
     const tmp = tempPathFor(out === STDOUT_NAME ? path.join(os.tmpdir(), 'bootsmith-minimal.iso') : out);
     try {
-      const { size } = await rebuildMinimalIso(iso.path, iso.manifest, tmp);
+      const quiet = flag(args, 'quiet');
+      let meter: ProgressMeter | undefined;
+      const progress = {
+        start: (total: number | undefined): void => {
+          meter = new ProgressMeter(out === STDOUT_NAME ? 'minimal ISO' : out, total ?? 0, {
+            quiet,
+            stderr: io.stderr,
+          });
+        },
+        add: (bytes: number): void => meter?.add(bytes),
+      };
+      const { size } = await rebuildMinimalIso(iso.path, iso.manifest, tmp, { progress });
+      meter?.finish();
       const rootfsUrl = optionValue(args, 'rootfs-url');
       if (rootfsUrl !== undefined) {
         const manifest = await parseLiveIso(tmp);
@@ -44,7 +59,7 @@ export const extractMinimalIso: Verb = {
         await patchInPlace(tmp, size, minimalKargsPatches(plan));
       }
       if (out === STDOUT_NAME) {
-        await writeOutput(createReadStream(tmp), size, out, { io, quiet: flag(args, 'quiet'), label: 'stdout' });
+        await writeOutput(createReadStream(tmp), size, out, { io, quiet, label: 'stdout' });
       } else {
         await rename(tmp, out);
       }

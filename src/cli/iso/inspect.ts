@@ -2,9 +2,8 @@
 // boot files, features) as JSON, plus what the embed area and kargs areas hold now: the member
 // names of the embed archive (never their contents) and the current kargs.
 // Does NOT: print the Ignition config (`iso ignition show` does).
-import { readEmbeddedKargs } from '../../iso/read-embed-areas.js';
 import type { Verb } from '../verb.js';
-import { openLiveIso, readEmbedContents } from './iso-edit.js';
+import { openLiveIso, readEmbedContents, readCurrentKargs } from './iso-edit.js';
 
 export const inspectIso: Verb = {
   spec: {
@@ -16,7 +15,7 @@ export const inspectIso: Verb = {
   async run(args, io) {
     const iso = await openLiveIso(args.positionals[0]!);
     const embed = await readEmbedContents(iso);
-    const kargs = iso.manifest.kargs === undefined ? undefined : await readEmbeddedKargs(iso.path, iso.manifest);
+    const kargs = await readCurrentKargs(iso);
     const report = {
       ...iso.manifest,
       embedded: { members: embed.members.map((m) => m.path), currentKargs: kargs },

@@ -14,6 +14,7 @@ import { kargsShow } from './kargs-show.js';
 import { networkEmbed } from './network-embed.js';
 import { networkExtract } from './network-extract.js';
 import { networkRemove } from './network-remove.js';
+import { isoReset } from './reset.js';
 
 export const ISO_GROUP: VerbGroup = {
   name: 'bootsmith iso',
@@ -30,5 +31,6 @@ export const ISO_GROUP: VerbGroup = {
     extract: { name: 'bootsmith iso extract', verbs: { pxe: extractPxe, 'minimal-iso': extractMinimalIso } },
     customize: customizeIso,
     inspect: inspectIso,
+    reset: isoReset,
   },
 };

@@ -1,16 +1,22 @@
 // The shared steps of the offline ISO verbs: open and parse a live ISO, read back what its embed
 // area holds, encode a new embed area, and write the edited image (in place, to a new file, or to
-// stdout; see src/cli/output/write-output.ts).
+// stdout; see src/cli/output/write-output.ts). The image may be a regular file or a block device
+// (its size from image-size.ts; in-place edits only for devices).
 // Does: compose src/iso, src/initrd and src/splice. Does NOT: parse command lines or print.
 import { BaseFile } from '../../splice/base-file.js';
 import { type Patch, SplicedFile } from '../../splice/spliced-file.js';
 import { compress, type Compression } from '../../initrd/compression.js';
 import { writeCpio, type CpioFileInput } from '../../initrd/cpio.js';
 import { fitToArea, readEmbedArea, type EmbedContents } from '../../initrd/embed-archive.js';
-import { parseLiveIso } from '../../iso/live-layout.js';
+import { open } from 'node:fs/promises';
+
+import { IsoFs } from '../../iso/iso9660.js';
+import { parseLiveIsoFs } from '../../iso/live-layout.js';
 import type { LiveManifest } from '../../iso/manifest.js';
-import { readIgnitionArea } from '../../iso/read-embed-areas.js';
-import { PayloadTooLargeError } from '../../errors.js';
+import { kargsInAreas } from '../../iso/read-embed-areas.js';
+import { readExactly } from '../../iso/read-range.js';
+import { FormatError, PayloadTooLargeError } from '../../errors.js';
+import { imageSize, sizedReader } from './image-size.js';
 import { CliError, type CliIo } from '../verb.js';
 import { patchInPlace, writeSpliced } from '../output/write-output.js';
 
@@ -28,12 +34,44 @@ export interface LiveIsoFile {
 }
 
 export async function openLiveIso(path: string): Promise<LiveIsoFile> {
-  return { path, manifest: await parseLiveIso(path) };
+  if (path === '') throw new CliError(path, 'empty file name');
+  let fh;
+  try {
+    fh = await open(path, 'r');
+  } catch (err) {
+    throw new FormatError(`opening ISO image ${path}: ${(err as Error).message}`, { path }, { cause: err });
+  }
+  let iso: IsoFs | undefined;
+  try {
+    iso = await IsoFs.fromHandle(sizedReader(fh, await imageSize(fh, path)), path, true);
+    return { path, manifest: await parseLiveIsoFs(iso) };
+  } finally {
+    if (iso !== undefined) await iso.close();
+    else await fh.close();
+  }
+}
+
+/** Reads `length` bytes at `offset` of the image (a file or a block device). */
+export async function readImageRange(iso: LiveIsoFile, offset: number, length: number, what: string): Promise<Buffer> {
+  const fh = await open(iso.path, 'r');
+  try {
+    return await readExactly(fh, iso.path, iso.manifest.size, offset, length, what);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** The kargs the image's areas hold now (undefined without kargs areas). */
+export async function readCurrentKargs(iso: LiveIsoFile): Promise<string | undefined> {
+  const areas = iso.manifest.kargs;
+  if (areas === undefined) return undefined;
+  return kargsInAreas((offset, length, what) => readImageRange(iso, offset, length, what), areas, iso.path);
 }
 
 /** What the embed area holds now (empty for a pristine image). */
 export async function readEmbedContents(iso: LiveIsoFile): Promise<EmbedContents> {
-  const bytes = await readIgnitionArea(iso.path, iso.manifest);
+  const area = iso.manifest.ignition;
+  const bytes = await readImageRange(iso, area.offset, area.length, `Ignition embed area (${area.file})`);
   if (bytes.every((b) => b === 0)) return { networkKeyfiles: [], members: [] };
   try {
     return await readEmbedArea(bytes, MAX_EMBED_DECOMPRESSED_BYTES);

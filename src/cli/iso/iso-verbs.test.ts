@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { buildCli, type BuiltCli } from '../../../test/support/build-cli.js';
@@ -177,7 +178,7 @@ describe.skipIf(unavailable({ fixtures: HAVE_FIXTURES, xz: HAVE_XZ }))(
       const data = await readMinisoData({ fh, path: fixtures.path(name), size: manifest.size }, manifest).finally(() =>
         fh.close(),
       );
-      await ok(['iso', 'extract', 'minimal-iso', fixtures.path(name), out]);
+      await ok(['iso', 'extract', 'minimal-iso', '-q', fixtures.path(name), out]);
       expect(sha256(readFileSync(out))).toBe(data.digest.toString('hex'));
       const piped = await ok(['iso', 'extract', 'minimal-iso', '-q', fixtures.path(name)]);
       expect(sha256(piped.stdout)).toBe(data.digest.toString('hex'));
@@ -241,7 +242,13 @@ describe.skipIf(unavailable({ fixtures: HAVE_FIXTURES, xz: HAVE_XZ }))(
         out,
         iso,
       ]);
-      expect((await ok(['iso', 'ignition', 'show', out])).stdout.equals(ignition)).toBe(true);
+      // --live-ignition is merged at boot, as coreos-installer does: the live config lists it.
+      const live = JSON.parse((await ok(['iso', 'ignition', 'show', out])).stdout.toString()) as {
+        ignition: { version: string; config: { merge: Array<{ source: string }> } };
+      };
+      expect(live.ignition.version).toBe('3.3.0');
+      const merged = live.ignition.config.merge[0]!.source.replace('data:;base64,', '');
+      expect(gunzipSync(Buffer.from(merged, 'base64')).equals(ignition)).toBe(true);
       expect((await ok(['iso', 'kargs', 'show', out])).stdout.toString()).toMatch(/ console=ttyS0\n$/);
       expect((await ok(['iso', 'network', 'extract', out])).stdout.toString()).toContain('id=eth0');
       const again = await run([

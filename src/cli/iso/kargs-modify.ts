@@ -2,11 +2,10 @@
 // arguments the ISO currently carries (see kargs-edit.ts) and writes them to every kargs area.
 // Does NOT: change the defaults recorded in coreos/kargs.json (`kargs reset` goes back to them).
 import { BadRequestError } from '../../errors.js';
-import { readEmbeddedKargs } from '../../iso/read-embed-areas.js';
 import { flag, optionValue, optionValues } from '../args.js';
 import { CliError, type Verb } from '../verb.js';
 import { OUTPUT_ISO, QUIET } from './common-options.js';
-import { openLiveIso, writeEditedIso } from './iso-edit.js';
+import { openLiveIso, writeEditedIso, readCurrentKargs } from './iso-edit.js';
 import { applyKargsChanges } from './kargs-edit.js';
 import { kargsAreasOf, kargsPatchesFor } from './kargs-write.js';
 
@@ -25,7 +24,8 @@ export const kargsModify: Verb = {
   },
   async run(args, io) {
     const iso = await openLiveIso(args.positionals[0]!);
-    const current = await readEmbeddedKargs(iso.path, { kargs: kargsAreasOf(iso) });
+    kargsAreasOf(iso); // refuses images without kargs areas
+    const current = (await readCurrentKargs(iso))!;
     let kargs: string;
     try {
       kargs = applyKargsChanges(current, {

@@ -1,10 +1,9 @@
 // `bootsmith iso kargs show [--default] ISO`: the kernel arguments the ISO carries now, or with
 // `--default` the ones it was built with (coreos/kargs.json `default`, or the coreKarg header's).
 // Does NOT: check more than the parser does (all areas must agree).
-import { readEmbeddedKargs } from '../../iso/read-embed-areas.js';
 import { flag } from '../args.js';
 import type { Verb } from '../verb.js';
-import { openLiveIso } from './iso-edit.js';
+import { openLiveIso, readCurrentKargs } from './iso-edit.js';
 import { kargsAreasOf } from './kargs-write.js';
 
 export const kargsShow: Verb = {
@@ -17,7 +16,7 @@ export const kargsShow: Verb = {
   async run(args, io) {
     const iso = await openLiveIso(args.positionals[0]!);
     const areas = kargsAreasOf(iso);
-    const kargs = flag(args, 'default') ? areas.default : await readEmbeddedKargs(iso.path, { kargs: areas });
+    const kargs = flag(args, 'default') ? areas.default : (await readCurrentKargs(iso))!;
     io.stdout.write(`${kargs}\n`);
     return 0;
   },

@@ -23,6 +23,7 @@ async function readStdin(stdin: Readable): Promise<Buffer> {
 /** The bytes of `file`, or of stdin when `file` is undefined or `-`. */
 export async function readInput(file: string | undefined, stdin: Readable): Promise<{ name: string; bytes: Buffer }> {
   if (file === undefined || file === '-') return { name: 'stdin', bytes: await readStdin(stdin) };
+  if (file === '') throw new CliError(file, 'empty file name');
   try {
     const info = await stat(file);
     if (!info.isFile()) throw new CliError(file, 'not a regular file');

@@ -5,7 +5,8 @@
 // - in place (an ISO edited without `-o`): only the embed/kargs areas are rewritten, with
 //   positional writes into the existing file, as coreos-installer does. Every area's bytes are
 //   computed and checked before the first write, so a refusal changes nothing; the areas are at
-//   most a few hundred KiB, and the file is fsynced afterwards.
+//   most a few hundred KiB, and the file is fsynced afterwards. The target may be a block device
+//   (its size from src/cli/iso/image-size.ts).
 // Memory is one reused 1 MiB buffer (writeSpliced) whatever the size of the input.
 // Does NOT: compute patches (the verbs do), or parse ISOs.
 import { randomBytes } from 'node:crypto';
@@ -13,6 +14,7 @@ import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
 import type { Patch, SplicedFile } from '../../splice/spliced-file.js';
+import { imageSize } from '../iso/image-size.js';
 import { CliError, type CliIo } from '../verb.js';
 import { ProgressMeter } from './progress-meter.js';
 
@@ -61,6 +63,8 @@ export async function writeOutput(
   dest: string,
   options: OutputOptions,
 ): Promise<number> {
+  // An empty name would put the temp file in the current directory and fail only at the rename.
+  if (dest === '') throw new CliError(dest, 'empty output file name');
   const meter = new ProgressMeter(options.label, size, { quiet: options.quiet, stderr: options.io.stderr });
   let written = 0;
   if (dest === STDOUT_NAME) {
@@ -138,7 +142,7 @@ export async function patchInPlace(target: string, expectedSize: number, patches
     throw new CliError(target, `cannot open for writing: ${(err as Error).message}`, { cause: err });
   }
   try {
-    const { size } = await fh.stat();
+    const size = await imageSize(fh, target);
     if (size !== expectedSize)
       throw new CliError(target, `changed size while being edited (${size} bytes, expected ${expectedSize})`);
     for (const p of patches) {

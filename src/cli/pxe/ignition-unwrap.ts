@@ -14,7 +14,7 @@ export const MAX_INITRD_BYTES = 512 * 1024 * 1024;
 /** What all of its compressed archives may expand to together (CoreOS initrds: ~250 MiB). */
 export const MAX_INITRD_DECOMPRESSED_BYTES = 1024 * 1024 * 1024;
 
-async function readImage(
+export async function readImage(
   file: string | undefined,
   stdin: NodeJS.ReadableStream,
 ): Promise<{ name: string; bytes: Buffer }> {

@@ -1,6 +1,7 @@
 // `bootsmith pxe …`: the offline PXE verbs, named as coreos-installer's are.
 // Does: map words to verbs. Does NOT: implement any.
 import type { VerbGroup } from '../verb.js';
+import { pxeCustomize } from './customize.js';
 import { pxeIgnitionUnwrap } from './ignition-unwrap.js';
 import { pxeIgnitionWrap } from './ignition-wrap.js';
 import { pxeNetworkWrap } from './network-wrap.js';
@@ -10,5 +11,6 @@ export const PXE_GROUP: VerbGroup = {
   verbs: {
     ignition: { name: 'bootsmith pxe ignition', verbs: { wrap: pxeIgnitionWrap, unwrap: pxeIgnitionUnwrap } },
     network: { name: 'bootsmith pxe network', verbs: { wrap: pxeNetworkWrap } },
+    customize: pxeCustomize,
   },
 };

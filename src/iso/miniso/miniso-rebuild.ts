@@ -24,6 +24,7 @@ import { BootsmithError, FormatError } from '../../errors.js';
 import type { LiveManifest } from '../manifest.js';
 import { MINISO_MAX_BYTES, MINISO_PATH, parseMinisoData, sectorOffset, type MinisoData } from './miniso-format.js';
 import { XzSliceReader, type Sink } from './miniso-xz.js';
+import { xzUncompressedSize } from './xz-size.js';
 import { readExactly } from '../read-range.js';
 import { kargsInAreas } from '../read-embed-areas.js';
 
@@ -168,6 +169,11 @@ async function copyFromFull(iso: FullIso, start: number, length: number, sink: S
 export interface RebuildOptions {
   /** Aborts the rebuild (xz is stopped, the temp file removed; rejects with `signal.reason`). */
   signal?: AbortSignal;
+  /**
+   * Told the expected size once miniso.dat is read (undefined when its xz index is unreadable),
+   * then the length of every chunk written (for a progress meter).
+   */
+  progress?: { start(total: number | undefined): void; add(bytes: number): void };
 }
 
 /**
@@ -195,6 +201,11 @@ export async function rebuildMinimalIso(
     const data = await readMinisoData(iso, manifest);
     await checkPristine(iso, manifest);
     const where = `${MINISO_PATH} of ${fullIsoPath}`;
+    const { progress } = options;
+    if (progress !== undefined) {
+      const packed = xzUncompressedSize(data.xzpacked);
+      progress.start(packed === undefined ? undefined : packed + data.entries.reduce((n, e) => n + e.length, 0));
+    }
     return await writeAtomically(outPath, (write) =>
       unpackMiniso(
         data,
@@ -202,6 +213,7 @@ export async function rebuildMinimalIso(
         async (chunk) => {
           signal?.throwIfAborted();
           await write(chunk);
+          progress?.add(chunk.length);
         },
         where,
       ),
