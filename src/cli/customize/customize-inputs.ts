@@ -12,7 +12,7 @@ import { BadRequestError } from '../../errors.js';
 import { keyfileName, type NetworkKeyfile } from '../../initrd/embed-archive.js';
 import { optionValue, optionValues, UsageError, type OptionSpec, type ParsedArgs } from '../args.js';
 import { splitKargs } from '../iso/kargs-edit.js';
-import { readInput } from '../iso/read-input.js';
+import { parseIgnitionObject, readInput } from '../iso/read-input.js';
 import { readKeyfiles } from '../iso/read-keyfiles.js';
 import { nmstateKeyfiles } from '../network/nmstate-adapter.js';
 import { CliError } from '../verb.js';
@@ -84,15 +84,7 @@ async function readLimited(file: string, stdin: Readable, limit: number, what: s
 /** An Ignition config: a JSON object whose `ignition.version` is a string. */
 export async function readVersionedIgnition(file: string, stdin: Readable): Promise<Buffer> {
   const { name, bytes } = await readInput(file, stdin);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(bytes.toString('utf8'));
-  } catch (err) {
-    throw new CliError(name, `not a valid Ignition config: ${(err as Error).message}`);
-  }
-  const version = (parsed as { ignition?: { version?: unknown } } | null)?.ignition?.version;
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw new CliError(name, 'not a valid Ignition config: the top level is not a JSON object');
+  const version = (parseIgnitionObject(name, bytes) as { ignition?: { version?: unknown } }).ignition?.version;
   if (typeof version !== 'string' || !/^[0-9]+\.[0-9]+\.[0-9]+(?:-experimental)?$/.test(version))
     throw new CliError(name, 'not a valid Ignition config: ignition.version is missing or not a version');
   return bytes;

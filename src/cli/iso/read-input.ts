@@ -39,6 +39,12 @@ export async function readInput(file: string | undefined, stdin: Readable): Prom
 /** An Ignition config: must be a JSON object (Ignition itself checks the rest at boot). */
 export async function readIgnitionConfig(file: string | undefined, stdin: Readable): Promise<Buffer> {
   const { name, bytes } = await readInput(file, stdin);
+  parseIgnitionObject(name, bytes);
+  return bytes;
+}
+
+/** The JSON object of an Ignition config's bytes; a CliError naming `name` when it is not one. */
+export function parseIgnitionObject(name: string, bytes: Buffer): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(bytes.toString('utf8'));
@@ -48,5 +54,5 @@ export async function readIgnitionConfig(file: string | undefined, stdin: Readab
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new CliError(name, 'not a valid Ignition config: the top level is not a JSON object');
   }
-  return bytes;
+  return parsed as Record<string, unknown>;
 }
