@@ -14,8 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ImageRouteContext } from './artifact-response.js';
 import type { RequestCap } from './request-cap.js';
 import { credentialFromHeaders } from './request-credential.js';
-import { infraEnvIdParam, isoTypeFromFilename } from './request-params.js';
-import { credentialPathTarget, serveDiscoveryIso, type IsoTarget } from './routes/discovery-image.js';
+import { byIdTarget, credentialPathTarget, serveDiscoveryIso } from './routes/discovery-image.js';
 
 const PATH_STYLE_ISO = /^\/(byid|bytoken|byapikey)\/([^/?%]+)\/([^/?%]+)\/([^/?%]+)\/([^/?%]+)$/;
 
@@ -77,15 +76,9 @@ async function serveHot(
   arch: string,
   filename: string,
 ): Promise<void> {
-  const target: IsoTarget =
+  const target =
     prefix === 'byid'
-      ? {
-          infraEnvId: infraEnvIdParam(first),
-          version,
-          arch,
-          type: isoTypeFromFilename(filename),
-          credential: credentialFromHeaders(req.headers),
-        }
+      ? byIdTarget(first, version, arch, filename, credentialFromHeaders(req.headers))
       : await credentialPathTarget(context, prefix, first, version, arch, filename);
   await serveDiscoveryIso(context, req, res, target);
 }

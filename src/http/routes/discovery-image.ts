@@ -68,6 +68,17 @@ export async function credentialPathTarget(
   };
 }
 
+/** The target of `/byid/{id}/{version}/{arch}/{filename}`; the credential comes from the request. */
+export function byIdTarget(
+  id: string,
+  version: string,
+  arch: string,
+  filename: string,
+  credential: Credential,
+): IsoTarget {
+  return { infraEnvId: infraEnvIdParam(id), version, arch, type: isoTypeFromFilename(filename), credential };
+}
+
 /** Answers `req` with the discovery ISO of `target` and reports it to the boot-event observer. */
 export async function serveDiscoveryIso(
   context: ImageRouteContext,
@@ -96,13 +107,8 @@ export function discoveryImageRoutes(context: ImageRouteContext): Router {
   });
 
   router.get('/byid/:id/:version/:arch/:filename', async (req, res) => {
-    await serveDiscoveryIso(context, req, res, {
-      infraEnvId: infraEnvIdParam(req.params.id),
-      version: req.params.version,
-      arch: req.params.arch,
-      type: isoTypeFromFilename(req.params.filename),
-      credential: credentialFromRequest(req),
-    });
+    const { id, version, arch, filename } = req.params;
+    await serveDiscoveryIso(context, req, res, byIdTarget(id, version, arch, filename, credentialFromRequest(req)));
   });
 
   // Path style with the credential in the path; the InfraEnv id is read from the token's claims.
