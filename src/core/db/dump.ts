@@ -14,26 +14,18 @@ export const DUMP_FORMAT = 'bootsmith-db-export';
 export const DUMP_VERSION = 1;
 
 /**
- * Tables in dependency order (hosts and tokens reference infra_envs). `serial` columns are left
+ * Tables in dependency order (hosts and tokens reference infra_envs), each exported in a stable
+ * row order (two exports of the same data are the same document). `serial` columns are left
  * to the target. A table the source does not have yet (a PGlite-era database predates
  * image_url_tokens) exports as no rows; a dump without a table imports nothing into it.
  */
 const TABLES = [
-  { name: 'infra_envs', conflict: '(id)', skip: [] as string[] },
-  { name: 'image_url_tokens', conflict: '(token_hash)', skip: ['seq'] },
-  { name: 'hosts', conflict: '(infra_env_id, id)', skip: [] },
-  { name: 'events', conflict: '', skip: ['seq'] },
-  { name: 'service_keys', conflict: '(name)', skip: [] },
+  { name: 'infra_envs', conflict: '(id)', skip: [] as string[], order: 'id' },
+  { name: 'image_url_tokens', conflict: '(token_hash)', skip: ['seq'], order: 'infra_env_id, seq' },
+  { name: 'hosts', conflict: '(infra_env_id, id)', skip: [], order: 'infra_env_id, id' },
+  { name: 'events', conflict: '', skip: ['seq'], order: 'seq' },
+  { name: 'service_keys', conflict: '(name)', skip: [], order: 'name' },
 ] as const;
-
-/** Rows in a stable order, so that two exports of the same data are the same document. */
-const EXPORT_ORDER: Record<(typeof TABLES)[number]['name'], string> = {
-  infra_envs: 'id',
-  image_url_tokens: 'infra_env_id, seq',
-  hosts: 'infra_env_id, id',
-  events: 'seq',
-  service_keys: 'name',
-};
 
 /** Events have no natural key: one with the same time, subject and message is the same event. */
 const EVENT_ALREADY_THERE = `WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.event_time = r.event_time AND e.name = r.name
@@ -56,9 +48,8 @@ export async function exportDump(db: SqlExecutor): Promise<Dump> {
       tables[t.name] = [];
       continue;
     }
-    const order = EXPORT_ORDER[t.name];
     const [row] = await db.query<{ rows: Record<string, unknown>[] | null }>(
-      `SELECT jsonb_agg(to_jsonb(t) ORDER BY ${order}) AS rows FROM ${t.name} t`,
+      `SELECT jsonb_agg(to_jsonb(t) ORDER BY ${t.order}) AS rows FROM ${t.name} t`,
     );
     tables[t.name] = (row?.rows ?? []).map((r) => {
       for (const k of t.skip) delete r[k];
