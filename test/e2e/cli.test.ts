@@ -10,12 +10,12 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { type TestContext, afterEach, describe, expect, it } from 'vitest';
 
+import { decodeResource } from '../../src/cli/test-support/ignition-resource.js';
 import { e2eContext, readyContext } from './support/context.js';
 import { bootInTest, killAllGuests } from './support/qemu.js';
-import { parseSerialReport } from './support/serial-report.js';
+import { type SerialReport, parseSerialReport } from './support/serial-report.js';
 
 const setup = e2eContext();
 const BOOT_TIMEOUT_MS = 120_000;
@@ -27,6 +27,25 @@ function cli(cliPath: string, args: string[]): Promise<string> {
       err ? reject(new Error(`bootsmith ${args.join(' ')}: ${err.message}\n${stderr}`)) : resolve(stdout),
     );
   });
+}
+
+/** Boots `isoPath` from a virtual CD-ROM with no network and returns the guest's whole /init report. */
+async function bootCdrom(t: TestContext, name: string, isoPath: string): Promise<SerialReport> {
+  const ctx = readyContext();
+  const result = await bootInTest(
+    t,
+    {
+      name,
+      runDir: ctx.runDir,
+      qemu: ctx.qemu,
+      args: ['-nic', 'none', '-boot', 'order=d', '-cdrom', isoPath],
+      timeoutMs: BOOT_TIMEOUT_MS,
+    },
+    () => Promise.resolve(''),
+  );
+  const report = parseSerialReport(result.serial);
+  expect(report.ended, 'the fixture /init report is incomplete').toBe(true);
+  return report;
 }
 
 describe.runIf(setup.ready)('an ISO customised with the CLI boots (qemu, TCG)', () => {
@@ -58,27 +77,13 @@ describe.runIf(setup.ready)('an ISO customised with the CLI boots (qemu, TCG)', 
     ]);
     const defaults = (await cli(ctx.cli, ['iso', 'kargs', 'show', '--default', isoPath])).trim();
 
-    const result = await bootInTest(
-      t,
-      {
-        name: 'cli-customized',
-        runDir: ctx.runDir,
-        qemu: ctx.qemu,
-        args: ['-nic', 'none', '-boot', 'order=d', '-cdrom', isoPath],
-        timeoutMs: BOOT_TIMEOUT_MS,
-      },
-      () => Promise.resolve(''),
-    );
-    const report = parseSerialReport(result.serial);
-    expect(report.ended, 'the fixture /init report is incomplete').toBe(true);
+    const report = await bootCdrom(t, 'cli-customized', isoPath);
     expect(report.absent).not.toContain('/config.ign');
     // --live-ignition is merged at boot (ignition.config.merge), as coreos-installer does.
     const live = JSON.parse(report.files.get('/config.ign')!.content.toString('utf8')) as {
-      ignition: { config: { merge: Array<{ source: string }> } };
+      ignition: { config: { merge: Array<{ source: string; compression: string }> } };
     };
-    const merged = gunzipSync(
-      Buffer.from(live.ignition.config.merge[0]!.source.replace('data:;base64,', ''), 'base64'),
-    );
+    const merged = decodeResource(live.ignition.config.merge[0]!);
     expect(createHash('sha256').update(merged).digest('hex')).toBe(createHash('sha256').update(ignition).digest('hex'));
     expect(report.cmdline).toBe(`${ISOLINUX_PREFIX} ${defaults} console=ttyS0 bootsmith.e2e=cli`);
 
@@ -114,19 +119,7 @@ describe.runIf(setup.ready)('an ISO customised with the CLI boots (qemu, TCG)', 
       isoPath,
       ctx.baseIso,
     ]);
-    const result = await bootInTest(
-      t,
-      {
-        name: 'cli-installer',
-        runDir: ctx.runDir,
-        qemu: ctx.qemu,
-        args: ['-nic', 'none', '-boot', 'order=d', '-cdrom', isoPath],
-        timeoutMs: BOOT_TIMEOUT_MS,
-      },
-      () => Promise.resolve(''),
-    );
-    const report = parseSerialReport(result.serial);
-    expect(report.ended, 'the fixture /init report is incomplete').toBe(true);
+    const report = await bootCdrom(t, 'cli-installer', isoPath);
     const seen = report.files.get('/config.ign');
     expect(seen, 'the guest found no /config.ign').toBeDefined();
     interface Resource {
@@ -137,8 +130,7 @@ describe.runIf(setup.ready)('an ISO customised with the CLI boots (qemu, TCG)', 
       storage: { files: Array<{ path: string; mode: number; contents: Resource }> };
       systemd: { units: Array<{ name: string; contents: string; enabled: boolean }> };
     };
-    const decode = (r: Resource): string =>
-      gunzipSync(Buffer.from(r.source.replace('data:;base64,', ''), 'base64')).toString('utf8');
+    const decode = (r: Resource): string => decodeResource(r).toString('utf8');
     const files = new Map(live.storage.files.map((f) => [f.path, { mode: f.mode, text: decode(f.contents) }]));
     void t.annotate(`live Ignition files the guest read: ${[...files.keys()].join(', ')}`);
     expect(files.get('/etc/coreos/installer.d/0000-customize.yaml')).toEqual({
