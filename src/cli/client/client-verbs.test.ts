@@ -2,7 +2,7 @@
 // loopback, embedded PostgreSQL in a temp DATA_DIR), run as the built CLI: infraenv create / list /
 // show / download (also resuming a cut-off download) / delete, events, errors; and
 // `hosts list --watch` in a real terminal (tmux), whose screen is printed into the test log.
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli, type BuiltCli } from '../../../test/support/build-cli.js';
 import { startServe, type ServeChild } from '../../../test/support/serve-child.js';
 import { toolWorks, unavailable } from '../../test-support/requirements.js';
+import { startTmuxSession } from '../test-support/tmux-session.js';
 
 const SUITE_TIMEOUT_MS = 300_000;
 const HAVE_TMUX = toolWorks('tmux', ['-V']);
@@ -165,23 +166,12 @@ describe.skipIf(unavailable({ tmux: HAVE_TMUX }))(
       ]
         .map((w) => `'${w}'`)
         .join(' ');
-      const tmux = (...args: string[]): string => {
-        const res = spawnSync('tmux', args, { encoding: 'utf8' });
-        if (res.status !== 0) throw new Error(`tmux ${args.join(' ')}: ${res.stderr}`);
-        return res.stdout;
-      };
-      tmux('new-session', '-d', '-s', session, '-x', '160', '-y', '20', `${command}; echo "exit $?"; sleep 30`);
-      const screenWith = async (pattern: RegExp): Promise<string> => {
-        const until = Date.now() + SCREEN_WAIT_MS;
-        for (;;) {
-          const screen = tmux('capture-pane', '-p', '-t', session);
-          if (pattern.test(screen)) return screen;
-          if (Date.now() > until) throw new Error(`the terminal never showed ${pattern}:\n${screen}`);
-          await new Promise((r) => setTimeout(r, 200));
-        }
-      };
+      const terminal = startTmuxSession(session, { columns: 160, rows: 20 }, command, {
+        waitMs: SCREEN_WAIT_MS,
+        stepMs: 200,
+      });
       try {
-        const empty = await screenWith(/HOST\s+INFRAENV\s+HOSTNAME\s+STATUS/);
+        const empty = await terminal.screenWith(/HOST\s+INFRAENV\s+HOSTNAME\s+STATUS/);
         console.log(`hosts list --watch, before any host registered:\n${empty}`);
         const hostId = crypto.randomUUID();
         const reg = await fetch(`${serve.api}/infra-envs/${id}/hosts`, {
@@ -190,15 +180,15 @@ describe.skipIf(unavailable({ tmux: HAVE_TMUX }))(
           body: JSON.stringify({ host_id: hostId }),
         });
         expect(reg.status).toBe(201);
-        const screen = await screenWith(new RegExp(`${hostId}\\s+${id}\\s+.*discovering`));
+        const screen = await terminal.screenWith(new RegExp(`${hostId}\\s+${id}\\s+.*discovering`));
         console.log(`hosts list --watch, after a host registered:\n${screen}`);
         expect(screen.split('\n')[0]).toMatch(/^hosts at \d\d:\d\d:\d\d \(Ctrl-C to stop\)$/);
         expect(screen.match(/HOST\s+INFRAENV/g)).toHaveLength(1); // redrawn in place, not scrolled
-        tmux('send-keys', '-t', session, 'C-c');
-        const ended = await screenWith(/exit \d+/);
+        terminal.sendKeys('C-c');
+        const ended = await terminal.screenWith(/exit \d+/);
         expect(ended).toContain('exit 0');
       } finally {
-        spawnSync('tmux', ['kill-session', '-t', session]);
+        terminal.kill();
       }
     });
   },

@@ -3,7 +3,7 @@
 // in place when it is, nothing with -q; and, in a real terminal (tmux), `iso customize -o -`
 // on a 9 MiB ISO, its stdout drained slowly so the bar is seen moving; the screens are printed
 // into the test log.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,6 +15,7 @@ import { FixtureSet, HAVE_FIXTURES, HAVE_XORRISO, HAVE_XZ } from '../../iso/test
 import { REPO_ROOT } from '../../test-support/probes.js';
 import { toolWorks, unavailable } from '../../test-support/requirements.js';
 import { runCaptured } from '../test-support/captured-io.js';
+import { startTmuxSession } from '../test-support/tmux-session.js';
 import { formatBytes } from './progress-meter.js';
 
 const HAVE_TMUX = toolWorks('tmux', ['-V']);
@@ -104,26 +105,15 @@ describe.skipIf(unavailable({ tmux: HAVE_TMUX, xorriso: HAVE_XORRISO }))(
       // stdout goes to a reader that takes 64 KiB every 30 ms (about 0.5 s per MiB).
       const slow = `while [ "$(dd bs=65536 count=1 iflag=fullblock status=none | tee -a '${drained}' | wc -c)" -gt 0 ]; do sleep 0.03; done`;
       const command = `'${process.execPath}' '${built.cli}' iso customize --live-karg-append progress=1 -o - '${iso}' | { ${slow}; }`;
-      const tmux = (...args: string[]): string => {
-        const res = spawnSync('tmux', args, { encoding: 'utf8' });
-        if (res.status !== 0) throw new Error(`tmux ${args.join(' ')}: ${res.stderr}`);
-        return res.stdout;
-      };
       writeFileSync(drained, '');
-      tmux('new-session', '-d', '-s', session, '-x', '120', '-y', '10', `${command}; echo "exit $?"; sleep 30`);
-      const screenWith = async (pattern: RegExp): Promise<string> => {
-        const until = Date.now() + SCREEN_WAIT_MS;
-        for (;;) {
-          const screen = tmux('capture-pane', '-p', '-t', session);
-          if (pattern.test(screen)) return screen;
-          if (Date.now() > until) throw new Error(`the terminal never showed ${pattern}:\n${screen}`);
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      };
+      const terminal = startTmuxSession(session, { columns: 120, rows: 10 }, command, {
+        waitMs: SCREEN_WAIT_MS,
+        stepMs: 50,
+      });
       try {
-        const midway = await screenWith(/^stdout \[#+-+\]\s+\d{1,2}% \d/m);
+        const midway = await terminal.screenWith(/^stdout \[#+-+\]\s+\d{1,2}% \d/m);
         console.log(`iso customize -o -, mid-copy:\n${midway}`);
-        const done = await screenWith(/exit \d+/);
+        const done = await terminal.screenWith(/exit \d+/);
         console.log(`iso customize -o -, finished:\n${done}`);
         expect(done).toContain('exit 0');
         expect(done).toMatch(
@@ -133,7 +123,7 @@ describe.skipIf(unavailable({ tmux: HAVE_TMUX, xorriso: HAVE_XORRISO }))(
         expect(done.match(/^stdout \[/gm)).toHaveLength(1);
         expect(statSync(drained).size).toBe(statSync(iso).size);
       } finally {
-        spawnSync('tmux', ['kill-session', '-t', session]);
+        terminal.kill();
       }
     });
   },
