@@ -1,10 +1,10 @@
-// Issue 23, finding 2: the send timeout fires at its configured time on the real serving paths,
-// not at about twice it. The image role of the real
+// Issue 23, finding 2: the send timeout and the artifact slots' minimum-progress rule fire at their
+// configured time on the real serving paths, not at about twice it. The image role of the real
 // service serves a 51 MB CoreOS-style ISO with a 48 MiB real-bytes rootfs; clients that request the
 // ISO through the hot path (`/byid/…/full.iso`), the express route (`/images/{id}?…`) or
 // `/boot-artifacts/rootfs`, over HTTP and HTTPS, then never read, or read one byte a second from
 // their TCP socket, are closed by the SERVER at the configured time (observed on the server's own
-// socket) within a bound.
+// socket) within a bound; a client that reads slowly but steadily is not cut.
 //
 // Timing bounds are asserted here because the issue asks for the server-side close at the
 // configured time: the lower bound is the rule itself (less sampling slack), the upper one is
@@ -40,6 +40,8 @@ const ROUTES = {
   '/boot-artifacts/rootfs': `/boot-artifacts/rootfs?version=4.17&arch=x86_64`,
 } as const;
 const MODES: StallMode[] = ['never-read', 'byte-per-second'];
+/** A slow but live reader: the 48 MiB rootfs lasts it 24 s, longer than the test looks at it. */
+const STEADY_BYTES_PER_SECOND = 2 * 1024 ** 2;
 
 let scratch: string;
 let iso: string;
@@ -115,12 +117,12 @@ async function openCases(
 }
 
 /** Every case closed by the server at RULE_MS (± the slack) after its client changed pace. */
-async function expectClosedAtRule(cases: Case[], closedAt: (port: number) => Promise<number>): Promise<void> {
+async function expectClosedAtRule(cases: Case[], closedAt: (client: string) => Promise<number>): Promise<void> {
   try {
     const timings = await Promise.all(
       cases.map(async ({ what, client }) => {
         expect(client.status, what).toBe(200);
-        const at = await within(closedAt(client.localPort), WAIT_BOUND_MS, what);
+        const at = await within(closedAt(client.local), WAIT_BOUND_MS, what);
         return { what, afterMs: Math.round(at - client.headAt) };
       }),
     );
@@ -178,6 +180,48 @@ describe.skipIf(missing)('HTTP_SEND_TIMEOUT on the real serving paths', () => {
             reason: 'send_timeout',
           }),
         ).toBe(cases.length);
+      } finally {
+        await service.close();
+      }
+    },
+    WAIT_BOUND_MS + 60_000,
+  );
+});
+
+describe.skipIf(missing)('ARTIFACT_MIN_PROGRESS_* on the real serving paths', () => {
+  it(
+    'cuts never-reading and byte-a-second clients at the minimum-progress time and frees their slots, but not a steady slow reader',
+    async () => {
+      const service = await start({
+        HTTP_SEND_TIMEOUT: '10m', // out of the way: only the minimum-progress rule can close them
+        ARTIFACT_MIN_PROGRESS_BYTES: String(64 * 1024),
+        ARTIFACT_MIN_PROGRESS_TIME: `${RULE_SECONDS}s`,
+      });
+      try {
+        const closedAt = serverSideCloses(service.service.server);
+        const port = Number(new URL(service.base).port);
+        // The server sees progress as the kernel takes bytes from it: in jumps of about a third of
+        // the socket's send buffer (up to 4 MiB on Linux), once that much has drained. A reader at
+        // 2 MiB/s makes such a jump every second or so, far within the rule's time.
+        const steady = await stallingGet({
+          port,
+          path: ROUTES['/boot-artifacts/rootfs'],
+          localAddress: '127.0.1.1',
+          mode: { steady: STEADY_BYTES_PER_SECOND },
+        });
+        const cases = await openCases(service, ['hot path', '/boot-artifacts/rootfs'], 70);
+        await expectClosedAtRule(cases, closedAt);
+        const registry = service.service.metrics.registry;
+        expect(await counter(registry, 'bootsmith_artifact_requests_cut_total', { reason: 'min_progress' })).toBe(
+          cases.length,
+        );
+        expect(await counter(registry, 'bootsmith_http_connections_closed_total', { reason: 'send_timeout' })).toBe(0);
+        // A window later the steady reader still streams and holds the only slot left.
+        const before = steady.received();
+        await new Promise((resolve) => setTimeout(resolve, RULE_MS));
+        expect(steady.received()).toBeGreaterThan(before + STEADY_BYTES_PER_SECOND);
+        expect(await counter(registry, 'bootsmith_artifact_requests_in_flight', {})).toBe(1);
+        steady.destroy();
       } finally {
         await service.close();
       }

@@ -21,8 +21,8 @@ export interface StallingClient {
   status: number;
   /** performance.now() when the head had arrived and the client changed pace. */
   headAt: number;
-  /** The client's port: the server sees the connection from it. */
-  localPort: number;
+  /** `address:port` of the client's end: the server sees the connection from it. */
+  local: string;
   /** Body and head bytes taken so far (plaintext). */
   received(): number;
   /** Resolves when the client's socket closed. */
@@ -132,7 +132,7 @@ export function stallingGet(options: {
       resolve({
         status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0),
         headAt: performance.now(),
-        localPort: raw.localPort ?? 0,
+        local: `${raw.localAddress ?? ''}:${raw.localPort ?? 0}`,
         received: () => received,
         closed,
         destroy() {
@@ -159,20 +159,18 @@ export function stallingGet(options: {
 }
 
 /**
- * When the server closed each connection it accepted, by the client's port (server-side
+ * When the server closed each connection it accepted, by the client's `address:port` (server-side
  * observation: the server's own socket closing, not what a stalled client notices).
  */
-export function serverSideCloses(server: http.Server): (clientPort: number) => Promise<number> {
-  const closes = new Map<number, Promise<number>>();
+export function serverSideCloses(server: http.Server): (client: string) => Promise<number> {
+  const closes = new Map<string, Promise<number>>();
   server.on('connection', (socket: net.Socket) => {
-    closes.set(
-      socket.remotePort ?? 0,
-      new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now()))),
-    );
+    const at = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now())));
+    closes.set(`${socket.remoteAddress ?? ''}:${socket.remotePort ?? 0}`, at);
   });
-  return (clientPort) => {
-    const known = closes.get(clientPort);
-    if (known === undefined) throw new Error(`the server never saw a connection from port ${clientPort}`);
+  return (client) => {
+    const known = closes.get(client);
+    if (known === undefined) throw new Error(`the server never saw a connection from ${client}`);
     return known;
   };
 }
