@@ -27,6 +27,8 @@ export interface StallingClient {
   received(): number;
   /** Resolves when the client's socket closed. */
   closed: Promise<void>;
+  /** From now on reads as fast as it can (to see whether the server ended the body short). */
+  fast(): void;
   destroy(): void;
 }
 
@@ -135,6 +137,12 @@ export function stallingGet(options: {
         local: `${raw.localAddress ?? ''}:${raw.localPort ?? 0}`,
         received: () => received,
         closed,
+        fast() {
+          pace = 'fast';
+          if (timer) clearTimeout(timer);
+          timer = undefined;
+          if (!raw.destroyed) raw.resume();
+        },
         destroy() {
           if (timer) clearTimeout(timer);
           secure?.destroy();
