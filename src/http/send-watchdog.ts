@@ -151,16 +151,17 @@ export class SendWatchdog {
     return this.watched.size;
   }
 
-  /** Called by WatchedStream.stop(). */
+  /** Called by WatchedStream.stop(). The clock stops at its next tick if nothing is left (a range storm's short requests do not start and stop it each time). */
   forget(stream: WatchedStream): void {
     this.watched.delete(stream);
-    if (this.watched.size === 0 && this.timer !== undefined) {
-      clearInterval(this.timer);
-      this.timer = undefined;
-    }
   }
 
   private tick(): void {
+    if (this.watched.size === 0) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+      return;
+    }
     const now = this.now();
     // A violation ends its watch (deleting from the set while iterating it is safe).
     for (const stream of this.watched) stream.check(now);
