@@ -84,6 +84,32 @@ describe('MAX_CONCURRENT_REQUESTS', () => {
     expect(loadConfig({}).maxConcurrentRequests).toBe(400);
     expect(loadConfig({ MAX_CONCURRENT_REQUESTS: '2' }).maxConcurrentRequests).toBe(2);
   });
+
+  it('shares them: 32 per client address, at least 64 KiB per 30 s of waiting, each settable', () => {
+    expect(loadConfig({}).artifactSlots).toEqual({
+      perAddress: 32,
+      minProgressBytes: 65_536,
+      minProgressWindowMs: 30_000,
+    });
+    expect(
+      loadConfig({
+        MAX_CONCURRENT_REQUESTS_PER_ADDRESS: '400',
+        ARTIFACT_MIN_PROGRESS_BYTES: '0',
+        ARTIFACT_MIN_PROGRESS_TIME: '2m',
+      }).artifactSlots,
+    ).toEqual({ perAddress: 400, minProgressBytes: 0, minProgressWindowMs: 120_000 });
+  });
+
+  it('refuses a share below 1, negative or huge progress bytes and a time that is not a duration, naming the variable', () => {
+    expect(() => loadConfig({ MAX_CONCURRENT_REQUESTS_PER_ADDRESS: '0' })).toThrow(
+      /MAX_CONCURRENT_REQUESTS_PER_ADDRESS must be a whole number/,
+    );
+    expect(() => loadConfig({ ARTIFACT_MIN_PROGRESS_BYTES: '-1' })).toThrow(/ARTIFACT_MIN_PROGRESS_BYTES/);
+    expect(() => loadConfig({ ARTIFACT_MIN_PROGRESS_BYTES: String(2 ** 31) })).toThrow(/ARTIFACT_MIN_PROGRESS_BYTES/);
+    expect(() => loadConfig({ ARTIFACT_MIN_PROGRESS_TIME: '30' })).toThrow(
+      /ARTIFACT_MIN_PROGRESS_TIME must be a duration/,
+    );
+  });
 });
 
 describe('SHUTDOWN_GRACE_SECONDS', () => {

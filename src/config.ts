@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from './http/drain.js';
 import { DEFAULT_LISTENER_LIMITS, type ListenerLimits } from './http/listener-limits.js';
-import { DEFAULT_MAX_CONCURRENT_REQUESTS } from './http/request-cap.js';
+import { DEFAULT_REQUEST_CAP, type RequestCapSettings } from './http/request-cap.js';
 import type { EmbedCompression } from './initrd/embed-archive.js';
 import type { PlainHttpRoutes } from './http/tls/plain-route-policy.js';
 import type { TlsMinVersion } from './http/tls/tls-material.js';
@@ -56,6 +56,11 @@ export interface Config {
   embeddedPostgresUser: string | undefined;
   /** MAX_CONCURRENT_REQUESTS: artifact requests in flight before 503 (src/http/request-cap.ts). */
   maxConcurrentRequests: number;
+  /**
+   * The fair share of those slots (src/http/request-cap.ts): MAX_CONCURRENT_REQUESTS_PER_ADDRESS,
+   * ARTIFACT_MIN_PROGRESS_BYTES, ARTIFACT_MIN_PROGRESS_TIME.
+   */
+  artifactSlots: Omit<RequestCapSettings, 'max'>;
   /** IMAGE_URL_TTL: lifetime of short image-URL tokens (src/core/auth/url-tokens.ts). */
   imageUrlTtlMs: number;
   /** HTTPS_CERT_FILE + HTTPS_KEY_FILE: LISTEN_PORT serves HTTPS; undefined = plain HTTP only. */
@@ -120,7 +125,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     agentImage: env.AGENT_DOCKER_IMAGE || undefined,
     serviceCaCertFile: env.SERVICE_CA_CERT_FILE || undefined,
     embeddedPostgresUser: env.EMBEDDED_POSTGRES_USER || undefined,
-    maxConcurrentRequests: integer(env, 'MAX_CONCURRENT_REQUESTS', DEFAULT_MAX_CONCURRENT_REQUESTS, 1, 1_000_000),
+    maxConcurrentRequests: integer(env, 'MAX_CONCURRENT_REQUESTS', DEFAULT_REQUEST_CAP.max, 1, 1_000_000),
+    artifactSlots: artifactSlots(env),
     imageUrlTtlMs: imageUrlTtl(env),
     tls: tlsConfig(env, listenPort),
     imageServiceHttpBaseUrl: optionalBaseUrl(env, 'IMAGE_SERVICE_HTTP_BASE_URL'),
@@ -179,6 +185,18 @@ function listenerLimits(env: NodeJS.ProcessEnv): ListenerLimits {
     sendTimeoutMs: duration(env, 'HTTP_SEND_TIMEOUT', d.sendTimeoutMs),
     maxIdlePerAddress: integer(env, 'HTTP_MAX_IDLE_PER_ADDRESS', d.maxIdlePerAddress, 1, 100_000),
     maxConnections,
+  };
+}
+
+/** Above a GiB per window the rule would cut every real client: a typo. */
+const MAX_MIN_PROGRESS_BYTES = 2 ** 30;
+
+function artifactSlots(env: NodeJS.ProcessEnv): Config['artifactSlots'] {
+  const d = DEFAULT_REQUEST_CAP;
+  return {
+    perAddress: integer(env, 'MAX_CONCURRENT_REQUESTS_PER_ADDRESS', d.perAddress, 1, 1_000_000),
+    minProgressBytes: integer(env, 'ARTIFACT_MIN_PROGRESS_BYTES', d.minProgressBytes, 0, MAX_MIN_PROGRESS_BYTES),
+    minProgressWindowMs: duration(env, 'ARTIFACT_MIN_PROGRESS_TIME', d.minProgressWindowMs),
   };
 }
 

@@ -57,8 +57,34 @@ export class Metrics {
 
   readonly artifactRequestsRefused = new Counter({
     name: 'bootsmith_artifact_requests_refused_total',
-    help: 'Artifact requests refused with 503 because MAX_CONCURRENT_REQUESTS were in flight',
+    help: 'Artifact requests refused with 503, by reason: global_cap (MAX_CONCURRENT_REQUESTS in flight, none to preempt) or address_share (the client address had MAX_CONCURRENT_REQUESTS_PER_ADDRESS in flight)',
+    labelNames: ['reason'] as const,
     registers: [this.registry],
+  });
+
+  readonly artifactRequestsPerAddressLimit = new Gauge({
+    name: 'bootsmith_artifact_requests_per_address_limit',
+    help: 'MAX_CONCURRENT_REQUESTS_PER_ADDRESS: artifact requests one client address (IPv6: one /64) may have in flight',
+    registers: [this.registry],
+  });
+
+  readonly artifactRequestsCut = new Counter({
+    name: 'bootsmith_artifact_requests_cut_total',
+    help: 'Artifact streams closed to free their slot, by reason: min_progress (fewer than ARTIFACT_MIN_PROGRESS_BYTES in ARTIFACT_MIN_PROGRESS_TIME) or preempted (behind for 5 s while another request needed the slot)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  /** Set by the request cap (src/http/request-cap.ts): 1 while its slots are saturated. */
+  artifactSlotsSaturation: (() => boolean) | undefined;
+
+  readonly artifactRequestsSaturated = new Gauge({
+    name: 'bootsmith_artifact_requests_saturated',
+    help: '1 while every artifact slot is taken or a request was refused at MAX_CONCURRENT_REQUESTS in the last minute, else 0',
+    registers: [this.registry],
+    collect: () => {
+      this.artifactRequestsSaturated.set(this.artifactSlotsSaturation?.() ? 1 : 0);
+    },
   });
 
   constructor(options: { defaultMetrics?: boolean } = {}) {

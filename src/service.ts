@@ -209,7 +209,7 @@ export async function startService(
       ...(artifacts ? { artifacts } : {}),
       ...(urlTokens ? { urlTokens } : {}),
       ...(observer ? { observer } : {}),
-      maxConcurrentRequests: config.maxConcurrentRequests,
+      requestCap: { max: config.maxConcurrentRequests, ...config.artifactSlots },
       ...(core ? { coreRouter: core.router, databaseHealth: core.databaseHealth } : {}),
       ...(certificates ? { tlsHealth: () => certificates.status() } : {}),
       draining: () => drain.isDraining(),

@@ -22,7 +22,7 @@ import { type DatabaseHealth, type TlsHealth, healthRoutes } from './routes/heal
 import { metricsRoutes } from './routes/metrics.js';
 import { consoleRoutes } from '../console/console-router.js';
 import { pxeInitrdRoutes } from './routes/pxe-initrd.js';
-import { DEFAULT_MAX_CONCURRENT_REQUESTS, RequestCap } from './request-cap.js';
+import { DEFAULT_REQUEST_CAP, RequestCap, type RequestCapSettings } from './request-cap.js';
 
 /** Where the artifact routes live: the request cap applies here and nowhere else. */
 const ARTIFACT_PATH_PREFIXES = ['/images', '/byid', '/bytoken', '/byapikey', '/boot-artifacts'];
@@ -41,8 +41,8 @@ export interface AppParts {
   urlTokens?: UrlTokenResolver;
   /** Boot events (src/http/artifact-observer.ts), already wrapped for dedupe. */
   observer?: ArtifactObserver;
-  /** MAX_CONCURRENT_REQUESTS for the artifact routes; DEFAULT_MAX_CONCURRENT_REQUESTS when absent. */
-  maxConcurrentRequests?: number;
+  /** The artifact slots (MAX_CONCURRENT_REQUESTS and its per-address share, minimum progress); defaults when absent. */
+  requestCap?: RequestCapSettings;
   /** The serving certificate, for /health (present with native TLS). */
   tlsHealth?: TlsHealth;
   /** True once a graceful drain started: /health answers 503 (src/http/drain.ts). */
@@ -65,12 +65,15 @@ export function createApp(parts: AppParts): RequestListener {
     next();
   });
 
-  app.use(healthRoutes(parts.imageStore, parts.databaseHealth, parts.draining, parts.tlsHealth));
+  const cap = parts.artifacts ? new RequestCap(parts.requestCap ?? DEFAULT_REQUEST_CAP, parts.metrics) : undefined;
+  app.use(
+    healthRoutes(parts.imageStore, parts.databaseHealth, parts.draining, parts.tlsHealth, cap && (() => cap.status())),
+  );
   app.use(metricsRoutes(parts.metrics));
   if (parts.coreRouter) app.use('/api/assisted-install', parts.coreRouter);
   if (parts.coreRouter) app.use(consoleRoutes({ authType: parts.authType ?? 'none' })); // the web console needs the API beside it
   let hotRoute: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
-  if (parts.artifacts) {
+  if (parts.artifacts && cap) {
     const context = {
       artifacts: parts.artifacts,
       metrics: parts.metrics,
@@ -78,7 +81,6 @@ export function createApp(parts: AppParts): RequestListener {
       urlTokens: parts.urlTokens,
       observer: parts.observer,
     };
-    const cap = new RequestCap(parts.maxConcurrentRequests ?? DEFAULT_MAX_CONCURRENT_REQUESTS, parts.metrics);
     app.use(ARTIFACT_PATH_PREFIXES, cap.middleware);
     app.use(discoveryImageRoutes(context), pxeInitrdRoutes(context), bootArtifactRoutes(context));
     hotRoute = hotIsoRoute(context, cap, {

@@ -54,7 +54,7 @@ export function hotIsoRoute(
       string,
     ];
     hooks.onRequest(req, res, ROUTE_LABELS[prefix]);
-    const refused = cap.admit(res);
+    const refused = cap.admit(req, res);
     if (refused !== undefined) {
       hooks.onError(req, res, refused);
       return true;

@@ -175,6 +175,25 @@ describe('listener timeouts', () => {
     expect(await wellBehaved(r.port)).toBe('ok 5');
   });
 
+  it('destroys a stream whose client stopped reading but keeps sending bytes (which re-arm Node’s own socket timeout)', async () => {
+    const r = await start({ ...SHORT, headerTimeoutMs: 20_000 }); // the trickled header must not end it first
+    const s = await connect(r.port);
+    s.write('GET /stream HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise<void>((resolve) => s.once('data', () => resolve()));
+    s.pause();
+    // a pipelined request whose header never ends: a byte every 100 ms reaches the server
+    s.write('GET /echo HTTP/1.1\r\nHost: x\r\nX-Trickle: ');
+    const trickle = setInterval(() => s.writable && s.write('a'), 100);
+    try {
+      for (let i = 0; i < 100 && (await closedCount(r.registry, 'send_timeout')) === 0; i++)
+        await new Promise((r2) => setTimeout(r2, 100));
+      expect(await closedCount(r.registry, 'send_timeout')).toBe(1);
+    } finally {
+      clearInterval(trickle);
+    }
+    expect(await wellBehaved(r.port)).toBe('ok 5');
+  });
+
   it('has defaults within the issue bounds', () => {
     expect(DEFAULT_LISTENER_LIMITS.headerTimeoutMs).toBeLessThanOrEqual(20_000);
     expect(DEFAULT_LISTENER_LIMITS.sendTimeoutMs).toBeLessThanOrEqual(60_000);

@@ -8,9 +8,13 @@
 //                   `requestTimeout` = header + body timeout)
 //   idle timeout    a keep-alive connection with no request in flight is closed after it
 //                   (Node `keepAliveTimeout`)
-//   send timeout    a connection with no socket progress (nothing written to or read from the
-//                   kernel) for this long is destroyed, like nginx's send_timeout: a client that
-//                   requests an ISO and stops reading is let go after it (Node `server.timeout`)
+//   send timeout    a response whose bytes wait for the client while the kernel takes none of
+//                   them for this long is destroyed, like nginx's send_timeout: a client that
+//                   requests an ISO and stops reading (or reads a byte a second) is let go after
+//                   it (src/http/send-watchdog.ts samples the socket's real progress; Node's own
+//                   socket timeout fires only after about twice its value then). Node's timeout
+//                   (`server.timeout`, same value) stays as the backstop for a connection with
+//                   no traffic at all in either direction
 //   TLS handshake   (HTTPS listeners) the handshake must finish within the header timeout (Node
 //                   `handshakeTimeout`); until then the connection counts as request-less
 //
@@ -25,6 +29,7 @@ import type { Registry } from 'prom-client';
 import { ConnectionGuard } from './connection-guard.js';
 import { type CloseReason, ListenerMetrics } from './listener-metrics.js';
 import { connectionCapFor, raiseOpenFileLimit } from './open-file-limit.js';
+import { SendWatchdog, type WatchedStream, tickFor } from './send-watchdog.js';
 
 export interface ListenerLimits {
   /** HTTP_HEADER_TIMEOUT */
@@ -170,7 +175,33 @@ export function applyListenerLimits(
     socket.destroy();
   });
 
-  // Inactivity of the socket (Node resets it on every read and every write handed to the kernel).
+  // The send timeout: a connection with a response in flight is watched until its last response
+  // closes (several when pipelined).
+  const watchdog = new SendWatchdog(tickFor(limits.sendTimeoutMs));
+  const sending = new Map<Socket, { watch: WatchedStream; responses: number }>();
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const socket = req.socket;
+    let entry = sending.get(socket);
+    if (entry === undefined) {
+      const watch = watchdog.watch(socket, { stallMs: limits.sendTimeoutMs }, () => {
+        sending.delete(socket);
+        closed('send_timeout', socket.remoteAddress ?? 'unknown');
+        socket.destroy();
+      });
+      entry = { watch, responses: 0 };
+      sending.set(socket, entry);
+    }
+    const watched = entry;
+    watched.responses++;
+    res.once('close', () => {
+      if (--watched.responses > 0 || sending.get(socket) !== watched) return;
+      watched.watch.stop();
+      sending.delete(socket);
+    });
+  });
+
+  // Inactivity of the socket, the backstop (Node resets it on every read and every write handed
+  // to the kernel, and re-arms it once while a write is partly done).
   server.setTimeout(limits.sendTimeoutMs, (socket: Socket) => {
     const state = guard.stateOf(socket);
     const reason: CloseReason = !state

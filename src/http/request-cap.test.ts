@@ -2,16 +2,27 @@
 // role of the real service with a fake assisted-service upstream, a base ISO padded to 64 MiB so a
 // client that stops reading really holds its stream, and clients that read slowly, abort, or
 // see their source fail. Also the role with the assisted API in-process: the API is never refused.
+// Then the fair share (issue 23, finding 1): clients bound to distinct loopback addresses, one
+// address over MAX_CONCURRENT_REQUESTS_PER_ADDRESS while others are served, stalled streams
+// preempted after PREEMPT_AFTER_MS by newcomers, and streams being read never preempted.
 import { copyFile, mkdtemp, rm, truncate } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { type RunningService, startService } from '../service.js';
-import { CAP_RETRY_AFTER_SECONDS } from './request-cap.js';
-import { ID, type ImageService, X86_ISO, request, startImageService } from './test-support/image-service.js';
+import { type ArtifactSlotsStatus, CAP_RETRY_AFTER_SECONDS, PREEMPT_AFTER_MS } from './request-cap.js';
+import {
+  ID,
+  type ImageService,
+  type Reply,
+  X86_ISO,
+  request,
+  startImageService,
+} from './test-support/image-service.js';
+import { type StallMode, type StallingClient, serverSideCloses, stallingGet } from './test-support/stalling-clients.js';
 
 /** Far more than loopback socket buffers hold, so a stalled client keeps its stream in flight. */
 const PADDED_SIZE = 64 * 1024 ** 2;
@@ -59,11 +70,16 @@ function drain(s: Stalled): Promise<{ bytes: number; complete: boolean }> {
   });
 }
 
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The sum of `name`'s samples; `name{label="value"}` picks one label value. */
 async function metricValue(base: string, name: string): Promise<number> {
   const text = (await request(`${base}/metrics`)).body.toString();
   let total = 0;
   for (const line of text.split('\n')) {
-    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`))
+    if (line.startsWith(`${name} `) || (!name.includes('{') && line.startsWith(`${name}{`)))
       total += Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return total;
@@ -267,5 +283,150 @@ describe('MAX_CONCURRENT_REQUESTS with the assisted API in-process', () => {
     held.req.destroy();
     await waitForMetric(base, IN_FLIGHT, 0);
     expect((await request(infraEnv.download_url, { method: 'HEAD' })).status).toBe(200);
+  });
+});
+
+describe('fair artifact slots: a share per client address and preemption of streams that are behind', () => {
+  const CAP = 4;
+  const SHARE = 2;
+  let running: ImageService;
+  let base: string;
+  let port: number;
+  let scratch: string;
+  let closedAt: (client: string) => Promise<number>;
+  const open: StallingClient[] = [];
+
+  beforeAll(async () => {
+    scratch = await mkdtemp(path.join(tmpdir(), 'request-cap-fair-'));
+    const isoFile = await paddedIso(scratch, 'padded.iso');
+    running = await startImageService({
+      osImages: [{ openshift_version: '4.17', cpu_architecture: 'x86_64', url: isoFile, version: '417.94.1' }],
+      env: {
+        MAX_CONCURRENT_REQUESTS: String(CAP),
+        MAX_CONCURRENT_REQUESTS_PER_ADDRESS: String(SHARE),
+        ARTIFACT_MIN_PROGRESS_TIME: '1h', // only preemption frees slots here
+      },
+    });
+    base = running.base;
+    port = Number(new URL(base).port);
+    closedAt = serverSideCloses(running.service.server);
+  });
+  afterEach(async () => {
+    for (const client of open.splice(0)) client.destroy();
+    await waitForMetric(base, IN_FLIGHT, 0);
+  });
+  afterAll(async () => {
+    await running?.close();
+    if (scratch) await rm(scratch, { recursive: true, force: true });
+  });
+
+  const byid = `/byid/${ID}/4.17/x86_64/full.iso`;
+  const kernel = '/boot-artifacts/kernel?version=4.17&arch=x86_64';
+
+  async function from(address: string, mode: StallMode = 'never-read', target = byid): Promise<StallingClient> {
+    const client = await stallingGet({ port, path: target, localAddress: address, mode });
+    open.push(client);
+    return client;
+  }
+
+  /** A whole GET from `address` (a fresh connection bound to it). */
+  function getFrom(address: string, target: string): Promise<Reply> {
+    return new Promise((resolve, reject) => {
+      const req = http.get(`${base}${target}`, { agent: false, localAddress: address }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+      });
+      req.on('error', reject);
+    });
+  }
+
+  async function slots(): Promise<ArtifactSlotsStatus> {
+    const health = JSON.parse((await request(`${base}/health`)).body.toString()) as {
+      artifact_slots: ArtifactSlotsStatus;
+    };
+    return health.artifact_slots;
+  }
+
+  it('refuses an address over its share while other addresses are served, and refuses at the cap when nobody is behind', async () => {
+    const [a1, a2] = [await from('127.0.0.21'), await from('127.0.0.21')];
+    expect([a1.status, a2.status]).toEqual([200, 200]);
+    const refusedBefore = await metricValue(base, REFUSED);
+
+    const over = await getFrom('127.0.0.21', kernel);
+    expect(over.status).toBe(503);
+    expect(over.headers['retry-after']).toBe(String(CAP_RETRY_AFTER_SECONDS));
+    expect(JSON.parse(over.body.toString()).message).toContain(`MAX_CONCURRENT_REQUESTS_PER_ADDRESS=${SHARE}`);
+    expect(await metricValue(base, `${REFUSED}{reason="address_share"}`)).toBe(1);
+
+    // another address is served, whole
+    const kernelFromB = await getFrom('127.0.0.22', kernel);
+    expect(kernelFromB.status).toBe(200);
+    expect(kernelFromB.body.length).toBe(Number(kernelFromB.headers['content-length']));
+    const [b1, c1] = [await from('127.0.0.22'), await from('127.0.0.23')];
+    expect([b1.status, c1.status]).toEqual([200, 200]);
+    expect(await metricValue(base, IN_FLIGHT)).toBe(CAP);
+
+    // every slot taken, none behind for PREEMPT_AFTER_MS yet: the cap refuses
+    const atCap = await getFrom('127.0.0.24', kernel);
+    expect(atCap.status).toBe(503);
+    expect(JSON.parse(atCap.body.toString()).message).toContain(`MAX_CONCURRENT_REQUESTS=${CAP}`);
+    expect(await metricValue(base, REFUSED)).toBe(refusedBefore + 2);
+    expect(await metricValue(base, 'bootsmith_artifact_requests_saturated')).toBe(1);
+    expect(await slots()).toMatchObject({
+      in_flight: CAP,
+      limit: CAP,
+      per_address_limit: SHARE,
+      busiest_address_in_flight: SHARE,
+      saturated: true,
+    });
+    expect((await request(`${base}/health`)).status).toBe(200); // saturation is not unreadiness
+  });
+
+  it('gives the slot of a stream behind for 5 s and more to a newcomer: the same address’s first, else anyone’s', async () => {
+    const stalled = [
+      await from('127.0.0.31'),
+      await from('127.0.0.31'),
+      await from('127.0.0.32'),
+      await from('127.0.0.33'),
+    ];
+    expect(stalled.map((c) => c.status)).toEqual([200, 200, 200, 200]);
+    await sleep(PREEMPT_AFTER_MS + 1_000);
+    const cut = 'bootsmith_artifact_requests_cut_total{reason="preempted"}';
+    const cutBefore = await metricValue(base, cut);
+
+    // 127.0.0.31 at its share: one of its own stalled streams gives way, nobody else's
+    const again = await from('127.0.0.31');
+    expect(again.status).toBe(200);
+    const ownVictim = await Promise.race(stalled.map((c, i) => closedAt(c.local).then(() => i)));
+    expect(ownVictim === 0 || ownVictim === 1).toBe(true);
+    expect(await metricValue(base, cut)).toBe(cutBefore + 1);
+
+    // a newcomer from elsewhere at the cap: a stream behind for 5 s gives way, not the fresh one
+    const others = stalled.filter((_, i) => i !== ownVictim);
+    const newcomer = await getFrom('127.0.0.34', kernel);
+    expect(newcomer.status).toBe(200);
+    await Promise.race(others.map((c) => closedAt(c.local)));
+    expect(await metricValue(base, cut)).toBe(cutBefore + 2);
+    expect((await slots()).cut.preempted).toBe(cutBefore + 2);
+    expect(again.received()).toBeGreaterThan(0);
+    expect(await metricValue(base, IN_FLIGHT)).toBe(CAP - 1); // the newcomer's whole kernel is done
+  });
+
+  it('never preempts streams that are being read: at the cap with readers only, a newcomer is refused', async () => {
+    // 1 MiB/s each: the 64 MiB ISO lasts longer than the test, and each shows progress every second or two
+    const readers = [
+      await from('127.0.0.41', { steady: 1024 ** 2 }),
+      await from('127.0.0.42', { steady: 1024 ** 2 }),
+      await from('127.0.0.43', { steady: 1024 ** 2 }),
+      await from('127.0.0.44', { steady: 1024 ** 2 }),
+    ];
+    expect(readers.map((c) => c.status)).toEqual([200, 200, 200, 200]);
+    await sleep(PREEMPT_AFTER_MS + 1_000);
+    const refused = await getFrom('127.0.0.45', kernel);
+    expect(refused.status).toBe(503);
+    for (const reader of readers) expect(reader.received()).toBeGreaterThan(2 * 1024 ** 2);
   });
 });

@@ -7,6 +7,15 @@
 // clients do not settle within the bound, or an in-flight gauge that does not come back to 0 after
 // a batch (a leaked slot). A wrong acceptance is an in-flight gauge above the cap, or a refused
 // request that still cost an Ignition lookup.
+//
+// Then the attacks of issue 23 (finding 1), seeded, against a service with a per-address share and
+// a short minimum-progress time, clients bound to distinct loopback addresses:
+//   pin   one address opens more never-reading (or byte-a-second) streams than its share while
+//         other addresses fetch the kernel and ISO ranges: the address gets at most its share and
+//         every other client is answered (a refusal of one of them counts as a crash: an outage)
+//   many  many addresses, each within its share, open never-reading (or byte-a-second) streams up
+//         to and past the cap: the slots come back (in-flight gauge 0) within the minimum-progress
+//         time plus slack (else a hang), and a well-behaved client is then served
 import { copyFile, mkdtemp, rm, truncate } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -20,6 +29,7 @@ import {
   request,
   startImageService,
 } from '../../src/http/test-support/image-service.js';
+import { type StallMode, type StallingClient, stallingGet } from '../../src/http/test-support/stalling-clients.js';
 import { FUZZ_SEED, fuzzRuns } from './support/budget.js';
 import { recordFigures } from './support/figures.js';
 
@@ -57,10 +67,11 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
 
 let running: ImageService;
 let scratch: string;
+let iso: string;
 
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(tmpdir(), 'fuzz-request-cap-'));
-  const iso = path.join(scratch, 'padded.iso');
+  iso = path.join(scratch, 'padded.iso');
   await copyFile(X86_ISO, iso);
   await truncate(iso, PADDED_SIZE);
   running = await startImageService({
@@ -75,7 +86,7 @@ afterAll(async () => {
   recordFigures({
     category: 'request-cap',
     ...figures,
-    notes: `cap ${CAP}, batches of ${BATCH} random clients; statuses ${JSON.stringify(Object.fromEntries(statuses))}; ${problems.slice(0, 3).join('; ') || 'no problems'}`,
+    notes: `cap ${CAP}, batches of ${BATCH} random clients; statuses ${JSON.stringify(Object.fromEntries(statuses))}; ${fairNotes.join('; ')}; ${problems.slice(0, 3).join('; ') || 'no problems'}`,
   });
 });
 
@@ -127,8 +138,8 @@ function runClient(c: Case): Promise<{ status: number; retryAfter: boolean }> {
   });
 }
 
-async function metric(name: string): Promise<number> {
-  const text = (await request(`${running.base}/metrics`)).body.toString();
+async function metric(name: string, base = running.base): Promise<number> {
+  const text = (await request(`${base}/metrics`)).body.toString();
   let total = 0;
   for (const line of text.split('\n'))
     if (line.startsWith(`${name} `) || line.startsWith(`${name}{`))
@@ -208,4 +219,143 @@ it('frees every slot, never admits past the cap and refuses without work, whatev
   expect(statuses.get(200)).toBeGreaterThan(0);
   expect(statuses.get(503)).toBeGreaterThan(0);
   expect(figures.cases).toBe(cases.length);
+});
+
+/** The fair-share service: a small cap, a share of a quarter of it, a 2 s minimum-progress time. */
+const FAIR = { cap: 12, share: 3, windowMs: 2_000 };
+/** The progress rule samples at a tenth of its time; the rest is event-loop delay on a loaded machine. */
+const FREED_SLACK_MS = 3_000;
+const fairNotes: string[] = [];
+
+type Attack =
+  | { kind: 'pin'; streams: number; mode: StallMode; others: number }
+  | { kind: 'many'; addresses: number; each: number; mode: StallMode };
+
+const pinArb: fc.Arbitrary<Attack> = fc.record({
+  kind: fc.constant('pin' as const),
+  streams: fc.integer({ min: FAIR.share + 1, max: FAIR.cap * 2 }),
+  mode: fc.constantFrom<StallMode>('never-read', 'byte-per-second'),
+  others: fc.integer({ min: 2, max: 6 }),
+});
+const manyArb: fc.Arbitrary<Attack> = fc.record({
+  kind: fc.constant('many' as const),
+  addresses: fc.integer({ min: 4, max: 12 }),
+  each: fc.integer({ min: 1, max: FAIR.share }),
+  mode: fc.constantFrom<StallMode>('never-read', 'byte-per-second'),
+});
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+it('keeps serving other addresses while one pins slots, and frees slots held by many non-readers in time', async () => {
+  const fair = await startImageService({
+    osImages: [{ openshift_version: '4.17', cpu_architecture: 'x86_64', url: iso, version: '417.94.1' }],
+    env: {
+      MAX_CONCURRENT_REQUESTS: String(FAIR.cap),
+      MAX_CONCURRENT_REQUESTS_PER_ADDRESS: String(FAIR.share),
+      ARTIFACT_MIN_PROGRESS_TIME: `${FAIR.windowMs}ms`,
+    },
+  });
+  const port = Number(new URL(fair.base).port);
+  const kernel = `/boot-artifacts/kernel?version=4.17&arch=x86_64`;
+  const byid = `/byid/${ID}/4.17/x86_64/full.iso`;
+  // as many of each kind, alternating
+  const pins = fc.sample(pinArb, { numRuns: fuzzRuns(3), seed: FUZZ_SEED });
+  const manies = fc.sample(manyArb, { numRuns: fuzzRuns(3), seed: FUZZ_SEED });
+  const attacks = pins.flatMap((pin, i) => [pin, manies[i]!]);
+  let freedWorstMs = 0;
+  let othersServed = 0;
+  /** A GET from `address`; its status (0 when it failed). */
+  const getFrom = (address: string, target: string, headers: Record<string, string> = {}) =>
+    new Promise<number>((resolve) => {
+      const req = http.get(`${fair.base}${target}`, { agent: false, localAddress: address, headers }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', () => resolve(0));
+      });
+      req.on('error', () => resolve(0));
+    });
+  try {
+    for (const [n, attack] of attacks.entries()) {
+      figures.cases++;
+      const held: StallingClient[] = [];
+      const addressOf = (i: number) => `127.0.${10 + n}.${i + 1}`;
+      try {
+        if (attack.kind === 'pin') {
+          for (let i = 0; i < attack.streams; i++)
+            held.push(await stallingGet({ port, path: byid, localAddress: '127.0.9.1', mode: attack.mode }));
+          const admitted = held.filter((c) => c.status === 200).length;
+          if (admitted > FAIR.share) {
+            figures.wrongAcceptances++;
+            problems.push(`${JSON.stringify(attack)}: one address got ${admitted} slots (share ${FAIR.share})`);
+          }
+          for (let i = 0; i < attack.others; i++) {
+            const statuses = [
+              await getFrom(addressOf(i), kernel),
+              await getFrom(addressOf(i), byid, { Range: 'bytes=0-65535' }),
+            ];
+            othersServed += statuses.length;
+            if (statuses[0] !== 200 || statuses[1] !== 206) {
+              figures.crashes++;
+              problems.push(
+                `${JSON.stringify(attack)}: ${addressOf(i)} answered ${statuses.join('/')} while one address pinned slots`,
+              );
+            }
+          }
+        } else {
+          const opened = await Promise.all(
+            Array.from({ length: attack.addresses * attack.each }, (_, i) =>
+              stallingGet({ port, path: byid, localAddress: addressOf(i % attack.addresses), mode: attack.mode }),
+            ),
+          );
+          held.push(...opened);
+          const allOpen = performance.now();
+          const admitted = held.filter((c) => c.status === 200).length;
+          if (admitted > FAIR.cap) {
+            figures.wrongAcceptances++;
+            problems.push(`${JSON.stringify(attack)}: ${admitted} admitted with a cap of ${FAIR.cap}`);
+          }
+          let inFlight = await metric('bootsmith_artifact_requests_in_flight', fair.base);
+          while (inFlight > 0 && performance.now() - allOpen < FAIR.windowMs + FREED_SLACK_MS) {
+            await sleep(50);
+            inFlight = await metric('bootsmith_artifact_requests_in_flight', fair.base);
+          }
+          freedWorstMs = Math.max(freedWorstMs, performance.now() - allOpen);
+          if (inFlight > 0) {
+            figures.hangs++;
+            problems.push(
+              `${JSON.stringify(attack)}: ${inFlight} slots still held ${FAIR.windowMs + FREED_SLACK_MS} ms after the streams stalled`,
+            );
+          }
+          const after = await getFrom('127.0.8.1', kernel);
+          othersServed++;
+          if (after !== 200) {
+            figures.crashes++;
+            problems.push(`${JSON.stringify(attack)}: a well-behaved client answered ${after} after the attack`);
+          }
+        }
+      } finally {
+        for (const client of held) client.destroy();
+      }
+      let inFlight = await metric('bootsmith_artifact_requests_in_flight', fair.base);
+      for (let i = 0; i < SETTLE_POLLS && inFlight !== 0; i++) {
+        await sleep(SETTLE_STEP_MS);
+        inFlight = await metric('bootsmith_artifact_requests_in_flight', fair.base);
+      }
+      if (inFlight !== 0) {
+        figures.hangs++;
+        problems.push(`after ${JSON.stringify(attack)}: ${inFlight} slots still taken`);
+      }
+    }
+    const refusedByShare = await metric('bootsmith_artifact_requests_refused_total{reason="address_share"}', fair.base);
+    const cut = await metric('bootsmith_artifact_requests_cut_total{reason="min_progress"}', fair.base);
+    fairNotes.push(
+      `fair share (cap ${FAIR.cap}, ${FAIR.share} per address, ${FAIR.windowMs} ms progress time): ${attacks.length} attacks (${attacks.filter((a) => a.kind === 'pin').length} pin, ${attacks.filter((a) => a.kind === 'many').length} many), ${othersServed} requests of others served, ${refusedByShare} refused by the share, ${cut} cut for too little progress, slots free at worst ${Math.round(freedWorstMs)} ms after the streams stalled`,
+    );
+    expect(problems).toEqual([]);
+    expect(refusedByShare).toBeGreaterThan(0);
+  } finally {
+    await fair.close();
+  }
 });

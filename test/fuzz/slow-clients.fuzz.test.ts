@@ -6,6 +6,8 @@
 //   half-headers         part of a request head, maybe trickled      closed by the header timeout
 //   trickle-body         a POST whose body arrives a byte at a time  closed by the body timeout
 //   never-read           requests the ISO and stops reading          stream cut by the send timeout
+//   byte-per-second      requests the ISO, then reads a byte a second from its TCP socket:
+//                        cut by the send timeout like never-read (issue 23, finding 2)
 //   idle-after-request   one request, then silence                   closed by the idle timeout
 //   flood                3× the per-address idle cap from one address: the excess closed at once
 // plus one scenario from the issue: 1,100 idle sockets against a process whose open-file limit
@@ -14,7 +16,8 @@
 // Figures: a hang is a hostile connection still open past its bound (or a well-behaved request
 // with no answer within its bound); a crash is the service exiting, a 5xx, or a well-behaved
 // request answered wrongly or not at all. Bounds are the configured limit plus slack for Node's
-// deadline check interval and its keep-alive grace second.
+// deadline check interval and its keep-alive grace second; the send timeout's slack is below the
+// timeout itself, so a stream cut only at twice it (Node's own socket timeout) is a hang.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -25,6 +28,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stallingGet } from '../../src/http/test-support/stalling-clients.js';
 import { HAVE_PRLIMIT } from '../../src/test-support/probes.js';
 import { unavailable } from '../../src/test-support/requirements.js';
 import { FUZZ_SEED, LONG, fuzzRuns } from './support/budget.js';
@@ -44,11 +48,13 @@ const LIMITS = {
 };
 const IDLE_CAP = 8;
 const SLACK_MS = 2_500;
+/** The send timeout's sampling (a tenth of it) and event-loop delay; less than the 2 s timeout. */
+const SEND_SLACK_MS = 1_500;
 const BOUND_MS = {
   header: 1_000 + SLACK_MS,
   body: 2_000 + SLACK_MS,
   idle: 2_000 + SLACK_MS,
-  send: 2_000 + SLACK_MS,
+  send: 2_000 + SEND_SLACK_MS,
 } as const;
 /** Hostile cases running at once (each on its own source address). */
 const BATCH = 10;
@@ -61,6 +67,7 @@ type Case =
   | { kind: 'half-headers'; prefix: number; trickleMs: number }
   | { kind: 'trickle-body'; declared: number; intervalMs: number }
   | { kind: 'never-read'; style: 'byid' | 'query'; readFirst: number }
+  | { kind: 'byte-per-second'; style: 'byid' | 'query' }
   | { kind: 'idle-after-request' }
   | { kind: 'flood'; sockets: number };
 
@@ -80,6 +87,10 @@ const caseArbitrary: fc.Arbitrary<Case> = fc.oneof(
     kind: fc.constant('never-read' as const),
     style: fc.constantFrom('byid' as const, 'query' as const),
     readFirst: fc.nat(256 * 1024),
+  }),
+  fc.record({
+    kind: fc.constant('byte-per-second' as const),
+    style: fc.constantFrom('byid' as const, 'query' as const),
   }),
   fc.constant({ kind: 'idle-after-request' as const }),
   fc.record({ kind: fc.constant('flood' as const), sockets: fc.integer({ min: IDLE_CAP + 1, max: IDLE_CAP * 3 }) }),
@@ -319,6 +330,27 @@ describe('slow and idle clients against bootsmith serve', () => {
         return conn.received() < isoSize
           ? undefined
           : 'never-read client received the whole ISO: the stream was not cut';
+      }
+      case 'byte-per-second': {
+        const client = await stallingGet({
+          port: child.port,
+          path: isoTarget[c.style],
+          localAddress: address,
+          mode: 'byte-per-second',
+        });
+        if (client.status !== 200) {
+          client.destroy();
+          return `byte-per-second got ${client.status}`;
+        }
+        await sleep(BOUND_MS.send);
+        // The server must have given up: reading fast now drains the buffers, then the body ends short.
+        client.fast();
+        const ended = await within(client.closed, 3_000);
+        client.destroy();
+        if (!ended) return `byte-per-second stream still open (${client.received()} bytes received)`;
+        return client.received() < isoSize
+          ? undefined
+          : 'byte-per-second client received the whole ISO: the stream was not cut';
       }
       case 'idle-after-request': {
         const conn = await rawConnect(child.port, address);

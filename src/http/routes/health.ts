@@ -7,8 +7,14 @@
 //                certificate's subject, issuer, notAfter and fingerprint, the last reload; never the key).
 //                503 `draining` once a graceful drain started
 //                (SIGTERM), whatever the images' state, so load balancers stop sending work.
+//                On the image side also `artifact_slots` (src/http/request-cap.ts): in flight,
+//                limits, `saturated`, refusals and cuts. Saturation does not make it 503: under a
+//                flood every replica saturates at once, and failing readiness on all of them would
+//                take the whole image side out of the balancer; the 503 of the refused request
+//                (with Retry-After) is the back-pressure, `saturated` the signal to alert on.
 import { Router } from 'express';
 import type { ImageStore } from '../../images/catalog/image-store.js';
+import type { ArtifactSlotsStatus } from '../request-cap.js';
 import type { CertificateStatus } from '../tls/certificate-reloader.js';
 
 export type DatabaseHealth = () => { engine: string; state: string; notices: string[] };
@@ -19,6 +25,7 @@ export function healthRoutes(
   database?: DatabaseHealth,
   draining?: () => boolean,
   tls?: TlsHealth,
+  artifactSlots?: () => ArtifactSlotsStatus,
 ): Router {
   const router = Router();
   router.get('/live', (_req, res) => {
@@ -46,6 +53,7 @@ export function healthRoutes(
         status: health.ready ? 'ok' : 'no base image is ready',
         images: health.images,
         problems: health.problems,
+        ...(artifactSlots ? { artifact_slots: artifactSlots() } : {}),
         ...(database ? { database: database() } : {}),
         ...(tls ? { tls: tls() } : {}),
       });
