@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseDuration } from './duration.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from './http/drain.js';
 import { DEFAULT_LISTENER_LIMITS, type ListenerLimits } from './http/listener-limits.js';
 import { DEFAULT_MAX_CONCURRENT_REQUESTS } from './http/request-cap.js';
@@ -19,6 +20,8 @@ import {
   ImageSettingsError,
   imageStoreSettingsFromEnvironment,
 } from './images/store-settings.js';
+
+export { parseDuration };
 
 export type Role = 'all' | 'image' | 'core';
 
@@ -270,20 +273,6 @@ function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: 
   throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, not ${JSON.stringify(raw)}`);
 }
 
-/** Go-style durations as upstream uses them: `3m`, `90s`, `1h30m`, `500ms`. */
-export function parseDuration(text: string): number | undefined {
-  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
-  let total = 0;
-  let matched = 0;
-  while (re.lastIndex < text.length) {
-    const m = re.exec(text);
-    if (!m) return undefined;
-    total += Number(m[1]) * units[m[2]!]!;
-    matched++;
-  }
-  return matched > 0 ? total : undefined;
-}
 
 function duration(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
