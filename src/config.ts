@@ -108,7 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     dataDir: path.resolve(env.DATA_DIR || path.join(PACKAGE_ROOT, 'data')),
     osImages: configured ?? demoImages(),
     usingDemoImage: configured === undefined,
-    imageStore: imageStoreSettings(env),
+    imageStore: imageStoreSettings(env, role !== 'image' && !env.DATABASE_URL),
     imageServiceBaseUrl: optionalBaseUrl(env, 'IMAGE_SERVICE_BASE_URL'),
     serviceBaseUrl: optionalBaseUrl(env, 'SERVICE_BASE_URL'),
     assistedServiceUrl,
@@ -185,9 +185,10 @@ function listenerLimits(env: NodeJS.ProcessEnv): ListenerLimits {
   };
 }
 
-function imageStoreSettings(env: NodeJS.ProcessEnv): ImageStoreSettings {
+/** `embeddedDatabase`: the embedded PostgreSQL shares DATA_DIR with the image cache (its disk reserve). */
+function imageStoreSettings(env: NodeJS.ProcessEnv, embeddedDatabase: boolean): ImageStoreSettings {
   try {
-    return imageStoreSettingsFromEnvironment(env);
+    return imageStoreSettingsFromEnvironment(env, { embeddedDatabase });
   } catch (err) {
     if (err instanceof ImageSettingsError) throw new ConfigError(err.message);
     throw err;
@@ -272,7 +273,6 @@ function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: 
   if ((allowed as readonly string[]).includes(raw)) return raw as T;
   throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, not ${JSON.stringify(raw)}`);
 }
-
 
 function duration(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
