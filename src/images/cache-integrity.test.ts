@@ -5,6 +5,7 @@
 // again; a file whose metadata alone changed is served again without a download; a local source
 // that changed is the truth and is recorded anew.
 import { execFileSync } from 'node:child_process';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { copyFile, open, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -158,6 +159,25 @@ describe('cache integrity', () => {
       action: 'quarantined',
       actual_sha256: expect.any(String),
     });
+  });
+
+  it('never hands on bytes read after a write, even before the change is noticed', async () => {
+    server.serve('/g.iso', iso);
+    const r = imageStore([entry('4.17', server.url('/g.iso'))], newDataDir(), integrity({ checkIntervalMs: 0 }));
+    await r.loadAll();
+    const image = r.resolve('4.17', 'x86_64');
+    const { offset } = image.manifest.files.kernel!;
+    const fd = openSync(image.base.path, 'r+');
+    writeSync(fd, Buffer.from([iso[offset]! ^ 0xff]), 0, 1, offset); // no await: the first read comes before any event
+    closeSync(fd);
+    await expect(image.base.readExactly(offset, 16)).rejects.toThrow(/not served|closed/);
+    await waitFor(
+      () => r.health().images[0]!.integrity.mismatches === 1 && states(r)[0] === 'ready',
+      'the new copy',
+      SETTLED_MS,
+    );
+    const { base } = r.resolve('4.17', 'x86_64');
+    expect((await base.readExactly(offset, 16)).equals(iso.subarray(offset, offset + 16))).toBe(true);
   });
 
   it('serves again, without a download, a file whose metadata alone changed', async () => {

@@ -161,6 +161,7 @@ export class CacheBudget {
 
   /** Closes `base` once streams that started before its eviction had time to finish. */
   private retire(base: BaseFile): void {
+    base.dropFence(); // its unlink moves the ctime: not a change of the bytes being streamed
     const timer = setTimeout(() => {
       this.retired.delete(base);
       base.close();

@@ -12,6 +12,7 @@
 // match serves it again, a mismatch quarantines the file and fetches the image again.
 // Does NOT: answer requests (src/images/catalog/), or decide what to evict
 // (src/images/cache/cache-budget.ts, which it asks for room).
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { describeError } from '../../errors.js';
 import { BaseFile } from '../../splice/base-file.js';
@@ -25,7 +26,7 @@ import type { ImageMetrics } from '../image-metrics.js';
 import type { ImageStoreSettings } from '../store-settings.js';
 import { contentDate } from './content-date.js';
 import { type ImageSlot, setRecord } from './image-slot.js';
-import { integrityVerified } from './integrity-report.js';
+import { fenceOf, integrityVerified } from './integrity-report.js';
 import { IntegrityWatch } from './integrity-watch.js';
 import { ImageLoadError } from './load-error.js';
 import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
@@ -164,6 +165,7 @@ export class ImageLoader {
     clearTimeout(slot.retryTimer);
     let release: (() => void) | undefined;
     let provisional: ServeWhileDownloading | undefined;
+    const mismatches = slot.view.integrity.mismatches;
     try {
       await slot.removal;
       if (slot.view.status.state === 'evicted' && slot.expectedBytes !== undefined)
@@ -203,8 +205,9 @@ export class ImageLoader {
         metrics: this.options.metrics,
         quarantine: this.options.quarantine,
         writesAllowed: this.options.writesAllowed,
+        changedWhileServed: (s, base, why) => this.changedWhileServed(s, base, why),
       });
-      if (slot.distrusted !== undefined && slot.record === record) {
+      if (slot.distrusted !== undefined && slot.record === record && slot.view.integrity.mismatches === mismatches) {
         this.logger.info(
           { image: slot.view.key, sha256: record.iso.sha256 },
           'the cached files match their records: served again',
@@ -225,10 +228,11 @@ export class ImageLoader {
 
   private async publish(slot: ImageSlot, record: CacheRecord, ms: number): Promise<void> {
     const { view } = slot;
-    const base = await BaseFile.open(
-      record.iso.path,
-      `sha256:${record.iso.sha256}`,
-      await contentDate(record.iso.path),
+    const { fence, opened } = fenceOf(record.iso, (base, why) =>
+      this.changedWhileServed(slot, base, `the ISO ${path.basename(record.iso.path)}: ${why}`),
+    );
+    const base = opened(
+      await BaseFile.open(record.iso.path, `sha256:${record.iso.sha256}`, await contentDate(record.iso.path), fence),
     );
     if (base.size !== record.iso.size) {
       base.close();
@@ -259,6 +263,14 @@ export class ImageLoader {
       },
       'base image ready',
     );
+  }
+
+  /** A read of `base`, a served file of `slot`, found it changed (its fence): hold the image. */
+  private changedWhileServed(slot: ImageSlot, base: BaseFile | undefined, reason: string): void {
+    const status = slot.view.status;
+    if (!base || status.state !== 'ready' || (status.image.base !== base && status.image.minimal?.base !== base))
+      return;
+    this.hold(slot, `${reason} (found by a read while serving)`);
   }
 
   /** The background re-hash found `file` of `slot` unchanged at `at`: recorded (the time only). */

@@ -5,11 +5,13 @@
 // IMAGE_QUARANTINE_KEEP is 0) and tell the disk budget; note a changed local source used in place
 // (never moved: it is the operator's file, and the truth); publish the mismatch in the image's
 // integrity status; log it (error for a cached file, warn for a local source) with the path and
-// both digests; count it. Refresh the integrity status from a verified record.
+// both digests; count it. Refresh the integrity status from a verified record. Make the fence a
+// served file is opened with (src/splice/base-file.ts: reads stop when its stat moves).
 // Does NOT: decide that a file changed, hold serving or fetch anything again (the loader does).
 import type { Logger } from 'pino';
+import type { BaseFile, BaseFileFence } from '../../splice/base-file.js';
 import type { CacheBudget } from '../cache/cache-budget.js';
-import type { CacheRecord } from '../cache/cache-record.js';
+import type { CacheRecord, VerifiedFile } from '../cache/cache-record.js';
 import type { Quarantine } from '../cache/quarantine.js';
 import type { IntegrityMismatch } from '../catalog/image-status.js';
 import type { StoreCatalog } from '../catalog/store-catalog.js';
@@ -102,6 +104,30 @@ export function integrityVerified(slot: ImageSlot, record: CacheRecord, now: Dat
   const nextHashAt =
     rehashIntervalMs > 0 ? (hashedAt === undefined ? now.getTime() : hashedAt + rehashIntervalMs) : undefined;
   slot.view.integrity = { ...slot.view.integrity, state: 'verified', checkedAt: now.getTime(), hashedAt, nextHashAt };
+}
+
+/**
+ * The fence to open `verified` with for serving: a read that finds the file's stat moved fails,
+ * and `onChanged` hears of it once with the file that was being read. Undefined without a full
+ * fingerprint (never the case once a record was checked by this build).
+ */
+export function fenceOf(
+  verified: VerifiedFile,
+  onChanged: (base: BaseFile | undefined, reason: string) => void,
+): { fence: BaseFileFence | undefined; opened(base: BaseFile): BaseFile } {
+  let served: BaseFile | undefined;
+  const { size, mtimeMs, ino, ctimeMs } = verified;
+  const fence =
+    ino === undefined || ctimeMs === undefined
+      ? undefined
+      : { expected: { size, mtimeMs, ino, ctimeMs }, onChanged: (reason: string) => onChanged(served, reason) };
+  return {
+    fence,
+    opened: (base) => {
+      served = base;
+      return base;
+    },
+  };
 }
 
 function common(m: FileMismatch, file: string, now: Date): Omit<IntegrityMismatch, 'action'> {

@@ -8,6 +8,7 @@
 // record it, publish the variant's state. Building waits for the write gate. Every failure is
 // the variant's alone: the full ISO keeps being served.
 // Does NOT: decide when to run (the loader calls it after publishing), or retry.
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { describeError } from '../../errors.js';
 import { BaseFile } from '../../splice/base-file.js';
@@ -18,7 +19,7 @@ import type { StoreCatalog } from '../catalog/store-catalog.js';
 import { parseAsLiveIso } from '../fetch/verify-iso.js';
 import { compareWithRecord } from './compare-with-record.js';
 import type { ImageSlot } from './image-slot.js';
-import { type IntegrityDeps, reportMismatch } from './integrity-report.js';
+import { type IntegrityDeps, fenceOf, reportMismatch } from './integrity-report.js';
 import { untilAllowed } from './load-context.js';
 import { contentDate } from './content-date.js';
 import { ImageLoadError } from './load-error.js';
@@ -32,6 +33,8 @@ export interface MinimalDeps extends IntegrityDeps {
   signal: AbortSignal;
   /** Resolves once writing into the cache may start. */
   writesAllowed: Promise<void>;
+  /** A read found the served minimal ISO changed (its fence): the loader holds the image. */
+  changedWhileServed(slot: ImageSlot, base: BaseFile | undefined, reason: string): void;
 }
 
 /** Opens (or builds once) the minimal ISO of a ready image; failures stay the variant's own. */
@@ -62,7 +65,12 @@ export async function prepareMinimal(slot: ImageSlot, deps: MinimalDeps): Promis
       record.minimal = minimal;
       if (slot.files) await writeRecord(slot.files.record, record);
     }
-    const base = await BaseFile.open(minimal.path, `sha256:${minimal.sha256}`, await contentDate(minimal.path));
+    const { fence, opened } = fenceOf(minimal, (served, why) =>
+      deps.changedWhileServed(slot, served, `the minimal ISO ${path.basename(minimal.path)}: ${why}`),
+    );
+    const base = opened(
+      await BaseFile.open(minimal.path, `sha256:${minimal.sha256}`, await contentDate(minimal.path), fence),
+    );
     // re-read: the image may have been evicted or reloaded while this ran
     const status = slot.view.status;
     if (status.state !== 'ready' || slot.record !== record) {
