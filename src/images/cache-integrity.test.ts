@@ -275,6 +275,34 @@ describe('cache integrity', () => {
     expect((await readFile(file)).equals(iso)).toBe(true);
   });
 
+  it('follows a moved or copied DATA_DIR without a download: a copy (new inodes) is hashed and matches', async () => {
+    server.serve('/h.iso', iso);
+    let dataDir = newDataDir();
+    const config = [entry('4.17', server.url('/h.iso'))];
+    const first = imageStore(config, dataDir);
+    await first.loadAll();
+    await first.close();
+    const hits = server.hitsFor('/h.iso').length;
+    for (const how of ['mv', 'cp'] as const) {
+      const target = newDataDir();
+      execFileSync(how, how === 'cp' ? ['-a', dataDir, target] : [dataDir, target]);
+      dataDir = target;
+      const r = imageStore(config, dataDir);
+      const seen = new Set<string>();
+      r.subscribe(() => seen.add(states(r)[0]!));
+      await r.loadAll();
+      expect(states(r)).toEqual(['ready']);
+      expect(seen.has('verifying')).toBe(how === 'cp'); // renamed: same inodes and ctimes, nothing to hash
+      expect(r.resolve('4.17', 'x86_64').base.path.startsWith(`${dataDir}/`)).toBe(true);
+      expect(r.health().images[0]!.integrity.mismatches).toBe(0);
+      await r.close();
+      const images = path.join(dataDir, 'images');
+      const recordFile = (await readdir(images)).find((f) => f.endsWith('.json'))!;
+      expect(JSON.parse(await readFile(path.join(images, recordFile), 'utf8')).iso.path.startsWith(images)).toBe(true);
+    }
+    expect(server.hitsFor('/h.iso').length).toBe(hits);
+  });
+
   it('quarantines a changed minimal ISO and builds it again, without fetching the full ISO again', async () => {
     const full = await readFile(MINISO_FIXTURE);
     server.serve('/m.iso', full);

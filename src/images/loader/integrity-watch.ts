@@ -50,6 +50,8 @@ export class IntegrityWatch {
   private timer: NodeJS.Timeout | undefined;
   private loop: Promise<void> | undefined;
   private rehashing: { slot: ImageSlot; abort: AbortController } | undefined;
+  /** A stat pass still running (a slow filesystem) is not started again on top of itself. */
+  private statting = false;
 
   constructor(
     private readonly slots: readonly ImageSlot[],
@@ -126,6 +128,16 @@ export class IntegrityWatch {
   }
 
   private async statCheck(): Promise<void> {
+    if (this.statting) return;
+    this.statting = true;
+    try {
+      await this.statPass();
+    } finally {
+      this.statting = false;
+    }
+  }
+
+  private async statPass(): Promise<void> {
     const now = new Date();
     // per image: why one of its files looks changed (the first reason found), or undefined
     const verdicts = new Map<ImageSlot, string | undefined>();

@@ -111,21 +111,17 @@ async function inPlace(ctx: LoadContext, path: string, existing: CacheRecord | u
   return record;
 }
 
-async function cached(ctx: LoadContext, files: CacheFiles, existing: CacheRecord | undefined): Promise<CacheRecord> {
+async function cached(ctx: LoadContext, files: CacheFiles, found: CacheRecord | undefined): Promise<CacheRecord> {
   const st = await statIfExists(files.iso);
+  const existing = found && relocated(found, files);
   if (st) {
     const vouching =
-      existing &&
-      !existing.inPlace &&
-      existing.iso.path === files.iso &&
-      recordMismatch(existing, ctx.entry) === undefined
-        ? existing
-        : undefined;
+      existing && !existing.inPlace && recordMismatch(existing, ctx.entry) === undefined ? existing : undefined;
     if (vouching) {
       const compared = await compareWithRecord(vouching.iso, compareOptions(ctx));
       if (compared.verdict === 'same') {
         ctx.reserve(vouching.iso.size + (vouching.minimal?.size ?? 0));
-        return keep(ctx, vouching, compared.verified, compared.rewrite);
+        return keep(ctx, vouching, compared.verified, compared.rewrite || vouching !== found);
       }
       // the recorded sha256 is the truth: the changed file goes, the image is fetched again
       await ctx.mismatch({
@@ -155,8 +151,8 @@ async function cached(ctx: LoadContext, files: CacheFiles, existing: CacheRecord
       await ctx.mismatch({
         path: files.iso,
         what: 'ISO',
-        reason: existing ? 'its record describes another file' : 'no readable record vouches for it',
-        expectedSha256: existing?.iso.sha256 ?? 'unknown',
+        reason: found ? 'its record describes another file' : 'no readable record vouches for it',
+        expectedSha256: found?.iso.sha256 ?? 'unknown',
         actualSha256: undefined,
         inPlace: false,
         bytes: st.size,
@@ -192,6 +188,20 @@ async function cached(ctx: LoadContext, files: CacheFiles, existing: CacheRecord
   result.iso = withFingerprint(result.iso, await stat(files.iso));
   await writeRecord(files.record, result);
   return result;
+}
+
+/**
+ * `record` with its files' paths in `files`: a record names absolute paths, and a DATA_DIR moved
+ * (or restored elsewhere) keeps its files' names. Undefined when it names other files.
+ */
+function relocated(record: CacheRecord, files: CacheFiles): CacheRecord | undefined {
+  if (record.inPlace || path.basename(record.iso.path) !== path.basename(files.iso)) return undefined;
+  if (record.iso.path === files.iso && (!record.minimal || record.minimal.path === files.minimal)) return record;
+  return {
+    ...record,
+    iso: { ...record.iso, path: files.iso },
+    ...(record.minimal ? { minimal: { ...record.minimal, path: files.minimal } } : {}),
+  };
 }
 
 async function record(ctx: LoadContext, files: CacheFiles, verified: VerifiedFile): Promise<CacheRecord> {
