@@ -193,4 +193,13 @@ describe('native TLS variables', () => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
   });
+
+  it('keeps IMAGE_DISK_RESERVE_BYTES free for the embedded PostgreSQL only when it shares DATA_DIR', () => {
+    expect(loadConfig({}).imageStore.diskReserveBytes).toBe(256 * 2 ** 20);
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/x' }).imageStore.diskReserveBytes).toBe(0);
+    expect(loadConfig({ ASSISTED_SERVICE_URL: 'http://a:8090' }, ['--role', 'image']).imageStore.diskReserveBytes).toBe(
+      0,
+    );
+    expect(loadConfig({ IMAGE_DISK_RESERVE_BYTES: '1Gi' }).imageStore.diskReserveBytes).toBe(2 ** 30);
+  });
 });

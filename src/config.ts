@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseDuration } from './duration.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from './http/drain.js';
 import { DEFAULT_LISTENER_LIMITS, type ListenerLimits } from './http/listener-limits.js';
 import { DEFAULT_REQUEST_CAP, type RequestCapSettings } from './http/request-cap.js';
@@ -19,6 +20,8 @@ import {
   ImageSettingsError,
   imageStoreSettingsFromEnvironment,
 } from './images/store-settings.js';
+
+export { parseDuration };
 
 export type Role = 'all' | 'image' | 'core';
 
@@ -110,7 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     dataDir: path.resolve(env.DATA_DIR || path.join(PACKAGE_ROOT, 'data')),
     osImages: configured ?? demoImages(),
     usingDemoImage: configured === undefined,
-    imageStore: imageStoreSettings(env),
+    imageStore: imageStoreSettings(env, role !== 'image' && !env.DATABASE_URL),
     imageServiceBaseUrl: optionalBaseUrl(env, 'IMAGE_SERVICE_BASE_URL'),
     serviceBaseUrl: optionalBaseUrl(env, 'SERVICE_BASE_URL'),
     assistedServiceUrl,
@@ -200,9 +203,10 @@ function artifactSlots(env: NodeJS.ProcessEnv): Config['artifactSlots'] {
   };
 }
 
-function imageStoreSettings(env: NodeJS.ProcessEnv): ImageStoreSettings {
+/** `embeddedDatabase`: the embedded PostgreSQL shares DATA_DIR with the image cache (its disk reserve). */
+function imageStoreSettings(env: NodeJS.ProcessEnv, embeddedDatabase: boolean): ImageStoreSettings {
   try {
-    return imageStoreSettingsFromEnvironment(env);
+    return imageStoreSettingsFromEnvironment(env, { embeddedDatabase });
   } catch (err) {
     if (err instanceof ImageSettingsError) throw new ConfigError(err.message);
     throw err;
@@ -286,21 +290,6 @@ function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: 
   if (raw === undefined || raw === '') return fallback;
   if ((allowed as readonly string[]).includes(raw)) return raw as T;
   throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, not ${JSON.stringify(raw)}`);
-}
-
-/** Go-style durations as upstream uses them: `3m`, `90s`, `1h30m`, `500ms`. */
-export function parseDuration(text: string): number | undefined {
-  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
-  let total = 0;
-  let matched = 0;
-  while (re.lastIndex < text.length) {
-    const m = re.exec(text);
-    if (!m) return undefined;
-    total += Number(m[1]) * units[m[2]!]!;
-    matched++;
-  }
-  return matched > 0 ? total : undefined;
 }
 
 function duration(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

@@ -143,10 +143,18 @@ export async function startService(
   for (const problem of config.osImages.problems) logger.error({ problem }, 'invalid OS image entry skipped');
   if (config.usingDemoImage)
     logger.warn('OS_IMAGES is not set: serving the bundled demo fixture image (not bootable on real hardware)');
+  // The embedded PostgreSQL takes DATA_DIR's disk first (initdb; as root a copy of its binaries):
+  // downloads, extractions and minimal ISO builds wait until it started, so on a nearly full disk
+  // an image fails alone (with its reason) instead of racing the database's start and stopping
+  // the process. Images already cached are checked and served meanwhile.
+  let databaseStarted = (): void => undefined;
+  const embeddedDatabase = config.role !== 'image' && !config.databaseUrl;
+  const writesAfter = embeddedDatabase ? new Promise<void>((resolve) => (databaseStarted = resolve)) : undefined;
   const imageStore = new ManagedImageStore(config.osImages.entries, config.osImages.problems, logger, {
     dataDir: config.dataDir,
     settings: config.imageStore,
     metricsRegistry: metrics.registry,
+    ...(writesAfter ? { writesAfter } : {}),
   });
   const imagesLoaded = imageStore.loadAll();
 
@@ -174,7 +182,7 @@ export async function startService(
         imageUrlTtlMs: config.imageUrlTtlMs,
         ...(options.now ? { now: options.now } : {}),
         onInfraEnvChange: (id) => ignitionCache?.invalidate(id),
-      });
+      }).finally(databaseStarted);
     }
 
     let artifacts: ArtifactService | undefined;
@@ -216,6 +224,7 @@ export async function startService(
       authType: config.authType,
     });
   } catch (err) {
+    databaseStarted();
     process.off('SIGHUP', onHangup);
     certificates?.stop();
     server.close();

@@ -33,17 +33,26 @@ export async function buildMinimalIso(
   return new SplicedFile(minimal.base, { patches });
 }
 
-/** The kargs plan of each minimal image, computed on first use, keyed by base identity and rootfs URL. */
+/**
+ * The kargs plan of each minimal image, computed on first use, per opened file (as the artifact
+ * service's caches): a file reopened after an integrity check or fetched again gets a new plan,
+ * so no plan outlives the bytes it was read from.
+ */
 export class MinimalPlans {
-  private readonly plans = new Map<string, Promise<MinimalKargsPlan>>();
+  private readonly plans = new WeakMap<MinimalVariant['base'], Map<string, Promise<MinimalKargsPlan>>>();
 
   get(minimal: MinimalVariant, rootfsUrl: string): Promise<MinimalKargsPlan> {
-    const key = `${minimal.base.identity}|${rootfsUrl}`;
-    let plan = this.plans.get(key);
+    let perBase = this.plans.get(minimal.base);
+    if (!perBase) {
+      perBase = new Map();
+      this.plans.set(minimal.base, perBase);
+    }
+    let plan = perBase.get(rootfsUrl);
     if (!plan) {
-      plan = withIsoFs(minimal.base.path, (iso) => planMinimalKargs(iso, minimal.manifest, rootfsUrl));
-      this.plans.set(key, plan);
-      plan.catch(() => this.plans.delete(key));
+      const planned = withIsoFs(minimal.base.path, (iso) => planMinimalKargs(iso, minimal.manifest, rootfsUrl));
+      perBase.set(rootfsUrl, planned);
+      planned.catch(() => perBase.delete(rootfsUrl));
+      plan = planned;
     }
     return plan;
   }

@@ -9,6 +9,7 @@ const base: ImageHealth = {
   cpu_architecture: 'x86_64',
   source: 'https://m/x.iso',
   state: 'pending',
+  integrity: { state: 'unverified', mismatches: 0 },
 };
 const downloading: ImageHealth = {
   ...base,

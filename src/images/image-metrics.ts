@@ -4,6 +4,7 @@
 //   bootsmith_image_download_bytes_total{image}      bytes received from image sources
 //   bootsmith_image_load_failures_total{image,retry} failed loads, by retry class
 //   bootsmith_images{state}                          configured images by state (on scrape)
+//   bootsmith_image_integrity_mismatches_total{image}  cached files that failed their integrity check
 //
 // `image` is `<openshift_version>/<cpu_architecture>`, bounded by the configuration.
 import { Counter, Gauge, type Registry } from 'prom-client';
@@ -13,6 +14,7 @@ import type { RetryClass } from './loader/load-error.js';
 export interface ImageMetrics {
   downloaded(image: string, bytes: number): void;
   failed(image: string, retry: RetryClass): void;
+  integrityMismatch(image: string): void;
 }
 
 export function registerImageMetrics(registry: Registry, states: () => readonly ImageState[]): ImageMetrics {
@@ -26,6 +28,12 @@ export function registerImageMetrics(registry: Registry, states: () => readonly 
     name: 'bootsmith_image_load_failures_total',
     help: 'Failed base image loads, by image and retry class (fast, slow, never, on-demand)',
     labelNames: ['image', 'retry'] as const,
+    registers: [registry],
+  });
+  const mismatches = new Counter({
+    name: 'bootsmith_image_integrity_mismatches_total',
+    help: 'Cached base image files whose content no longer matched their recorded sha256, by image',
+    labelNames: ['image'] as const,
     registers: [registry],
   });
   new Gauge({
@@ -42,5 +50,6 @@ export function registerImageMetrics(registry: Registry, states: () => readonly 
   return {
     downloaded: (image, bytes) => downloadedBytes.inc({ image }, bytes),
     failed: (image, retry) => failures.inc({ image, retry }),
+    integrityMismatch: (image) => mismatches.inc({ image }),
   };
 }

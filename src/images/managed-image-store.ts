@@ -11,12 +11,14 @@
 //          which publish into the catalog.
 //
 // Does: build both sides for a configuration, start live at once and load in the background
-// (`loadAll`), close everything (`close`), and expose the catalog's read methods.
+// (`loadAll`; writes into the cache may wait for `writesAfter`), close everything (`close`), and
+// expose the catalog's read methods.
 // Does NOT: contain any of that logic itself, serve bytes, or know about InfraEnvs.
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { CacheBudget, DEFAULT_EVICTION_MIN_IDLE_MS, DEFAULT_RETIRE_GRACE_MS } from './cache/cache-budget.js';
 import { CacheFiles, cacheName, imagesDirOf } from './cache/cache-layout.js';
+import { Quarantine } from './cache/quarantine.js';
 import type { CatalogImage, ImageCatalog } from './catalog/catalog-image.js';
 import type { ImageStore, StoreHealth } from './catalog/image-store.js';
 import type { LiveImage } from './catalog/live-image.js';
@@ -48,6 +50,12 @@ export interface ManagedImageStoreOptions {
   retireGraceMs?: number;
   progressLogIntervalMs?: number;
   rebuildMinimalIso?: RebuildMinimalIso;
+  /**
+   * Downloads, extractions and minimal ISO builds wait for it (settled either way): the service
+   * passes the embedded PostgreSQL's start, which needs DATA_DIR's disk first. Images already
+   * cached are compared and served meanwhile.
+   */
+  writesAfter?: Promise<unknown>;
 }
 
 export class ManagedImageStore implements ImageStore, ImageCatalog {
@@ -90,6 +98,11 @@ export class ManagedImageStore implements ImageStore, ImageCatalog {
       metrics,
       progressLogIntervalMs: options.progressLogIntervalMs ?? PROGRESS_LOG_INTERVAL_MS,
       rebuildMinimalIso: options.rebuildMinimalIso ?? rebuildMinimalIsoFromMinisoDat,
+      quarantine: dir ? new Quarantine(dir, settings.integrity.quarantineKeep) : undefined,
+      writesAllowed: (options.writesAfter ?? Promise.resolve()).then(
+        () => undefined,
+        () => undefined,
+      ),
     });
   }
 

@@ -18,6 +18,49 @@ describe('imageStoreSettingsFromEnvironment', () => {
     });
   });
 
+  it('reads the integrity checks, the quarantine bound and the disk reserve (default by database placement)', () => {
+    expect(imageStoreSettingsFromEnvironment({})).toMatchObject({
+      integrity: {
+        checkIntervalMs: 60_000,
+        rehashIntervalMs: 24 * 3_600_000,
+        rehashBytesPerSecond: 32 * 2 ** 20,
+        quarantineKeep: 2,
+      },
+      diskReserveBytes: 0,
+    });
+    expect(imageStoreSettingsFromEnvironment({}, { embeddedDatabase: true }).diskReserveBytes).toBe(256 * 2 ** 20);
+    const s = imageStoreSettingsFromEnvironment(
+      {
+        IMAGE_INTEGRITY_CHECK_INTERVAL: '0',
+        IMAGE_INTEGRITY_REHASH_INTERVAL: '6h30m',
+        IMAGE_INTEGRITY_REHASH_RATE: '100Mi',
+        IMAGE_QUARANTINE_KEEP: '0',
+        IMAGE_DISK_RESERVE_BYTES: '1G',
+      },
+      { embeddedDatabase: true },
+    );
+    expect(s.integrity).toEqual({
+      checkIntervalMs: 0,
+      rehashIntervalMs: 6.5 * 3_600_000,
+      rehashBytesPerSecond: 100 * 2 ** 20,
+      quarantineKeep: 0,
+    });
+    expect(s.diskReserveBytes).toBe(1e9);
+    expect(
+      imageStoreSettingsFromEnvironment({ IMAGE_DISK_RESERVE_BYTES: '0' }, { embeddedDatabase: true }).diskReserveBytes,
+    ).toBe(0);
+    for (const [name, value, message] of [
+      ['IMAGE_INTEGRITY_CHECK_INTERVAL', '60', /IMAGE_INTEGRITY_CHECK_INTERVAL must be a duration/],
+      ['IMAGE_INTEGRITY_REHASH_INTERVAL', 'daily', /IMAGE_INTEGRITY_REHASH_INTERVAL must be a duration/],
+      ['IMAGE_INTEGRITY_REHASH_RATE', '0', /IMAGE_INTEGRITY_REHASH_RATE must be above 0/],
+      ['IMAGE_INTEGRITY_REHASH_RATE', '1K', /IMAGE_INTEGRITY_REHASH_RATE must be at least 64Ki/],
+      ['IMAGE_QUARANTINE_KEEP', '101', /IMAGE_QUARANTINE_KEEP must be a whole number from 0 to 100/],
+      ['IMAGE_DISK_RESERVE_BYTES', 'lots', /IMAGE_DISK_RESERVE_BYTES must be a byte count/],
+    ] as const) {
+      expect(() => imageStoreSettingsFromEnvironment({ [name]: value })).toThrow(message);
+    }
+  });
+
   it('reads the standard AWS variables and the path-style switch', () => {
     const s = imageStoreSettingsFromEnvironment({
       AWS_REGION: 'eu-west-1',

@@ -17,9 +17,20 @@
 //   S3_FORCE_PATH_STYLE                true: path-style addressing (most S3-compatible stores)
 //   AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN  static credentials; without
 //                                      them the SDK's default chain (profiles, web identity, IMDS)
+//   IMAGE_INTEGRITY_CHECK_INTERVAL     how often each cached file's stat is compared with its record
+//                                      (Go duration; 0 = only inotify and the re-hash; default 1m)
+//   IMAGE_INTEGRITY_REHASH_INTERVAL    each cached file is hashed again in the background once per
+//                                      this (Go duration; 0 = never; default 24h)
+//   IMAGE_INTEGRITY_REHASH_RATE        read rate of that background hash, bytes per second with the
+//                                      suffixes of IMAGE_CACHE_MAX_BYTES (default 32Mi)
+//   IMAGE_QUARANTINE_KEEP              files kept in DATA_DIR/images/quarantine (default 2; 0 = delete)
+//   IMAGE_DISK_RESERVE_BYTES           bytes a download must leave free on the cache's disk (default
+//                                      256Mi when the embedded PostgreSQL shares DATA_DIR, else 0)
 //
 // Invalid values throw ImageSettingsError naming the variable (never echoing a header value).
 import { readFileSync } from 'node:fs';
+import { parseDuration } from '../duration.js';
+import { MAX_QUARANTINE_KEEP } from './cache/quarantine.js';
 import type { SourceSettings } from './fetch/origin.js';
 import { ProxySettings } from './fetch/proxy-env.js';
 import { ImageSettingsError } from './settings-error.js';
@@ -31,7 +42,32 @@ export interface ImageStoreSettings {
   sources: SourceSettings;
   /** IMAGE_SERVE_WHILE_DOWNLOADING: serve remote ISOs before their download is verified (src/images/loader/serve-while-downloading.ts). */
   serveWhileDownloading?: boolean;
+  integrity: IntegritySettings;
+  /** IMAGE_DISK_RESERVE_BYTES: bytes a download or extraction must leave free (src/images/cache/free-space.ts). */
+  diskReserveBytes: number;
 }
+
+/** The integrity checks of cached files (src/images/loader/integrity-watch.ts); 0 turns a check off. */
+export interface IntegritySettings {
+  checkIntervalMs: number;
+  rehashIntervalMs: number;
+  rehashBytesPerSecond: number;
+  quarantineKeep: number;
+}
+
+/** A stat per cached file: cheap enough every minute; inotify notices most changes at once anyway. */
+export const DEFAULT_INTEGRITY_CHECK_INTERVAL_MS = 60_000;
+/** Bit rot and writes that keep the stat are rare: a daily full read of every cached file finds them. */
+export const DEFAULT_REHASH_INTERVAL_MS = 24 * 3_600_000;
+/** About 40 s for a 1.2 GB ISO, a few percent of one core and of a disk's bandwidth: serving keeps the rest. */
+export const DEFAULT_REHASH_BYTES_PER_SECOND = 32 * 2 ** 20;
+/** Each quarantined file may be a whole ISO: two are enough to compare what changed. */
+export const DEFAULT_QUARANTINE_KEEP = 2;
+/**
+ * Room a download leaves free when the embedded PostgreSQL shares DATA_DIR: its max_wal_size
+ * (src/core/db/embedded/server.ts), so a checkpoint never finds the disk filled by an image.
+ */
+export const DEFAULT_DATABASE_DISK_RESERVE_BYTES = 256 * 2 ** 20;
 
 export { ImageSettingsError };
 
@@ -40,11 +76,38 @@ export const DOWNLOAD_IDLE_TIMEOUT_MS = 60_000;
 
 export const DEFAULT_CONCURRENCY = 2;
 
-export function imageStoreSettingsFromEnvironment(env: NodeJS.ProcessEnv): ImageStoreSettings {
+/**
+ * `embeddedDatabase`: the embedded PostgreSQL lives in DATA_DIR beside the cache, which makes
+ * IMAGE_DISK_RESERVE_BYTES default to DEFAULT_DATABASE_DISK_RESERVE_BYTES instead of 0.
+ */
+export function imageStoreSettingsFromEnvironment(
+  env: NodeJS.ProcessEnv,
+  { embeddedDatabase = false }: { embeddedDatabase?: boolean } = {},
+): ImageStoreSettings {
   return {
     concurrency: concurrencyFrom(env.IMAGE_DOWNLOAD_CONCURRENCY),
     cacheMaxBytes: byteSizeFrom(env.IMAGE_CACHE_MAX_BYTES),
     serveWhileDownloading: booleanFrom('IMAGE_SERVE_WHILE_DOWNLOADING', env.IMAGE_SERVE_WHILE_DOWNLOADING),
+    integrity: {
+      checkIntervalMs: durationFrom(
+        'IMAGE_INTEGRITY_CHECK_INTERVAL',
+        env.IMAGE_INTEGRITY_CHECK_INTERVAL,
+        DEFAULT_INTEGRITY_CHECK_INTERVAL_MS,
+      ),
+      rehashIntervalMs: durationFrom(
+        'IMAGE_INTEGRITY_REHASH_INTERVAL',
+        env.IMAGE_INTEGRITY_REHASH_INTERVAL,
+        DEFAULT_REHASH_INTERVAL_MS,
+      ),
+      rehashBytesPerSecond: rateFrom(env.IMAGE_INTEGRITY_REHASH_RATE),
+      quarantineKeep: keepFrom(env.IMAGE_QUARANTINE_KEEP),
+    },
+    diskReserveBytes:
+      env.IMAGE_DISK_RESERVE_BYTES === undefined || env.IMAGE_DISK_RESERVE_BYTES.trim() === ''
+        ? embeddedDatabase
+          ? DEFAULT_DATABASE_DISK_RESERVE_BYTES
+          : 0
+        : (byteSizeFrom(env.IMAGE_DISK_RESERVE_BYTES, 'IMAGE_DISK_RESERVE_BYTES') ?? 0),
     sources: {
       http: {
         headers: headersFrom(env.OS_IMAGE_DOWNLOAD_HEADERS),
@@ -100,17 +163,62 @@ const SUFFIXES: Record<string, number> = {
 };
 
 /** `50Gi` → 53687091200; unset, empty or 0 → undefined (no budget). */
-export function byteSizeFrom(raw: string | undefined): number | undefined {
+export function byteSizeFrom(raw: string | undefined, name = 'IMAGE_CACHE_MAX_BYTES'): number | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   const m = /^(\d+(?:\.\d+)?)\s*(|K|M|G|T|Ki|Mi|Gi|Ti)B?$/.exec(raw.trim());
   const value = m ? Math.floor(Number(m[1]) * SUFFIXES[m[2]!]!) : NaN;
   if (!Number.isSafeInteger(value) || value < 0) {
     throw new ImageSettingsError(
-      'IMAGE_CACHE_MAX_BYTES',
+      name,
       `must be a byte count such as 53687091200, 50G or 50Gi, not ${JSON.stringify(raw)}`,
     );
   }
   return value === 0 ? undefined : value;
+}
+
+/** A Go duration (`90s`, `24h`), or `0` for off. */
+function durationFrom(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  if (raw.trim() === '0') return 0;
+  const value = parseDuration(raw.trim());
+  if (value === undefined || value <= 0)
+    throw new ImageSettingsError(
+      name,
+      `must be a duration such as 90s, 30m or 24h (or 0 for off), not ${JSON.stringify(raw)}`,
+    );
+  return value;
+}
+
+/** Slower than this, a 1 GB ISO would take hours to re-hash: most likely a typo. */
+const MIN_REHASH_BYTES_PER_SECOND = 64 * 1024;
+
+function rateFrom(raw: string | undefined): number {
+  const value = byteSizeFrom(raw, 'IMAGE_INTEGRITY_REHASH_RATE');
+  if (value === undefined) {
+    if (raw !== undefined && raw.trim() !== '')
+      throw new ImageSettingsError(
+        'IMAGE_INTEGRITY_REHASH_RATE',
+        'must be above 0 (set IMAGE_INTEGRITY_REHASH_INTERVAL=0 to turn the re-hash off)',
+      );
+    return DEFAULT_REHASH_BYTES_PER_SECOND;
+  }
+  if (value < MIN_REHASH_BYTES_PER_SECOND)
+    throw new ImageSettingsError(
+      'IMAGE_INTEGRITY_REHASH_RATE',
+      `must be at least 64Ki (bytes per second), not ${JSON.stringify(raw)}`,
+    );
+  return value;
+}
+
+function keepFrom(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_QUARANTINE_KEEP;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > MAX_QUARANTINE_KEEP)
+    throw new ImageSettingsError(
+      'IMAGE_QUARANTINE_KEEP',
+      `must be a whole number from 0 to ${MAX_QUARANTINE_KEEP}, not ${JSON.stringify(raw)}`,
+    );
+  return value;
 }
 
 function headersFrom(raw: string | undefined): Record<string, string> {

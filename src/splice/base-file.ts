@@ -2,6 +2,12 @@
 //
 // Reads go straight to one file descriptor with positional reads, so concurrent
 // requests never share a file position and no per-request open() is needed.
+// With a fence (the stat the file was verified with), every read is followed by an fstat of the
+// descriptor: a read that may have seen bytes written after the verification (the ctime, mtime,
+// size or inode moved) fails instead of handing them on, and the fence's owner is told once.
+// A write updates the ctime before its bytes become visible, so no byte of a change made through
+// the filesystem is ever served; the image store then checks the file (src/images/loader/). The
+// store drops the fence of a file it unlinks on purpose (eviction) so streams under way finish.
 // It does not parse anything and does not know about patches (src/splice/spliced-file.ts).
 import fs from 'node:fs';
 import { FormatError } from '../errors.js';
@@ -14,12 +20,21 @@ export interface BaseFileIdentity {
   mtime: Date;
 }
 
+/** The stat a fenced file must keep while it is served, and whom to tell when it does not. */
+export interface BaseFileFence {
+  expected: { size: number; mtimeMs: number; ctimeMs: number; ino: number };
+  /** Called once, by the first read that found the file changed. */
+  onChanged(reason: string): void;
+}
+
 export class BaseFile implements BaseFileIdentity {
   readonly path: string;
   readonly size: number;
   readonly mtime: Date;
   readonly identity: string;
   private fd: number | undefined;
+  private fence: BaseFileFence | undefined;
+  private changed: string | undefined;
 
   /** For subclasses that supply bytes another way (read/close/isOpen overridden); `fd` may be undefined then. */
   protected constructor(path: string, fd: number | undefined, size: number, mtime: Date, identity: string) {
@@ -35,7 +50,7 @@ export class BaseFile implements BaseFileIdentity {
    * `modified` (a date derived from the content) overrides the file's mtime, which differs
    * between machines holding the same bytes.
    */
-  static async open(path: string, identity?: string, modified?: Date): Promise<BaseFile> {
+  static async open(path: string, identity?: string, modified?: Date, fence?: BaseFileFence): Promise<BaseFile> {
     const fd = await new Promise<number>((resolve, reject) =>
       fs.open(path, 'r', (err, fd) => (err ? reject(err) : resolve(fd))),
     );
@@ -44,13 +59,15 @@ export class BaseFile implements BaseFileIdentity {
         fs.fstat(fd, (err, st) => (err ? reject(err) : resolve(st))),
       );
       if (!stat.isFile()) throw new FormatError(`opening base image ${path}: not a regular file`, { path });
-      return new BaseFile(
+      const file = new BaseFile(
         path,
         fd,
         stat.size,
         modified ?? stat.mtime,
         identity ?? `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`,
       );
+      file.fence = fence;
+      return file;
     } catch (err) {
       fs.close(fd, () => undefined);
       throw err;
@@ -72,7 +89,45 @@ export class BaseFile implements BaseFileIdentity {
       callback(new Error(`reading base image ${this.path}: file is closed`), 0);
       return;
     }
-    fs.read(this.fd, target, targetOffset, length, position, (err, n) => callback(err, n));
+    if (!this.fence) {
+      fs.read(this.fd, target, targetOffset, length, position, (err, n) => callback(err, n));
+      return;
+    }
+    fs.read(this.fd, target, targetOffset, length, position, (err, n) => {
+      const changed = err ? undefined : this.changedSinceFence();
+      if (changed) callback(new Error(`reading base image ${this.path}: ${changed}; not served`), 0);
+      else callback(err, n);
+    });
+  }
+
+  /**
+   * Stops checking the stat: the file is being unlinked on purpose (evicted) and streams that
+   * started on it may finish (its inode keeps the verified bytes; only the link count moves).
+   */
+  dropFence(): void {
+    this.fence = undefined;
+  }
+
+  /** Why the file no longer has its fence's stat (told to the fence's owner once); undefined while it has. */
+  private changedSinceFence(): string | undefined {
+    if (this.changed !== undefined) return this.changed;
+    const fence = this.fence!;
+    const fd = this.fd;
+    let reason: string | undefined;
+    if (fd === undefined) return 'file is closed';
+    try {
+      const st = fs.fstatSync(fd);
+      const e = fence.expected;
+      if (st.size !== e.size || st.mtimeMs !== e.mtimeMs || st.ctimeMs !== e.ctimeMs || st.ino !== e.ino)
+        reason = 'the file changed since it was verified';
+    } catch (err) {
+      reason = `the file cannot be checked (${(err as Error).message})`;
+    }
+    if (reason !== undefined) {
+      this.changed = reason;
+      fence.onChanged(reason);
+    }
+    return reason;
   }
 
   /** Reads exactly `length` bytes at `position` (for small metadata reads). */

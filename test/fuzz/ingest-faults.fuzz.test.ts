@@ -4,8 +4,11 @@
 // Last-Modified only, or with neither validator. Afterwards the verified file must be exactly
 // the version the source serves now: a file that matches neither version (a splice), or any
 // file under the final name while the download was unfinished, counts as data lost.
-// Then a download onto a full disk (an 8 MiB tmpfs): the pull fails naming the disk, leaves no
-// partial file, and the space is usable again.
+// Then a download onto a full disk (an 8 MiB tmpfs): the pull fails naming the disk (refused
+// before writing when the size is announced, ENOSPC when it is not), leaves no partial file, and
+// the space is usable again. And the first `bootsmith serve` on a nearly full DATA_DIR (issue 23,
+// item 7): the embedded PostgreSQL starts, the image that does not fit fails alone with its
+// reason, the process keeps serving the API.
 import { chmodSync, readFileSync } from 'node:fs';
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -160,11 +163,21 @@ describe('ingest-faults', () => {
         const big = Buffer.alloc(12 * 1024 * 1024, 0x42);
         server.serve('/big.iso', big, { chunkBytes: 256 * 1024 });
         const dataDir = path.join(tmpfs.dir, 'data');
-        const images = [
-          { openshift_version: '4.17', cpu_architecture: 'x86_64', url: server.url('/big.iso'), version: '417.0.0' },
+        server.serve('/big-unsized.iso', big, { chunkBytes: 256 * 1024, chunked: true });
+        const attempts = [
+          { route: '/big.iso', expect: /the disk holding .*images is too full: the image needs 12 MiB more/ },
+          { route: '/big-unsized.iso', expect: /the disk holding .*images is full \(ENOSPC\)/ },
         ];
-        for (let attempt = 1; attempt <= 2; attempt++) {
+        for (const [i, attempt] of attempts.entries()) {
           figures.cases++;
+          const images = [
+            {
+              openshift_version: '4.17',
+              cpu_architecture: 'x86_64',
+              url: server.url(attempt.route),
+              version: '417.0.0',
+            },
+          ];
           const child = startCli(['images', 'pull', '--json'], {
             DATA_DIR: dataDir,
             OS_IMAGES: JSON.stringify(images),
@@ -172,22 +185,81 @@ describe('ingest-faults', () => {
           });
           const code = await exitWithin(child, CHILD_BOUND_MS);
           if (code === 'hung') figures.hangs++;
-          if (code !== 1) problems.push(`full disk, attempt ${attempt}: exit ${String(code)}`);
-          if (!/the disk holding .*images is full \(ENOSPC\)/.test(child.output()))
-            problems.push(`full disk, attempt ${attempt}: no disk named in ${child.output().slice(-800)}`);
+          if (code !== 1) problems.push(`full disk, attempt ${i + 1}: exit ${String(code)}`);
+          if (!attempt.expect.test(child.output()))
+            problems.push(`full disk, attempt ${i + 1}: no disk named in ${child.output().slice(-800)}`);
           const left = (await readdir(path.join(dataDir, 'images'))).filter((f) => f.includes('.part'));
           if (left.length > 0) {
             figures.dataLost++;
-            problems.push(`full disk, attempt ${attempt}: left ${left.join(', ')}`);
+            problems.push(`full disk, attempt ${i + 1}: left ${left.join(', ')}`);
           }
           // what the database would need next: the space is there again
           await writeFile(path.join(tmpfs.dir, 'next-write'), Buffer.alloc(6 * 1024 * 1024));
           await rm(path.join(tmpfs.dir, 'next-write'));
         }
-        notes.push(`full disk: 2 pulls onto an 8 MiB tmpfs, free afterwards ${Math.round(tmpfs.free() / 1024)} KiB`);
+        notes.push(
+          `full disk: 2 pulls (sized, unsized) onto an 8 MiB tmpfs, free afterwards ${Math.round(tmpfs.free() / 1024)} KiB`,
+        );
         expect(problems).toEqual([]);
       } finally {
         tmpfs.unmount();
+      }
+    },
+  );
+
+  const startDisk = requireTmpfs(200 * 1024 * 1024);
+  it.skipIf('reason' in startDisk)(
+    `the first serve on a nearly full DATA_DIR starts the database and fails the image alone${'reason' in startDisk ? ` (skipped: ${startDisk.reason})` : ''}`,
+    async () => {
+      if ('reason' in startDisk) return;
+      try {
+        chmodSync(startDisk.dir, 0o711);
+        // no size announced and no reserve: the download runs until the disk is full
+        server.serve('/filler.iso', Buffer.alloc(190 * 1024 * 1024, 0x42), { chunked: true });
+        const port = await freePort();
+        figures.cases++;
+        const child = startCli(['serve'], {
+          DATA_DIR: path.join(startDisk.dir, 'data'),
+          OS_IMAGES: JSON.stringify([
+            {
+              openshift_version: '4.17',
+              cpu_architecture: 'x86_64',
+              url: server.url('/filler.iso'),
+              version: '417.0.0',
+            },
+          ]),
+          IMAGE_DISK_RESERVE_BYTES: '0',
+          LISTEN_PORT: String(port),
+          LISTEN_ADDRESS: '127.0.0.1',
+          LOG_LEVEL: 'warn',
+        });
+        type Health = { database: { state: string }; images: Array<{ state: string; reason?: string }> };
+        const health = await poll('the image to fail alone', CHILD_BOUND_MS, async () => {
+          if (child.proc.exitCode !== null) return 'exited' as const;
+          const res = await fetch(`http://127.0.0.1:${port}/health`);
+          const body = (await res.json()) as Health;
+          return body.images[0]?.state === 'failed' ? body : undefined;
+        }).catch(() => undefined);
+        if (health === 'exited' || child.proc.exitCode !== null) {
+          figures.crashes++;
+          problems.push(`serve on a nearly full disk exited: ${child.output().slice(-1500)}`);
+        } else if (!health) {
+          figures.hangs++;
+          problems.push(`serve on a nearly full disk: the image never failed: ${child.output().slice(-1500)}`);
+        } else {
+          if (health.database.state !== 'running')
+            problems.push(`database ${health.database.state} on a nearly full disk`);
+          if (!/is full \(ENOSPC\)/.test(health.images[0]!.reason ?? ''))
+            problems.push(`the image's reason names no full disk: ${health.images[0]!.reason}`);
+          const api = await fetch(`http://127.0.0.1:${port}/api/assisted-install/v2/infra-envs`);
+          if (api.status !== 200) problems.push(`the API answered ${api.status} on a nearly full disk`);
+          notes.push(`first serve on a 200 MiB tmpfs: database ${health.database.state}, image failed alone (ENOSPC)`);
+        }
+        child.proc.kill('SIGTERM');
+        await exitWithin(child, CHILD_BOUND_MS);
+        expect(problems).toEqual([]);
+      } finally {
+        startDisk.unmount();
       }
     },
   );

@@ -17,6 +17,7 @@ import { ImageLoadError } from '../loader/load-error.js';
 import { formatBytes, formatDuration } from '../progress.js';
 import { removeFiles } from './atomic-file.js';
 import { scanCache } from './cache-scan.js';
+import { QUARANTINE_DIR_NAME, type QuarantinedFile } from './quarantine.js';
 import { planEviction } from './disk-budget.js';
 
 /** Images served more recently than this are never evicted: their streams may still be running. */
@@ -97,6 +98,16 @@ export class CacheBudget {
     );
   }
 
+  /**
+   * `bytes` of `slot`'s files went into the quarantine, which now holds `files`: they count as
+   * unreferenced from now on (removed first when room is needed), no longer as the image's.
+   */
+  quarantined(slot: ImageSlot, bytes: number, files: readonly QuarantinedFile[]): void {
+    slot.diskBytes = Math.max(0, slot.diskBytes - bytes);
+    const prefix = `${QUARANTINE_DIR_NAME}/`;
+    this.orphans = [...this.orphans.filter((o) => !o.file.startsWith(prefix)), ...files];
+  }
+
   /** Attributes the files already in the cache: to their image, or as unreferenced (evicted first). */
   async takeStock(): Promise<void> {
     const dir = this.options.dir;
@@ -150,6 +161,7 @@ export class CacheBudget {
 
   /** Closes `base` once streams that started before its eviction had time to finish. */
   private retire(base: BaseFile): void {
+    base.dropFence(); // its unlink moves the ctime: not a change of the bytes being streamed
     const timer = setTimeout(() => {
       this.retired.delete(base);
       base.close();

@@ -6,6 +6,7 @@
 //   <name>.zip / .zip.part  a zip source being downloaded / waiting to be extracted
 //   <name>.minimal.iso      the minimal ISO rebuilt from coreos/miniso.dat (+ .part while building)
 //   <name>.json             the persisted record (src/images/cache/cache-record.ts)
+//   quarantine/             files that failed their integrity check (src/images/cache/quarantine.ts)
 //
 // <name> is `<openshift_version>-<arch>-<12 hex digits of sha256(url)>`: a changed URL is a new
 // image, and the secret parts of a URL (a presigned query) never appear in a file name.

@@ -5,8 +5,10 @@
 //                           cannot help)
 //
 // `evicted`: not on disk because of the disk budget; fetched again when next requested.
-// Also the /health representation of a state (snake_case, as the rest of /health) and its
-// mapping onto the catalog's three states. No I/O.
+// A ready image whose cached file may have changed goes back to `verifying` (held: 503) while
+// the file is compared with its record (src/images/loader/compare-with-record.ts).
+// Also the /health representation of a state and of the image's integrity checks (snake_case,
+// as the rest of /health) and its mapping onto the catalog's three states. No I/O.
 import type { CatalogImage } from './catalog-image.js';
 import type { LiveImage, MinimalState } from './live-image.js';
 import { type OsImageEntry, redactUrl } from '../os-images-config.js';
@@ -22,6 +24,41 @@ export type ImageStatus =
   | { state: 'failed'; reason: string; retryAt: number | undefined };
 
 export type ImageState = ImageStatus['state'];
+
+/** What the integrity checks know of an image's cached files (times in ms since the epoch). */
+export interface IntegrityStatus {
+  /**
+   * `unverified`: no recorded file yet; `checking`: a file may have changed, serving is held
+   * while it is compared; `verified`: every file matched its record at the last check.
+   */
+  state: 'unverified' | 'checking' | 'verified';
+  /** Last comparison of the files with their records (stat, or full hash). */
+  checkedAt?: number;
+  /** The oldest of the files' last full-hash comparisons (or verification at download). */
+  hashedAt?: number;
+  /** When the background re-hash comes to the image again; absent when it is off. */
+  nextHashAt?: number;
+  /** Files that failed their check since the process started. */
+  mismatches: number;
+  lastMismatch?: IntegrityMismatch;
+}
+
+export interface IntegrityMismatch {
+  at: number;
+  /** File name inside DATA_DIR/images (or the local source's path). */
+  file: string;
+  reason: string;
+  expectedSha256: string;
+  actualSha256: string | undefined;
+  /** `re-recorded`: a local source used in place changed, and its new content was verified. */
+  action: 'quarantined' | 'deleted' | 're-recorded';
+  /** Where the file went, relative to DATA_DIR/images. */
+  quarantinedAs?: string;
+}
+
+export function newIntegrityStatus(): IntegrityStatus {
+  return { state: 'unverified', mismatches: 0 };
+}
 
 export const IMAGE_STATES: readonly ImageState[] = [
   'pending',
@@ -54,6 +91,7 @@ export interface ImageHealth {
   sha256?: string;
   last_served_at?: string;
   minimal_iso?: { state: MinimalState['state']; reason?: string };
+  integrity: IntegrityHealth;
   /** Of an image served while it downloads (IMAGE_SERVE_WHILE_DOWNLOADING): not verified yet. */
   serving_while_downloading?: {
     verified: false;
@@ -63,20 +101,39 @@ export interface ImageHealth {
   };
 }
 
+export interface IntegrityHealth {
+  state: IntegrityStatus['state'];
+  checked_at?: string;
+  hashed_at?: string;
+  next_hash_at?: string;
+  mismatches: number;
+  last_mismatch?: {
+    at: string;
+    file: string;
+    reason: string;
+    expected_sha256: string;
+    actual_sha256?: string;
+    action: IntegrityMismatch['action'];
+    quarantined_as?: string;
+  };
+}
+
 export interface HealthView {
   entry: OsImageEntry;
   status: ImageStatus;
   sha256: string | undefined;
   lastServedAt: number | undefined;
+  integrity: IntegrityStatus;
 }
 
-export function toHealth({ entry, status, sha256, lastServedAt }: HealthView): ImageHealth {
+export function toHealth({ entry, status, sha256, lastServedAt, integrity }: HealthView): ImageHealth {
   const health: ImageHealth = {
     openshift_version: entry.openshiftVersion,
     version: entry.version,
     cpu_architecture: entry.cpuArchitecture,
     source: redactUrl(entry.url),
     state: status.state,
+    integrity: integrityHealth(integrity),
   };
   switch (status.state) {
     case 'pending':
@@ -124,6 +181,31 @@ export function toHealth({ entry, status, sha256, lastServedAt }: HealthView): I
   }
   if (lastServedAt !== undefined) health.last_served_at = new Date(lastServedAt).toISOString();
   return health;
+}
+
+function integrityHealth(i: IntegrityStatus): IntegrityHealth {
+  const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+  const m = i.lastMismatch;
+  return {
+    state: i.state,
+    ...(i.checkedAt !== undefined ? { checked_at: iso(i.checkedAt)! } : {}),
+    ...(i.hashedAt !== undefined ? { hashed_at: iso(i.hashedAt)! } : {}),
+    ...(i.nextHashAt !== undefined ? { next_hash_at: iso(i.nextHashAt)! } : {}),
+    mismatches: i.mismatches,
+    ...(m
+      ? {
+          last_mismatch: {
+            at: iso(m.at)!,
+            file: m.file,
+            reason: m.reason,
+            expected_sha256: m.expectedSha256,
+            ...(m.actualSha256 !== undefined ? { actual_sha256: m.actualSha256 } : {}),
+            action: m.action,
+            ...(m.quarantinedAs !== undefined ? { quarantined_as: m.quarantinedAs } : {}),
+          },
+        }
+      : {}),
+  };
 }
 
 export function catalogState(state: ImageState): CatalogImage['state'] {

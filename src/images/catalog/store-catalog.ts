@@ -2,7 +2,7 @@
 // serving path, /health, the CLI and the assisted core make on it.
 //
 // Does: hold one CatalogSlot per configured image (its status, the sha256 of its verified
-// file, when it was last served — an in-memory timestamp); resolve/find images by version
+// file, when it was last served — an in-memory timestamp —, what the integrity checks found); resolve/find images by version
 // (matching `version` or `openshift_version`) and architecture (with aliases); report health;
 // notify subscribers when the write side publishes a change.
 // Does NOT: touch the disk or the network, start timers, or decide anything about loading,
@@ -12,7 +12,7 @@ import { BadRequestError, NotFoundError, UnavailableError } from '../../errors.j
 import type { LiveManifest } from '../../iso/manifest.js';
 import type { OsImageEntry } from '../os-images-config.js';
 import { type CatalogImage, type ImageCatalog, normalizeArchitecture } from './catalog-image.js';
-import { type ImageStatus, catalogState, toHealth } from './image-status.js';
+import { type ImageStatus, type IntegrityStatus, catalogState, newIntegrityStatus, toHealth } from './image-status.js';
 import type { ImageStore, StoreHealth } from './image-store.js';
 import type { LiveImage } from './live-image.js';
 
@@ -33,6 +33,8 @@ export interface CatalogSlot {
   /** Of the verified file the image was published from. */
   sha256: string | undefined;
   lastServedAt: number | undefined;
+  /** Published by the write side's integrity checks (src/images/loader/integrity-watch.ts). */
+  integrity: IntegrityStatus;
 }
 
 /** What the catalog asks of the write side; both are called synchronously and must not throw. */
@@ -59,6 +61,7 @@ export class StoreCatalog implements ImageStore, ImageCatalog {
       status: { state: 'pending' },
       sha256: undefined,
       lastServedAt: undefined,
+      integrity: newIntegrityStatus(),
     }));
   }
 

@@ -122,13 +122,13 @@ async function downloadOnce(
   }
   const total = body.total ?? (offset > 0 ? info.total : undefined);
   try {
+    hooks.onStart(total, offset); // a refusal (budget, free space) leaves nothing behind
     if (offset === 0) {
       await writeFileAtomic(
         infoFile,
         JSON.stringify({ validator: body.validator, total: body.total } satisfies PartInfo),
       );
     }
-    hooks.onStart(total, offset);
   } catch (err) {
     body.stream.destroy();
     throw err;

@@ -48,7 +48,15 @@ export async function verifyIso(file: string, options: VerifyOptions): Promise<V
       path: file,
     });
   }
-  return { path: file, size: before.size, mtimeMs: before.mtimeMs, sha256, manifest };
+  return {
+    path: file,
+    size: before.size,
+    mtimeMs: before.mtimeMs,
+    ino: before.ino,
+    ctimeMs: before.ctimeMs,
+    sha256,
+    manifest,
+  };
 }
 
 /** parseLiveIso (in a worker) with its FormatErrors turned into `never` load errors. */

@@ -6,14 +6,19 @@
 // and publish it; publish progress (throttled) and failures; retry failures on the schedule of
 // src/images/loader/retry-policy.ts (a failed image never affects the others); start the minimal
 // variant; fetch an evicted image again when the catalog reports it was requested; persist when an
-// image was last served (at most once a minute per image).
+// image was last served (at most once a minute per image). Hold a ready image at once (its open
+// files closed, `verifying`: 503) when the integrity checks (src/images/loader/integrity-watch.ts)
+// doubt one of its files, and compare its files with their records through a normal load: a
+// match serves it again, a mismatch quarantines the file and fetches the image again.
 // Does NOT: answer requests (src/images/catalog/), or decide what to evict
 // (src/images/cache/cache-budget.ts, which it asks for room).
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { describeError } from '../../errors.js';
 import { BaseFile } from '../../splice/base-file.js';
 import type { CacheBudget } from '../cache/cache-budget.js';
-import { type CacheRecord, writeRecord } from '../cache/cache-record.js';
+import { type CacheRecord, type VerifiedFile, readRecord, writeRecord } from '../cache/cache-record.js';
+import type { Quarantine } from '../cache/quarantine.js';
 import type { LiveImage, MinimalState } from '../catalog/live-image.js';
 import type { CatalogSlot, StoreCatalog } from '../catalog/store-catalog.js';
 import { originOf } from '../fetch/origin.js';
@@ -21,6 +26,8 @@ import type { ImageMetrics } from '../image-metrics.js';
 import type { ImageStoreSettings } from '../store-settings.js';
 import { contentDate } from './content-date.js';
 import { type ImageSlot, setRecord } from './image-slot.js';
+import { fenceOf, integrityVerified } from './integrity-report.js';
+import { IntegrityWatch } from './integrity-watch.js';
 import { ImageLoadError } from './load-error.js';
 import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
 import { loadContextFor, sourceOf } from './load-context.js';
@@ -39,12 +46,19 @@ export interface ImageLoaderOptions {
   metrics: ImageMetrics | undefined;
   progressLogIntervalMs: number;
   rebuildMinimalIso: RebuildMinimalIso;
+  /** Undefined without a cache directory. */
+  quarantine: Quarantine | undefined;
+  /** Writes into the cache (downloads, extractions, minimal builds) wait for it; never rejects. */
+  writesAllowed: Promise<void>;
 }
 
 export class ImageLoader {
   private readonly semaphore: Semaphore;
   private readonly abort = new AbortController();
   private readonly bySlot = new Map<CatalogSlot, ImageSlot>();
+  private readonly watch: IntegrityWatch;
+  /** Record writes started outside a load job (served times, re-hash times, doubts): close() waits for them. */
+  private readonly recordWrites = new Set<Promise<void>>();
 
   constructor(
     private readonly slots: readonly ImageSlot[],
@@ -55,12 +69,50 @@ export class ImageLoader {
   ) {
     this.semaphore = new Semaphore(options.settings.concurrency);
     for (const slot of slots) this.bySlot.set(slot.view, slot);
+    this.watch = new IntegrityWatch(
+      slots,
+      options.settings.integrity,
+      {
+        suspect: (slot, reason) => this.hold(slot, reason),
+        hashed: (slot, file, at) => this.rehashed(slot, file, at),
+        statChecked: (slot, at) => {
+          slot.view.integrity = { ...slot.view.integrity, checkedAt: at.getTime() };
+        },
+      },
+      logger,
+    );
+    catalog.subscribe(() => this.watch.sync());
   }
 
   /** Resolves once each image has become ready or failed (or was left for later). Never throws. */
   async loadAll(): Promise<void> {
     await this.budget.takeStock();
+    this.watch.start();
     await Promise.all(this.slots.map((slot) => this.start(slot)));
+  }
+
+  /**
+   * A file of the ready image `slot` may have changed (integrity-watch.ts): stop serving it at
+   * once — its open files are closed, so streams under way end too — and compare its files with
+   * their records through a normal load (hashing them whatever their stat). Serving resumes when
+   * they match; a changed file is quarantined and the image fetched again.
+   */
+  hold(slot: ImageSlot, reason: string): void {
+    const status = slot.view.status;
+    const record = slot.record;
+    if (this.abort.signal.aborted || status.state !== 'ready' || status.image.unverified || !record) return;
+    slot.distrusted = reason;
+    this.watch.cancel(slot);
+    closeImage(status.image);
+    slot.view.integrity = { ...slot.view.integrity, state: 'checking' };
+    this.catalog.setStatus(slot.view, { state: 'verifying', progress: undefined });
+    this.logger.warn(
+      { image: slot.view.key, reason },
+      'a cached file of a served image may have changed: serving held while it is compared with its record',
+    );
+    // persisted first, so a restart before the comparison ends still compares
+    const persisted = this.persist(slot, { ...record, distrusted: reason }, 'recording the doubt failed');
+    void Promise.all([slot.job, persisted]).then(() => this.start(slot));
   }
 
   /** The catalog was asked for an evicted image (CatalogHooks.requested). */
@@ -84,16 +136,16 @@ export class ImageLoader {
       return;
     slot.servedPersistedAt = now;
     record.lastServedAt = new Date(now).toISOString();
-    writeRecord(slot.files.record, record).catch((err: unknown) =>
-      this.logger.warn({ image: slot.view.key, err: describeError(err) }, 'recording when an image was served failed'),
-    );
+    void this.persist(slot, record, 'recording when an image was served failed');
   }
 
   /** Stops all work (aborting downloads; .part files stay for a later resume) and closes every file. */
   async close(): Promise<void> {
     this.abort.abort(new ImageLoadError('unavailable', 'the image store is closing', 'fast'));
+    await this.watch.close();
     for (const slot of this.slots) clearTimeout(slot.retryTimer);
     await Promise.all(this.slots.map((s) => s.job));
+    await Promise.all(this.recordWrites);
     for (const slot of this.slots) {
       if (slot.view.status.state === 'ready') closeImage(slot.view.status.image);
       if (slot.origin?.kind === 'remote') slot.origin.source.close();
@@ -113,12 +165,16 @@ export class ImageLoader {
     clearTimeout(slot.retryTimer);
     let release: (() => void) | undefined;
     let provisional: ServeWhileDownloading | undefined;
+    const mismatches = slot.view.integrity.mismatches;
     try {
       await slot.removal;
       if (slot.view.status.state === 'evicted' && slot.expectedBytes !== undefined)
         this.budget.reserve(slot, slot.expectedBytes);
-      this.catalog.setStatus(slot.view, { state: 'pending' });
+      if (slot.view.status.state !== 'verifying') this.catalog.setStatus(slot.view, { state: 'pending' });
       release = await this.semaphore.acquire(this.abort.signal);
+      // a doubt recorded by a process that stopped before comparing
+      if (slot.distrusted === undefined && slot.files)
+        slot.distrusted = (await readRecord(slot.files.record))?.distrusted;
       const started = Date.now();
       slot.origin ??= originOf(slot.view.entry.url, this.options.settings.sources);
       const ctx = loadContextFor(slot, slot.origin, {
@@ -129,6 +185,9 @@ export class ImageLoader {
         signal: this.abort.signal,
         metrics: this.options.metrics,
         progressLogIntervalMs: this.options.progressLogIntervalMs,
+        quarantine: this.options.quarantine,
+        diskReserveBytes: this.options.settings.diskReserveBytes,
+        writesAllowed: this.options.writesAllowed,
       });
       if (this.options.settings.serveWhileDownloading && slot.origin.kind === 'remote' && !slot.origin.zip) {
         provisional = new ServeWhileDownloading(slot, slot.origin.source, this.catalog, this.logger);
@@ -143,7 +202,22 @@ export class ImageLoader {
         logger: this.logger,
         rebuild: this.options.rebuildMinimalIso,
         signal: this.abort.signal,
+        metrics: this.options.metrics,
+        quarantine: this.options.quarantine,
+        writesAllowed: this.options.writesAllowed,
+        changedWhileServed: (s, base, why) => this.changedWhileServed(s, base, why),
       });
+      if (slot.distrusted !== undefined && slot.record === record && slot.view.integrity.mismatches === mismatches) {
+        this.logger.info(
+          { image: slot.view.key, sha256: record.iso.sha256 },
+          'the cached files match their records: served again',
+        );
+      }
+      slot.distrusted = undefined;
+      if (slot.record === record) {
+        integrityVerified(slot, record, new Date(), this.options.settings.integrity.rehashIntervalMs);
+        this.catalog.notify();
+      }
     } catch (err) {
       provisional?.abandon(describeError(err));
       if (!this.abort.signal.aborted) this.fail(slot, err);
@@ -154,16 +228,18 @@ export class ImageLoader {
 
   private async publish(slot: ImageSlot, record: CacheRecord, ms: number): Promise<void> {
     const { view } = slot;
-    const base = await BaseFile.open(
-      record.iso.path,
-      `sha256:${record.iso.sha256}`,
-      await contentDate(record.iso.path),
+    const { fence, opened } = fenceOf(record.iso, (base, why) =>
+      this.changedWhileServed(slot, base, `the ISO ${path.basename(record.iso.path)}: ${why}`),
+    );
+    const base = opened(
+      await BaseFile.open(record.iso.path, `sha256:${record.iso.sha256}`, await contentDate(record.iso.path), fence),
     );
     if (base.size !== record.iso.size) {
       base.close();
       throw new ImageLoadError('internal', `${view.label}: ${record.iso.path} changed after it was verified`, 'fast');
     }
     setRecord(slot, record);
+    integrityVerified(slot, record, new Date(), this.options.settings.integrity.rehashIntervalMs);
     slot.diskBytes = (record.inPlace ? 0 : record.iso.size) + (record.minimal?.size ?? 0);
     slot.expectedBytes = slot.diskBytes;
     slot.slowFailures = 0;
@@ -189,11 +265,44 @@ export class ImageLoader {
     );
   }
 
+  /** A read of `base`, a served file of `slot`, found it changed (its fence): hold the image. */
+  private changedWhileServed(slot: ImageSlot, base: BaseFile | undefined, reason: string): void {
+    const status = slot.view.status;
+    if (!base || status.state !== 'ready' || (status.image.base !== base && status.image.minimal?.base !== base))
+      return;
+    this.hold(slot, `${reason} (found by a read while serving)`);
+  }
+
+  /** The background re-hash found `file` of `slot` unchanged at `at`: recorded (the time only). */
+  private rehashed(slot: ImageSlot, file: VerifiedFile, at: Date): void {
+    const record = slot.record;
+    if (!record || (record.iso !== file && record.minimal !== file)) return;
+    file.checkedAt = at.toISOString();
+    integrityVerified(slot, record, at, this.options.settings.integrity.rehashIntervalMs);
+    this.catalog.notify();
+    this.logger.debug(
+      { image: slot.view.key, path: file.path },
+      'background re-hash: the cached file matches its record',
+    );
+    void this.persist(slot, record, 'recording a re-hash failed');
+  }
+
+  /** Writes `record` outside a load job; close() waits for it, so it never lands after a restart. */
+  private persist(slot: ImageSlot, record: CacheRecord, failure: string): Promise<void> | undefined {
+    if (!slot.files) return undefined;
+    const write = writeRecord(slot.files.record, record)
+      .catch((err: unknown) => this.logger.warn({ image: slot.view.key, err: describeError(err) }, failure))
+      .finally(() => this.recordWrites.delete(write));
+    this.recordWrites.add(write);
+    return write;
+  }
+
   private fail(slot: ImageSlot, err: unknown): void {
     const { view } = slot;
     const retry = retryClassOf(err);
     const reason = describeError(err);
     this.options.metrics?.failed(view.key, retry);
+    if (view.integrity.state === 'checking') view.integrity = { ...view.integrity, state: 'unverified' };
     if (retry === 'on-demand') {
       // evicted means nothing on disk: drop what an earlier run left (a .part is lost, on purpose)
       this.catalog.setStatus(view, { state: 'evicted', reason });

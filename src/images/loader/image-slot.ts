@@ -30,6 +30,11 @@ export interface ImageSlot {
   lastNotify: number;
   /** The file served while the image downloads (IMAGE_SERVE_WHILE_DOWNLOADING), closed with the store. */
   provisional?: { close(): void };
+  /**
+   * Set when serving was held because a file may have changed (src/images/loader/integrity-watch.ts):
+   * why. The next load hashes the image's files even when their stat matches, then clears it.
+   */
+  distrusted?: string;
 }
 
 export function newSlot(view: CatalogSlot, files: CacheFiles | undefined): ImageSlot {
@@ -51,8 +56,9 @@ export function newSlot(view: CatalogSlot, files: CacheFiles | undefined): Image
   };
 }
 
-/** Sets (or forgets) the verified record, and the sha256 the catalog reports with it. */
+/** Sets (or forgets) the verified record, and the sha256 (and, forgotten, the integrity state) the catalog reports. */
 export function setRecord(slot: ImageSlot, record: CacheRecord | undefined): void {
   slot.record = record;
   slot.view.sha256 = record?.iso.sha256;
+  if (!record) slot.view.integrity = { ...slot.view.integrity, state: 'unverified' };
 }

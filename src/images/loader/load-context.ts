@@ -3,16 +3,21 @@
 // and the log.
 //
 // Does: publish stage changes at once and byte progress throttled (subscribers at most every
-// NOTIFY_INTERVAL_MS per image, a log line every `progressLogIntervalMs`).
+// NOTIFY_INTERVAL_MS per image, a log line every `progressLogIntervalMs`); hand the pipeline the
+// write gate (writes into the cache wait for the embedded database's start), the free-space
+// check and the integrity report (src/images/loader/integrity-report.ts).
 // Does NOT: run the pipeline, retry, or publish a ready image (src/images/loader/image-loader.ts).
 import type { Logger } from 'pino';
 import type { CacheBudget } from '../cache/cache-budget.js';
+import { assertRoomFor } from '../cache/free-space.js';
+import type { Quarantine } from '../cache/quarantine.js';
 import type { WorkingState } from '../catalog/image-status.js';
 import type { StoreCatalog } from '../catalog/store-catalog.js';
 import type { ImageOrigin } from '../fetch/origin.js';
 import type { ImageMetrics } from '../image-metrics.js';
 import { TransferProgress } from '../progress.js';
 import type { ImageSlot } from './image-slot.js';
+import { reportMismatch } from './integrity-report.js';
 import type { LoadContext } from './obtain-iso.js';
 import type { RetryPolicy } from './retry-policy.js';
 
@@ -27,6 +32,11 @@ export interface LoadContextDeps {
   signal: AbortSignal;
   metrics: ImageMetrics | undefined;
   progressLogIntervalMs: number;
+  quarantine: Quarantine | undefined;
+  /** IMAGE_DISK_RESERVE_BYTES */
+  diskReserveBytes: number;
+  /** Resolves once writing into the cache may start. */
+  writesAllowed: Promise<void>;
 }
 
 export function loadContextFor(slot: ImageSlot, origin: ImageOrigin, deps: LoadContextDeps): LoadContext {
@@ -60,9 +70,28 @@ export function loadContextFor(slot: ImageSlot, origin: ImageOrigin, deps: LoadC
       progressTick(slot, progress, deps);
     },
     reserve: (bytes: number) => deps.budget.reserve(slot, bytes),
+    distrusted: slot.distrusted,
+    mayWrite: () => untilAllowed(deps.writesAllowed, deps.signal),
+    assertRoom: (bytes: number) => {
+      if (slot.files) assertRoomFor(slot.files.dir, bytes, deps.diskReserveBytes, view.label);
+    },
+    mismatch: (m) => reportMismatch(slot, m, deps, new Date()),
     notice: (message: string, context: Record<string, unknown> = {}) =>
       deps.logger.warn({ image: view.key, ...context }, message),
   };
+}
+
+/** Resolves with `allowed`, or rejects with the signal's reason when the store closes first. */
+export function untilAllowed(allowed: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void allowed.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
 }
 
 /** Where an image comes from, for logs: the local path or the remote source's description. */

@@ -1,15 +1,16 @@
 // Making the minimal variant of a ready full image: rebuild it from coreos/miniso.dat once
 // (src/images/loader/rebuild-minimal-iso.ts, which checks the sha256 recorded in miniso.dat) into
 // `<name>.minimal.iso.part`, verify it as a CoreOS live ISO, then fsync and rename it to
-// `<name>.minimal.iso`.
+// `<name>.minimal.iso`, whose record then carries the final file's fingerprint.
 //
 // Every failure (a corrupt miniso.dat, a sha256 mismatch inside it, a result that does not
 // parse) is the minimal variant's alone: the caller keeps serving the full image.
 // It does not decide when to build or record anything.
 import { describeError } from '../../errors.js';
+import { stat } from 'node:fs/promises';
 import { fsyncPath, removeFiles, renameDurably } from '../cache/atomic-file.js';
 import type { CacheFiles } from '../cache/cache-layout.js';
-import type { VerifiedFile } from '../cache/cache-record.js';
+import { type VerifiedFile, withFingerprint } from '../cache/cache-record.js';
 import { ImageLoadError } from './load-error.js';
 import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
 import { verifyIso } from '../fetch/verify-iso.js';
@@ -40,7 +41,9 @@ export async function buildMinimalVariant(
     const verified = await verifyIso(files.minimalPart, { label: `${label} minimal ISO`, signal, sha256 });
     await fsyncPath(files.minimalPart);
     await renameDurably(files.minimalPart, files.minimal);
-    return { ...verified, path: files.minimal };
+    // the fingerprint of the final file (the rename moved its ctime); its content was just hashed
+    const final = withFingerprint({ ...verified, path: files.minimal }, await stat(files.minimal));
+    return { ...final, checkedAt: new Date().toISOString() };
   } catch (err) {
     await removeFiles(files.minimalPart);
     throw err;

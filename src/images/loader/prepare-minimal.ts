@@ -2,31 +2,39 @@
 // once (src/images/loader/minimal-variant.ts) when the cache has none that still matches, and
 // publish it into the catalog beside the full ISO.
 //
-// Does: reuse a recorded minimal ISO whose file is unchanged (re-parsing it when the manifest
-// format moved on), reserve its bytes in the cache budget, record it, publish the variant's
-// state. Every failure is the variant's alone: the full ISO keeps being served.
+// Does: reuse a recorded minimal ISO that still matches its record
+// (src/images/loader/compare-with-record.ts; re-parsing it when the manifest format moved on),
+// quarantine one whose sha256 changed and build it again, reserve its bytes in the cache budget,
+// record it, publish the variant's state. Building waits for the write gate. Every failure is
+// the variant's alone: the full ISO keeps being served.
 // Does NOT: decide when to run (the loader calls it after publishing), or retry.
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { describeError } from '../../errors.js';
 import { BaseFile } from '../../splice/base-file.js';
-import { removeFiles, statIfExists } from '../cache/atomic-file.js';
-import type { CacheBudget } from '../cache/cache-budget.js';
-import { MANIFEST_FORMAT_VERSION, type VerifiedFile, fileMismatch, writeRecord } from '../cache/cache-record.js';
+import { removeFiles } from '../cache/atomic-file.js';
+import { MANIFEST_FORMAT_VERSION, type VerifiedFile, writeRecord } from '../cache/cache-record.js';
 import type { MinimalState } from '../catalog/live-image.js';
 import type { StoreCatalog } from '../catalog/store-catalog.js';
 import { parseAsLiveIso } from '../fetch/verify-iso.js';
+import { compareWithRecord } from './compare-with-record.js';
 import type { ImageSlot } from './image-slot.js';
+import { type IntegrityDeps, fenceOf, reportMismatch } from './integrity-report.js';
+import { untilAllowed } from './load-context.js';
 import { contentDate } from './content-date.js';
 import { ImageLoadError } from './load-error.js';
 import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
 import { buildMinimalVariant } from './minimal-variant.js';
 
-export interface MinimalDeps {
+export interface MinimalDeps extends IntegrityDeps {
   catalog: StoreCatalog;
-  budget: CacheBudget;
   logger: Logger;
   rebuild: RebuildMinimalIso;
   signal: AbortSignal;
+  /** Resolves once writing into the cache may start. */
+  writesAllowed: Promise<void>;
+  /** A read found the served minimal ISO changed (its fence): the loader holds the image. */
+  changedWhileServed(slot: ImageSlot, base: BaseFile | undefined, reason: string): void;
 }
 
 /** Opens (or builds once) the minimal ISO of a ready image; failures stay the variant's own. */
@@ -35,9 +43,10 @@ export async function prepareMinimal(slot: ImageSlot, deps: MinimalDeps): Promis
   const view = slot.view;
   if (view.status.state !== 'ready' || !record?.iso.manifest.files.minisoData) return;
   try {
-    let minimal = record.minimal && (await reusableMinimal(view.label, record.minimal));
+    let minimal = record.minimal && (await reusableMinimal(slot, record.minimal, deps));
     if (!minimal) {
       if (!slot.files) throw new ImageLoadError('internal', 'minimal ISOs need a cache directory (DATA_DIR)', 'never');
+      await untilAllowed(deps.writesAllowed, deps.signal);
       setMinimal(slot, deps.catalog, { state: 'building' });
       const started = Date.now();
       minimal = await buildMinimalVariant(record.iso, slot.files, deps.rebuild, view.label, deps.signal);
@@ -56,7 +65,12 @@ export async function prepareMinimal(slot: ImageSlot, deps: MinimalDeps): Promis
       record.minimal = minimal;
       if (slot.files) await writeRecord(slot.files.record, record);
     }
-    const base = await BaseFile.open(minimal.path, `sha256:${minimal.sha256}`, await contentDate(minimal.path));
+    const { fence, opened } = fenceOf(minimal, (served, why) =>
+      deps.changedWhileServed(slot, served, `the minimal ISO ${path.basename(minimal.path)}: ${why}`),
+    );
+    const base = opened(
+      await BaseFile.open(minimal.path, `sha256:${minimal.sha256}`, await contentDate(minimal.path), fence),
+    );
     // re-read: the image may have been evicted or reloaded while this ran
     const status = slot.view.status;
     if (status.state !== 'ready' || slot.record !== record) {
@@ -79,12 +93,39 @@ export async function prepareMinimal(slot: ImageSlot, deps: MinimalDeps): Promis
   }
 }
 
-/** The recorded minimal ISO when its file is unchanged (re-parsed if the manifest format moved on). */
-async function reusableMinimal(label: string, minimal: VerifiedFile): Promise<VerifiedFile | undefined> {
-  const st = await statIfExists(minimal.path);
-  if (!st || fileMismatch(minimal, st) !== undefined) return undefined;
-  if (minimal.manifest.formatVersion === MANIFEST_FORMAT_VERSION) return minimal;
-  return { ...minimal, manifest: await parseAsLiveIso(minimal.path, `${label} minimal ISO`) };
+/**
+ * The recorded minimal ISO while it matches its record (re-parsed if the manifest format moved
+ * on); undefined when it is gone or its sha256 changed (then quarantined): it is built again.
+ */
+async function reusableMinimal(
+  slot: ImageSlot,
+  minimal: VerifiedFile,
+  deps: MinimalDeps,
+): Promise<VerifiedFile | undefined> {
+  const compared = await compareWithRecord(minimal, {
+    distrusted: slot.distrusted,
+    signal: deps.signal,
+    now: new Date(),
+  });
+  if (compared.verdict === 'changed') {
+    if (compared.stat) {
+      const mismatch = {
+        path: minimal.path,
+        what: 'minimal ISO',
+        reason: compared.reason,
+        expectedSha256: minimal.sha256,
+        actualSha256: compared.actualSha256,
+        inPlace: false,
+        bytes: compared.stat.size,
+        remedy: 'it is built again from the full ISO',
+      };
+      await reportMismatch(slot, mismatch, deps, new Date());
+    }
+    return undefined;
+  }
+  if (compared.verified.manifest.formatVersion === MANIFEST_FORMAT_VERSION) return compared.verified;
+  const label = `${slot.view.label} minimal ISO`;
+  return { ...compared.verified, manifest: await parseAsLiveIso(minimal.path, label) };
 }
 
 function setMinimal(slot: ImageSlot, catalog: StoreCatalog, minimalState: MinimalState): void {

@@ -23,6 +23,8 @@ export interface Behaviour {
   ignoreRange?: boolean;
   /** Announce this Content-Length instead of the real one (a 200 without Range only). */
   contentLength?: number;
+  /** Announce no size at all (chunked transfer encoding; a 200 without Range only). */
+  chunked?: boolean;
   /** Strong ETag (default: sha256-based); `null` sends none. */
   etag?: string | null;
   /** Last-Modified to send (none by default); If-Range matches it as well as the ETag. */
@@ -144,7 +146,7 @@ export class IsoServer {
         'Content-Range': `bytes ${start}-${end}/${body.length}`,
       });
     } else {
-      res.writeHead(200, { ...headers, 'Content-Length': b.contentLength ?? body.length });
+      res.writeHead(200, b.chunked ? headers : { ...headers, 'Content-Length': b.contentLength ?? body.length });
     }
     if (req.method === 'HEAD') {
       res.end();
