@@ -5,9 +5,15 @@
 // InfraEnv id, its token and proxy environment; ignition.proxy and /etc/profile.d/proxy.sh;
 // the additional trust bundle; the CA of SERVICE_BASE_URL for the agent's --cacert (when set); extra NTP sources; static network config as
 // NetworkManager keyfiles; then the user's ignition_config_override merged on top.
-// The result is validated. Templates are our own; the shape follows assisted-service's.
+// Every value written into a shell script or a unit goes through escape.ts for that syntax
+// (a proxy URL with `$(…)`, backticks or `%` is inert text there). The result is validated.
+// Rendering is bounded (override-limits.ts) and yields to the event loop between its phases
+// (parse, validate, merge, validate, serialize), so a large override never holds the loop for
+// more than one phase; render-cache.ts keeps the bytes per content. Templates are our own;
+// the shape follows assisted-service's. Next: render-cache.ts, then infraenv/service.ts.
 import type { InfraEnvRecord } from '../model.js';
 import { generateKeyfiles } from '../infraenv/static-network.js';
+import { shQuote, systemdEnvironment, systemdExecArg } from './escape.js';
 import { mergeIgnition } from './merge.js';
 import { parseIgnition, validateIgnition, type IgnitionConfig } from './validate.js';
 
@@ -37,7 +43,7 @@ RestartSec=3
 StartLimitInterval=0
 TimeoutStartSec=3600
 @@ENV@@
-ExecStartPre=/bin/sh -c 'until podman pull --authfile /root/.docker/config.json @@IMAGE@@; do echo "agent image pull failed, retrying"; sleep 5; done'
+ExecStartPre=/bin/sh -c @@PULL@@
 ExecStartPre=podman run --pull=never --privileged --rm -v /usr/local/bin:/hostbin @@IMAGE@@ cp /usr/bin/agent /hostbin
 ExecStart=/usr/local/bin/agent --url @@URL@@ --infra-env-id @@INFRA_ENV_ID@@ --agent-version @@IMAGE@@ --insecure=false@@CACERT@@
 
@@ -64,7 +70,7 @@ const NTP_SCRIPT = `#!/bin/sh
 set -eu
 changed=0
 for src in @@SOURCES@@; do
-  if ! grep -qE "^(server|pool) $src( |$)" /etc/chrony.conf; then
+  if ! awk -v s="$src" '($1 == "server" || $1 == "pool") && $2 == s { found = 1 } END { exit !found }' /etc/chrony.conf; then
     echo "server $src iburst" >> /etc/chrony.conf
     changed=1
   fi
@@ -111,13 +117,15 @@ export function ntpSources(infraEnv: InfraEnvRecord): string[] {
 
 /** The discovery config before the user's override. */
 export function baseDiscoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryContext): IgnitionConfig {
-  const env = proxyEnv(infraEnv).map(([k, v]) => `Environment=${k}=${v}`);
-  if (ctx.agentToken) env.push(`Environment=PULL_SECRET_TOKEN=${ctx.agentToken}`);
-  const agentUnit = AGENT_UNIT.replace('@@ENV@@', env.join('\n'))
-    .replaceAll('@@IMAGE@@', ctx.agentImage)
-    .replace('@@URL@@', ctx.serviceBaseUrl)
-    .replace('@@INFRA_ENV_ID@@', infraEnv.id)
-    .replace('@@CACERT@@', ctx.serviceCaCert ? ` --cacert ${SERVICE_CA_CERT_PATH}` : '');
+  const env = proxyEnv(infraEnv).map(([k, v]) => systemdEnvironment(k, v));
+  if (ctx.agentToken) env.push(systemdEnvironment('PULL_SECRET_TOKEN', ctx.agentToken));
+  const pull = `until podman pull --authfile /root/.docker/config.json ${shQuote(ctx.agentImage)}; do echo "agent image pull failed, retrying"; sleep 5; done`;
+  const agentUnit = AGENT_UNIT.replace('@@ENV@@', () => env.join('\n'))
+    .replace('@@PULL@@', () => systemdExecArg(pull))
+    .replaceAll('@@IMAGE@@', () => systemdExecArg(ctx.agentImage))
+    .replace('@@URL@@', () => systemdExecArg(ctx.serviceBaseUrl))
+    .replace('@@INFRA_ENV_ID@@', () => systemdExecArg(infraEnv.id))
+    .replace('@@CACERT@@', () => (ctx.serviceCaCert ? ` --cacert ${SERVICE_CA_CERT_PATH}` : ''));
 
   const sshKeys = infraEnv.sshAuthorizedKey
     .split('\n')
@@ -143,7 +151,7 @@ export function baseDiscoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryCo
     };
     const exports = proxyEnv(infraEnv)
       .filter(([, v]) => v !== '')
-      .map(([k, v]) => `export ${k}="${v.replaceAll('"', '\\"')}"`);
+      .map(([k, v]) => `export ${k}=${shQuote(v)}`);
     files.push(file('/etc/profile.d/proxy.sh', `${exports.join('\n')}\n`, 0o644));
   }
   if (ctx.serviceCaCert) files.push(file(SERVICE_CA_CERT_PATH, ctx.serviceCaCert, 0o644));
@@ -152,8 +160,14 @@ export function baseDiscoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryCo
   }
   const ntp = ntpSources(infraEnv);
   if (ntp.length > 0) {
-    const quoted = ntp.map((s) => `'${s.replaceAll("'", '')}'`).join(' ');
-    files.push(file('/usr/local/bin/add-ntp-sources.sh', NTP_SCRIPT.replace('@@SOURCES@@', quoted), 0o755));
+    const quoted = ntp.map(shQuote).join(' ');
+    files.push(
+      file(
+        '/usr/local/bin/add-ntp-sources.sh',
+        NTP_SCRIPT.replace('@@SOURCES@@', () => quoted),
+        0o755,
+      ),
+    );
     units.push({ name: 'add-ntp-sources.service', enabled: true, contents: NTP_UNIT });
   }
   for (const kf of generateKeyfiles(infraEnv.staticNetworkConfig ?? [])) {
