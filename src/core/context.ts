@@ -8,6 +8,7 @@ import type { Authorizer } from './auth/authorizer.js';
 import type { LocalKeys } from './auth/local-keys.js';
 import type { UrlTokens } from './auth/url-tokens.js';
 import type { Repository } from './db/repository.js';
+import type { DiscoveryRenderCache } from './discovery-ignition/render-cache.js';
 
 export interface CoreSettings {
   serviceBaseUrl: string;
@@ -34,6 +35,8 @@ export interface CoreContext {
   /** Short opaque image-URL tokens (download_url, image-url). */
   urlTokens: UrlTokens;
   settings: CoreSettings;
+  /** Rendered discovery Ignition per content (discovery-ignition/render-cache.ts). */
+  renders: DiscoveryRenderCache;
   logger: Logger;
   now(): Date;
   /** Called after a change to an InfraEnv (update, delete, key rotation) has committed. */

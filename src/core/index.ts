@@ -28,6 +28,7 @@ import { startMonitor } from './host/monitor.js';
 import { assistedErrorHandler } from './http/error-handler.js';
 import { inputGuard } from './http/input-guard.js';
 import { DEFAULT_AGENT_IMAGE } from './discovery-ignition/discovery.js';
+import { DiscoveryRenderCache } from './discovery-ignition/render-cache.js';
 import { getInfraEnvOr404 } from './infraenv/service.js';
 import { createIgnitionSource, createUrlTokenResolver } from './in-process-ignition-source.js';
 import { createBootEventRecorder } from './events/boot-events.js';
@@ -131,6 +132,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       imageTokenTtlMs: options.imageTokenTtlMs ?? DEFAULT_IMAGE_TOKEN_TTL_MS,
       imageUrlTtlMs,
     },
+    renders: new DiscoveryRenderCache(),
     logger,
     now,
     onInfraEnvChange: (id) => {

@@ -184,7 +184,29 @@ export function baseDiscoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryCo
   return cfg;
 }
 
-/** The full discovery Ignition: base merged with the InfraEnv's override, validated. */
+/** Lets other work run between the phases of a render (each bounded by override-limits.ts). */
+function yieldToLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * The full discovery Ignition as JSON bytes: base merged with the InfraEnv's override and
+ * validated, one bounded phase per turn of the event loop.
+ */
+export async function renderDiscoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryContext): Promise<Buffer> {
+  const base = baseDiscoveryIgnition(infraEnv, ctx);
+  if (infraEnv.ignitionConfigOverride.trim() === '') return renderIgnition(base);
+  await yieldToLoop();
+  const override = parseIgnition(infraEnv.ignitionConfigOverride, 'ignition_config_override');
+  await yieldToLoop();
+  const merged = mergeIgnition(base, override);
+  await yieldToLoop();
+  validateIgnition(merged, 'merged discovery ignition');
+  await yieldToLoop();
+  return renderIgnition(merged);
+}
+
+/** The full discovery Ignition (synchronous: tests and small configs). */
 export function discoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryContext): IgnitionConfig {
   const base = baseDiscoveryIgnition(infraEnv, ctx);
   if (infraEnv.ignitionConfigOverride.trim() === '') return base;
