@@ -281,6 +281,14 @@ for (const backend of backends()) {
           /^ignition_config_override is nested deeper than 16 levels$/,
         ],
         [
+          // nested where the validator does not look: JSON.stringify overflowed its stack, a 500
+          {
+            ignition_config_override: `{"ignition":{"version":"3.1.0"},"storage":{"disks":[${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}]}}`,
+          },
+          400,
+          /^ignition_config_override is nested deeper than 16 levels$/,
+        ],
+        [
           files(Array.from({ length: 10_001 }, (_, i) => ({ path: `/${i}` }))),
           400,
           /^ignition_config_override has more than 10000 list entries$/,

@@ -7,14 +7,16 @@
 // NetworkManager keyfiles; then the user's ignition_config_override merged on top.
 // Every value written into a shell script or a unit goes through escape.ts for that syntax
 // (a proxy URL with `$(…)`, backticks or `%` is inert text there). The result is validated.
-// Rendering is bounded (override-limits.ts) and yields to the event loop between its phases
-// (parse, validate, merge, validate, serialize), so a large override never holds the loop for
-// more than one phase; render-cache.ts keeps the bytes per content. Templates are our own;
-// the shape follows assisted-service's. Next: render-cache.ts, then infraenv/service.ts.
+// Rendering is bounded (override-limits.ts); an override of WORKER_RENDER_MIN_BYTES or more is
+// merged in a worker thread (render-worker.ts), so no override holds the event loop;
+// render-cache.ts keeps the bytes per content. Templates are our own; the shape follows
+// assisted-service's. Next: render-cache.ts, then infraenv/service.ts.
 import type { InfraEnvRecord } from '../model.js';
 import { generateKeyfiles } from '../infraenv/static-network.js';
 import { shQuote, systemdEnvironment, systemdExecArg } from './escape.js';
 import { mergeIgnition } from './merge.js';
+import { checkOverrideSize } from './override-limits.js';
+import { renderOverrideInWorker } from './render-worker.js';
 import { parseIgnition, validateIgnition, type IgnitionConfig } from './validate.js';
 
 export const DEFAULT_AGENT_IMAGE = 'quay.io/edge-infrastructure/assisted-installer-agent:latest';
@@ -184,36 +186,39 @@ export function baseDiscoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryCo
   return cfg;
 }
 
-/** Lets other work run between the phases of a render (each bounded by override-limits.ts). */
-function yieldToLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+/**
+ * Overrides from this size on are merged in a worker thread (render-worker.ts): below it a
+ * parse, validation and merge take well under a millisecond; at MAX_OVERRIDE_BYTES they take
+ * tens of milliseconds on a loaded machine, which the event loop must not spend.
+ */
+export const WORKER_RENDER_MIN_BYTES = 64 * 1024;
+
+/** The override (JSON text) merged into `base` and validated: a config Ignition accepts, or a 400/413. */
+export function mergeOverride(base: IgnitionConfig, overrideText: string): IgnitionConfig {
+  const override = parseIgnition(overrideText, 'ignition_config_override');
+  const merged = mergeIgnition(base, override);
+  validateIgnition(merged, 'merged discovery ignition');
+  return merged;
 }
 
 /**
  * The full discovery Ignition as JSON bytes: base merged with the InfraEnv's override and
- * validated, one bounded phase per turn of the event loop.
+ * validated; a large override off the main thread.
  */
 export async function renderDiscoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryContext): Promise<Buffer> {
   const base = baseDiscoveryIgnition(infraEnv, ctx);
-  if (infraEnv.ignitionConfigOverride.trim() === '') return renderIgnition(base);
-  await yieldToLoop();
-  const override = parseIgnition(infraEnv.ignitionConfigOverride, 'ignition_config_override');
-  await yieldToLoop();
-  const merged = mergeIgnition(base, override);
-  await yieldToLoop();
-  validateIgnition(merged, 'merged discovery ignition');
-  await yieldToLoop();
-  return renderIgnition(merged);
+  const overrideText = infraEnv.ignitionConfigOverride;
+  if (overrideText.trim() === '') return renderIgnition(base);
+  if (overrideText.length < WORKER_RENDER_MIN_BYTES) return renderIgnition(mergeOverride(base, overrideText));
+  checkOverrideSize(overrideText, 'ignition_config_override'); // refused here, without a worker
+  return renderOverrideInWorker({ base, overrideText });
 }
 
-/** The full discovery Ignition (synchronous: tests and small configs). */
+/** The full discovery Ignition, on the calling thread (tests, and the render worker's reference). */
 export function discoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryContext): IgnitionConfig {
   const base = baseDiscoveryIgnition(infraEnv, ctx);
   if (infraEnv.ignitionConfigOverride.trim() === '') return base;
-  const override = parseIgnition(infraEnv.ignitionConfigOverride, 'ignition_config_override');
-  const merged = mergeIgnition(base, override);
-  validateIgnition(merged, 'merged discovery ignition');
-  return merged;
+  return mergeOverride(base, infraEnv.ignitionConfigOverride);
 }
 
 export function renderIgnition(cfg: IgnitionConfig): Buffer {

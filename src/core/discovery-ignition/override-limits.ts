@@ -36,8 +36,8 @@ export interface OverrideMeasure {
 
 export const OVERRIDE_FIELD = 'ignition_config_override';
 
-/** Measures the text in one pass (strings skipped, escapes honoured); throws past any limit. */
-export function checkOverrideBounds(text: string, field = OVERRIDE_FIELD): OverrideMeasure {
+/** The size check alone (a 413 naming the limit); returns the size in bytes. */
+export function checkOverrideSize(text: string, field = OVERRIDE_FIELD): number {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_OVERRIDE_BYTES) {
     throw new PayloadTooLargeError(field, bytes, MAX_OVERRIDE_BYTES, {
@@ -45,29 +45,28 @@ export function checkOverrideBounds(text: string, field = OVERRIDE_FIELD): Overr
       limit: 'MAX_OVERRIDE_BYTES',
     });
   }
-  // containers[i] is true for a list; emptyList tells whether the innermost list has an entry yet
+  return bytes;
+}
+
+/** Measures the text in one pass (strings skipped, escapes honoured); throws past any limit. */
+export function checkOverrideBounds(text: string, field = OVERRIDE_FIELD): OverrideMeasure {
+  const bytes = checkOverrideSize(text, field);
+  // Strings are skipped with indexOf (native speed: a megabyte-long data URL costs one call); the
+  // loop itself sees only what lies between strings. containers[i] is true for a list.
   const containers: boolean[] = [];
-  let emptyList = false;
+  let firstInList = false;
   let depth = 0;
   let entries = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c /* \ */) i++;
-      else if (c === 0x22 /* " */) inString = false;
-      continue;
-    }
     if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
-    const inList = containers[containers.length - 1] === true;
-    if (inList && emptyList && c !== 0x5d /* ] */) {
-      entries++;
-      emptyList = false;
-    }
-    if (c === 0x22) inString = true;
-    else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+    if (firstInList && c !== 0x5d /* ] */) entries++;
+    firstInList = false;
+    if (c === 0x22 /* " */) {
+      i = closingQuote(text, i);
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       containers.push(c === 0x5b);
-      emptyList = c === 0x5b;
+      firstInList = c === 0x5b;
       if (containers.length > depth) depth = containers.length;
       if (depth > MAX_OVERRIDE_DEPTH) {
         throw new BadRequestError(`${field} is nested deeper than ${MAX_OVERRIDE_DEPTH} levels`, {
@@ -75,10 +74,8 @@ export function checkOverrideBounds(text: string, field = OVERRIDE_FIELD): Overr
           limit: 'MAX_OVERRIDE_DEPTH',
         });
       }
-    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
-      containers.pop();
-      emptyList = false;
-    } else if (c === 0x2c /* , */ && inList) entries++;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) containers.pop();
+    else if (c === 0x2c /* , */ && containers[containers.length - 1] === true) entries++;
     if (entries > MAX_OVERRIDE_ENTRIES) {
       throw new BadRequestError(`${field} has more than ${MAX_OVERRIDE_ENTRIES} list entries`, {
         field,
@@ -87,4 +84,16 @@ export function checkOverrideBounds(text: string, field = OVERRIDE_FIELD): Overr
     }
   }
   return { bytes, depth, entries };
+}
+
+/** The index of the quote closing the string opened at `open` (an odd run of backslashes escapes one). */
+function closingQuote(text: string, open: number): number {
+  let at = text.indexOf('"', open + 1);
+  while (at > 0) {
+    let backslashes = 0;
+    while (text.charCodeAt(at - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return at;
+    at = text.indexOf('"', at + 1);
+  }
+  return text.length; // unterminated: JSON.parse refuses it next
 }

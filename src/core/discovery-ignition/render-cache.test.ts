@@ -58,8 +58,8 @@ describe('discovery render cache', () => {
     expect(cache.renders).toBe(1);
   });
 
-  it('renders again when any input changes', () => {
-    const base = renderFingerprint(record(), CTX);
+  it('renders again when any input changes', async () => {
+    const base = await renderFingerprint(record(), CTX);
     const changed: [string, InfraEnvRecord, DiscoveryContext][] = [
       ['override', record({ ignitionConfigOverride: '' }), CTX],
       ['pull secret', record({ pullSecret: '{"auths":{"a":{}}}' }), CTX],
@@ -73,10 +73,10 @@ describe('discovery render cache', () => {
       ['agent image', record(), { ...CTX, agentImage: 'quay.io/x/y:1' }],
       ['CA', record(), { ...CTX, serviceCaCert: 'pem' }],
     ];
-    for (const [what, r, c] of changed) expect(renderFingerprint(r, c), what).not.toBe(base);
+    for (const [what, r, c] of changed) expect(await renderFingerprint(r, c), what).not.toBe(base);
     // field boundaries are unambiguous: moving text from one field to the next is a new key
-    expect(renderFingerprint(record({ pullSecret: 'ab', sshAuthorizedKey: '' }), CTX)).not.toBe(
-      renderFingerprint(record({ pullSecret: 'a', sshAuthorizedKey: 'b' }), CTX),
+    expect(await renderFingerprint(record({ pullSecret: 'ab', sshAuthorizedKey: '' }), CTX)).not.toBe(
+      await renderFingerprint(record({ pullSecret: 'a', sshAuthorizedKey: 'b' }), CTX),
     );
   });
 

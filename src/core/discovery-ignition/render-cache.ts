@@ -6,7 +6,7 @@
 // is ever served; share one render among concurrent callers; keep results (and the 400 of an
 // invalid config) in an LRU bounded by bytes. Does not: render (discovery.ts) or decide who
 // may read a config (the callers authorize first). Holds secrets in memory only, never logs them.
-import { createHash } from 'node:crypto';
+import { webcrypto } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { BootsmithError } from '../../errors.js';
 import type { InfraEnvRecord } from '../model.js';
@@ -19,11 +19,12 @@ const ERROR_ENTRY_BYTES = 1024;
 
 type Rendered = { bytes: Buffer } | { error: unknown };
 
-export function renderFingerprint(infraEnv: InfraEnvRecord, ctx: DiscoveryContext): string {
-  const hash = createHash('sha256');
+/** Every input of a render, length-prefixed (so no two inputs can run into each other). */
+function renderInputs(infraEnv: InfraEnvRecord, ctx: DiscoveryContext): Buffer {
+  const parts: Buffer[] = [];
   const add = (value: string | undefined | null) => {
-    const text = value ?? '\u0000none';
-    hash.update(`${Buffer.byteLength(text)}:`).update(text);
+    const text = Buffer.from(value ?? '\u0000none', 'utf8');
+    parts.push(Buffer.from(`${text.length}:`), text);
   };
   add(infraEnv.id);
   add(infraEnv.pullSecret);
@@ -37,7 +38,16 @@ export function renderFingerprint(infraEnv: InfraEnvRecord, ctx: DiscoveryContex
   add(ctx.agentImage);
   add(ctx.agentToken);
   add(ctx.serviceCaCert);
-  return hash.digest('base64url');
+  return Buffer.concat(parts);
+}
+
+/**
+ * The cache key: sha256 of every input, computed by WebCrypto off the main thread (a
+ * megabyte-sized override costs the event loop a copy, not a hash).
+ */
+export async function renderFingerprint(infraEnv: InfraEnvRecord, ctx: DiscoveryContext): Promise<string> {
+  const digest = await webcrypto.subtle.digest('SHA-256', renderInputs(infraEnv, ctx));
+  return Buffer.from(digest).toString('base64url');
 }
 
 /** A refusal of the config itself (400/413) is as lasting as its content; anything else is retried. */
@@ -59,7 +69,7 @@ export class DiscoveryRenderCache {
   }
 
   async render(infraEnv: InfraEnvRecord, ctx: DiscoveryContext): Promise<Buffer> {
-    const key = renderFingerprint(infraEnv, ctx);
+    const key = await renderFingerprint(infraEnv, ctx);
     let result = this.done.get(key);
     if (!result) {
       let pending = this.inFlight.get(key);

@@ -16,7 +16,7 @@
 // only warns about them). Messages never echo file contents.
 import { posix } from 'node:path';
 import { BadRequestError } from '../../errors.js';
-import { decodeDataUrl } from './data-url.js';
+import { dataUrlProblem } from './data-url.js';
 import { checkOverrideBounds } from './override-limits.js';
 import { unitSyntaxProblem } from './unit-syntax.js';
 
@@ -58,11 +58,16 @@ export function parseIgnition(text: string, what = 'ignition config'): IgnitionC
 
 /** True for a path Go's path.Clean leaves unchanged and that is absolute. */
 export function isCleanAbsolutePath(p: string): boolean {
-  if (!p.startsWith('/')) return false;
   if (p === '/') return true;
-  if (p.endsWith('/') || p.includes('//')) return false;
-  for (const seg of p.split('/')) if (seg === '.' || seg === '..') return false;
-  return true;
+  return (
+    p.startsWith('/') &&
+    !p.endsWith('/') &&
+    !p.endsWith('/.') &&
+    !p.endsWith('/..') &&
+    !p.includes('//') &&
+    !p.includes('/./') &&
+    !p.includes('/../')
+  );
 }
 
 function schemeOf(url: string): string | undefined {
@@ -118,8 +123,8 @@ export function validateIgnition(cfg: unknown, what = 'ignition config'): assert
         if (!scheme || !schemes.has(scheme))
           fail(`${at}.source has a URL scheme spec ${ign.version as string} does not support`);
         if (scheme === 'data') {
-          const decoded = decodeDataUrl(src);
-          if (!decoded.ok) fail(`${at}.source is a data URL that does not decode: it ${decoded.reason}`);
+          const problem = dataUrlProblem(src);
+          if (problem) fail(`${at}.source is a data URL that does not decode: it ${problem}`);
         }
       }
     }
