@@ -172,6 +172,7 @@ export async function startService(
         catalog: imageStore.catalog,
         logger,
         imageUrlTtlMs: config.imageUrlTtlMs,
+        events: config.events,
         ...(options.now ? { now: options.now } : {}),
         onInfraEnvChange: (id) => ignitionCache?.invalidate(id),
       });

@@ -178,7 +178,8 @@ for (const backend of backends()) {
       const twice = await http('GET', url('&limit=1&limit=2'));
       expect(twice.status).toBe(400);
       expect(twice.json.reason).toMatch(/limit must be given once/);
-      // upstream's preparePaginationParams: limit ≤ -1 means all, 0 none; a negative offset is 0.
+      // upstream's preparePaginationParams: limit ≤ -1 means all (here: all up to EVENTS_MAX_PAGE), 0 none;
+      // a negative offset is 0.
       expect((await http('GET', url('&limit=-5'))).json).toHaveLength(total);
       expect((await http('GET', url('&limit=-1'))).json).toHaveLength(total);
       expect((await http('GET', url('&limit=0'))).json).toHaveLength(0);
