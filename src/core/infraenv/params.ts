@@ -10,7 +10,7 @@ import { isUuid } from '../../uuid.js';
 import { BadRequestError } from '../../errors.js';
 import type { ImageType, KernelArgument, Proxy, StaticNetworkConfigEntry } from '../model.js';
 import { validateStaticNetworkConfig } from './static-network.js';
-import { MAX_KERNEL_ARGUMENTS, validateKernelArgument } from './kernel-arguments.js';
+import { MAX_KERNEL_ARGUMENTS, validateUserKernelArgument } from './kernel-arguments.js';
 import { assertCleanText } from '../validation/text.js';
 
 export interface InfraEnvParams {
@@ -254,7 +254,7 @@ function validateKernelArguments(v: unknown): KernelArgument[] | null {
         `kernel_arguments[${i}]: only 'append' operation is allowed, got '${String(operation)}'`,
       );
     }
-    return { operation: 'append', value: validateKernelArgument(value, i) };
+    return { operation: 'append', value: validateUserKernelArgument(value, i) };
   });
   return out.length > 0 ? out : null;
 }
