@@ -16,7 +16,6 @@
 // returns at most EVENTS_MAX_PAGE events (no `limit`, or -1, means that many, where upstream
 // means all) and is streamed from the database in batches of LIST_BATCH, so a listing holds one
 // batch in memory, whatever the number of events.
-import { once } from 'node:events';
 import type { Request, Response, Router } from 'express';
 import { BadRequestError, NotFoundError, TooManyRequestsError } from '../../errors.js';
 import type { CoreContext } from '../context.js';
@@ -68,7 +67,15 @@ function paging(req: Request, maxPage: number): { limit: number; offset: number 
 async function write(res: Response, chunk: string): Promise<boolean> {
   if (res.destroyed || res.writableEnded) return false;
   if (res.write(chunk)) return true;
-  await Promise.race([once(res, 'drain'), once(res, 'close')]);
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
   return !res.destroyed;
 }
 
