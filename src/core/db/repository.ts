@@ -309,11 +309,13 @@ class SqlRepository implements Repository {
     let clause = where;
     let tail = '';
     if (page.after) {
-      // event times are written from JavaScript Dates (millisecond precision), so the cursor's
-      // Date compares exactly with the stored value
+      // the cursor row's own event_time (microseconds; a JavaScript Date keeps milliseconds, and
+      // imported or SQL-written events have more), the Date only if that row was deleted meanwhile
       params.push(page.after.eventTime, page.after.seq);
+      const t = `$${params.length - 1}`;
+      const seq = `$${params.length}`;
       const cmp = q.order === 'descending' ? '<' : '>';
-      clause += `${clause ? ' AND' : 'WHERE'} (event_time, seq) ${cmp} ($${params.length - 1}, $${params.length})`;
+      clause += `${clause ? ' AND' : 'WHERE'} (event_time, seq) ${cmp} (COALESCE((SELECT event_time FROM events WHERE seq = ${seq}), ${t}), ${seq})`;
     } else if (page.offset !== undefined && page.offset > 0) {
       params.push(page.offset);
       tail = ` OFFSET $${params.length}`;
