@@ -51,7 +51,7 @@ export const DEFAULT_EVENT_SETTINGS: EventSettings = {
   // Upstream keeps events as long as their cluster; a discovery InfraEnv's story is days long.
   maxAgeMs: 30 * 24 * 3_600_000,
   maxPerInfraEnv: 10_000,
-  // ~4 GB at the largest event size; the usual ~200-byte events take ~200 MB.
+  // ~200 MB of the usual ~200-byte events; the byte budgets keep large (props-heavy) ones rare.
   maxTotal: 1_000_000,
   // upstream's default page size (defaultEventLimit)
   maxPage: 5000,
