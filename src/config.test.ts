@@ -203,3 +203,56 @@ describe('native TLS variables', () => {
     expect(loadConfig({ IMAGE_DISK_RESERVE_BYTES: '1Gi' }).imageStore.diskReserveBytes).toBe(2 ** 30);
   });
 });
+
+describe('event bounds', () => {
+  it('default to DEFAULT_EVENT_SETTINGS with upstream per-name limits, and read every variable', () => {
+    const d = loadConfig({}).events;
+    expect(d.perHostPerMinute).toBe(60);
+    expect(d.maxPage).toBe(5000);
+    expect(d.nameIntervalsMs).toEqual({
+      upgrade_agent_failed: 3_600_000,
+      upgrade_agent_finished: 3_600_000,
+      upgrade_agent_started: 3_600_000,
+    });
+    const set = loadConfig({
+      EVENTS_PER_HOST_PER_MINUTE: '10',
+      EVENTS_PER_INFRA_ENV_PER_MINUTE: '100',
+      EVENT_BYTES_PER_HOST_PER_MINUTE: '64Ki',
+      EVENT_BYTES_PER_INFRA_ENV_PER_MINUTE: '1Mi',
+      EVENT_RATE_LIMITS: '{"upgrade_agent_failed":"2h","infra_env_deregister_failed":"30m"}',
+      EVENTS_MAX_AGE: '168h',
+      EVENTS_MAX_PER_INFRA_ENV: '500',
+      EVENTS_MAX_TOTAL: '20000',
+      EVENTS_MAX_PAGE: '100',
+    }).events;
+    expect(set).toEqual({
+      perHostPerMinute: 10,
+      perInfraEnvPerMinute: 100,
+      bytesPerHostPerMinute: 65536,
+      bytesPerInfraEnvPerMinute: 1048576,
+      nameIntervalsMs: {
+        upgrade_agent_failed: 7_200_000,
+        upgrade_agent_finished: 3_600_000,
+        upgrade_agent_started: 3_600_000,
+        infra_env_deregister_failed: 1_800_000,
+      },
+      maxAgeMs: 168 * 3_600_000,
+      maxPerInfraEnv: 500,
+      maxTotal: 20000,
+      maxPage: 100,
+    });
+  });
+
+  it('refuses nonsense, naming the variable (EVENT_RATE_LIMITS as upstream words it)', () => {
+    const bad: [Record<string, string>, RegExp][] = [
+      [{ EVENTS_PER_HOST_PER_MINUTE: '0' }, /EVENTS_PER_HOST_PER_MINUTE/],
+      [{ EVENTS_MAX_PAGE: '-1' }, /EVENTS_MAX_PAGE/],
+      [{ EVENT_BYTES_PER_HOST_PER_MINUTE: 'lots' }, /EVENT_BYTES_PER_HOST_PER_MINUTE/],
+      [{ EVENTS_MAX_AGE: 'forever' }, /EVENTS_MAX_AGE/],
+      [{ EVENT_RATE_LIMITS: '{' }, /failed to parse EVENT_RATE_LIMITS json/],
+      [{ EVENT_RATE_LIMITS: '["a"]' }, /failed to parse EVENT_RATE_LIMITS json/],
+      [{ EVENT_RATE_LIMITS: '{"a":"soon"}' }, /invalid duration for event "a" in EVENT_RATE_LIMITS/],
+    ];
+    for (const [env, message] of bad) expect(() => loadConfig(env), JSON.stringify(env)).toThrow(message);
+  });
+});

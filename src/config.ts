@@ -16,10 +16,12 @@ import type { PlainHttpRoutes } from './http/tls/plain-route-policy.js';
 import type { TlsMinVersion } from './http/tls/tls-material.js';
 import { type OsImagesConfig, osImagesFromEnvironment } from './images/os-images-config.js';
 import {
+  byteSizeFrom,
   type ImageStoreSettings,
   ImageSettingsError,
   imageStoreSettingsFromEnvironment,
 } from './images/store-settings.js';
+import { DEFAULT_EVENT_SETTINGS, type EventSettings, parseEventRateLimits } from './core/events/event-limits.js';
 
 export { parseDuration };
 
@@ -72,6 +74,8 @@ export interface Config {
   imageServiceHttpBaseUrl: string | undefined;
   /** SHUTDOWN_GRACE_SECONDS: how long streams in flight may run after SIGTERM (src/http/drain.ts). */
   shutdownGraceMs: number;
+  /** Event bounds: EVENTS_* / EVENT_* (src/core/events/event-limits.ts). */
+  events: EventSettings;
 }
 
 /** Native TLS (src/http/tls/). */
@@ -135,7 +139,53 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     imageServiceHttpBaseUrl: optionalBaseUrl(env, 'IMAGE_SERVICE_HTTP_BASE_URL'),
     shutdownGraceMs:
       integer(env, 'SHUTDOWN_GRACE_SECONDS', DEFAULT_SHUTDOWN_GRACE_MS / 1000, 0, MAX_SHUTDOWN_GRACE_SECONDS) * 1000,
+    events: eventSettings(env),
   };
+}
+
+/** A million a minute per key is already no limit; beyond is a typo. */
+const MAX_EVENTS_PER_MINUTE = 1_000_000;
+
+function eventSettings(env: NodeJS.ProcessEnv): EventSettings {
+  const d = DEFAULT_EVENT_SETTINGS;
+  let nameIntervalsMs: Record<string, number>;
+  try {
+    nameIntervalsMs = parseEventRateLimits(env.EVENT_RATE_LIMITS, parseDuration);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+  return {
+    perHostPerMinute: integer(env, 'EVENTS_PER_HOST_PER_MINUTE', d.perHostPerMinute, 1, MAX_EVENTS_PER_MINUTE),
+    perInfraEnvPerMinute: integer(
+      env,
+      'EVENTS_PER_INFRA_ENV_PER_MINUTE',
+      d.perInfraEnvPerMinute,
+      1,
+      MAX_EVENTS_PER_MINUTE,
+    ),
+    bytesPerHostPerMinute: byteSize(env, 'EVENT_BYTES_PER_HOST_PER_MINUTE', d.bytesPerHostPerMinute),
+    bytesPerInfraEnvPerMinute: byteSize(env, 'EVENT_BYTES_PER_INFRA_ENV_PER_MINUTE', d.bytesPerInfraEnvPerMinute),
+    nameIntervalsMs,
+    maxAgeMs: duration(env, 'EVENTS_MAX_AGE', d.maxAgeMs),
+    maxPerInfraEnv: integer(env, 'EVENTS_MAX_PER_INFRA_ENV', d.maxPerInfraEnv, 1, 100_000_000),
+    maxTotal: integer(env, 'EVENTS_MAX_TOTAL', d.maxTotal, 1, 1_000_000_000),
+    maxPage: integer(env, 'EVENTS_MAX_PAGE', d.maxPage, 1, 100_000),
+  };
+}
+
+/** A byte count with the IMAGE_CACHE_MAX_BYTES syntax (`512Ki`, `8Mi`, `1000000`), at least 1. */
+function byteSize(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  let value: number | undefined;
+  try {
+    value = byteSizeFrom(raw);
+  } catch {
+    value = undefined;
+  }
+  if (value === undefined || value < 1)
+    throw new ConfigError(`${name} must be a byte count such as 524288, 512Ki or 8Mi, not ${JSON.stringify(raw)}`);
+  return value;
 }
 
 /** Short image-URL lifetime: at least a minute (a BMC mounts within it), at most 30 days. */

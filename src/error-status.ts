@@ -2,12 +2,19 @@
 //
 // Does: decide, for any thrown value, the HTTP status (from the error kind of src/errors.ts,
 // upstream 401/403/404 passing through, body-parser errors keeping theirs, 500 otherwise), the
-// headers that must accompany it (Content-Range for 416, Retry-After for 503) and the message a
+// headers that must accompany it (Content-Range for 416, Retry-After for 429 and 503) and the message a
 // client may see (ours for typed errors, a generic one for anything else).
 // Does NOT: render bodies or write responses. The image side (src/http/error-mapping.ts) and the
 // assisted API (src/core/http/error-handler.ts) each render their own body shape from this, and
 // neither imports the other. Never includes secrets or stack traces.
-import { BootsmithError, type ErrorKind, RangeNotSatisfiableError, UnavailableError, UpstreamError } from './errors.js';
+import {
+  BootsmithError,
+  type ErrorKind,
+  RangeNotSatisfiableError,
+  TooManyRequestsError,
+  UnavailableError,
+  UpstreamError,
+} from './errors.js';
 
 const STATUS_BY_KIND: Record<ErrorKind, number> = {
   'bad-request': 400,
@@ -18,6 +25,7 @@ const STATUS_BY_KIND: Record<ErrorKind, number> = {
   conflict: 409,
   'payload-too-large': 413,
   'range-not-satisfiable': 416,
+  'too-many-requests': 429,
   unavailable: 503,
   upstream: 502,
   format: 422,
@@ -60,7 +68,7 @@ export function statusForError(err: unknown): number {
 /** Headers that must accompany the status for this error. */
 export function headersForError(err: unknown): Record<string, string> {
   if (err instanceof RangeNotSatisfiableError) return { 'Content-Range': `bytes */${err.size}` };
-  if (err instanceof UnavailableError) {
+  if (err instanceof UnavailableError || err instanceof TooManyRequestsError) {
     return { 'Retry-After': String(err.retryAfterSeconds), 'Cache-Control': 'no-store' };
   }
   return {};

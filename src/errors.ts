@@ -14,6 +14,7 @@ export type ErrorKind =
   | 'conflict'
   | 'payload-too-large'
   | 'range-not-satisfiable'
+  | 'too-many-requests'
   | 'unavailable'
   | 'upstream'
   | 'format'
@@ -104,6 +105,16 @@ export class UnavailableError extends BootsmithError {
 
   constructor(message: string, retryAfterSeconds: number, context: Record<string, unknown> = {}) {
     super('unavailable', message, context);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** A client sent more than its share (agent-posted events per host or InfraEnv); retrying later helps. */
+export class TooManyRequestsError extends BootsmithError {
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, retryAfterSeconds: number, context: Record<string, unknown> = {}) {
+    super('too-many-requests', message, context);
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }

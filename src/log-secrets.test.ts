@@ -1,8 +1,9 @@
-// Issue 15, finding 4: a full scenario at LOG_LEVEL=debug through real HTTP, every log line of
+// Issue 15, finding 4 and issue 23, finding 7: a full scenario at LOG_LEVEL=debug through real HTTP, every log line of
 // the services captured, then grepped for every secret used and its base64 and percent-encoded
 // spellings. The scenario: InfraEnv with a pull secret under AUTH_TYPE=local, downloads via
 // /byapikey/, /bytoken/, ?api_key=, ?image_token=, headers, in upper/mixed case and
-// percent-encoded spellings, errors (404, 401, 416, 400), an image side fronting the core
+// percent-encoded spellings, short tokens where no route expects one (`/x/<token>`,
+// `/bytoken;x/<token>`, an unknown query parameter), errors (404, 401, 416, 400), an image side fronting the core
 // remotely (with an unreachable upstream too), and a base image whose source URL carries
 // userinfo and an S3-style presigned query.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -153,6 +154,13 @@ describe('no secret reaches any log line (LOG_LEVEL=debug)', () => {
       [`/images/${id}?version=4.17&type=full-iso&api_key=${apiKey}`, { headers: { Range: 'bytes=999999999999-' } }],
       [`/images/${id}?version=4.18&type=full-iso&api_key=${apiKey}`],
       [`/nowhere/${apiKey}?api_key=${apiKey}&image_token=${imageToken}`],
+      // short tokens where no route expects a credential (issue 23, finding 7): still never logged
+      [`/x/${imageToken}`],
+      [`/bytoken%2F${imageToken}/${tail}`],
+      [`/bytoken;x/${standingToken}/${tail}`],
+      [`/images/${id}?version=4.17&type=full-iso&x=${imageToken}`],
+      [`/${standingToken}`],
+      [`${API}/infra-envs/${id}/downloads/files?file_name=${imageToken}`],
       [`${API}/infra-envs/${id}?api_key=${apiKey}`],
       [`${API}/infra-envs/${id}`, { headers: { 'X-Secret-Key': apiKey } }],
       [`${API}/infra-envs/${id}/downloads/files?file_name=discovery.ign&api_key=${apiKey}`],

@@ -100,3 +100,31 @@ describe('errors in log objects', () => {
     expect(original.message).toContain(KEY);
   });
 });
+
+describe('opaque tokens outside the credential routes (issue 23, finding 7)', () => {
+  const SHORT = 'TycaGvcF3E98NtHLhw2u3Bq97P8cTebI'; // a short /bytoken/ token: 32 base64url characters
+  it.each([
+    [`/x/${SHORT}`, '/x/[redacted]'],
+    [`/bytoken;x/${SHORT}/4.17/x86_64/full.iso`, '/bytoken;x/[redacted]/4.17/x86_64/full.iso'],
+    [`/bytoken%2F${SHORT}/4.17`, '/bytoken%[redacted]/4.17'],
+    [`/images/x?x=${SHORT}&type=full-iso`, '/images/x?x=[redacted]&type=full-iso'],
+    [`/a/${SHORT};jsessionid=1`, '/a/[redacted];jsessionid=1'],
+  ])('%s', (input, expected) => {
+    expect(redactUrl(input)).toBe(expected);
+    expect(redactText(`refused ${input} twice`)).not.toContain(SHORT);
+  });
+
+  it('keeps UUIDs, hex digests, versions and words', () => {
+    for (const kept of [
+      '/byid/3f1d7c1e-7d0a-4f43-9d55-6f1c2f4e0a01/4.17/x86_64/full.iso',
+      '/boot-artifacts/rootfs?arch=x86_64&version=417.94.202410090854-0',
+      '/x?sha256=9d1c0ffee2b7a1e5c3f4d8a6b2e1c0d9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3',
+      '/api/assisted-install/v2/infra-envs/3F1D7C1E-7D0A-4F43-9D55-6F1C2F4E0A01/downloads/files',
+      '/quay.io/edge-infrastructure/assisted-installer-agent:latest',
+    ])
+      expect(redactUrl(kept), kept).toBe(kept);
+    expect(redactText('ERR_WORKER_OUT_OF_MEMORY in assisted-installer-agent')).toBe(
+      'ERR_WORKER_OUT_OF_MEMORY in assisted-installer-agent',
+    );
+  });
+});

@@ -8,6 +8,11 @@
 //   - query parameters named like a credential (api_key, image_token, token, signature,
 //     X-Amz-Signature/Credential/Security-Token, password, secret, key, …) or containing such a word;
 //   - anything shaped like a JWT (how API keys and tokens look), wherever it appears;
+//   - anything shaped like an opaque token (a run of 20+ base64url characters with both upper- and
+//     lower-case letters, as the short `/bytoken/` tokens are: 32 random characters), in any path
+//     segment, query value or text, wherever it appears: a client may put a token where no
+//     route expects one (`/x/<token>`, `/bytoken;x/<token>`, `/bytoken%2F<token>`), and the
+//     debug access line logs every path. UUIDs and hex digests (one case) are kept;
 //   - userinfo in absolute URLs (`https://user:pass@host/`);
 //   - log fields named like a credential (pull_secret, Authorization, Image-Token, …) at any depth.
 //
@@ -52,7 +57,18 @@ const CREDENTIAL_NAMES = new Set([
 
 /** A JWT (our API keys, image tokens, admin tokens) wherever it appears: in any path segment, in any text. */
 const JWT = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{8,}/g;
-const JWT_ANYWHERE = new RegExp(JWT.source);
+
+/** A run that may be an opaque token; isTokenShaped decides. */
+const TOKEN_RUN = /[A-Za-z0-9_-]{20,}/g;
+
+/** An opaque token's shape: mixed case (random base64url), not a UUID. */
+function isTokenShaped(run: string): boolean {
+  return /[a-z]/.test(run) && /[A-Z]/.test(run) && !/^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$/.test(run);
+}
+
+function redactTokenRuns(text: string): string {
+  return text.replace(TOKEN_RUN, (run) => (isTokenShaped(run) ? REDACTED : run));
+}
 
 /** Words that make any normalized name a credential name (e.g. `admin_token`, `client-secret`). */
 const CREDENTIAL_WORDS = [
@@ -118,9 +134,11 @@ export function redactedRequestTarget(req: { originalUrl?: string; url?: string 
 
 /** Free text (error messages, stacks) with every URL-like word in it redacted. */
 export function redactText(text: string): string {
-  return text
-    .replace(JWT, REDACTED)
-    .replace(/[^\s"'<>`()[\]{},]+/g, (word) => (/[/?=@]/.test(word) ? redactUrl(word) : word));
+  return redactTokenRuns(
+    text
+      .replace(JWT, REDACTED)
+      .replace(/[^\s"'<>`()[\]{},]+/g, (word) => (/[/?=@]/.test(word) ? redactUrl(word) : word)),
+  );
 }
 
 /**
@@ -166,10 +184,10 @@ function redactPath(path: string): string {
     if (afterRoute && segment !== '') {
       segments[i] = REDACTED;
       afterRoute = false;
-    } else if (JWT_ANYWHERE.test(segment)) {
-      segments[i] = segment.replace(JWT, REDACTED);
     } else if (CREDENTIAL_ROUTES.has(decodeRepeatedly(segment).toLowerCase())) {
       afterRoute = true;
+    } else {
+      segments[i] = redactTokenRuns(segment.replace(JWT, REDACTED));
     }
   }
   return segments.join('/');
@@ -182,7 +200,7 @@ function redactQuery(query: string): string {
       if (part === '&' || part === ';') return part;
       const eq = part.indexOf('=');
       const name = eq >= 0 ? part.slice(0, eq) : part;
-      if (!isCredentialName(name.replace(/\+/g, ' '))) return part;
+      if (!isCredentialName(name.replace(/\+/g, ' '))) return redactTokenRuns(part.replace(JWT, REDACTED));
       return eq >= 0 ? `${name}=${REDACTED}` : part;
     })
     .join('');

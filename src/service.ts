@@ -180,6 +180,7 @@ export async function startService(
         catalog: imageStore.catalog,
         logger,
         imageUrlTtlMs: config.imageUrlTtlMs,
+        events: config.events,
         ...(options.now ? { now: options.now } : {}),
         onInfraEnvChange: (id) => ignitionCache?.invalidate(id),
       }).finally(databaseStarted);

@@ -8,6 +8,9 @@ import type { Authorizer } from './auth/authorizer.js';
 import type { LocalKeys } from './auth/local-keys.js';
 import type { UrlTokens } from './auth/url-tokens.js';
 import type { Repository } from './db/repository.js';
+import type { DiscoveryRenderCache } from './discovery-ignition/render-cache.js';
+import type { EventSettings } from './events/event-limits.js';
+import type { EventPostLimiter } from './events/post-limits.js';
 
 export interface CoreSettings {
   serviceBaseUrl: string;
@@ -23,6 +26,8 @@ export interface CoreSettings {
   imageTokenTtlMs: number;
   /** IMAGE_URL_TTL: lifetime of short image-URL tokens (url-tokens.ts). */
   imageUrlTtlMs: number;
+  /** Bounds on posted, kept and listed events (events/event-limits.ts). */
+  events: EventSettings;
 }
 
 export interface CoreContext {
@@ -34,6 +39,10 @@ export interface CoreContext {
   /** Short opaque image-URL tokens (download_url, image-url). */
   urlTokens: UrlTokens;
   settings: CoreSettings;
+  /** Rendered discovery Ignition per content (discovery-ignition/render-cache.ts). */
+  renders: DiscoveryRenderCache;
+  /** Per-host and per-InfraEnv buckets of agent-posted events (events/post-limits.ts). */
+  eventLimiter: EventPostLimiter;
   logger: Logger;
   now(): Date;
   /** Called after a change to an InfraEnv (update, delete, key rotation) has committed. */

@@ -14,10 +14,9 @@ import { BadRequestError, UnauthorizedError } from '../errors.js';
 import type { UrlTokenResolver } from '../ignition-supply/url-token-resolver.js';
 import type { RequestCredentials } from './auth/authorizer.js';
 import type { CoreContext } from './context.js';
-import { renderIgnition } from './discovery-ignition/discovery.js';
 import { isUuid } from '../uuid.js';
 import { minimalInitrd } from './infraenv/minimal-initrd.js';
-import { buildDiscoveryIgnition, ensureAgentToken, getInfraEnvOr404 } from './infraenv/service.js';
+import { discoveryIgnitionBytes, ensureAgentToken, getInfraEnvOr404 } from './infraenv/service.js';
 
 export function credentialToRequest(c: Credential): RequestCredentials {
   switch (c.kind) {
@@ -53,7 +52,7 @@ export function createIgnitionSource(ctx: CoreContext): IgnitionSource {
       }
       const extra = minimalInitrd(infraEnv);
       return {
-        ignition: renderIgnition(buildDiscoveryIgnition(ctx, infraEnv)),
+        ignition: await discoveryIgnitionBytes(ctx, infraEnv),
         kernelArguments: (infraEnv.kernelArguments ?? []).map((k) => k.value),
         ...(extra ? { extraInitrd: extra } : {}),
         lastModified: infraEnv.updatedAt,

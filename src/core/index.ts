@@ -28,9 +28,13 @@ import { startMonitor } from './host/monitor.js';
 import { assistedErrorHandler } from './http/error-handler.js';
 import { inputGuard } from './http/input-guard.js';
 import { DEFAULT_AGENT_IMAGE } from './discovery-ignition/discovery.js';
+import { DiscoveryRenderCache } from './discovery-ignition/render-cache.js';
 import { getInfraEnvOr404 } from './infraenv/service.js';
 import { createIgnitionSource, createUrlTokenResolver } from './in-process-ignition-source.js';
 import { createBootEventRecorder } from './events/boot-events.js';
+import { DEFAULT_EVENT_SETTINGS, type EventSettings } from './events/event-limits.js';
+import { EventPostLimiter } from './events/post-limits.js';
+import { startEventRetention } from './events/retention.js';
 import type { UrlTokenResolver } from '../ignition-supply/url-token-resolver.js';
 import type { ArtifactObserver } from '../http/artifact-observer.js';
 
@@ -67,6 +71,10 @@ export interface CoreOptions {
   bodyLimitBytes?: number;
   /** Called after a change to an InfraEnv has committed (the image side drops cached artifacts). */
   onInfraEnvChange?: (infraEnvId: string) => void;
+  /** Bounds on posted, kept and listed events; defaults DEFAULT_EVENT_SETTINGS (src/config.ts reads them). */
+  events?: Partial<EventSettings>;
+  /** How often event retention runs; default EVENTS_PRUNE_INTERVAL_MS. Off with runMonitor false. */
+  eventRetentionIntervalMs?: number;
 }
 
 export interface CoreAuthHelpers {
@@ -113,6 +121,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const now = options.now ?? (() => new Date());
   const imageUrlTtlMs = options.imageUrlTtlMs ?? DEFAULT_IMAGE_TOKEN_TTL_MS;
   const urlTokens = new UrlTokens(repo, imageUrlTtlMs, now);
+  const events: EventSettings = { ...DEFAULT_EVENT_SETTINGS, ...options.events };
   const ctx: CoreContext = {
     repo,
     catalog: options.catalog,
@@ -130,7 +139,10 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       ...(options.serviceCaCert ? { serviceCaCert: options.serviceCaCert } : {}),
       imageTokenTtlMs: options.imageTokenTtlMs ?? DEFAULT_IMAGE_TOKEN_TTL_MS,
       imageUrlTtlMs,
+      events,
     },
+    renders: new DiscoveryRenderCache(),
+    eventLimiter: new EventPostLimiter(events, () => now().getTime()),
     logger,
     now,
     onInfraEnvChange: (id) => {
@@ -162,6 +174,16 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     options.runMonitor === false
       ? undefined
       : startMonitor({ repo, logger, intervalMs, maxDisconnectionMs: options.hostMaxDisconnectionMs, now: ctx.now });
+  const retention =
+    options.runMonitor === false
+      ? undefined
+      : startEventRetention({
+          repo,
+          logger,
+          settings: events,
+          now: ctx.now,
+          ...(options.eventRetentionIntervalMs ? { intervalMs: options.eventRetentionIntervalMs } : {}),
+        });
 
   const needKeys = (): LocalKeys => {
     if (!keys) throw new Error('tokens exist only with AUTH_TYPE=local');
@@ -187,6 +209,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     },
     async close() {
       await monitor?.stop();
+      await retention?.stop();
       await db.close();
     },
   };

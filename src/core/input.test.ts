@@ -178,7 +178,8 @@ for (const backend of backends()) {
       const twice = await http('GET', url('&limit=1&limit=2'));
       expect(twice.status).toBe(400);
       expect(twice.json.reason).toMatch(/limit must be given once/);
-      // upstream's preparePaginationParams: limit ≤ -1 means all, 0 none; a negative offset is 0.
+      // upstream's preparePaginationParams: limit ≤ -1 means all (here: all up to EVENTS_MAX_PAGE), 0 none;
+      // a negative offset is 0.
       expect((await http('GET', url('&limit=-5'))).json).toHaveLength(total);
       expect((await http('GET', url('&limit=-1'))).json).toHaveLength(total);
       expect((await http('GET', url('&limit=0'))).json).toHaveLength(0);
@@ -205,6 +206,13 @@ for (const backend of backends()) {
         ['a="x ; y"', /the word ";"/],
         ['initrd=/evil.img', /must not set initrd/],
         ['x'.repeat(2049), /longer than 2048/],
+        // issue 23, finding 7: these break the live boot
+        ['coreos.liveiso=other', /must not set coreos\.liveiso/],
+        ['coreos.live.rootfs_url=http://h/rootfs.img', /must not set coreos\.live\.rootfs_url/],
+        ['"coreos.liveiso"=x', /must not set coreos\.liveiso/],
+        ['console=ttyS0\u00a0quiet', /non-ASCII whitespace \(U\+00A0 at offset 13\)/],
+        ['a=\u2003b', /non-ASCII whitespace \(U\+2003/],
+        ['a=\u200bb', /non-ASCII whitespace \(U\+200B/],
       ];
       // outside kernel_argument's pattern: a schema violation first (605, 422), as upstream
       for (const value of ['a="unbalanced', 'a b', `${'a'.repeat(2000)}"`]) {
@@ -241,6 +249,68 @@ for (const backend of backends()) {
       expect(kernelLine.slice(kernelLine.indexOf(words.at(-1)!) + words.at(-1)!.length).trim()).toBe('|| goto failed');
       expect(words.join(' ')).toContain(accepted.join(' '));
       expect(words.join(' ')).not.toContain('${');
+    });
+
+    it('refuses an ignition_config_override Ignition would reject or beyond its bounds, naming why, and stores nothing', async () => {
+      const before = await names();
+      const override = (cfg: unknown) => ({ ignition_config_override: JSON.stringify(cfg) });
+      const files = (entries: unknown[]) => override({ ignition: { version: '3.1.0' }, storage: { files: entries } });
+      const cases: [Record<string, unknown>, number, RegExp][] = [
+        [
+          files([{ path: '/a', contents: { source: 'data:;base64,!!notbase64' } }]),
+          400,
+          /does not decode: it has invalid base64/,
+        ],
+        [files([{ path: '/a', contents: { source: 'data:,a%zz' } }]), 400, /does not decode/],
+        [files([{ path: '/a', mode: 0o10000 }]), 400, /mode must be from 0 to 0o7777/],
+        [files([{ path: '/a/../etc/shadow' }]), 400, /path must be clean/],
+        [files([{ path: 'etc/x' }]), 400, /must be an absolute path/],
+        [override({ ignition: { version: '3.9.0' } }), 400, /unsupported ignition\.version/],
+        [
+          override({
+            ignition: { version: '3.1.0' },
+            systemd: { units: [{ name: 'x.service', contents: '[Unit\n' }] },
+          }),
+          400,
+          /contents is not a unit: line 1 opens a section/,
+        ],
+        [
+          {
+            ignition_config_override: `{"ignition":{"version":"3.1.0"},"storage":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`,
+          },
+          400,
+          /^ignition_config_override is nested deeper than 16 levels$/,
+        ],
+        [
+          // nested where the validator does not look: JSON.stringify overflowed its stack, a 500
+          {
+            ignition_config_override: `{"ignition":{"version":"3.1.0"},"storage":{"disks":[${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}]}}`,
+          },
+          400,
+          /^ignition_config_override is nested deeper than 16 levels$/,
+        ],
+        [
+          files(Array.from({ length: 10_001 }, (_, i) => ({ path: `/${i}` }))),
+          400,
+          /^ignition_config_override has more than 10000 list entries$/,
+        ],
+        [
+          files([{ path: '/a', contents: { source: `data:,${'x'.repeat(1024 * 1024)}` } }]),
+          413,
+          /^ignition_config_override is \d+ bytes but only 1048576 bytes are available$/,
+        ],
+        [
+          { proxy: { http_proxy: 'http://u:`id`@proxy.example.com:3128' } },
+          400,
+          /^proxy\.http_proxy must not contain "`"/,
+        ],
+      ];
+      for (const [extra, status, reason] of cases) {
+        const r = await create(extra);
+        expect(r.status, `${JSON.stringify(extra).slice(0, 120)}: ${r.text.slice(0, 300)}`).toBe(status);
+        expect(r.json.reason).toMatch(reason);
+      }
+      expect(await names()).toEqual(before);
     });
 
     it('refuses keyfile injections in static network fields, naming the host and the field, and stores nothing', async () => {

@@ -117,6 +117,11 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE infra_envs ADD COLUMN network_discovery_delay_seconds bigint;
     `,
   },
+  {
+    version: 6,
+    name: 'events by time, for retention by age',
+    sql: `CREATE INDEX events_event_time ON events (event_time);`,
+  },
 ];
 
 /** Arbitrary constant naming the migration lock (pg advisory locks are keyed by bigint). */

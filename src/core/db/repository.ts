@@ -11,16 +11,27 @@ import type { EventRecord, HostRecord, HostStatus, InfraEnvRecord, Severity } fr
 import { insertSql, paramsOf, recordFromRow, selectSql, updateByKeySql, upsertSql } from './column-map.js';
 import { EVENTS, HOSTS, INFRA_ENVS } from './tables.js';
 
-export interface EventQuery {
+export interface EventFilter {
   infraEnvId?: string;
   hostIds?: string[];
   clusterId?: string;
   severities?: Severity[];
   message?: string;
+}
+
+export interface EventQuery extends EventFilter {
   order: 'ascending' | 'descending';
   limit?: number;
   offset?: number;
 }
+
+/** Where a listing stopped: the last row's sort key (event_time, then seq). */
+export interface EventCursor {
+  eventTime: Date;
+  seq: number;
+}
+
+export type EventCounts = Pick<EventPage, 'severityCounts' | 'total'>;
 
 export interface EventPage {
   events: (EventRecord & { seq: number })[];
@@ -44,6 +55,8 @@ export interface Repository {
 
   insertInfraEnv(rec: InfraEnvRecord): Promise<void>;
   getInfraEnv(id: string, opts?: { forUpdate?: boolean }): Promise<InfraEnvRecord | undefined>;
+  /** Whether the InfraEnv exists, without reading it (its override may be a megabyte). */
+  infraEnvExists(id: string): Promise<boolean>;
   listInfraEnvs(filter?: { clusterId?: string }): Promise<InfraEnvRecord[]>;
   updateInfraEnv(rec: InfraEnvRecord): Promise<void>;
   deleteInfraEnv(id: string): Promise<boolean>;
@@ -72,7 +85,32 @@ export interface Repository {
   deleteHost(infraEnvId: string, hostId: string): Promise<boolean>;
 
   insertEvent(ev: EventRecord): Promise<void>;
+  /** All matching events in one page (tests and small reads; the API streams with listEventsAfter). */
   listEvents(q: EventQuery): Promise<EventPage>;
+  /** Event-Count and the severity counts of a filter (severities ignored for the latter, as upstream). */
+  countEvents(q: EventFilter): Promise<EventCounts>;
+  /**
+   * Up to `limit` events after `after` in the listing's order (event_time, seq), or from `offset`
+   * when there is no cursor yet: one bounded batch of a streamed listing.
+   */
+  listEventsAfter(
+    q: EventFilter & { order: 'ascending' | 'descending' },
+    page: { after?: EventCursor; offset?: number; limit: number },
+  ): Promise<(EventRecord & { seq: number })[]>;
+  /** Whether an event named `name` of these entities exists since `since` (upstream's exceedsLimits). */
+  hasEventSince(
+    name: string,
+    ids: { hostId?: string; infraEnvId?: string; clusterId?: string },
+    since: Date,
+  ): Promise<boolean>;
+  /** Deletes at most `limit` events older than `cutoff`; returns how many. */
+  deleteEventsBefore(cutoff: Date, limit: number): Promise<number>;
+  /** InfraEnvs (at most `limit`) with more than `keep` events. */
+  infraEnvsWithEventsOver(keep: number, limit: number): Promise<string[]>;
+  /** Deletes at most `limit` of the InfraEnv's events beyond its newest `keep`; returns how many. */
+  trimEventsOf(infraEnvId: string, keep: number, limit: number): Promise<number>;
+  /** Deletes at most `limit` events beyond the newest `keep` overall; returns how many. */
+  trimEvents(keep: number, limit: number): Promise<number>;
 
   /** Stores short image-URL tokens by their hash in one statement; a hash already stored is left as is. */
   insertUrlTokens(rows: UrlTokenRow[]): Promise<void>;
@@ -127,6 +165,10 @@ class SqlRepository implements Repository {
       id,
     ]);
     return rows[0] ? recordFromRow(INFRA_ENVS, rows[0]) : undefined;
+  }
+
+  async infraEnvExists(id: string): Promise<boolean> {
+    return (await this.ex.query('SELECT 1 FROM infra_envs WHERE id = $1', [id])).length > 0;
   }
 
   async listInfraEnvs(filter: { clusterId?: string } = {}): Promise<InfraEnvRecord[]> {
@@ -205,51 +247,140 @@ class SqlRepository implements Repository {
     await this.ex.query(SQL.insertEvent, paramsOf(EVENTS, e));
   }
 
-  async listEvents(q: EventQuery): Promise<EventPage> {
-    const where: string[] = [];
+  /** WHERE clause and parameters of a filter; `withSeverities` false for the severity counts. */
+  private eventWhere(q: EventFilter, withSeverities: boolean): { where: string; params: unknown[] } {
+    const clauses: string[] = [];
     const params: unknown[] = [];
     const add = (clause: string, value: unknown) => {
       params.push(value);
-      where.push(clause.replace('?', `$${params.length}`));
+      clauses.push(clause.replace('?', `$${params.length}`));
     };
     if (q.infraEnvId) add('infra_env_id = ?', q.infraEnvId);
     if (q.clusterId) add('cluster_id = ?', q.clusterId);
     if (q.hostIds && q.hostIds.length > 0) add('host_id = ANY(?::uuid[])', q.hostIds);
     if (q.message) add(`message ILIKE ?`, `%${q.message.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-    const base = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    if (withSeverities && q.severities && q.severities.length > 0) add('severity = ANY(?::text[])', q.severities);
+    return { where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
+  }
+
+  async countEvents(q: EventFilter): Promise<EventCounts> {
+    const base = this.eventWhere(q, false);
     const countRows = await this.ex.query<{ severity: Severity; n: number }>(
-      `SELECT severity, count(*)::int AS n FROM events ${base} GROUP BY severity`,
-      params,
+      `SELECT severity, count(*)::int AS n FROM events ${base.where} GROUP BY severity`,
+      base.params,
     );
     const severityCounts: Record<Severity, number> = { info: 0, warning: 0, error: 0, critical: 0 };
     for (const r of countRows) severityCounts[r.severity] = Number(r.n);
-
-    const listParams = [...params];
-    let listWhere = base;
-    if (q.severities && q.severities.length > 0) {
-      listParams.push(q.severities);
-      listWhere += `${listWhere ? ' AND' : 'WHERE'} severity = ANY($${listParams.length}::text[])`;
-    }
+    const listed = this.eventWhere(q, true);
     const totalRows = await this.ex.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM events ${listWhere}`,
-      listParams,
+      `SELECT count(*)::int AS n FROM events ${listed.where}`,
+      listed.params,
     );
+    return { severityCounts, total: Number(totalRows[0]?.n ?? 0) };
+  }
+
+  async listEvents(q: EventQuery): Promise<EventPage> {
+    const counts = await this.countEvents(q);
+    const { where, params } = this.eventWhere(q, true);
     const dir = q.order === 'descending' ? 'DESC' : 'ASC';
     let tail = '';
     if (q.limit !== undefined && q.limit >= 0) {
-      listParams.push(q.limit);
-      tail += ` LIMIT $${listParams.length}`;
+      params.push(q.limit);
+      tail += ` LIMIT $${params.length}`;
     }
     if (q.offset !== undefined && q.offset > 0) {
-      listParams.push(q.offset);
-      tail += ` OFFSET $${listParams.length}`;
+      params.push(q.offset);
+      tail += ` OFFSET $${params.length}`;
     }
     const rows = await this.ex.query(
-      `${SQL.selectEvents} ${listWhere} ORDER BY event_time ${dir}, seq ${dir}${tail}`,
-      listParams,
+      `${SQL.selectEvents} ${where} ORDER BY event_time ${dir}, seq ${dir}${tail}`,
+      params,
     );
     const events = rows.map((row) => ({ seq: Number(row.seq), ...recordFromRow(EVENTS, row) }));
-    return { events, severityCounts, total: Number(totalRows[0]?.n ?? 0) };
+    return { events, ...counts };
+  }
+
+  async listEventsAfter(
+    q: EventFilter & { order: 'ascending' | 'descending' },
+    page: { after?: EventCursor; offset?: number; limit: number },
+  ): Promise<(EventRecord & { seq: number })[]> {
+    const { where, params } = this.eventWhere(q, true);
+    const dir = q.order === 'descending' ? 'DESC' : 'ASC';
+    let clause = where;
+    let tail = '';
+    if (page.after) {
+      // the cursor row's own event_time (microseconds; a JavaScript Date keeps milliseconds, and
+      // imported or SQL-written events have more), the Date only if that row was deleted meanwhile
+      params.push(page.after.eventTime, page.after.seq);
+      const t = `$${params.length - 1}`;
+      const seq = `$${params.length}`;
+      const cmp = q.order === 'descending' ? '<' : '>';
+      clause += `${clause ? ' AND' : 'WHERE'} (event_time, seq) ${cmp} (COALESCE((SELECT event_time FROM events WHERE seq = ${seq}), ${t}), ${seq})`;
+    } else if (page.offset !== undefined && page.offset > 0) {
+      params.push(page.offset);
+      tail = ` OFFSET $${params.length}`;
+    }
+    params.push(page.limit);
+    const rows = await this.ex.query(
+      `${SQL.selectEvents} ${clause} ORDER BY event_time ${dir}, seq ${dir} LIMIT $${params.length}${tail}`,
+      params,
+    );
+    return rows.map((row) => ({ seq: Number(row.seq), ...recordFromRow(EVENTS, row) }));
+  }
+
+  async hasEventSince(
+    name: string,
+    ids: { hostId?: string; infraEnvId?: string; clusterId?: string },
+    since: Date,
+  ): Promise<boolean> {
+    const params: unknown[] = [name, since];
+    const clauses = ['name = $1', 'event_time > $2'];
+    for (const [column, value] of [
+      ['host_id', ids.hostId],
+      ['infra_env_id', ids.infraEnvId],
+      ['cluster_id', ids.clusterId],
+    ] as const) {
+      if (value === undefined) continue;
+      params.push(value);
+      clauses.push(`${column} = $${params.length}`);
+    }
+    const rows = await this.ex.query(`SELECT 1 FROM events WHERE ${clauses.join(' AND ')} LIMIT 1`, params);
+    return rows.length > 0;
+  }
+
+  async deleteEventsBefore(cutoff: Date, limit: number): Promise<number> {
+    const rows = await this.ex.query(
+      `DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE event_time < $1 LIMIT $2) RETURNING 1`,
+      [cutoff, limit],
+    );
+    return rows.length;
+  }
+
+  async infraEnvsWithEventsOver(keep: number, limit: number): Promise<string[]> {
+    const rows = await this.ex.query<{ id: string }>(
+      `SELECT infra_env_id AS id FROM events WHERE infra_env_id IS NOT NULL
+       GROUP BY infra_env_id HAVING count(*) > $1 LIMIT $2`,
+      [keep, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async trimEventsOf(infraEnvId: string, keep: number, limit: number): Promise<number> {
+    const rows = await this.ex.query(
+      `DELETE FROM events WHERE seq IN (
+         SELECT seq FROM events WHERE infra_env_id = $1 ORDER BY event_time DESC, seq DESC OFFSET $2 LIMIT $3)
+       RETURNING 1`,
+      [infraEnvId, keep, limit],
+    );
+    return rows.length;
+  }
+
+  async trimEvents(keep: number, limit: number): Promise<number> {
+    const rows = await this.ex.query(
+      `DELETE FROM events WHERE seq IN (SELECT seq FROM events ORDER BY seq DESC OFFSET $1 LIMIT $2) RETURNING 1`,
+      [keep, limit],
+    );
+    return rows.length;
   }
 
   async insertUrlTokens(rows: UrlTokenRow[]): Promise<void> {

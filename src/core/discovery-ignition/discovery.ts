@@ -5,10 +5,18 @@
 // InfraEnv id, its token and proxy environment; ignition.proxy and /etc/profile.d/proxy.sh;
 // the additional trust bundle; the CA of SERVICE_BASE_URL for the agent's --cacert (when set); extra NTP sources; static network config as
 // NetworkManager keyfiles; then the user's ignition_config_override merged on top.
-// The result is validated. Templates are our own; the shape follows assisted-service's.
+// Every value written into a shell script or a unit goes through escape.ts for that syntax
+// (a proxy URL with `$(…)`, backticks or `%` is inert text there). The result is validated.
+// Rendering is bounded (override-limits.ts); an override of WORKER_RENDER_MIN_BYTES or more is
+// merged in a worker thread (render-worker.ts), so no override holds the event loop;
+// render-cache.ts keeps the bytes per content. Templates are our own; the shape follows
+// assisted-service's. Next: render-cache.ts, then infraenv/service.ts.
 import type { InfraEnvRecord } from '../model.js';
 import { generateKeyfiles } from '../infraenv/static-network.js';
+import { shQuote, systemdEnvironment, systemdExecArg } from './escape.js';
 import { mergeIgnition } from './merge.js';
+import { checkOverrideSize } from './override-limits.js';
+import { renderOverrideInWorker } from './render-worker.js';
 import { parseIgnition, validateIgnition, type IgnitionConfig } from './validate.js';
 
 export const DEFAULT_AGENT_IMAGE = 'quay.io/edge-infrastructure/assisted-installer-agent:latest';
@@ -37,7 +45,7 @@ RestartSec=3
 StartLimitInterval=0
 TimeoutStartSec=3600
 @@ENV@@
-ExecStartPre=/bin/sh -c 'until podman pull --authfile /root/.docker/config.json @@IMAGE@@; do echo "agent image pull failed, retrying"; sleep 5; done'
+ExecStartPre=/bin/sh -c @@PULL@@
 ExecStartPre=podman run --pull=never --privileged --rm -v /usr/local/bin:/hostbin @@IMAGE@@ cp /usr/bin/agent /hostbin
 ExecStart=/usr/local/bin/agent --url @@URL@@ --infra-env-id @@INFRA_ENV_ID@@ --agent-version @@IMAGE@@ --insecure=false@@CACERT@@
 
@@ -64,7 +72,7 @@ const NTP_SCRIPT = `#!/bin/sh
 set -eu
 changed=0
 for src in @@SOURCES@@; do
-  if ! grep -qE "^(server|pool) $src( |$)" /etc/chrony.conf; then
+  if ! awk -v s="$src" '($1 == "server" || $1 == "pool") && $2 == s { found = 1 } END { exit !found }' /etc/chrony.conf; then
     echo "server $src iburst" >> /etc/chrony.conf
     changed=1
   fi
@@ -111,13 +119,15 @@ export function ntpSources(infraEnv: InfraEnvRecord): string[] {
 
 /** The discovery config before the user's override. */
 export function baseDiscoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryContext): IgnitionConfig {
-  const env = proxyEnv(infraEnv).map(([k, v]) => `Environment=${k}=${v}`);
-  if (ctx.agentToken) env.push(`Environment=PULL_SECRET_TOKEN=${ctx.agentToken}`);
-  const agentUnit = AGENT_UNIT.replace('@@ENV@@', env.join('\n'))
-    .replaceAll('@@IMAGE@@', ctx.agentImage)
-    .replace('@@URL@@', ctx.serviceBaseUrl)
-    .replace('@@INFRA_ENV_ID@@', infraEnv.id)
-    .replace('@@CACERT@@', ctx.serviceCaCert ? ` --cacert ${SERVICE_CA_CERT_PATH}` : '');
+  const env = proxyEnv(infraEnv).map(([k, v]) => systemdEnvironment(k, v));
+  if (ctx.agentToken) env.push(systemdEnvironment('PULL_SECRET_TOKEN', ctx.agentToken));
+  const pull = `until podman pull --authfile /root/.docker/config.json ${shQuote(ctx.agentImage)}; do echo "agent image pull failed, retrying"; sleep 5; done`;
+  const agentUnit = AGENT_UNIT.replace('@@ENV@@', () => env.join('\n'))
+    .replace('@@PULL@@', () => systemdExecArg(pull))
+    .replaceAll('@@IMAGE@@', () => systemdExecArg(ctx.agentImage))
+    .replace('@@URL@@', () => systemdExecArg(ctx.serviceBaseUrl))
+    .replace('@@INFRA_ENV_ID@@', () => systemdExecArg(infraEnv.id))
+    .replace('@@CACERT@@', () => (ctx.serviceCaCert ? ` --cacert ${SERVICE_CA_CERT_PATH}` : ''));
 
   const sshKeys = infraEnv.sshAuthorizedKey
     .split('\n')
@@ -143,7 +153,7 @@ export function baseDiscoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryCo
     };
     const exports = proxyEnv(infraEnv)
       .filter(([, v]) => v !== '')
-      .map(([k, v]) => `export ${k}="${v.replaceAll('"', '\\"')}"`);
+      .map(([k, v]) => `export ${k}=${shQuote(v)}`);
     files.push(file('/etc/profile.d/proxy.sh', `${exports.join('\n')}\n`, 0o644));
   }
   if (ctx.serviceCaCert) files.push(file(SERVICE_CA_CERT_PATH, ctx.serviceCaCert, 0o644));
@@ -152,8 +162,14 @@ export function baseDiscoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryCo
   }
   const ntp = ntpSources(infraEnv);
   if (ntp.length > 0) {
-    const quoted = ntp.map((s) => `'${s.replaceAll("'", '')}'`).join(' ');
-    files.push(file('/usr/local/bin/add-ntp-sources.sh', NTP_SCRIPT.replace('@@SOURCES@@', quoted), 0o755));
+    const quoted = ntp.map(shQuote).join(' ');
+    files.push(
+      file(
+        '/usr/local/bin/add-ntp-sources.sh',
+        NTP_SCRIPT.replace('@@SOURCES@@', () => quoted),
+        0o755,
+      ),
+    );
     units.push({ name: 'add-ntp-sources.service', enabled: true, contents: NTP_UNIT });
   }
   for (const kf of generateKeyfiles(infraEnv.staticNetworkConfig ?? [])) {
@@ -170,14 +186,39 @@ export function baseDiscoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryCo
   return cfg;
 }
 
-/** The full discovery Ignition: base merged with the InfraEnv's override, validated. */
-export function discoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryContext): IgnitionConfig {
-  const base = baseDiscoveryIgnition(infraEnv, ctx);
-  if (infraEnv.ignitionConfigOverride.trim() === '') return base;
-  const override = parseIgnition(infraEnv.ignitionConfigOverride, 'ignition_config_override');
+/**
+ * Overrides from this size on are merged in a worker thread (render-worker.ts): below it a
+ * parse, validation and merge take well under a millisecond; at MAX_OVERRIDE_BYTES they take
+ * tens of milliseconds on a loaded machine, which the event loop must not spend.
+ */
+export const WORKER_RENDER_MIN_BYTES = 64 * 1024;
+
+/** The override (JSON text) merged into `base` and validated: a config Ignition accepts, or a 400/413. */
+export function mergeOverride(base: IgnitionConfig, overrideText: string): IgnitionConfig {
+  const override = parseIgnition(overrideText, 'ignition_config_override');
   const merged = mergeIgnition(base, override);
   validateIgnition(merged, 'merged discovery ignition');
   return merged;
+}
+
+/**
+ * The full discovery Ignition as JSON bytes: base merged with the InfraEnv's override and
+ * validated; a large override off the main thread.
+ */
+export async function renderDiscoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryContext): Promise<Buffer> {
+  const base = baseDiscoveryIgnition(infraEnv, ctx);
+  const overrideText = infraEnv.ignitionConfigOverride;
+  if (overrideText.trim() === '') return renderIgnition(base);
+  if (overrideText.length < WORKER_RENDER_MIN_BYTES) return renderIgnition(mergeOverride(base, overrideText));
+  checkOverrideSize(overrideText, 'ignition_config_override'); // refused here, without a worker
+  return renderOverrideInWorker({ base, overrideText });
+}
+
+/** The full discovery Ignition, on the calling thread (tests, and the render worker's reference). */
+export function discoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryContext): IgnitionConfig {
+  const base = baseDiscoveryIgnition(infraEnv, ctx);
+  if (infraEnv.ignitionConfigOverride.trim() === '') return base;
+  return mergeOverride(base, infraEnv.ignitionConfigOverride);
 }
 
 export function renderIgnition(cfg: IgnitionConfig): Buffer {

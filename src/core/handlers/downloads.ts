@@ -10,9 +10,8 @@ import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import { writeTar } from '../archive/tar.js';
 import { issueImageToken } from '../auth/image-tokens.js';
 import type { CoreContext } from '../context.js';
-import { renderIgnition } from '../discovery-ignition/discovery.js';
 import { generateKeyfiles } from '../infraenv/static-network.js';
-import { buildDiscoveryIgnition, getInfraEnvOr404 } from '../infraenv/service.js';
+import { discoveryIgnitionBytes, getInfraEnvOr404 } from '../infraenv/service.js';
 import { bootScript, redirectScript } from '../ipxe/scripts.js';
 import { parseInventory } from '../host/validations.js';
 import type { InfraEnvRecord } from '../model.js';
@@ -112,7 +111,7 @@ export function registerDownloadRoutes(router: Router, ctx: CoreContext): void {
         case 'discovery.ign':
           sendFile(
             res,
-            renderIgnition(buildDiscoveryIgnition(ctx, infraEnv)),
+            await discoveryIgnitionBytes(ctx, infraEnv),
             'discovery.ign',
             'application/vnd.coreos.ignition+json',
           );

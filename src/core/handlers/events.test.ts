@@ -155,4 +155,119 @@ for (const backend of backends()) {
       );
     });
   });
+
+  describe(`event bounds on ${backend.name}`, () => {
+    // small limits so a flood is a few dozen requests
+    const f = useApi(backend, {
+      runMonitor: false,
+      events: {
+        perHostPerMinute: 5,
+        perInfraEnvPerMinute: 8,
+        bytesPerHostPerMinute: 64 * 1024,
+        bytesPerInfraEnvPerMinute: 1024 * 1024,
+        maxPage: 150,
+      },
+    });
+    const post = (body: Record<string, unknown>) =>
+      http('POST', `${f.h.api}/events`, {
+        severity: 'info',
+        message: 'm',
+        event_time: new Date().toISOString(),
+        ...body,
+      });
+    const count = async (infraEnvId: string) =>
+      Number((await http('GET', `${f.h.api}/events?infra_env_id=${infraEnvId}&limit=0`)).headers.get('event-count'));
+
+    it('refuses a flood per host and per InfraEnv with 429, Retry-After and the limit named, storing none of it', async () => {
+      const ie = await f.newInfraEnv();
+      const before = await count(ie.id);
+      const [h1, h2] = [crypto.randomUUID(), crypto.randomUUID()];
+      for (let i = 0; i < 5; i++)
+        expect((await post({ infra_env_id: ie.id, host_id: h1, name: 'flood' })).status).toBe(201);
+      const refused = await post({ infra_env_id: ie.id, host_id: h1, name: 'flood' });
+      expect(refused.status).toBe(429);
+      conforms('error', refused.json);
+      expect(refused.json.reason).toMatch(
+        /^too many events for host .*: EVENTS_PER_HOST_PER_MINUTE is 5; retry in \d+ s$/,
+      );
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      // another host of the same InfraEnv has its own share, until the InfraEnv's is gone
+      for (let i = 0; i < 3; i++) expect((await post({ infra_env_id: ie.id, host_id: h2 })).status).toBe(201);
+      const full = await post({ infra_env_id: ie.id, host_id: crypto.randomUUID() });
+      expect(full.status).toBe(429);
+      expect(full.json.reason).toMatch(/EVENTS_PER_INFRA_ENV_PER_MINUTE is 8/);
+      expect(await count(ie.id)).toBe(before + 8);
+      // another InfraEnv is not affected
+      const other = await f.newInfraEnv();
+      expect((await post({ infra_env_id: other.id, host_id: crypto.randomUUID() })).status).toBe(201);
+    });
+
+    it('refuses events of an InfraEnv that does not exist (404)', async () => {
+      const r = await post({ infra_env_id: crypto.randomUUID() });
+      expect(r.status).toBe(404);
+      conforms('error', r.json);
+    });
+
+    it('drops events EVENT_RATE_LIMITS limits, as upstream (201, not stored)', async () => {
+      const ie = await f.newInfraEnv();
+      const host = crypto.randomUUID();
+      const before = await count(ie.id);
+      for (let i = 0; i < 3; i++)
+        expect((await post({ infra_env_id: ie.id, host_id: host, name: 'upgrade_agent_failed' })).status).toBe(201);
+      expect(await count(ie.id)).toBe(before + 1);
+      // per entity: another host's first one is kept
+      expect(
+        (await post({ infra_env_id: ie.id, host_id: crypto.randomUUID(), name: 'upgrade_agent_failed' })).status,
+      ).toBe(201);
+      expect(await count(ie.id)).toBe(before + 2);
+    });
+  });
+
+  describe(`event listing bounds on ${backend.name}`, () => {
+    const f = useApi(backend, {
+      runMonitor: false,
+      events: { perHostPerMinute: 10_000, perInfraEnvPerMinute: 10_000, maxPage: 150 },
+    });
+
+    it('caps limit at EVENTS_MAX_PAGE (-1 and larger included), streams across batches and pages with offset', async () => {
+      const ie = await f.newInfraEnv();
+      const host = crypto.randomUUID();
+      for (let i = 0; i < 260; i++) {
+        const r = await http('POST', `${f.h.api}/events`, {
+          infra_env_id: ie.id,
+          host_id: host,
+          severity: i % 10 === 0 ? 'warning' : 'info',
+          message: `agent event ${i}`,
+          event_time: new Date().toISOString(),
+        });
+        expect(r.status).toBe(201);
+      }
+      const url = (q: string) => `${f.h.api}/events?infra_env_id=${ie.id}${q}`;
+      const total = Number((await http('GET', url('&limit=0'))).headers.get('event-count'));
+      expect(total).toBeGreaterThan(260);
+      for (const q of ['', '&limit=-1', '&limit=-5', '&limit=100000', '&limit=9223372036854775807']) {
+        const r = await http('GET', url(q));
+        expect(r.status, q).toBe(200);
+        expect(r.json, q).toHaveLength(150);
+        expect(Number(r.headers.get('event-count')), q).toBe(total);
+      }
+      // the pages, concatenated, are the whole listing in order, each event once
+      const pages: Ev[] = [];
+      for (let offset = 0; offset < total; offset += 150)
+        pages.push(...((await http('GET', url(`&offset=${offset}`))).json as Ev[]));
+      expect(pages).toHaveLength(total);
+      const messages = pages.filter((e) => e.message.startsWith('agent event ')).map((e) => e.message);
+      expect(messages).toEqual(Array.from({ length: 260 }, (_, i) => `agent event ${i}`));
+      const descending = (await http('GET', url('&order=descending&limit=120'))).json as Ev[];
+      expect(descending.map((e) => e.message)).toEqual(
+        [...pages]
+          .reverse()
+          .slice(0, 120)
+          .map((e) => e.message),
+      );
+      const warnings = (await http('GET', url('&severities=warning&limit=-1'))).json as Ev[];
+      expect(warnings).toHaveLength(26);
+      conforms('event-list', warnings);
+    });
+  });
 }

@@ -8,9 +8,18 @@
 // time (upstream ignores event_time too); `metrics` events are accepted and not kept (upstream keeps
 // them out of every listing but its metrics pipeline, which this core has not); props are kept
 // only when they are JSON, as upstream drops props it cannot parse.
-import type { Request, Router } from 'express';
-import { BadRequestError } from '../../errors.js';
+//
+// Bounded (issue 23, finding 5): a posted event names an InfraEnv that exists (else 404); it is
+// charged to its host's and InfraEnv's buckets (events/post-limits.ts; empty: 429 with
+// Retry-After naming the limit); an event of a name EVENT_RATE_LIMITS limits is dropped, as
+// upstream drops it (201, logged), when its entity had one within the interval. A listing
+// returns at most EVENTS_MAX_PAGE events (no `limit`, or -1, means that many, where upstream
+// means all) and is streamed from the database in batches of LIST_BATCH, so a listing holds one
+// batch in memory, whatever the number of events.
+import type { Request, Response, Router } from 'express';
+import { BadRequestError, NotFoundError, TooManyRequestsError } from '../../errors.js';
 import type { CoreContext } from '../context.js';
+import type { EventCursor } from '../db/repository.js';
 import { isUuid } from '../../uuid.js';
 import { SEVERITIES, type Severity } from '../model.js';
 import { authorize, bound, queryInteger, queryList, queryString, wrap } from '../http/request.js';
@@ -26,15 +35,11 @@ export const MAX_EVENT_NAME_LENGTH = 256;
 /** Event props are small JSON documents; upstream's text column has no limit, ours does. */
 export const MAX_EVENT_PROPS_BYTES = 64 * 1024;
 
-/** upstream's default page size when `limit` is absent (assisted-service internal/events/event.go, defaultEventLimit). */
-export const DEFAULT_EVENT_LIMIT = 5000;
+/** Rows read from the database per batch of a listing: the memory of one listing (≤ ~7 MB at the largest events). */
+export const LIST_BATCH = 100;
+/** Discarded-event log lines (EVENT_RATE_LIMITS) are written at most this often, with counts. */
+const DISCARD_LOG_INTERVAL_MS = 10_000;
 
-/**
- * limit/offset as assisted-service's preparePaginationParams (internal/events/event.go) treats
- * them: no limit → 5000; limit -1 or below → no limit; limit 0 → no events; no or a negative
- * offset → 0. Non-integers and values beyond int64 are 400 (upstream's go-swagger binding
- * refuses them before the handler runs).
- */
 function isJson(text: string): boolean {
   try {
     JSON.parse(text);
@@ -44,13 +49,55 @@ function isJson(text: string): boolean {
   }
 }
 
-function paging(req: Request): { limit?: number; offset?: number } {
-  const limit = queryInteger(req, 'limit') ?? DEFAULT_EVENT_LIMIT;
-  const offset = queryInteger(req, 'offset') ?? 0;
-  return { ...(limit >= 0 ? { limit } : {}), ...(offset > 0 ? { offset } : {}) };
+/**
+ * limit/offset as assisted-service's preparePaginationParams (internal/events/event.go) treats
+ * them, capped: no limit → the page size (5000, upstream's default); limit -1 or below (upstream:
+ * everything) or above the page size → the page size; limit 0 → no events; no or a negative
+ * offset → 0. Non-integers and values beyond int64 are 400 (upstream's go-swagger binding
+ * refuses them before the handler runs).
+ */
+function paging(req: Request, maxPage: number): { limit: number; offset: number } {
+  const asked = queryInteger(req, 'limit') ?? maxPage;
+  const limit = asked < 0 ? maxPage : Math.min(asked, maxPage);
+  const offset = Math.max(0, queryInteger(req, 'offset') ?? 0);
+  return { limit, offset };
+}
+
+/** Writes `chunk`, waiting for the socket to drain when its buffer is full; false once the client is gone. */
+async function write(res: Response, chunk: string): Promise<boolean> {
+  if (res.destroyed || res.writableEnded) return false;
+  if (res.write(chunk)) return true;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+  return !res.destroyed;
+}
+
+/** Upstream logs every dropped event; a flood of them is logged as counts, once per interval. */
+function discardLogger(ctx: CoreContext): (name: string) => void {
+  let counts = new Map<string, number>();
+  let last = 0;
+  return (name) => {
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+    const t = ctx.now().getTime();
+    if (t - last < DISCARD_LOG_INTERVAL_MS) return;
+    last = t;
+    ctx.logger.warn(
+      { discarded: Object.fromEntries(counts), limits: 'EVENT_RATE_LIMITS' },
+      'events discarded by their rate limit',
+    );
+    counts = new Map();
+  };
 }
 
 export function registerEventRoutes(router: Router, ctx: CoreContext): void {
+  const logDiscarded = discardLogger(ctx);
   router.post(
     '/v2/events',
     wrap(async (req, res) => {
@@ -74,15 +121,48 @@ export function registerEventRoutes(router: Router, ctx: CoreContext): void {
         throw new BadRequestError(`message must be at most ${MAX_EVENT_MESSAGE_LENGTH} characters`);
       if (body.props && Buffer.byteLength(body.props) > MAX_EVENT_PROPS_BYTES)
         throw new BadRequestError(`props must be at most ${MAX_EVENT_PROPS_BYTES} bytes`);
-      if (body.category !== 'metrics') {
+      const hostId = body.host_id?.toLowerCase();
+      const clusterId = body.cluster_id?.toLowerCase();
+      if (infraEnvId && !(await ctx.repo.infraEnvExists(infraEnvId)))
+        throw new NotFoundError(`infra-env ${infraEnvId} not found`);
+      const bytes =
+        Buffer.byteLength(name) + Buffer.byteLength(body.message) + (body.props ? Buffer.byteLength(body.props) : 0);
+      const refusal = ctx.eventLimiter.take({ hostId, infraEnvId }, bytes);
+      if (refusal) {
+        const per = refusal.limit.includes('HOST')
+          ? `host ${hostId}`
+          : infraEnvId
+            ? `infra-env ${infraEnvId}`
+            : 'events without an infra-env';
+        throw new TooManyRequestsError(
+          `too many events for ${per}: ${refusal.limit} is ${refusal.value}; retry in ${Math.ceil(refusal.waitMs / 1000)} s`,
+          Math.max(1, Math.ceil(refusal.waitMs / 1000)),
+          { limit: refusal.limit },
+        );
+      }
+      const interval = ctx.settings.events.nameIntervalsMs[name];
+      const ids = {
+        ...(hostId ? { hostId } : {}),
+        ...(infraEnvId ? { infraEnvId } : {}),
+        ...(clusterId ? { clusterId } : {}),
+      };
+      const now = ctx.now();
+      if (
+        body.category !== 'metrics' &&
+        interval !== undefined &&
+        interval > 0 &&
+        (await ctx.repo.hasEventSince(name, ids, new Date(now.getTime() - interval)))
+      ) {
+        logDiscarded(name); // as upstream: dropped, the caller still gets 201
+      } else if (body.category !== 'metrics') {
         await ctx.repo.insertEvent({
           name,
           infraEnvId: infraEnvId ?? null,
-          hostId: body.host_id?.toLowerCase() ?? null,
-          clusterId: body.cluster_id?.toLowerCase() ?? null,
+          hostId: hostId ?? null,
+          clusterId: clusterId ?? null,
           severity: body.severity,
           message: body.message,
-          eventTime: ctx.now(),
+          eventTime: now,
           ...(body.props && isJson(body.props) ? { props: body.props } : {}),
         });
       }
@@ -115,23 +195,43 @@ export function registerEventRoutes(router: Router, ctx: CoreContext): void {
       if (order !== 'ascending' && order !== 'descending')
         throw frameworkErrors.enumFail('order', 'query', ['ascending', 'descending']);
       await authorize(ctx, req, infraEnvId ? { infraEnvId: infraEnvId.toLowerCase() } : {});
-      const page = await ctx.repo.listEvents({
+      const filter = {
         ...(infraEnvId ? { infraEnvId: infraEnvId.toLowerCase() } : {}),
         ...(clusterId ? { clusterId: clusterId.toLowerCase() } : {}),
         ...(hostIds.length ? { hostIds: hostIds.map((h) => h.toLowerCase()) } : {}),
         ...(severities ? { severities: severities as Severity[] } : {}),
         ...(queryString(req, 'message') ? { message: queryString(req, 'message')! } : {}),
-        order,
-        ...paging(req),
+        order: order as 'ascending' | 'descending',
+      };
+      const { limit, offset } = paging(req, ctx.settings.events.maxPage);
+      const counts = await ctx.repo.countEvents(filter);
+      res.status(200).set({
+        'Content-Type': 'application/json; charset=utf-8',
+        'Event-Count': String(counts.total),
+        'Severity-Count-Info': String(counts.severityCounts.info),
+        'Severity-Count-Warning': String(counts.severityCounts.warning),
+        'Severity-Count-Error': String(counts.severityCounts.error),
+        'Severity-Count-Critical': String(counts.severityCounts.critical),
       });
-      res.set({
-        'Event-Count': String(page.total),
-        'Severity-Count-Info': String(page.severityCounts.info),
-        'Severity-Count-Warning': String(page.severityCounts.warning),
-        'Severity-Count-Error': String(page.severityCounts.error),
-        'Severity-Count-Critical': String(page.severityCounts.critical),
-      });
-      res.json(page.events.map(renderEvent));
+      // streamed: one batch of rows in memory at a time, written as the client reads
+      if (!(await write(res, '['))) return;
+      let sent = 0;
+      let cursor: EventCursor | undefined;
+      while (sent < limit) {
+        const want = Math.min(LIST_BATCH, limit - sent);
+        const batch = await ctx.repo.listEventsAfter(
+          filter,
+          cursor ? { after: cursor, limit: want } : { offset, limit: want },
+        );
+        for (const e of batch) {
+          if (!(await write(res, `${sent === 0 ? '' : ','}${JSON.stringify(renderEvent(e))}`))) return;
+          sent++;
+        }
+        const last = batch.at(-1);
+        if (batch.length < want || !last) break;
+        cursor = { eventTime: last.eventTime, seq: last.seq };
+      }
+      res.end(']');
     }),
   );
 }

@@ -10,7 +10,7 @@ import { isUuid } from '../../uuid.js';
 import { BadRequestError } from '../../errors.js';
 import type { ImageType, KernelArgument, Proxy, StaticNetworkConfigEntry } from '../model.js';
 import { validateStaticNetworkConfig } from './static-network.js';
-import { MAX_KERNEL_ARGUMENTS, validateKernelArgument } from './kernel-arguments.js';
+import { MAX_KERNEL_ARGUMENTS, validateUserKernelArgument } from './kernel-arguments.js';
 import { assertCleanText } from '../validation/text.js';
 
 export interface InfraEnvParams {
@@ -159,6 +159,48 @@ export function validateSshKeys(text: string): string {
   return lines.join('\n');
 }
 
+/**
+ * A proxy URL's length: with every `%` doubled for systemd, `Environment="HTTPS_PROXY=…"` in
+ * agent.service stays below systemd's 2048-byte line limit (discovery-ignition/unit-syntax.ts).
+ */
+export const MAX_PROXY_URL_LENGTH = 1000;
+/** no_proxy's length: `Environment="NO_PROXY=…"` stays below the same line limit. */
+export const MAX_NO_PROXY_LENGTH = 2000;
+/** RFC 3986 URI characters (unreserved, gen-delims, sub-delims, `%`); anything else is refused. */
+const URI_CHAR = /[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]/;
+
+/**
+ * A proxy URL, strictly: only URI characters, every `%` a two-digit escape, scheme http (or
+ * https for https_proxy), a host, no query or fragment. Characters a URL may hold but a shell or
+ * systemd would interpret (`$`, `(`, `'`, `%`, …) pass here and are escaped where the URL is
+ * written (discovery-ignition/escape.ts).
+ */
+function validateProxyUrl(key: 'http_proxy' | 'https_proxy', s: string): void {
+  const field = `proxy.${key}`;
+  const refuse = (what: string): never => {
+    throw new BadRequestError(`${field} ${what}`, { field });
+  };
+  assertCleanText(field, s); // the URL parser would silently drop tabs and newlines
+  if (s.length > MAX_PROXY_URL_LENGTH) refuse(`must be at most ${MAX_PROXY_URL_LENGTH} characters`);
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i]!;
+    if (!URI_CHAR.test(ch)) refuse(`must not contain ${JSON.stringify(ch)} (offset ${i}): not a URL character`);
+    if (ch === '%' && !/^[0-9A-Fa-f]{2}$/.test(s.slice(i + 1, i + 3)))
+      refuse(`has a "%" that does not start a two-digit escape (offset ${i})`);
+  }
+  let u: URL;
+  try {
+    u = new URL(s);
+  } catch {
+    return refuse('is not a valid URL');
+  }
+  if (u.protocol !== 'http:' && !(key === 'https_proxy' && u.protocol === 'https:')) {
+    refuse(`must use the http${key === 'https_proxy' ? '(s)' : ''} scheme`);
+  }
+  if (u.hostname === '') refuse('must name a host');
+  if (s.includes('?') || s.includes('#')) refuse('must not have a query or a fragment');
+}
+
 /** Members are kept as sent, empty strings included (upstream echoes them); empty means unset. */
 function validateProxy(v: unknown): Proxy | null {
   if (v === null) return null;
@@ -170,22 +212,16 @@ function validateProxy(v: unknown): Proxy | null {
     if (s === undefined || s === null) continue;
     if (typeof s !== 'string') throw new BadRequestError(`proxy.${key} must be a string`);
     out[key] = s;
-    if (s === '') continue;
-    assertCleanText(`proxy.${key}`, s); // the URL parser would silently drop tabs and newlines
-    let u: URL;
-    try {
-      u = new URL(s);
-    } catch {
-      throw new BadRequestError(`proxy.${key} is not a valid URL`);
-    }
-    if (u.protocol !== 'http:' && !(key === 'https_proxy' && u.protocol === 'https:')) {
-      throw new BadRequestError(`proxy.${key} must use the http${key === 'https_proxy' ? '(s)' : ''} scheme`);
-    }
+    if (s !== '') validateProxyUrl(key, s);
   }
   if (p.no_proxy !== undefined && p.no_proxy !== null) {
     if (typeof p.no_proxy !== 'string' || (p.no_proxy !== '' && !/^(\*|[A-Za-z0-9.:/_\- ,]+)$/.test(p.no_proxy))) {
       throw new BadRequestError('proxy.no_proxy must be "*" or a comma-separated list of domains, IPs or CIDRs');
     }
+    if (p.no_proxy.length > MAX_NO_PROXY_LENGTH)
+      throw new BadRequestError(`proxy.no_proxy must be at most ${MAX_NO_PROXY_LENGTH} characters`, {
+        field: 'proxy.no_proxy',
+      });
     out.no_proxy = p.no_proxy;
   }
   return out;
@@ -218,7 +254,7 @@ function validateKernelArguments(v: unknown): KernelArgument[] | null {
         `kernel_arguments[${i}]: only 'append' operation is allowed, got '${String(operation)}'`,
       );
     }
-    return { operation: 'append', value: validateKernelArgument(value, i) };
+    return { operation: 'append', value: validateUserKernelArgument(value, i) };
   });
   return out.length > 0 ? out : null;
 }

@@ -14,8 +14,7 @@ import { URL_TOKEN_LENGTH } from '../auth/url-tokens.js';
 import type { CoreContext } from '../context.js';
 import type { Repository } from '../db/repository.js';
 import { events } from '../events/events.js';
-import { discoveryIgnition, renderIgnition } from '../discovery-ignition/discovery.js';
-import type { IgnitionConfig } from '../discovery-ignition/validate.js';
+import type { DiscoveryContext } from '../discovery-ignition/discovery.js';
 import type { InfraEnvRecord } from '../model.js';
 import { assertIsoUrlLength, isoUrl, type IsoAuth } from '../urls.js';
 import type { InfraEnvParams } from './params.js';
@@ -113,13 +112,18 @@ export async function presignedDownloadUrl(
   return { url: urlWith(ctx, infraEnv, { kind: 'bytoken', token }), expiresAt };
 }
 
-export function buildDiscoveryIgnition(ctx: CoreContext, infraEnv: InfraEnvRecord): IgnitionConfig {
-  return discoveryIgnition(infraEnv, {
+function discoveryContext(ctx: CoreContext, infraEnv: InfraEnvRecord): DiscoveryContext {
+  return {
     serviceBaseUrl: ctx.settings.serviceBaseUrl,
     agentImage: ctx.settings.agentImage,
     serviceCaCert: ctx.settings.serviceCaCert,
     agentToken: infraEnv.agentToken ?? undefined,
-  });
+  };
+}
+
+/** The InfraEnv's discovery Ignition as JSON bytes (rendered once per content: render-cache.ts). */
+export function discoveryIgnitionBytes(ctx: CoreContext, infraEnv: InfraEnvRecord): Promise<Buffer> {
+  return ctx.renders.render(infraEnv, discoveryContext(ctx, infraEnv));
 }
 
 /** Everything that must hold before an InfraEnv is stored. */
@@ -127,7 +131,7 @@ async function checkDeliverable(ctx: CoreContext, infraEnv: InfraEnvRecord, imag
   assertIsoUrlLength(downloadUrl(ctx, infraEnv));
   // The presigned (/bytoken/) form must fit as well: same length as any minted token.
   assertIsoUrlLength(urlWith(ctx, infraEnv, { kind: 'bytoken', token: 'x'.repeat(URL_TOKEN_LENGTH) }));
-  const bytes = renderIgnition(buildDiscoveryIgnition(ctx, infraEnv));
+  const bytes = await discoveryIgnitionBytes(ctx, infraEnv);
   if (image.embedAreaBytes !== undefined) {
     // gzip, the default EMBED_COMPRESSION; xz archives are smaller, so this check is conservative.
     // The static network keyfiles (the minimal initrd) follow it in the full ISO's embed area.

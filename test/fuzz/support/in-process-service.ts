@@ -9,6 +9,8 @@ import { type RunningService, startService } from '../../../src/service.js';
 export interface InProcessService {
   service: RunningService;
   dataDir: string;
+  /** The service's own database (for categories that seed or inspect it directly). */
+  databaseUrl: string;
   close(): Promise<void>;
 }
 
@@ -26,6 +28,7 @@ export async function startInProcessService(env: Record<string, string> = {}): P
   return {
     service,
     dataDir: storage.dataDir,
+    databaseUrl: storage.databaseUrl!,
     async close() {
       await service.close();
       await storage.cleanup();
