@@ -10,6 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
+  chmodSync,
   existsSync,
   lstatSync,
   mkdtempSync,
@@ -97,6 +98,8 @@ export interface IgnitionRun {
  */
 export function applyIgnition(config: Buffer | string): IgnitionRun {
   const dir = mkdtempSync(path.join(tmpdir(), 'bootsmith-ignition-'));
+  // Ignition writes a user's SSH keys as that user: the path to the root must be searchable by all.
+  chmodSync(dir, 0o755);
   const root = path.join(dir, 'root');
   const seed = spawnSync('bash', ['-c', 'source "$0" && make_live_root "$1"', LIVE_ROOT_LIB, root], {
     encoding: 'utf8',
