@@ -218,7 +218,9 @@ export function checkApplied(configBytes: Buffer | string, tree: Map<string, Tre
     if (e.mode !== mode) problems.push(`${f.path}: mode ${e.mode.toString(8)}, config says ${mode.toString(8)}`);
     const o = owner(f, e);
     if (o) problems.push(`${f.path}: ${o}`);
-    if (f.contents?.source !== undefined) {
+    // Contents are compared for data URLs (what bootsmith renders); an appended or remote file's
+    // final bytes depend on more than the config.
+    if (f.contents?.source?.startsWith('data:') && !(f as { append?: unknown[] }).append?.length) {
       const want = dataUrlBytes(f.contents.source, f.contents.compression);
       if (e.sha256 !== sha256(want))
         problems.push(`${f.path}: contents differ from the config's (${want.length} bytes)`);
