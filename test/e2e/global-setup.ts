@@ -5,8 +5,9 @@
 // What it found reaches the tests through `inject()` (see E2eContext).
 //
 // Without qemu-system-x86_64 every boot test is skipped with a message saying so (except under
-// CI=..., where .ci/run installs it, so its absence fails the run); any other missing piece
-// (xorriso, busybox-static, the kernel download, qemu-block-extra, iPXE ROMs) fails the run.
+// CI=..., where .ci/run installs it, so its absence fails the run); any other missing piece the
+// fixture needs (xorriso, busybox-static, linux-image-amd64, ignition, curl, shim-signed,
+// grub-efi-amd64-signed …: fixtures/build-bootable-iso.sh names it) fails the run.
 import { spawnSync } from 'node:child_process';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -104,8 +105,6 @@ export default async function setup(project: TestProject): Promise<void> {
     path.join(REPO_ROOT, 'fixtures', 'build-bootable-iso.sh'),
     '--out-dir',
     FIXTURE_DIR,
-    '--cache-dir',
-    CACHE_DIR,
     ...(minimalWanted ? ['--minimal'] : []),
   ]);
   const fullIso = path.join(FIXTURE_DIR, 'x86_64.iso');

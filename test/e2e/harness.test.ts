@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { e2eContext, readyContext } from './support/context.js';
 import { bootGuest, killAllGuests } from './support/qemu.js';
-import { kargValues, parseSerialReport } from './support/serial-report.js';
+import { agentFields, kargValues, parseSerialReport } from './support/serial-report.js';
 
 const setup = e2eContext();
 
@@ -42,6 +42,55 @@ describe('serial report parser', () => {
     expect(kargValues(cmdline, 'b')).toEqual(['c d']);
     expect(kargValues(cmdline, 'e')).toEqual(['f g']);
     expect(kargValues(cmdline, 'coreos.liveiso')).toEqual([]);
+  });
+
+  it("reads the guest's firmware, Ignition, tree, network, rootfs and agent lines", () => {
+    const log = Buffer.from(
+      [
+        '',
+        'BOOTSMITH-E2E BEGIN',
+        'BOOTSMITH-E2E FIRMWARE uefi secureboot=1 setupmode=0',
+        'BOOTSMITH-E2E IGNITION fetch-offline 0',
+        'BOOTSMITH-E2E IGNITION files 1',
+        `BOOTSMITH-E2E TREE f 600 0 0 5 ${'a'.repeat(64)} /root/.docker/config.json`,
+        'BOOTSMITH-E2E TREE d 1777 0 0 40 - /tmp',
+        'BOOTSMITH-E2E TREE l 777 0 0 9 ->/etc/x /etc/a link',
+        'BOOTSMITH-E2E NET eth0 52:54:00:e2:e0:01 10.0.2.15/24',
+        `BOOTSMITH-E2E ROOTFS 200 1573888 ${'b'.repeat(64)}`,
+        'BOOTSMITH-E2E AGENT config url=https://10.0.2.2:1 infra-env=x credential=X-Secret-Key',
+        'BOOTSMITH-E2E AGENT register 201',
+        'BOOTSMITH-E2E END',
+        '',
+      ].join('\n'),
+    );
+    const r = parseSerialReport(log);
+    expect(r.firmware).toEqual({ kind: 'uefi', secureBoot: 1, setupMode: 0 });
+    expect([...r.ignition]).toEqual([
+      ['fetch-offline', 0],
+      ['files', 1],
+    ]);
+    expect(r.tree.get('/root/.docker/config.json')).toEqual({
+      type: 'f',
+      mode: 0o600,
+      uid: 0,
+      gid: 0,
+      size: 5,
+      sha256: 'a'.repeat(64),
+    });
+    expect(r.tree.get('/tmp')?.mode).toBe(0o1777);
+    expect(r.tree.get('/etc/a link')?.target).toBe('/etc/x');
+    expect(r.net).toEqual({ nic: 'eth0', mac: '52:54:00:e2:e0:01', address: '10.0.2.15/24' });
+    expect(r.rootfs).toEqual({ status: 200, size: 1573888, sha256: 'b'.repeat(64) });
+    expect(agentFields(r, 'config')).toEqual({
+      url: 'https://10.0.2.2:1',
+      'infra-env': 'x',
+      credential: 'X-Secret-Key',
+    });
+    expect(r.agent).toContain('register 201');
+    expect(r.ended).toBe(true);
+    expect(() => parseSerialReport(Buffer.from('\nBOOTSMITH-E2E BEGIN\nBOOTSMITH-E2E TREE f 600 /x\n'))).toThrow(
+      /malformed TREE/,
+    );
   });
 
   it('reports no BEGIN when the guest never got to /init', () => {

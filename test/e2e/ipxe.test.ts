@@ -6,18 +6,21 @@
 //
 //   boot 1: the guest reports the kernel command line of the boot script, /config.ign from the
 //           archive appended to the initrd, and the static network keyfile from the appended
-//           minimal initrd; coreos.live.rootfs_url serves the base ISO's rootfs; the initrd
-//           iPXE fetched is the base initrd, zeros to a 4-byte boundary, then the archives.
-//   then:   the host registers with that MAC and reports installation Done;
+//           minimal initrd; Ignition applies the config; the guest fetches coreos.live.rootfs_url
+//           (the base ISO's rootfs) and registers from the applied agent.service, sending its
+//           inventory (issue 26); the initrd iPXE fetched is the base initrd, zeros to a 4-byte
+//           boundary, then the archives.
+//   then:   that host (with the guest's MAC) reports installation Done;
 //           the per-MAC script now answers 404.
 //   boot 2: the same machine: iPXE gets 404 (three tries), exits, and SeaBIOS boots the local
 //           disk (a stub MBR that says so on the serial port and exits qemu).
 //
 // tls.test.ts boots the same machine from a service with native TLS, over its plain port.
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { e2eContext, readyContext, type ReadyContext } from './support/context.js';
+import { agentOutcome, expectIgnitionApplied } from './support/guest-checks.js';
 import { createInfraEnv, type E2eInfraEnv, ignitionFile, KEYFILE_PATH, NIC_MAC } from './support/infraenv.js';
 import { ipxeMachine } from './support/ipxe-machine.js';
 import { DISK_EXIT_STATUS, DISK_MARKER, isoExtract } from './support/iso-tools.js';
@@ -40,6 +43,8 @@ describe.runIf(setup.ready)('iPXE chain-boot (qemu, TCG)', () => {
   let service: BootsmithService;
   let env: E2eInfraEnv;
   let machine: string[];
+  /** The host the guest of boot 1 registered as. */
+  let guestHostId: string | undefined;
   const filesRoute = '/api/assisted-install/v2/infra-envs/:infra_env_id/downloads/files';
 
   async function boot(t: TestContext, name: string): Promise<BootResult> {
@@ -120,26 +125,38 @@ describe.runIf(setup.ready)('iPXE chain-boot (qemu, TCG)', () => {
     expect(pxeInitrd.subarray(archiveAt, archiveAt + 2).toString('hex')).toBe('1f8b');
     expect(pxeInitrd.length % 4).toBe(0);
 
-    // coreos.live.rootfs_url, as the guest received it, serves the base ISO's rootfs.
+    // coreos.live.rootfs_url, as the guest received it, serves the base ISO's rootfs, and the
+    // guest fetched exactly those bytes.
     const rootfsUrls = kargValues(report.cmdline ?? '', 'coreos.live.rootfs_url');
     expect(rootfsUrls).toHaveLength(1);
     const rootfsUrl = rootfsUrls[0] ?? '';
     expect(rootfsUrl.startsWith(`${service.baseUrl}/boot-artifacts/rootfs?`)).toBe(true);
     const served = await fetch(service.onHost(rootfsUrl));
     expect(served.status).toBe(200);
-    const rootfs = await isoExtract(ctx.baseIso, '/images/pxeboot/rootfs.img');
-    expect(sha256(Buffer.from(await served.arrayBuffer()))).toBe(sha256(rootfs ?? Buffer.alloc(0)));
+    const rootfs = (await isoExtract(ctx.baseIso, '/images/pxeboot/rootfs.img')) ?? Buffer.alloc(0);
+    expect(sha256(Buffer.from(await served.arrayBuffer()))).toBe(sha256(rootfs));
+    expect(report.rootfs).toEqual({ status: 200, size: rootfs.length, sha256: sha256(rootfs) });
+
+    // Ignition applied the config, and the guest registered from what it wrote.
+    expectIgnitionApplied(report, env.discoveryIgnition);
+    const agent = agentOutcome(report);
+    expect(agent.errors).toEqual([]);
+    expect(agent.config).toMatchObject({ url: service.serviceBaseUrl, 'infra-env': env.id, credential: 'none' });
+    expect(agent.registered).toBe(201);
+    expect(agent.inventoryReplies).toBe(1);
+    guestHostId = agent.config?.['host-id'];
     expect(result.exitCode).toBe(0);
   });
 
   it('2. once the host with that MAC is installed, boot-order-control answers 404 and the firmware boots the disk', async (t) => {
-    const hostId = randomUUID();
-    await service.expectCall('POST', `${API}/infra-envs/${env.id}/hosts`, 201, { host_id: hostId });
-    const inventory = { hostname: 'e2e-guest', interfaces: [{ name: 'eth0', mac_address: NIC_MAC }] };
-    await service.expectCall('POST', `${API}/infra-envs/${env.id}/hosts/${hostId}/instructions`, 204, {
-      step_type: 'inventory',
-      exit_code: 0,
-      output: JSON.stringify(inventory),
+    // The host boot 1's guest registered, with its inventory (its NIC's MAC).
+    const hostId = guestHostId ?? '';
+    expect(hostId, 'boot 1 registered no host').toMatch(/^[0-9a-f-]{36}$/);
+    const registered = JSON.parse(
+      await service.expectCall('GET', `${API}/infra-envs/${env.id}/hosts/${hostId}`, 200),
+    ) as { inventory?: string };
+    expect(JSON.parse(registered.inventory ?? '{}')).toMatchObject({
+      interfaces: [expect.objectContaining({ mac_address: NIC_MAC })],
     });
     const perMac = `${API}/infra-envs/${env.id}/downloads/files?file_name=ipxe-script&ipxe_script_type=boot-order-control&mac=${NIC_MAC}`;
     expect(await service.expectCall('GET', perMac, 200)).toMatch(/^kernel /m);

@@ -2,7 +2,9 @@
 // ISO), under qemu with software emulation, from the bootable fixture
 // (fixtures/build-bootable-iso.sh): SeaBIOS + isolinux load the Debian kernel, the initramfs and
 // images/ignition.img; the kernel unpacks the archive bootsmith spliced into that embed area;
-// the fixture's /init reports /proc/cmdline and /config.ign on the serial port.
+// the fixture's /init reports /proc/cmdline and /config.ign on the serial port, and the real
+// Ignition (Debian's) applies /config.ign into the guest's live root: every discovery boot below
+// checks what Ignition wrote against the config (issue 26).
 //
 //   1. download full.iso with a plain HTTP client, boot it with -cdrom
 //   2. BMC virtual media: boot straight from the /byid URL through qemu's HTTP block driver
@@ -11,7 +13,8 @@
 //      config, and the assertions of 1 and 2 reject it
 //   4. minimal ISO: coreos.live.rootfs_url points at this service, which serves the rootfs
 //   5. AUTH_TYPE=local: the same virtual-media boot from the short `/bytoken/<token>` download_url,
-//      recorded as one boot event
+//      under UEFI with Secure Boot enforced (OVMF with Microsoft's keys → Debian's signed shim,
+//      GRUB and kernel), recorded as one boot event
 //   6. static networking with a bond and a VLAN (issue 10), two hosts: the guest's Ignition
 //      carries every keyfile, byte for byte as the static-network-config download has them; with
 //      a packed minimal ISO the guest also finds them in /etc/coreos-firstboot-network/
@@ -29,7 +32,9 @@ import {
   KEYFILE_PATH,
   NIC_MAC,
 } from './support/infraenv.js';
+import { expectIgnitionApplied, expectSecureBoot } from './support/guest-checks.js';
 import { isoExtent, isoExtract, isoFileAt } from './support/iso-tools.js';
+import { machineArgs } from './support/machine.js';
 import { bootInTest, type BootResult, killAllGuests } from './support/qemu.js';
 import { kargValues, parseSerialReport, type SerialReport } from './support/serial-report.js';
 import { API, BootsmithService } from './support/service.js';
@@ -37,6 +42,8 @@ import { API, BootsmithService } from './support/service.js';
 const setup = e2eContext();
 const ISO_BOOT_TIMEOUT_MS = 120_000;
 const ISOLINUX_PREFIX = 'BOOT_IMAGE=/images/pxeboot/vmlinuz initrd=/images/pxeboot/initrd.img,/images/ignition.img';
+/** What GRUB (the EFI boot path, EFI/fedora/grub.cfg) puts before the kargs area's contents. */
+const GRUB_PREFIX = 'BOOT_IMAGE=/images/pxeboot/vmlinuz';
 const SECTOR = 2048;
 
 /**
@@ -50,7 +57,7 @@ function skip(t: TestContext, reason: string): never {
 
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
-/** What a discovery boot must show: exactly this Ignition and this command line. */
+/** What a discovery boot must show: exactly this Ignition, applied by Ignition, and this command line. */
 function expectDiscoveryBoot(report: SerialReport, expected: { ignition: Buffer; cmdline: string }): void {
   expect(report.begun, 'the fixture /init never reported (see the serial log)').toBe(true);
   expect(report.ended, 'the /init report is incomplete').toBe(true);
@@ -61,6 +68,7 @@ function expectDiscoveryBoot(report: SerialReport, expected: { ignition: Buffer;
   expect(config?.content.toString('utf8')).toBe(expected.ignition.toString('utf8'));
   expect(config?.sha256).toBe(sha256(expected.ignition));
   expect(report.cmdline).toBe(expected.cmdline);
+  expectIgnitionApplied(report, expected.ignition);
 }
 
 if (!setup.ready) {
@@ -124,6 +132,9 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
     const result = await boot(t, 'iso-download', ['-nic', 'none', '-boot', 'order=d', '-cdrom', isoPath]);
     const report = parseSerialReport(result.serial);
     expectDiscoveryBoot(report, { ignition: env.discoveryIgnition, cmdline: kargsFor(env) });
+    expect(report.firmware).toEqual({ kind: 'bios' });
+    // The keyfile as Ignition wrote it into the live root: mode 0600, the config's bytes.
+    expect(report.tree.get(KEYFILE_PATH)).toMatchObject({ type: 'f', mode: 0o600, uid: 0 });
     const keyfile = ignitionFile(report.files.get('/config.ign')?.content ?? Buffer.alloc(0), KEYFILE_PATH);
     expect(keyfile).toContain('address1=10.0.2.15/24,10.0.2.2');
     expect(result.exitCode).toBe(0);
@@ -204,6 +215,7 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
     expect(report.cmdline).toBe(kargsFor(env));
     // ... but received no Ignition: the kernel rejected what is left of the archive,
     expect(report.absent).toContain('/config.ign');
+    expect(report.ignition.size, 'Ignition ran without a config').toBe(0);
     expect(result.log).toMatch(/rootfs image is not initramfs|Initramfs unpacking failed/);
     // and the assertion the positive cases rely on fails.
     expect(() => expectDiscoveryBoot(report, { ignition: env.discoveryIgnition, cmdline: kargsFor(env) })).toThrow(
@@ -266,7 +278,7 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
     expect(sha256(Buffer.from(await served.arrayBuffer()))).toBe(sha256(rootfs));
   });
 
-  it('5. AUTH_TYPE=local: boots through the HTTP block driver from the short /bytoken/ download_url, recorded as one boot event', async (t) => {
+  it('5. AUTH_TYPE=local, UEFI with Secure Boot enforced: boots through the HTTP block driver from the short /bytoken/ download_url, recorded as one boot event', async (t) => {
     const local = await BootsmithService.start({
       name: 'iso-local',
       cli: ctx.cli,
@@ -283,21 +295,27 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
         /^http:\/\/127\.0\.0\.1:\d+\/bytoken\/[A-Za-z0-9_-]{32}\/4\.17\/x86_64\/full\.iso$/,
       );
       expect((await fetch(`${local.url}/byid/${env.id}/4.17/x86_64/full.iso`, { method: 'HEAD' })).status).toBe(401);
-      const drive = `if=none,id=cd0,media=cdrom,readonly=on,driver=raw,file.driver=http,file.url=${env.downloadUrl.replaceAll(',', ',,')}`;
+      // OVMF with Microsoft's keys: shim (Microsoft-signed) → GRUB (Debian-signed) → kernel
+      // (Debian-signed); GRUB reads EFI/fedora/grub.cfg, whose kargs area bootsmith spliced.
       const result = await bootInTest(
         t,
         {
-          name: 'iso-short-token',
+          name: 'iso-short-token-secure-boot',
           runDir: ctx.runDir,
           qemu: ctx.qemu,
-          args: ['-nic', 'none', '-drive', drive, '-device', 'ide-cd,drive=cd0,bootindex=0'],
+          args: await machineArgs(ctx.runDir, 'iso-short-token-secure-boot', {
+            firmware: 'uefi-secure-boot',
+            cdrom: { url: env.downloadUrl },
+          }),
           timeoutMs: ISO_BOOT_TIMEOUT_MS,
         },
         () => local.logTail(),
       );
-      expectDiscoveryBoot(parseSerialReport(result.serial), {
+      const report = parseSerialReport(result.serial);
+      expectSecureBoot(report);
+      expectDiscoveryBoot(report, {
         ignition: env.discoveryIgnition,
-        cmdline: kargsFor(env),
+        cmdline: `${GRUB_PREFIX} ${defaultKargs} ${env.kernelArguments.join(' ')}`,
       });
       const events = JSON.parse(await local.expectCall('GET', `${API}/events?infra_env_id=${env.id}`, 200)) as {
         name: string;

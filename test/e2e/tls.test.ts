@@ -8,7 +8,9 @@
 //      first, without it, qemu must refuse the same URL (the check is really on).
 //   2. iPXE over the plain port: the iPXE script URL the API hands out, the kernel, the
 //      pxe-initrd and the rootfs URL are all on http://10.0.2.2:<HTTP_LISTEN_PORT>, and the guest
-//      boots with the InfraEnv's Ignition; the same port refuses the ISO with its HTTPS URL.
+//      boots with the InfraEnv's Ignition; then it registers over HTTPS (SERVICE_BASE_URL
+//      https://10.0.2.2:<port>), verifying the service against the CA its Ignition wrote
+//      (SERVICE_CA_CERT_FILE); the same plain port refuses the ISO with its HTTPS URL.
 import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,6 +18,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext 
 import { makeCa, makeLeaf, type TestCa } from '../../src/http/tls/test-support/certificates.js';
 import { unavailable } from '../../src/test-support/requirements.js';
 import { e2eContext, readyContext, type ReadyContext } from './support/context.js';
+import { agentOutcome, expectIgnitionApplied } from './support/guest-checks.js';
 import { createInfraEnv } from './support/infraenv.js';
 import { ipxeMachine } from './support/ipxe-machine.js';
 import { isoExtract } from './support/iso-tools.js';
@@ -56,7 +59,8 @@ describe.runIf(setup.ready)('native TLS booted by real clients (qemu, TCG)', () 
     const dir = path.join(ctx.runDir, 'tls');
     await mkdir(dir, { recursive: true });
     ca = makeCa(dir, 'bootsmith e2e CA');
-    const leaf = makeLeaf(dir, ca, 'server', ['127.0.0.1', 'localhost']);
+    // 127.0.0.1 for qemu's curl driver and the tests; 10.0.2.2 for the guest's agent (slirp).
+    const leaf = makeLeaf(dir, ca, 'server', ['127.0.0.1', '10.0.2.2', 'localhost']);
     service = await BootsmithService.start({
       name: 'tls',
       cli: ctx.cli,
@@ -67,6 +71,7 @@ describe.runIf(setup.ready)('native TLS booted by real clients (qemu, TCG)', () 
       baseUrl: (port) => `https://127.0.0.1:${port}`,
       serviceBaseUrl: (port) => `https://10.0.2.2:${port}`,
       httpBaseUrl: (plainPort) => `http://10.0.2.2:${plainPort}`,
+      env: { SERVICE_CA_CERT_FILE: ca.certFile },
     });
   });
   afterEach(() => {
@@ -178,6 +183,17 @@ describe.runIf(setup.ready)('native TLS booted by real clients (qemu, TCG)', () 
     expect(sha256(Buffer.from(await rootfs.arrayBuffer()))).toBe(
       sha256((await isoExtract(ctx.baseIso, '/images/pxeboot/rootfs.img')) ?? Buffer.alloc(0)),
     );
+    expect(report.rootfs).toMatchObject({ status: 200 });
+    expectIgnitionApplied(report, env.discoveryIgnition);
+    // The agent's calls go to SERVICE_BASE_URL over HTTPS, verified against the CA Ignition wrote.
+    const agent = agentOutcome(report);
+    expect(agent.errors).toEqual([]);
+    expect(agent.config).toMatchObject({
+      url: service.serviceBaseUrl,
+      cacert: '/etc/assisted-service/service-ca-cert.crt',
+    });
+    expect(agent.registered).toBe(201);
+    expect(agent.inventoryReplies).toBe(1);
     expect(result.exitCode).toBe(0);
 
     // The plain port serves nothing else: the ISO is refused with its HTTPS URL.

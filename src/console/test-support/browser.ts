@@ -20,12 +20,13 @@ export const UI_TIMEOUT_MS = 10_000;
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 1 };
 
-export async function launchChromium(): Promise<Browser> {
+/** `extraArgs`: more Chromium switches (e.g. trusting a test server's key by its SPKI hash). */
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return puppeteer.launch({
     executablePath: CHROMIUM!,
     headless: true,
     // --no-sandbox: tests run as root in CI containers, where Chromium's sandbox cannot start
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', ...extraArgs],
     timeout: 30_000,
   });
 }

@@ -2,7 +2,8 @@
 //
 // Every guest: `-accel tcg -m 512 -display none -no-reboot -serial file:<log>` plus the case's
 // own devices. The serial port is a file, read once qemu has exited (the fixture's /init powers
-// off, the disk stub exits through isa-debug-exit). qemu runs in its own process group under
+// off, the disk stub exits through isa-debug-exit), or polled when the caller gives `stopWhen`
+// (a guest that never powers off by itself: a firmware that refused a boot loader). qemu runs in its own process group under
 // coreutils `timeout -s KILL` (a last resort should this worker die); on the hard timeout, or when
 // a test ends with guests still running (killAllGuests, from afterEach), the group is SIGKILLed.
 // qemuTrustingCa() wraps qemu so its HTTPS block driver trusts a test CA (native TLS boots).
@@ -20,7 +21,12 @@ export interface BootOptions {
   /** The case's devices: drives, NICs, boot order, fw_cfg ... */
   args: string[];
   timeoutMs: number;
+  /** Ends the boot (SIGKILL) as soon as the serial log matches, polled every STOP_POLL_MS. */
+  stopWhen?: RegExp;
 }
+
+/** How often the serial log is read for `stopWhen`. */
+const STOP_POLL_MS = 500;
 
 export interface BootResult {
   name: string;
@@ -32,6 +38,8 @@ export interface BootResult {
   qemuOutput: string;
   exitCode: number | null;
   timedOut: boolean;
+  /** True when `stopWhen` matched and ended the guest. */
+  stopped: boolean;
   /** Process (and process group) id the guest ran as. */
   pid: number;
   seconds: number;
@@ -111,14 +119,31 @@ export async function bootGuest(options: BootOptions): Promise<BootResult> {
   child.stderr.on('data', (d: Buffer) => (qemuOutput += d.toString()));
 
   let timedOut = false;
+  let stopped = false;
   const timer = setTimeout(() => {
     timedOut = true;
     killGroup(pid);
   }, options.timeoutMs);
+  const stopWhen = options.stopWhen;
+  const poller = stopWhen
+    ? setInterval(() => {
+        readFile(serialPath)
+          .then((log) => {
+            if (!stopped && !timedOut && stopWhen.test(log.toString('latin1'))) {
+              stopped = true;
+              killGroup(pid);
+            }
+          })
+          .catch(() => undefined); // not created yet
+      }, STOP_POLL_MS)
+    : undefined;
   const exitCode = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code) => resolve(code));
-  }).finally(() => clearTimeout(timer));
+  }).finally(() => {
+    clearTimeout(timer);
+    clearInterval(poller);
+  });
   await groupGone(pid); // nothing should be left in the group; make sure
   running.delete(pid);
   let serial = Buffer.alloc(0);
@@ -135,6 +160,7 @@ export async function bootGuest(options: BootOptions): Promise<BootResult> {
     qemuOutput,
     exitCode,
     timedOut,
+    stopped,
     pid,
     seconds: (Date.now() - started) / 1000,
     command,
@@ -150,7 +176,7 @@ export function readableLog(boot: BootResult, maxChars = 20_000): string {
   const body =
     text.length > maxChars ? `[... ${text.length - maxChars} characters cut ...]\n${text.slice(-maxChars)}` : text;
   return [
-    `--- guest ${boot.name}: exit ${boot.exitCode}${boot.timedOut ? ' (KILLED at the hard timeout)' : ''} after ${boot.seconds.toFixed(1)} s`,
+    `--- guest ${boot.name}: exit ${boot.exitCode}${boot.timedOut ? ' (KILLED at the hard timeout)' : ''}${boot.stopped ? ' (stopped: its serial log matched)' : ''} after ${boot.seconds.toFixed(1)} s`,
     `--- command: ${boot.command}`,
     ...(boot.qemuOutput.trim() ? [`--- qemu said: ${boot.qemuOutput.trim()}`] : []),
     `--- serial log (${boot.serialPath}):`,
@@ -169,7 +195,7 @@ export async function bootInTest(
   logTail: () => Promise<string>,
 ): Promise<BootResult> {
   const result = await bootGuest(options);
-  const ending = `exit ${result.exitCode}${result.timedOut ? ', killed at the timeout' : ''}`;
+  const ending = `exit ${result.exitCode}${result.timedOut ? ', killed at the timeout' : ''}${result.stopped ? ', stopped on its serial log' : ''}`;
   console.log(`e2e ${options.name}: guest ran ${result.seconds.toFixed(1)} s (${ending})`);
   t.onTestFailed(async () => {
     console.error(`${readableLog(result)}\n${await logTail()}`);

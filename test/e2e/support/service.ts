@@ -38,13 +38,15 @@ export interface ServiceOptions {
   tls?: { certFile: string; keyFile: string; caPem: string };
   /** IMAGE_SERVICE_HTTP_BASE_URL (with `tls`); `plainPort` is substituted. */
   httpBaseUrl?: (plainPort: number) => string;
+  /** LISTEN_ADDRESS (default 127.0.0.1): another local address, e.g. a veth's for guests in a network namespace. */
+  listenAddress?: string;
 }
 
-async function freePort(): Promise<number> {
+async function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, host, () => {
       const address = server.address();
       server.close(() =>
         typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
@@ -90,6 +92,8 @@ export class BootsmithService {
   serviceBaseUrl: string;
   /** The CA the HTTPS listener's certificate chains to (with `tls`). */
   caPem: string | undefined;
+  /** The admin token (AUTH_TYPE=local): what a user types into the console's sign-in. */
+  adminToken: string | undefined;
 
   private constructor(
     readonly name: string,
@@ -107,9 +111,10 @@ export class BootsmithService {
   }
 
   static async start(options: ServiceOptions): Promise<BootsmithService> {
-    const port = await freePort();
-    const plainPort = options.tls ? await freePort() : undefined;
-    const url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
+    const listenAddress = options.listenAddress ?? '127.0.0.1';
+    const port = await freePort(listenAddress);
+    const plainPort = options.tls ? await freePort(listenAddress) : undefined;
+    const url = `${options.tls ? 'https' : 'http'}://${listenAddress}:${port}`;
     const baseUrl = options.baseUrl ? options.baseUrl(port) : url;
     const serviceBaseUrl = options.serviceBaseUrl ? options.serviceBaseUrl(port) : baseUrl;
     const dataDir = path.join(options.runDir, `${options.name}.data`);
@@ -119,7 +124,7 @@ export class BootsmithService {
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
-      LISTEN_ADDRESS: '127.0.0.1',
+      LISTEN_ADDRESS: listenAddress,
       LISTEN_PORT: String(port),
       DATA_DIR: dataDir,
       SERVICE_BASE_URL: serviceBaseUrl,
@@ -155,7 +160,7 @@ export class BootsmithService {
     service.serviceBaseUrl = serviceBaseUrl;
     if (options.tls && plainPort !== undefined) {
       service.caPem = options.tls.caPem;
-      service.plainUrl = `http://127.0.0.1:${plainPort}`;
+      service.plainUrl = `http://${listenAddress}:${plainPort}`;
       service.plainBaseUrl = options.httpBaseUrl
         ? options.httpBaseUrl(plainPort)
         : `http://${new URL(serviceBaseUrl).hostname}:${plainPort}`;
@@ -164,6 +169,7 @@ export class BootsmithService {
     if (env.AUTH_TYPE === 'local') {
       const admin = (await readFile(path.join(dataDir, 'auth', 'admin-token'), 'utf8')).trim();
       service.authorization = { Authorization: `Bearer ${admin}` };
+      service.adminToken = admin;
     }
     return service;
   }

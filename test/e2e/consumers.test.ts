@@ -1,0 +1,80 @@
+// The README's "Proven by real consumers" table stays true: each consumer's version is read here,
+// from the machine the boot tests run on, logged, and compared (major.minor) with the version the
+// table states; every test file the table names exists. The boot tests themselves are the proof;
+// this file only keeps the table honest. Chromium moves with Debian's security updates: its
+// version is logged, not compared.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { unavailable } from '../../src/test-support/requirements.js';
+import { IGNITION_BINARY } from '../support/ignition.js';
+import { REPO_ROOT } from './support/paths.js';
+
+interface Consumer {
+  /** How the table's first cell starts. */
+  name: string;
+  /** The command whose output holds the version. */
+  command: [string, ...string[]];
+  /** The version in that output (group 1: what the table must state). */
+  version: RegExp;
+  /** Logged only (see the header). */
+  logOnly?: boolean;
+}
+
+const dpkg = (pkg: string): [string, ...string[]] => ['dpkg-query', '-W', '-f=${Version}', pkg];
+const CONSUMERS: Consumer[] = [
+  { name: 'Ignition', command: [IGNITION_BINARY, '-version'], version: /(\d+\.\d+)\.\d+/ },
+  { name: 'OVMF', command: dpkg('ovmf'), version: /^(\d+\.\d+)/ },
+  { name: 'shim', command: dpkg('shim-signed'), version: /\+(\d+\.\d+)-/ },
+  { name: 'GRUB', command: dpkg('grub-efi-amd64-signed'), version: /\+(\d+\.\d+)\+/ },
+  { name: 'Linux', command: dpkg('linux-image-amd64'), version: /^(\d+\.\d+)\./ },
+  { name: 'SeaBIOS', command: dpkg('seabios'), version: /^(\d+\.\d+)\./ },
+  { name: 'isolinux', command: dpkg('isolinux'), version: /^\d+:(\d+\.\d+)/ },
+  { name: 'qemu', command: ['qemu-system-x86_64', '--version'], version: /version (\d+\.\d+)\./ },
+  { name: 'iPXE', command: dpkg('ipxe-qemu'), version: /^(\d+\.\d+\.\d+\+git-\d+)/ },
+  { name: 'dnsmasq', command: ['dnsmasq', '--version'], version: /version (\d+\.\d+)/ },
+  { name: 'curl', command: ['curl', '--version'], version: /^curl (\d+\.\d+)\./ },
+  { name: 'NetworkManager', command: ['NetworkManager', '--version'], version: /^(\d+\.\d+)\./ },
+  { name: 'Chromium', command: ['chromium', '--version'], version: /Chromium (\d+)\./, logOnly: true },
+];
+
+/** The rows of the README's "Proven by real consumers" table: first cell → whole row. */
+function tableRows(): Map<string, string> {
+  const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+  const section = /^## Proven by real consumers\n([\s\S]*?)(?=^## )/m.exec(readme)?.[1] ?? '';
+  const rows = new Map<string, string>();
+  for (const line of section.split('\n')) {
+    const cells = line.split('|').map((c) => c.trim());
+    if (line.startsWith('|') && cells.length > 3 && !/^-+$/.test(cells[1] ?? '') && cells[1] !== 'consumer')
+      rows.set(cells[1]!, line);
+  }
+  return rows;
+}
+
+describe('the README table of real consumers', () => {
+  const found = CONSUMERS.map((c) => {
+    const r = spawnSync(c.command[0], c.command.slice(1), { encoding: 'utf8', timeout: 30_000 });
+    return { ...c, output: `${r.stdout ?? ''}${r.stderr ?? ''}`.trim(), ok: r.status === 0 };
+  });
+  const missing = Object.fromEntries(found.map((f) => [`${f.name} (${f.command[0]})`, f.ok]));
+
+  it.skipIf(unavailable(missing))(
+    'states the version of each consumer installed here, and names existing test files',
+    () => {
+      const rows = tableRows();
+      expect(rows.size, 'no "## Proven by real consumers" table in README.md').toBeGreaterThan(0);
+      for (const f of found) {
+        const version = f.version.exec(f.output)?.[1];
+        console.log(`consumer ${f.name}: ${f.output.split('\n')[0]}`);
+        expect(version, `${f.name}: no version in "${f.output.slice(0, 200)}"`).toBeDefined();
+        const row = [...rows].find(([first]) => first.startsWith(f.name))?.[1];
+        expect(row, `README table: no row for ${f.name}`).toBeDefined();
+        if (!f.logOnly) expect(row, `README table: ${f.name} is ${version} here`).toContain(version);
+        for (const file of row?.match(/`((?:test|src|fixtures)\/[^`]+\.test\.ts)`/g) ?? []) {
+          expect(existsSync(path.join(REPO_ROOT, file.slice(1, -1))), `${f.name}: ${file} does not exist`).toBe(true);
+        }
+      }
+    },
+  );
+});

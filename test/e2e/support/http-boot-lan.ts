@@ -1,0 +1,147 @@
+// A throwaway LAN for UEFI HTTP Boot: a network namespace holding a bridge, the tap qemu's NIC
+// uses, and Debian's dnsmasq answering DHCP, joined to this host by a veth pair whose host end
+// (`hostAddress`) the service listens on. dnsmasq gives clients of the `HTTPClient` vendor class
+// (UEFI HTTP Boot, UEFI 2.5 §24.7) the boot URL as their boot file name and option 60 back, as
+// the UEFI HTTP Boot DHCP exchange expects; other clients (the booted guest) get a plain lease.
+// qemu runs inside the namespace (`qemuWrapper`). Names and the /24 are chosen per process, so
+// concurrent runs do not collide; `close()` kills dnsmasq and removes the namespace and the veth.
+// Does: create, start dnsmasq (bounded wait for it to listen), tear down. Does NOT: touch the
+// host's other interfaces or routes (the /24 is only on the veth), or boot anything.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { closeSync, openSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { toolWorks } from '../../../src/test-support/requirements.js';
+
+/** dnsmasq reports its DHCP range within a second; this bounds a start that never comes. */
+const DNSMASQ_START_MS = 15_000;
+/** Bound on each `ip` call. */
+const IP_TIMEOUT_MS = 15_000;
+
+export const HAVE_HTTP_BOOT_LAN =
+  process.getuid?.() === 0 &&
+  toolWorks('ip', ['-V']) &&
+  toolWorks('dnsmasq', ['--version']) &&
+  spawnSync('sh', ['-c', 'test -c /dev/net/tun']).status === 0;
+
+export interface HttpBootLan {
+  ns: string;
+  /** The host end of the veth (the service listens here; the guests' gateway). */
+  hostAddress: string;
+  /** qemu for `BootOptions.qemu`: runs it inside the namespace, where the tap is. */
+  qemuWrapper: string;
+  /** The qemu NIC arguments for the tap (no option ROM: OVMF's own network stack does HTTP Boot). */
+  nicArgs(mac: string): string[];
+  /** Starts dnsmasq offering `bootUrl` to HTTPClient clients. */
+  startDnsmasq(bootUrl: string): Promise<void>;
+  /** dnsmasq's log so far. */
+  dnsmasqLog(): Promise<string>;
+  close(): Promise<void>;
+}
+
+function ip(args: string[], ns?: string): void {
+  const argv = ns ? ['netns', 'exec', ns, 'ip', ...args] : args;
+  const r = spawnSync('ip', argv, { encoding: 'utf8', timeout: IP_TIMEOUT_MS });
+  if (r.status !== 0) throw new Error(`ip ${argv.join(' ')}: ${(r.stderr || r.error?.message || '').trim()}`);
+}
+
+export function createHttpBootLan(runDir: string, name: string): HttpBootLan {
+  const tag = String(process.pid % 100000);
+  const ns = `bsboot${tag}`;
+  const hostIf = `bsh${tag}`;
+  const nsIf = `bsn${tag}`;
+  const net = `10.${200 + (process.pid % 50)}.${(process.pid >> 6) % 256}`;
+  const hostAddress = `${net}.1`;
+  const brAddress = `${net}.2`;
+  let dnsmasq: ChildProcess | undefined;
+  const logPath = path.join(runDir, `${name}.dnsmasq.log`);
+
+  const close = async (): Promise<void> => {
+    if (dnsmasq && dnsmasq.exitCode === null && dnsmasq.signalCode === null) {
+      const exited = new Promise((resolve) => dnsmasq?.once('exit', resolve));
+      dnsmasq.kill('SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      dnsmasq.kill('SIGKILL');
+    }
+    spawnSync('ip', ['netns', 'del', ns], { timeout: IP_TIMEOUT_MS });
+    spawnSync('ip', ['link', 'del', hostIf], { stdio: 'ignore', timeout: IP_TIMEOUT_MS });
+  };
+
+  try {
+    ip(['netns', 'add', ns]);
+    ip(['link', 'add', hostIf, 'type', 'veth', 'peer', 'name', nsIf, 'netns', ns]);
+    ip(['addr', 'add', `${hostAddress}/24`, 'dev', hostIf]);
+    ip(['link', 'set', hostIf, 'up']);
+    ip(['link', 'set', 'lo', 'up'], ns);
+    ip(['link', 'add', 'br0', 'type', 'bridge'], ns);
+    ip(['link', 'set', nsIf, 'master', 'br0'], ns);
+    ip(['link', 'set', nsIf, 'up'], ns);
+    ip(['tuntap', 'add', 'tap0', 'mode', 'tap'], ns);
+    ip(['link', 'set', 'tap0', 'master', 'br0'], ns);
+    ip(['link', 'set', 'tap0', 'up'], ns);
+    ip(['addr', 'add', `${brAddress}/24`, 'dev', 'br0'], ns);
+    ip(['link', 'set', 'br0', 'up'], ns);
+  } catch (err) {
+    void close();
+    throw err;
+  }
+  const qemuWrapper = path.join(runDir, `${name}.qemu-in-netns.sh`);
+  writeFileSync(
+    qemuWrapper,
+    `#!/bin/sh\n# qemu inside network namespace ${ns}\nexec ip netns exec ${ns} qemu-system-x86_64 "$@"\n`,
+    {
+      mode: 0o755,
+    },
+  );
+
+  return {
+    ns,
+    hostAddress,
+    qemuWrapper,
+    nicArgs: (mac) => [
+      '-netdev',
+      'tap,id=n0,ifname=tap0,script=no,downscript=no',
+      '-device',
+      `virtio-net-pci,netdev=n0,mac=${mac},romfile=,bootindex=0`,
+    ],
+    async startDnsmasq(bootUrl: string): Promise<void> {
+      // dnsmasq writes its log straight into the file (through a pipe it holds lines back)
+      const log = openSync(logPath, 'w');
+      dnsmasq = spawn(
+        'ip',
+        [
+          'netns',
+          'exec',
+          ns,
+          'dnsmasq',
+          '--keep-in-foreground',
+          '--log-facility=-',
+          '--log-dhcp',
+          '--conf-file=/dev/null',
+          '--port=0', // no DNS
+          '--interface=br0',
+          '--bind-interfaces',
+          `--dhcp-range=${net}.50,${net}.99,255.255.255.0,1h`,
+          `--dhcp-option=option:router,${hostAddress}`,
+          `--dhcp-leasefile=${path.join(runDir, `${name}.dnsmasq.leases`)}`,
+          // UEFI HTTP Boot clients say `HTTPClient:Arch:00016:UNDI:003001` in option 60 and want
+          // `HTTPClient` back with a URL as the boot file name.
+          '--dhcp-vendorclass=set:efihttp,HTTPClient',
+          '--dhcp-option-force=tag:efihttp,60,HTTPClient',
+          `--dhcp-boot=tag:efihttp,${bootUrl}`,
+        ],
+        { stdio: ['ignore', log, log] },
+      );
+      closeSync(log);
+      for (const deadline = Date.now() + DNSMASQ_START_MS; ;) {
+        const text = await readFile(logPath, 'utf8').catch(() => '');
+        if (/DHCP, IP range/.test(text)) return;
+        if (dnsmasq.exitCode !== null || Date.now() > deadline)
+          throw new Error(`dnsmasq in ${ns} did not start within ${DNSMASQ_START_MS} ms:\n${text}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+    dnsmasqLog: () => readFile(logPath, 'utf8').catch(() => ''),
+    close,
+  };
+}
