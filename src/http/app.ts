@@ -49,6 +49,8 @@ export interface AppParts {
   draining?: () => boolean;
   /** AUTH_TYPE, for the web console's sign-in page (`none` when absent). */
   authType?: 'none' | 'local';
+  /** Start-up warnings (src/startup/reachability.ts): in /health and the console's banner. */
+  warnings?: readonly string[];
 }
 
 export function createApp(parts: AppParts): RequestListener {
@@ -65,10 +67,11 @@ export function createApp(parts: AppParts): RequestListener {
     next();
   });
 
-  app.use(healthRoutes(parts.imageStore, parts.databaseHealth, parts.draining, parts.tlsHealth));
+  const warnings = parts.warnings ?? [];
+  app.use(healthRoutes(parts.imageStore, parts.databaseHealth, parts.draining, parts.tlsHealth, warnings));
   app.use(metricsRoutes(parts.metrics));
   if (parts.coreRouter) app.use('/api/assisted-install', parts.coreRouter);
-  if (parts.coreRouter) app.use(consoleRoutes({ authType: parts.authType ?? 'none' })); // the web console needs the API beside it
+  if (parts.coreRouter) app.use(consoleRoutes({ authType: parts.authType ?? 'none', warnings })); // the web console needs the API beside it
   let hotRoute: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
   if (parts.artifacts) {
     const context = {

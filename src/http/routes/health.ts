@@ -1,7 +1,9 @@
 // Liveness and readiness:
 //   GET /live    200 as long as the process serves HTTP
 //   GET /health  200 when at least one base image is ready (503 otherwise), with every
-//                image's state and reason, and the configuration problems found at start;
+//                image's state and reason, the configuration problems found at start, and
+//                `warnings`: what exposes the service or hands out URLs BMCs cannot reach
+//                (src/startup/reachability.ts);
 //                with the assisted API also `database` (engine, state, notices such as how to
 //                move a PGlite-era DATA_DIR); with native TLS also `tls` (the serving
 //                certificate's subject, issuer, notAfter and fingerprint, the last reload; never the key).
@@ -19,6 +21,7 @@ export function healthRoutes(
   database?: DatabaseHealth,
   draining?: () => boolean,
   tls?: TlsHealth,
+  warnings: readonly string[] = [],
 ): Router {
   const router = Router();
   router.get('/live', (_req, res) => {
@@ -33,6 +36,7 @@ export function healthRoutes(
       res.json({
         status: 'ok',
         images: [],
+        warnings,
         ...(database ? { database: database() } : {}),
         ...(tls ? { tls: tls() } : {}),
       });
@@ -46,6 +50,7 @@ export function healthRoutes(
         status: health.ready ? 'ok' : 'no base image is ready',
         images: health.images,
         problems: health.problems,
+        warnings,
         ...(database ? { database: database() } : {}),
         ...(tls ? { tls: tls() } : {}),
       });
