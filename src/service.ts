@@ -293,12 +293,20 @@ export async function startService(
   }
   for (const note of baseUrls.notes) logger.info({ note }, 'base URLs');
   for (const warning of warnings) logger.warn({ warning }, 'check the configuration');
+  const demo = config.usingDemoImage ? config.osImages.entries[0] : undefined;
   options.announce?.({
     servingUrl: baseUrls.advertisedUrl ?? url,
     serviceBaseUrl: servesApi ? serviceBaseUrl : undefined,
     authType: config.authType,
     adminTokenFile: servesApi && config.authType === 'local' ? adminTokenFile(config.dataDir) : undefined,
-    notes: baseUrls.notes,
+    notes: [
+      ...(demo
+        ? [
+            `OS_IMAGES is not set: serving the bundled demo image (openshift_version ${demo.openshiftVersion}, ${demo.cpuArchitecture}; not bootable on real hardware)`,
+          ]
+        : []),
+      ...baseUrls.notes,
+    ],
     warnings,
   });
   logger.info(

@@ -1,9 +1,10 @@
 // `bootsmith serve [--role all|image|core]`: runs the service with the configuration from the
-// environment until SIGTERM/SIGINT. On a terminal (stderr is a TTY) it first prints a human
-// start line (src/startup/start-line.ts): where it serves, the console and API URLs, the path
-// of the admin token file (never the token), which address the URLs use and any warnings.
-// The JSON log goes to stdout as before, so `bootsmith serve | tee log` keeps the line on the
-// terminal and the log clean.
+// environment until SIGTERM/SIGINT. On a terminal (stderr is a TTY) it prints a human start line
+// (src/startup/start-line.ts) before the JSON log: where it serves, the console and API URLs, the
+// path of the admin token file (never the token), which address the URLs use and any warnings;
+// the JSON lines of the start are held until then (./held-log.ts). The JSON log goes to stdout,
+// the start line to stderr, so `bootsmith serve | tee log` keeps the line on the terminal and the
+// log clean; without a terminal there is no start line and nothing is held.
 //
 // Does: load the configuration, start the service, drain on the first signal and exit 0 (a
 // second signal cuts the streams). A configuration error (also a start refused because no
@@ -18,6 +19,7 @@ import { redactText } from '../redact.js';
 import { startService } from '../service.js';
 import { startLines } from '../startup/start-line.js';
 import { optionValue } from './args.js';
+import { HeldLog } from './held-log.js';
 import type { CliIo, Verb } from './verb.js';
 
 function packageVersion(): string {
@@ -39,15 +41,19 @@ async function serve(role: string | undefined, io: CliIo): Promise<number> {
     }
     throw err;
   }
-  const logger = createLogger(config.logLevel);
+  const held = io.stderr.isTTY ? new HeldLog(io.stdout) : undefined;
+  const logger = createLogger(config.logLevel, held);
   let service;
   try {
     service = await startService(config, logger, {
       announce: (summary) => {
-        if (io.stderr.isTTY) io.stderr.write(startLines({ ...summary, version: packageVersion() }));
+        if (!held) return;
+        io.stderr.write(startLines({ ...summary, version: packageVersion() }));
+        held.release();
       },
     });
   } catch (err) {
+    held?.release();
     if (err instanceof ConfigError) {
       io.stderr.write(`bootsmith: configuration error: ${redactText(err.message)}\n`);
       return 2;
