@@ -23,7 +23,7 @@ interface HostView {
 
 const CLEAR_SCREEN = '\x1b[H\x1b[2J';
 
-/** The console's rule (console/page-hosts.js): requested_hostname, else the inventory's hostname. */
+/** The console's rule (console/names.js hostName): requested_hostname, else the inventory's hostname. */
 export function hostName(host: Pick<HostView, 'requested_hostname' | 'inventory'>): string {
   if (host.requested_hostname) return host.requested_hostname;
   if (!host.inventory) return '';
