@@ -11,8 +11,9 @@
 // and in node_modules/.bin for `npx bootsmith`. The one substitution: BOOTSMITH_URL (which the
 // README's blocks read, defaulting to port 8080) names the free port.
 // Then what the blocks promise is checked where cheap: the start line, the download URL on the
-// routable address, the files written, live.iso back to the demo image's bytes.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+// routable address, the files written, live.iso back to the demo image's bytes; and the refusal
+// "Try it" describes, in a network namespace with nothing but loopback (`unshare -n`, as root).
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -182,6 +183,21 @@ describe.skipIf(unavailable({ curl: toolWorks('curl'), 'script (util-linux)': to
       expect(output).toContain('lab@example'); // iso ignition show: the SSH key is in the Ignition
       expect(output).toMatch(/ignition\.platform\.id=metal console=ttyS0$/m); // iso kargs show
       expect(output).toMatch(/^#!ipxe$/m);
+    });
+
+    it('"Try it": with no address to hand out, npm start refuses, naming what to set', (t) => {
+      if (unavailable({ 'unshare -n (root)': toolWorks('unshare', ['-n', 'true']) })) return t.skip();
+      const r = spawnSync('unshare', ['-n', process.execPath, built.cli, 'serve'], {
+        cwd: dir,
+        env: { PATH: process.env.PATH, HOME: dir, LISTEN_PORT: '8080' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toBe(
+        "bootsmith: configuration error: LISTEN_ADDRESS is 0.0.0.0 (every address) but this host has no address other than loopback and link-local ones: set IMAGE_SERVICE_BASE_URL and SERVICE_BASE_URL to the URL BMCs and booted hosts reach this service on (e.g. http://<this host's address>:8080), or set LISTEN_ADDRESS to that address\n",
+      );
+      expect(README).toContain('it refuses to start and says');
     });
 
     it('"Command line": the files the blocks promise, and live.iso back to the demo image', () => {
