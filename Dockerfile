@@ -29,6 +29,8 @@ COPY package.json ./
 COPY console ./console
 # The volume's mount point belongs to the runtime user, so the database and image cache can be written.
 RUN mkdir -p /data && chown node:node /data
+# Set IMAGE_SERVICE_BASE_URL and SERVICE_BASE_URL to the address BMCs and hosts reach: without
+# them the service hands out the container's own address (its default route's interface).
 ENV NODE_ENV=production DATA_DIR=/data LISTEN_PORT=8080
 VOLUME /data
 EXPOSE 8080

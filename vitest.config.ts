@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'fixtures/**/*.test.ts', 'test/packaging/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'fixtures/**/*.test.ts', 'test/packaging/**/*.test.ts', 'test/docs/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

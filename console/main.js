@@ -1,5 +1,7 @@
 // The console's shell: hash routes → views, the sign-in page when the API asks for a token
-// (AUTH_TYPE=local, as /console/settings.json says), sign-out. Each view renders into <main> and returns a stop function the
+// (AUTH_TYPE=local, as /console/settings.json says), sign-out, and a banner on every page for
+// each start-up warning settings.json carries (AUTH_TYPE=none beyond loopback, loopback URLs
+// handed to BMCs and hosts). Each view renders into <main> and returns a stop function the
 // router calls when the person leaves it. Does NOT: talk to the API beyond the sign-in check.
 import { ApiError, call, setToken, token } from './api.js';
 import { h, notice, replace } from './dom.js';
@@ -13,6 +15,7 @@ import { renderInfraEnvs } from './page-infra-envs.js';
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
 const signOut = document.getElementById('sign-out');
+const banners = document.getElementById('banners');
 let stopView = () => {};
 let signedIn = false;
 
@@ -88,10 +91,22 @@ function showSignIn(message) {
   input.focus();
 }
 
+/** One banner per warning, above every page (also the sign-in page). */
+function showWarnings(warnings) {
+  const list = Array.isArray(warnings) ? warnings.filter((w) => typeof w === 'string') : [];
+  replace(
+    banners,
+    list.map((w) => h('p', { class: 'notice warning banner' }, h('strong', {}, 'Warning: '), w)),
+  );
+  banners.hidden = list.length === 0;
+}
+
 async function start() {
   let authType = 'none';
   try {
-    authType = (await call('GET', '/console/settings.json')).body.auth_type;
+    const settings = (await call('GET', '/console/settings.json')).body;
+    authType = settings.auth_type;
+    showWarnings(settings.warnings);
   } catch (err) {
     replace(main, notice('error', `The service could not be reached: ${err.message}`));
     return;

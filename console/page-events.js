@@ -1,14 +1,19 @@
 // Events, newest first, filtered by InfraEnv, host and severity (the API's own filters:
-// infra_env_id, host_id, severities). Refreshes every EVENTS_REFRESH_MS. Does NOT: page
-// through more than EVENTS_SHOWN events (the newest are what people look for here).
+// infra_env_id, host_id, severities). Each row names its InfraEnv and host as people know them
+// (names.js: an InfraEnv by name, with a short id when two share one; a host by its hostname),
+// also in the "All" view, where the hosts of every InfraEnv that appears are looked up once.
+// Refreshes every EVENTS_REFRESH_MS. Does NOT: page through more than EVENTS_SHOWN events (the
+// newest are what people look for here).
 import { get } from './api.js';
 import { h, notice, replace, timeElement } from './dom.js';
+import { hostName, infraEnvLabels, shortId } from './names.js';
 import { poll } from './poller.js';
 
 export const EVENTS_REFRESH_MS = 4_000;
 /** How many of the newest events one view shows. */
 export const EVENTS_SHOWN = 200;
 const SEVERITIES = ['info', 'warning', 'error', 'critical'];
+const COLUMNS = ['Time', 'Severity', 'InfraEnv', 'Host', 'Message'];
 
 export function renderEvents(main, query) {
   const infraEnv = h('select', { id: 'ev-infra-env', name: 'infra_env_id' }, h('option', { value: '' }, 'All'));
@@ -18,41 +23,56 @@ export function renderEvents(main, query) {
   );
   const status = h('div', { class: 'status-line' });
   const list = h('tbody');
+  /** host id → name; InfraEnv id → label; InfraEnvs whose hosts were looked up */
   const hostNames = new Map();
+  let labels = new Map();
+  const hostsLoaded = new Set();
   let stop = () => {};
   let tick = async () => {};
 
-  const loadHosts = async () => {
+  const loadInfraEnvs = async () => {
+    const all = await get('infra-envs');
+    labels = infraEnvLabels(all);
+    return all;
+  };
+
+  const loadHostsOf = async (infraEnvId) => {
+    const hosts = await get(`infra-envs/${infraEnvId}/hosts`);
+    for (const hst of hosts) hostNames.set(hst.id, hostName(hst));
+    hostsLoaded.add(infraEnvId);
+    return hosts;
+  };
+
+  const loadHostFilter = async () => {
     replace(host, h('option', { value: '' }, 'All hosts'));
-    hostNames.clear();
     if (!infraEnv.value) {
       host.disabled = true;
       return;
     }
     host.disabled = false;
     try {
-      for (const hst of await get(`infra-envs/${infraEnv.value}/hosts`)) {
-        let name = hst.requested_hostname;
-        if (!name && hst.inventory) {
-          try {
-            name = JSON.parse(hst.inventory).hostname;
-          } catch {
-            name = undefined;
-          }
-        }
-        hostNames.set(hst.id, name || hst.id);
-        host.append(h('option', { value: hst.id }, name || hst.id));
-      }
+      for (const hst of await loadHostsOf(infraEnv.value)) host.append(h('option', { value: hst.id }, hostName(hst)));
       if (query.get('host_id')) host.value = query.get('host_id');
     } catch (err) {
       replace(status, notice('error', `Could not list hosts: ${err.message}`));
     }
   };
 
+  /** Names for what these events mention and this view has not seen yet (one lookup per InfraEnv). */
+  const learnNames = async (events) => {
+    if (events.some((e) => e.infra_env_id && !labels.has(e.infra_env_id))) await loadInfraEnvs();
+    const unknownHostsIn = new Set(
+      events
+        .filter((e) => e.host_id && !hostNames.has(e.host_id) && e.infra_env_id && labels.has(e.infra_env_id))
+        .map((e) => e.infra_env_id),
+    );
+    for (const id of unknownHostsIn) if (!hostsLoaded.has(id)) await loadHostsOf(id);
+  };
+
   tick = async () => {
     const severities = severityBoxes.filter((b) => b.checked).map((b) => b.value);
     if (severities.length === 0) {
-      replace(list, h('tr', {}, h('td', { colspan: 4 }, 'Choose at least one severity.')));
+      replace(list, h('tr', {}, h('td', { colspan: COLUMNS.length }, 'Choose at least one severity.')));
       return;
     }
     let events;
@@ -64,6 +84,7 @@ export function renderEvents(main, query) {
         order: 'descending',
         limit: EVENTS_SHOWN,
       });
+      await learnNames(events);
     } catch (err) {
       replace(status, notice('error', `Could not list events: ${err.message}`));
       return;
@@ -72,7 +93,7 @@ export function renderEvents(main, query) {
     replace(
       list,
       events.length === 0
-        ? h('tr', {}, h('td', { colspan: 4 }, 'No events match.'))
+        ? h('tr', {}, h('td', { colspan: COLUMNS.length }, 'No events match.'))
         : events.map((e) =>
             h(
               'tr',
@@ -83,7 +104,16 @@ export function renderEvents(main, query) {
                 {},
                 h('span', { class: `badge sev-${SEVERITIES.includes(e.severity) ? e.severity : 'info'}` }, e.severity),
               ),
-              h('td', {}, e.host_id ? (hostNames.get(e.host_id) ?? e.host_id) : '—'),
+              h(
+                'td',
+                { class: 'ev-infra-env' },
+                e.infra_env_id
+                  ? labels.has(e.infra_env_id)
+                    ? h('a', { href: `#/infra-envs/${e.infra_env_id}` }, labels.get(e.infra_env_id))
+                    : shortId(e.infra_env_id)
+                  : '—',
+              ),
+              h('td', { class: 'ev-host' }, e.host_id ? (hostNames.get(e.host_id) ?? e.host_id) : '—'),
               h('td', { class: 'message' }, e.message),
             ),
           ),
@@ -95,7 +125,7 @@ export function renderEvents(main, query) {
   };
   infraEnv.addEventListener('change', () => {
     query.delete('host_id');
-    void loadHosts().then(restart);
+    void loadHostFilter().then(restart);
   });
   host.addEventListener('change', restart);
   for (const box of severityBoxes) box.addEventListener('change', restart);
@@ -129,7 +159,7 @@ export function renderEvents(main, query) {
           h(
             'tr',
             {},
-            ['Time', 'Severity', 'Host', 'Message'].map((t) => h('th', { scope: 'col' }, t)),
+            COLUMNS.map((t) => h('th', { scope: 'col' }, t)),
           ),
         ),
         list,
@@ -139,12 +169,13 @@ export function renderEvents(main, query) {
 
   void (async () => {
     try {
-      for (const ie of await get('infra-envs')) infraEnv.append(h('option', { value: ie.id }, ie.name));
+      const all = await loadInfraEnvs();
+      for (const ie of all) infraEnv.append(h('option', { value: ie.id }, labels.get(ie.id)));
     } catch (err) {
       replace(status, notice('error', `Could not list InfraEnvs: ${err.message}`));
     }
     if (query.get('infra_env_id')) infraEnv.value = query.get('infra_env_id');
-    await loadHosts();
+    await loadHostFilter();
     restart();
   })();
   return () => stop();

@@ -3,6 +3,7 @@
 // 5 s without a reload. Does NOT: change hosts (no actions here yet).
 import { get } from './api.js';
 import { announce, formatBytes, h, notice, replace, timeElement } from './dom.js';
+import { hostName } from './names.js';
 import { poll } from './poller.js';
 
 /** Under the 5 s the console promises between a change and its display. */
@@ -132,7 +133,7 @@ export function renderHosts(main, infraEnvId) {
         body,
         hosts.map((host) => {
           const inv = parseJson(host.inventory);
-          const name = host.requested_hostname || inv?.hostname || host.id;
+          const name = hostName(host);
           const row = h(
             'tr',
             { 'data-id': host.id, 'data-status': host.status },

@@ -1,9 +1,11 @@
 // Create and edit an InfraEnv. Every control's `name` is the API's field name; what the API
 // refuses comes back inline under the field its message names (or above the form when it names
-// none). Does NOT: validate beyond what must be parsed to build the request (JSON of
-// static_network_config): the API is the one judge of what is valid.
+// none). The version is chosen among the base images that are ready or loading (a failed one is
+// named in the help, not offered); static networking has its own editor (per host: nmstate YAML
+// and MAC → interface rows, static-network-editor.js). Does NOT: validate what the API judges.
 import { ApiError, call, get } from './api.js';
 import { h, notice, replace } from './dom.js';
+import { staticNetworkEditor } from './static-network-editor.js';
 
 const ARCHITECTURES = ['x86_64', 'aarch64', 'ppc64le', 's390x'];
 const IMAGE_TYPES = ['full-iso', 'minimal-iso'];
@@ -41,11 +43,10 @@ export function renderInfraEnvForm(main, id) {
   let stopped = false;
   void (async () => {
     let current;
-    let versions = [];
+    let versions = { usable: [], failed: [] };
     try {
       current = editing ? await get(`infra-envs/${id}`) : undefined;
-      const health = await get('/health');
-      versions = [...new Set((health.images ?? []).map((i) => i.openshift_version))];
+      versions = versionsOf((await get('/health')).images ?? []);
     } catch (err) {
       if (!stopped) replace(main, h('h1', {}, 'InfraEnv'), notice('error', `Could not load: ${err.message}`));
       return;
@@ -57,8 +58,41 @@ export function renderInfraEnvForm(main, id) {
   };
 }
 
+/**
+ * The versions a new InfraEnv can use: those with a base image that is ready or still loading
+ * (pending, downloading, extracting, verifying, evicted and fetched again on demand), and those
+ * whose every image failed.
+ */
+export function versionsOf(images) {
+  const usable = [...new Set(images.filter((i) => i.state !== 'failed').map((i) => i.openshift_version))];
+  const failed = [...new Set(images.filter((i) => i.state === 'failed').map((i) => i.openshift_version))].filter(
+    (v) => !usable.includes(v),
+  );
+  return { usable, failed };
+}
+
+function versionHelp(versions) {
+  const parts = [];
+  if (versions.usable.length === 0) parts.push('No base image is ready or loading: see Images.');
+  if (versions.failed.length)
+    parts.push(`Not offered, their base image failed: ${versions.failed.join(', ')} (see Images).`);
+  return parts.length ? parts.join(' ') : 'Versions with a base image that is ready or loading.';
+}
+
 function build(main, current, versions) {
   const editing = current !== undefined;
+  const offered = [...versions.usable];
+  if (current?.openshift_version && !offered.includes(current.openshift_version))
+    offered.push(current.openshift_version);
+  let snc = [];
+  if (current?.static_network_config) {
+    try {
+      snc = JSON.parse(current.static_network_config);
+    } catch {
+      snc = [];
+    }
+  }
+  const network = staticNetworkEditor(snc);
   const fields = {
     name: field(
       'f-name',
@@ -69,8 +103,12 @@ function build(main, current, versions) {
     openshift_version: field(
       'f-openshift-version',
       'OpenShift version',
-      h('input', { name: 'openshift_version', type: 'text', list: 'known-versions', autocomplete: 'off' }),
-      versions.length ? `Base images: ${versions.join(', ')}` : undefined,
+      h(
+        'select',
+        { name: 'openshift_version' },
+        offered.map((v) => h('option', { value: v }, v)),
+      ),
+      versionHelp(versions),
     ),
     cpu_architecture: field(
       'f-cpu-architecture',
@@ -115,12 +153,7 @@ function build(main, current, versions) {
       h('input', { name: 'additional_ntp_sources', type: 'text', autocomplete: 'off' }),
       'Comma-separated host names or addresses.',
     ),
-    static_network_config: field(
-      'f-static-network-config',
-      'Static network config',
-      h('textarea', { name: 'static_network_config', rows: 4, spellcheck: 'false' }),
-      'JSON list of {"network_yaml": "…", "mac_interface_map": [{"mac_address": "…", "logical_nic_name": "…"}]}',
-    ),
+    static_network_config: { control: network.element, error: network.error, element: network.element },
   };
   if (current) {
     fields.name.control.value = current.name;
@@ -133,10 +166,8 @@ function build(main, current, versions) {
       fields.kernel_arguments.control.value = JSON.parse(current.kernel_arguments)
         .map((k) => k.value)
         .join('\n');
-    if (current.static_network_config)
-      fields.static_network_config.control.value = JSON.stringify(JSON.parse(current.static_network_config), null, 2);
-  } else if (versions.length) {
-    fields.openshift_version.control.value = versions[0];
+  } else if (offered.length) {
+    fields.openshift_version.control.value = offered[0];
   }
 
   const formError = h('div', { class: 'form-error' });
@@ -148,11 +179,16 @@ function build(main, current, versions) {
       f.error.textContent = '';
       f.control.removeAttribute('aria-invalid');
     }
+    network.clearErrors();
   };
   const showError = (name, message) => {
     const f = name ? fields[name] : undefined;
     if (!f) {
       replace(formError, notice('error', message));
+      return;
+    }
+    if (name === 'static_network_config') {
+      network.showError(message);
       return;
     }
     f.error.textContent = message;
@@ -168,7 +204,7 @@ function build(main, current, versions) {
       body.name = v('name').trim();
       body.cpu_architecture = v('cpu_architecture');
     }
-    if (v('openshift_version').trim() !== '' || current) body.openshift_version = v('openshift_version').trim();
+    if (v('openshift_version') !== '') body.openshift_version = v('openshift_version');
     body.image_type = v('image_type');
     if (v('pull_secret').trim() !== '' || !current) body.pull_secret = v('pull_secret').trim();
     if (v('ssh_authorized_key').trim() !== '' || current) body.ssh_authorized_key = v('ssh_authorized_key').trim();
@@ -176,16 +212,8 @@ function build(main, current, versions) {
       body.additional_ntp_sources = v('additional_ntp_sources').trim();
     const kargs = kernelArgumentsOf(v('kernel_arguments'));
     if (kargs.length || current?.kernel_arguments) body.kernel_arguments = kargs;
-    const snc = v('static_network_config').trim();
-    if (snc !== '') {
-      try {
-        body.static_network_config = JSON.parse(snc);
-      } catch (err) {
-        throw new ApiError(0, `static_network_config is not JSON: ${err.message}`, 'static_network_config');
-      }
-    } else if (current?.static_network_config) {
-      body.static_network_config = [];
-    }
+    const hosts = network.value();
+    if (hosts.length || current?.static_network_config) body.static_network_config = hosts;
     return body;
   };
 
@@ -213,11 +241,6 @@ function build(main, current, versions) {
     },
     formError,
     Object.values(fields).map((f) => f.element),
-    h(
-      'datalist',
-      { id: 'known-versions' },
-      versions.map((ver) => h('option', { value: ver })),
-    ),
     h(
       'div',
       { class: 'buttons' },

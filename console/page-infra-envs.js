@@ -1,8 +1,9 @@
-// The InfraEnvs list: name, version, architecture, image type, creation time, links to the
-// InfraEnv, its hosts and its edit form, and delete (asked twice, inline). Does NOT: create or
-// edit (page-infra-env-form.js does).
+// The InfraEnvs list: name (with a short id when two InfraEnvs share it, names.js), version,
+// architecture, image type, creation time, links to the InfraEnv, its hosts and its edit form,
+// and delete (asked twice, inline). Does NOT: create or edit (page-infra-env-form.js does).
 import { call, get } from './api.js';
 import { announce, h, notice, replace, timeElement } from './dom.js';
+import { infraEnvLabels } from './names.js';
 
 export function renderInfraEnvs(main) {
   const status = h('div', { class: 'status-line' });
@@ -53,13 +54,14 @@ export function renderInfraEnvs(main) {
       return;
     }
     list.sort((a, b) => String(a.name).localeCompare(String(b.name)));
+    const labels = infraEnvLabels(list);
     replace(
       body,
-      list.map((ie) => row(ie)),
+      list.map((ie) => row(ie, labels.get(ie.id))),
     );
   };
 
-  const row = (ie) => {
+  const row = (ie, label) => {
     const actions = h('td', { class: 'actions' });
     const askDelete = () => {
       const confirmButton = h(
@@ -97,7 +99,7 @@ export function renderInfraEnvs(main) {
     return h(
       'tr',
       { 'data-id': ie.id },
-      h('th', { scope: 'row' }, h('a', { href: `#/infra-envs/${ie.id}` }, ie.name)),
+      h('th', { scope: 'row' }, h('a', { href: `#/infra-envs/${ie.id}` }, label)),
       h('td', {}, ie.openshift_version ?? '—'),
       h('td', {}, ie.cpu_architecture),
       h('td', {}, ie.type),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import path from 'node:path';
 import { ConfigError, DEMO_IMAGE_PATH, loadConfig, parseDuration } from './config.js';
 
 describe('loadConfig', () => {
@@ -11,6 +12,15 @@ describe('loadConfig', () => {
     expect(config.imageServiceBaseUrl).toBeUndefined(); // derived from the listening address
     expect(config.assistedServiceUrl).toBeUndefined();
     expect(config.hostMaxDisconnectionMs).toBe(180_000);
+  });
+
+  it('is secure by default: local auth, and DATA_DIR is ./data of the working directory', () => {
+    const config = loadConfig({});
+    expect(config.authType).toBe('local');
+    expect(config.listenAddress).toBe('0.0.0.0');
+    expect(config.dataDir).toBe(path.join(process.cwd(), 'data'));
+    expect(loadConfig({ AUTH_TYPE: 'none' }).authType).toBe('none');
+    expect(loadConfig({ DATA_DIR: 'elsewhere' }).dataDir).toBe(path.resolve('elsewhere'));
   });
 
   it('honours the upstream variable names', () => {

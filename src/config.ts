@@ -1,6 +1,9 @@
 // Reads bootsmith's configuration from the environment (and the --role flag), with the
 // same variable names as assisted-image-service / assisted-service where they exist.
-// Every value has an embedded default so `npm start` works on a fresh machine.
+// Every value has an embedded default so `npm start` works on a fresh machine, and the
+// defaults are safe beyond loopback: AUTH_TYPE=local (an admin token in DATA_DIR/auth), base
+// URLs derived from the host's routable address (src/startup/), DATA_DIR ./data of the
+// directory the service is started in (`npm start` runs in the checkout).
 //
 // Invalid values stop the process with a message naming the variable; invalid OS image
 // entries do not (they are reported and skipped, see images/os-images-config.ts).
@@ -95,6 +98,12 @@ export class ConfigError extends Error {}
 /** A day: longer than any stream could reasonably need; a bigger value is a typo. */
 const MAX_SHUTDOWN_GRACE_SECONDS = 86_400;
 
+/**
+ * DATA_DIR's default, relative to the working directory: `npm start` runs in the checkout, so it
+ * is the checkout's ./data; an installed binary keeps its data where it is started, not inside
+ * node_modules.
+ */
+export const DEFAULT_DATA_DIR = 'data';
 export const PACKAGE_ROOT = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
 /** The bundled demo image: `build-live-iso.sh --with-miniso`, so minimal ISOs work out of the box. */
 export const DEMO_IMAGE_PATH = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64-miniso.iso');
@@ -114,7 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     role,
     listenAddress,
     listenPort,
-    dataDir: path.resolve(env.DATA_DIR || path.join(PACKAGE_ROOT, 'data')),
+    dataDir: path.resolve(env.DATA_DIR || DEFAULT_DATA_DIR),
     osImages: configured ?? demoImages(),
     usingDemoImage: configured === undefined,
     imageStore: imageStoreSettings(env, role !== 'image' && !env.DATABASE_URL),
@@ -123,7 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     assistedServiceUrl,
     ignitionCacheTtlMs: integer(env, 'IGNITION_CACHE_TTL_SECONDS', 60, 0, 86_400) * 1000,
     embedCompression: oneOf(env, 'EMBED_COMPRESSION', ['gzip', 'xz'] as const, 'gzip'),
-    authType: oneOf(env, 'AUTH_TYPE', ['none', 'local'] as const, 'none'),
+    authType: oneOf(env, 'AUTH_TYPE', ['none', 'local'] as const, 'local'),
     databaseUrl: env.DATABASE_URL || undefined,
     hostMaxDisconnectionMs: duration(env, 'HOST_MAX_DISCONNECTION_TIME', 3 * 60_000),
     adminTokenTtlMs: env.ADMIN_TOKEN_TTL ? duration(env, 'ADMIN_TOKEN_TTL', 0) : undefined,

@@ -30,7 +30,13 @@ interface Harness {
 
 async function startHarness(env: Record<string, string> = {}, logs?: string[]): Promise<Harness> {
   const dir = await mkdtemp(path.join(tmpdir(), 'bootsmith-e2e-'));
-  const config = loadConfig({ LISTEN_PORT: '0', LISTEN_ADDRESS: '127.0.0.1', DATA_DIR: dir, ...env });
+  const config = loadConfig({
+    LISTEN_PORT: '0',
+    LISTEN_ADDRESS: '127.0.0.1',
+    DATA_DIR: dir,
+    AUTH_TYPE: 'none',
+    ...env,
+  });
   const logger = logs ? createLogger('debug', { write: (line: string) => logs.push(line) }) : createLogger('silent');
   const service = await startService(config, logger, { defaultMetrics: false });
   await service.imagesLoaded;

@@ -4,7 +4,11 @@
 //
 // The process is live at once; base images load in the background and are reported per
 // image by /health. It listens before anything else so that default base URLs
-// (IMAGE_SERVICE_BASE_URL, SERVICE_BASE_URL) are the address it really listens on.
+// (IMAGE_SERVICE_BASE_URL, SERVICE_BASE_URL) are the address it really listens on: on every
+// address (0.0.0.0, ::), the host's routable address (src/startup/: the default route's
+// interface, or the only non-loopback address), and a start with no address to hand out is
+// refused. What exposes the service (AUTH_TYPE=none beyond loopback) or hands out URLs only
+// this machine reaches becomes a warning: logged, in /health and in the console's banner.
 // With HTTPS_CERT_FILE/HTTPS_KEY_FILE, LISTEN_PORT serves HTTPS (certificates reloaded on
 // change and on SIGHUP) and HTTP_LISTEN_PORT adds a plain listener for what iPXE fetches;
 // iPXE scripts and PXE URLs then point at the plain one.
@@ -34,12 +38,22 @@ import { RemoteUrlTokenResolver } from './ignition-supply/remote-url-tokens.js';
 import type { IgnitionSource } from './ignition-supply/source.js';
 import { ManagedImageStore } from './images/managed-image-store.js';
 import { Metrics } from './metrics.js';
+import { adminTokenFile } from './core/auth/local-keys.js';
+import { type HostNetwork, readHostNetwork } from './startup/host-routes.js';
+import { chooseAddress } from './startup/routable-address.js';
+import { type HandedOutUrl, exposureWarnings, resolveBaseUrls } from './startup/reachability.js';
+import type { StartSummary } from './startup/start-line.js';
 
 export interface RunningService {
   /** LISTEN_PORT's server (an https.Server with native TLS). */
   server: http.Server;
   /** The URL this process listens on, e.g. http://127.0.0.1:8080 (https:// with native TLS) */
   url: string;
+  /** Where BMCs and hosts are sent: IMAGE_SERVICE_BASE_URL and SERVICE_BASE_URL, configured or derived. */
+  imageServiceBaseUrl: string;
+  serviceBaseUrl: string;
+  /** What exposes the service or hands out unreachable URLs (also in /health and the console). */
+  warnings: string[];
   /** HTTP_LISTEN_PORT's plain server and URL, next to HTTPS. */
   plainServer?: http.Server;
   plainUrl?: string;
@@ -59,7 +73,14 @@ export interface RunningService {
 export async function startService(
   config: Config,
   logger: Logger,
-  options: { defaultMetrics?: boolean; now?: () => Date } = {},
+  options: {
+    defaultMetrics?: boolean;
+    now?: () => Date;
+    /** This host's routes and addresses; read from /proc and os.networkInterfaces() when absent. */
+    hostNetwork?: HostNetwork;
+    /** Called once the service is ready, before the "bootsmith listening" log line (the CLI's human start line). */
+    announce?: (summary: Omit<StartSummary, 'version'>) => void;
+  } = {},
 ): Promise<RunningService> {
   let handler: http.RequestListener = (_req, res) => {
     res
@@ -84,10 +105,25 @@ export async function startService(
     tlsMaterial,
   );
   await listen(server, config.listenPort, config.listenAddress);
-  const url = listeningUrl(server.address() as AddressInfo, tlsMaterial ? 'https' : 'http');
+  const bound = server.address() as AddressInfo;
+  const scheme = tlsMaterial ? 'https' : 'http';
+  const url = listeningUrl(bound, scheme);
+  let baseUrls;
+  try {
+    baseUrls = resolveBaseUrls({
+      scheme,
+      port: bound.port,
+      listenAddress: config.listenAddress,
+      imageServiceBaseUrl: config.imageServiceBaseUrl,
+      serviceBaseUrl: config.serviceBaseUrl,
+      choice: chooseAddress(bound.address, options.hostNetwork ?? (await readHostNetwork())),
+    });
+  } catch (err) {
+    server.close();
+    throw err;
+  }
+  const { imageServiceBaseUrl, serviceBaseUrl } = baseUrls;
   const drain = new Drain(server);
-  const imageServiceBaseUrl = config.imageServiceBaseUrl ?? url;
-  const serviceBaseUrl = config.serviceBaseUrl ?? url;
 
   // HTTP_LISTEN_PORT: plain HTTP next to HTTPS, by default only for what iPXE fetches.
   let plainServer: http.Server | undefined;
@@ -116,14 +152,44 @@ export async function startService(
     drain.add(plainServer);
   }
   const plainPort = plainServer ? (plainServer.address() as AddressInfo).port : undefined;
+  // The plain listener as others reach it: same host as the derived base URLs.
+  const plainAdvertised =
+    plainUrl && plainPort !== undefined && baseUrls.advertisedHost !== undefined
+      ? `http://${baseUrls.advertisedHost}:${plainPort}`
+      : plainUrl;
   // Where iPXE scripts and PXE artifacts point (iPXE speaks plain HTTP only).
   const pxeImageBaseUrl =
     config.imageServiceHttpBaseUrl ??
-    (plainUrl && plainPort !== undefined
-      ? plainBaseUrl(config.imageServiceBaseUrl, plainUrl, plainPort)
+    (plainAdvertised && plainPort !== undefined
+      ? plainBaseUrl(config.imageServiceBaseUrl, plainAdvertised, plainPort)
       : imageServiceBaseUrl);
   const pxeServiceBaseUrl =
-    plainUrl && plainPort !== undefined ? plainBaseUrl(config.serviceBaseUrl, plainUrl, plainPort) : serviceBaseUrl;
+    plainAdvertised && plainPort !== undefined
+      ? plainBaseUrl(config.serviceBaseUrl, plainAdvertised, plainPort)
+      : serviceBaseUrl;
+  const servesApi = config.role !== 'image';
+  const handedOut: HandedOutUrl[] = [
+    { variable: 'IMAGE_SERVICE_BASE_URL', url: imageServiceBaseUrl, configured: !!config.imageServiceBaseUrl },
+    ...(servesApi
+      ? [{ variable: 'SERVICE_BASE_URL' as const, url: serviceBaseUrl, configured: !!config.serviceBaseUrl }]
+      : []),
+    ...(pxeImageBaseUrl !== imageServiceBaseUrl
+      ? [
+          {
+            variable: 'IMAGE_SERVICE_HTTP_BASE_URL' as const,
+            url: pxeImageBaseUrl,
+            configured: !!config.imageServiceHttpBaseUrl,
+          },
+        ]
+      : []),
+  ];
+  const warnings = exposureWarnings({
+    bound: bound.address,
+    port: bound.port,
+    authType: config.authType,
+    servesApi,
+    handedOut,
+  });
 
   let certificates: CertificateReloader | undefined;
   if (config.tls && tlsMaterial) {
@@ -223,6 +289,7 @@ export async function startService(
       ...(certificates ? { tlsHealth: () => certificates.status() } : {}),
       draining: () => drain.isDraining(),
       authType: config.authType,
+      warnings,
     });
   } catch (err) {
     databaseStarted();
@@ -234,6 +301,24 @@ export async function startService(
     await imageStore.close();
     throw err;
   }
+  for (const note of baseUrls.notes) logger.info({ note }, 'base URLs');
+  for (const warning of warnings) logger.warn({ warning }, 'check the configuration');
+  const demo = config.usingDemoImage ? config.osImages.entries[0] : undefined;
+  options.announce?.({
+    servingUrl: baseUrls.advertisedUrl ?? url,
+    serviceBaseUrl: servesApi ? serviceBaseUrl : undefined,
+    authType: config.authType,
+    adminTokenFile: servesApi && config.authType === 'local' ? adminTokenFile(config.dataDir) : undefined,
+    notes: [
+      ...(demo
+        ? [
+            `OS_IMAGES is not set: serving the bundled demo image (openshift_version ${demo.openshiftVersion}, ${demo.cpuArchitecture}; not bootable on real hardware)`,
+          ]
+        : []),
+      ...baseUrls.notes,
+    ],
+    warnings,
+  });
   logger.info(
     {
       url,
@@ -257,6 +342,9 @@ export async function startService(
   return {
     server,
     url,
+    imageServiceBaseUrl,
+    serviceBaseUrl,
+    warnings,
     ...(plainServer && plainUrl ? { plainServer, plainUrl } : {}),
     ...(certificates ? { certificates } : {}),
     imageStore,

@@ -42,6 +42,7 @@ describe('OS_IMAGES rootfs_url', () => {
       LISTEN_PORT: '0',
       LISTEN_ADDRESS: '127.0.0.1',
       DATA_DIR: dir,
+      AUTH_TYPE: 'none',
       OS_IMAGES: JSON.stringify(osImages),
     });
     service = await startService(config, createLogger('silent'), { defaultMetrics: false });

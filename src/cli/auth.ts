@@ -5,7 +5,9 @@
 // the embedded database (whose files the CLI never opens under a running service). Writes the
 // new token to DATA_DIR/auth/admin-token (0600, atomically) and prints where, never the token.
 // ADMIN_TOKEN_TTL, when set, gives the new token an expiry. Needs AUTH_TYPE=local.
+import { Readable } from 'node:stream';
 import { commandConfig } from './command-config.js';
+import { type CliIo, runGroup, type Verb, type VerbGroup } from './verb.js';
 import { describeError } from '../errors.js';
 import { LocalKeys } from '../core/auth/local-keys.js';
 import { migrate } from '../core/db/migrations.js';
@@ -20,11 +22,30 @@ export interface AuthCliIo {
   stderr: { write(text: string): unknown };
 }
 
-export async function authCommand(args: readonly string[], io: AuthCliIo): Promise<number> {
-  if (args.length !== 1 || args[0] !== 'rotate-admin') {
-    io.stderr.write(`usage:\n${AUTH_USAGE}\n`);
-    return 2;
-  }
+export const authRotateAdmin: Verb = {
+  spec: {
+    name: 'bootsmith auth rotate-admin',
+    summary:
+      'Issue a new admin token into DATA_DIR/auth/admin-token (never printed) and revoke the earlier ones, also on a running service',
+    options: [],
+    positionals: [],
+  },
+  run: (_args, io) => rotateAdmin(io),
+};
+
+export const AUTH_GROUP: VerbGroup = { name: 'bootsmith auth', verbs: { 'rotate-admin': authRotateAdmin } };
+
+/** `bootsmith auth <args…>` with the given I/O (tests call it in-process). */
+export function authCommand(args: readonly string[], io: AuthCliIo): Promise<number> {
+  return runGroup(AUTH_GROUP, args, {
+    env: io.env,
+    stdin: Readable.from([]),
+    stdout: io.stdout as CliIo['stdout'],
+    stderr: io.stderr as CliIo['stderr'],
+  });
+}
+
+async function rotateAdmin(io: AuthCliIo): Promise<number> {
   const config = commandConfig(io);
   if (config === 2) return 2;
   if (config.authType !== 'local') {

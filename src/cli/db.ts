@@ -9,75 +9,112 @@
 // Run it while `bootsmith serve` is stopped when the database is the embedded one (the
 // server in DATA_DIR belongs to one process at a time).
 import { readFile, rename, writeFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { pino } from 'pino';
+import type { Config } from '../config.js';
+import { flag, optionValue } from './args.js';
 import { commandConfig } from './command-config.js';
 import { exportDump, importDump, parseDump } from '../core/db/dump.js';
 import { migrate } from '../core/db/migrations.js';
 import { pgliteDir } from '../core/db/pglite-era.js';
-import { openDatabase } from '../core/db/sql.js';
+import { openDatabase, type SqlDatabase } from '../core/db/sql.js';
 import { describeError } from '../errors.js';
 import type { CliIo } from './images.js';
 import { openPgliteCopy } from './pglite-source.js';
+import { type CliIo as VerbIo, runGroup, type Verb, type VerbGroup } from './verb.js';
 
 export const DB_USAGE = `  bootsmith db export [--pglite] [--out FILE]
   bootsmith db import FILE`;
 
-export async function dbCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const [sub, ...rest] = args;
-  const outIndex = rest.indexOf('--out');
-  const out = outIndex >= 0 ? rest[outIndex + 1] : undefined;
-  const flags = rest.filter((_, i) => outIndex < 0 || (i !== outIndex && i !== outIndex + 1));
-  const usage = () => {
-    io.stderr.write(`usage:\n${DB_USAGE}\n`);
-    return 2;
-  };
-  if (outIndex >= 0 && !out) return usage();
+export const dbExport: Verb = {
+  spec: {
+    name: 'bootsmith db export',
+    summary: 'Export InfraEnvs, hosts, events and signing keys as JSON (pull secrets included: written 0600)',
+    options: [
+      { long: 'pglite', help: 'read the PGlite-era DATA_DIR/db (a copy) instead of the configured database' },
+      { long: 'out', value: 'FILE', help: 'write to FILE (0600) instead of stdout' },
+    ],
+    positionals: [],
+  },
+  run: (args, io) => exportCommand(flag(args, 'pglite'), optionValue(args, 'out'), io),
+};
+
+export const dbImport: Verb = {
+  spec: {
+    name: 'bootsmith db import',
+    summary: 'Import an export into the configured database in one transaction (rows that exist are kept)',
+    options: [],
+    positionals: ['FILE'],
+  },
+  run: (args, io) => importCommand(args.positionals[0]!, io),
+};
+
+export const DB_GROUP: VerbGroup = { name: 'bootsmith db', verbs: { export: dbExport, import: dbImport } };
+
+/** `bootsmith db <args…>` with the given I/O (tests call it in-process). */
+export function dbCommand(args: readonly string[], io: CliIo): Promise<number> {
+  return runGroup(DB_GROUP, args, {
+    env: io.env,
+    stdin: Readable.from([]),
+    stdout: io.stdout as VerbIo['stdout'],
+    stderr: io.stderr as VerbIo['stderr'],
+  });
+}
+
+function configured(io: CliIo, config: Config): Promise<SqlDatabase> {
+  const logger = pino({ level: io.env.LOG_LEVEL || 'silent', base: { service: 'bootsmith' } }, pino.destination(2));
+  return openDatabase({
+    ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+    dataDir: config.dataDir,
+    logger,
+    embeddedPostgresUser: config.embeddedPostgresUser,
+  });
+}
+
+async function exportCommand(pglite: boolean, out: string | undefined, io: CliIo): Promise<number> {
   const config = commandConfig(io);
   if (config === 2) return 2;
-  const logger = pino({ level: io.env.LOG_LEVEL || 'silent', base: { service: 'bootsmith' } }, pino.destination(2));
-  const configured = () =>
-    openDatabase({
-      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
-      dataDir: config.dataDir,
-      logger,
-      embeddedPostgresUser: config.embeddedPostgresUser,
-    });
   try {
-    if (sub === 'export' && flags.every((f) => f === '--pglite')) {
-      const source = flags.includes('--pglite') ? await openPgliteCopy(pgliteDir(config.dataDir)) : await configured();
-      let text: string;
-      try {
-        text = `${JSON.stringify(await exportDump(source), null, 2)}\n`;
-      } finally {
-        await source.close();
-      }
-      if (out) {
-        await writeFile(`${out}.tmp`, text, { mode: 0o600 });
-        await rename(`${out}.tmp`, out);
-      } else {
-        io.stdout.write(text);
-      }
-      return 0;
+    const source = pglite ? await openPgliteCopy(pgliteDir(config.dataDir)) : await configured(io, config);
+    let text: string;
+    try {
+      text = `${JSON.stringify(await exportDump(source), null, 2)}\n`;
+    } finally {
+      await source.close();
     }
-    if (sub === 'import' && flags.length === 1 && !flags[0]!.startsWith('--')) {
-      const dump = parseDump(await readFile(flags[0]!, 'utf8'));
-      const db = await configured();
-      try {
-        await migrate(db);
-        const added = await importDump(db, dump);
-        io.stdout.write(
-          `${Object.entries(added)
-            .map(([t, n]) => `${t}: ${n} added`)
-            .join(', ')}\n`,
-        );
-      } finally {
-        await db.close();
-      }
-      return 0;
+    if (out) {
+      await writeFile(`${out}.tmp`, text, { mode: 0o600 });
+      await rename(`${out}.tmp`, out);
+    } else {
+      io.stdout.write(text);
     }
+    return 0;
   } catch (err) {
     io.stderr.write(`bootsmith: ${describeError(err)}\n`);
     return 1;
   }
-  return usage();
+}
+
+async function importCommand(file: string, io: CliIo): Promise<number> {
+  const config = commandConfig(io);
+  if (config === 2) return 2;
+  try {
+    const dump = parseDump(await readFile(file, 'utf8'));
+    const db = await configured(io, config);
+    try {
+      await migrate(db);
+      const added = await importDump(db, dump);
+      io.stdout.write(
+        `${Object.entries(added)
+          .map(([t, n]) => `${t}: ${n} added`)
+          .join(', ')}\n`,
+      );
+    } finally {
+      await db.close();
+    }
+    return 0;
+  } catch (err) {
+    io.stderr.write(`bootsmith: ${describeError(err)}\n`);
+    return 1;
+  }
 }

@@ -7,6 +7,7 @@
 //                  parsing or downloading anything, and the files no configured image owns
 //
 // Configuration comes from the environment, as for `bootsmith serve`.
+import { Readable } from 'node:stream';
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../config.js';
 import { describeError } from '../errors.js';
@@ -16,9 +17,35 @@ import { formatBytes } from '../images/progress.js';
 import type { ImageStore } from '../images/catalog/image-store.js';
 import { ManagedImageStore } from '../images/managed-image-store.js';
 import { ImageSettingsError, imageStoreSettingsFromEnvironment } from '../images/store-settings.js';
+import { flag } from './args.js';
+import { type CliIo as VerbIo, runGroup, type Verb, type VerbGroup } from './verb.js';
 
 export const IMAGES_USAGE = `  bootsmith images pull [--json]
   bootsmith images list [--json]`;
+
+const JSON_OPTION = { long: 'json', help: 'print the result as JSON' };
+
+export const imagesPull: Verb = {
+  spec: {
+    name: 'bootsmith images pull',
+    summary: 'Download and verify every configured base image into DATA_DIR/images (exit 0 when all are ready)',
+    options: [JSON_OPTION],
+    positionals: [],
+  },
+  run: (args, io) => images('pull', flag(args, 'json'), io),
+};
+
+export const imagesList: Verb = {
+  spec: {
+    name: 'bootsmith images list',
+    summary: 'Show what DATA_DIR/images holds for each configured image (reads nothing from the network)',
+    options: [JSON_OPTION],
+    positionals: [],
+  },
+  run: (args, io) => images('list', flag(args, 'json'), io),
+};
+
+export const IMAGES_GROUP: VerbGroup = { name: 'bootsmith images', verbs: { pull: imagesPull, list: imagesList } };
 
 export interface CliIo {
   env: NodeJS.ProcessEnv;
@@ -26,14 +53,17 @@ export interface CliIo {
   stderr: { write(text: string): unknown };
 }
 
-export async function imagesCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const [sub, ...rest] = args;
-  const json = rest.includes('--json');
-  const unknown = rest.filter((a) => a !== '--json');
-  if ((sub !== 'pull' && sub !== 'list') || unknown.length) {
-    io.stderr.write(`usage:\n${IMAGES_USAGE}\n`);
-    return 2;
-  }
+/** `bootsmith images <args…>` with the given I/O (tests call it in-process). */
+export function imagesCommand(args: readonly string[], io: CliIo): Promise<number> {
+  return runGroup(IMAGES_GROUP, args, {
+    env: io.env,
+    stdin: Readable.from([]),
+    stdout: io.stdout as VerbIo['stdout'],
+    stderr: io.stderr as VerbIo['stderr'],
+  });
+}
+
+async function images(sub: 'pull' | 'list', json: boolean, io: CliIo): Promise<number> {
   let config;
   let settings;
   try {
@@ -71,17 +101,17 @@ export async function imagesCommand(args: readonly string[], io: CliIo): Promise
     unsubscribe();
     await store.close();
   }
-  const images = view.health().images;
+  const states = view.health().images;
   if (json) {
-    io.stdout.write(`${JSON.stringify(images, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(states, null, 2)}\n`);
   } else {
-    report.update(images, true);
+    report.update(states, true);
     if (io.stdout.isTTY)
-      for (const h of images.filter((i) => i.state !== 'ready')) io.stdout.write(`${plainLine(h)}\n`);
-    const ready = images.filter((i) => i.state === 'ready').length;
-    io.stdout.write(`${ready} of ${images.length} images ready in ${config.dataDir}\n`);
+      for (const h of states.filter((i) => i.state !== 'ready')) io.stdout.write(`${plainLine(h)}\n`);
+    const ready = states.filter((i) => i.state === 'ready').length;
+    io.stdout.write(`${ready} of ${states.length} images ready in ${config.dataDir}\n`);
   }
-  return images.every((i) => i.state === 'ready') ? 0 : 1;
+  return states.every((i) => i.state === 'ready') ? 0 : 1;
 }
 
 function renderInventory(inventory: Inventory): string {

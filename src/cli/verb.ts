@@ -89,7 +89,7 @@ export async function runGroup(group: VerbGroup, argv: readonly string[], io: Cl
     io.stdout.write(groupHelp(group));
     return 0;
   }
-  const next = word === undefined ? undefined : group.verbs[word];
+  const next = word === undefined || !Object.hasOwn(group.verbs, word) ? undefined : group.verbs[word];
   if (next === undefined) {
     io.stderr.write(
       `bootsmith: ${group.name}: ${word === undefined ? 'missing verb' : `unknown verb ${JSON.stringify(word)}`}\n${groupHelp(group)}`,

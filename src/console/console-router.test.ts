@@ -11,9 +11,12 @@ import { imageErrorHandler } from '../http/error-mapping.js';
 import { loadConsoleAssets } from './console-assets.js';
 import { CONSOLE_CSP, consoleRoutes } from './console-router.js';
 
-async function serve(authType: 'none' | 'local'): Promise<{ url: string; close(): Promise<void> }> {
+async function serve(
+  authType: 'none' | 'local',
+  warnings: string[] = [],
+): Promise<{ url: string; close(): Promise<void> }> {
   const app = express();
-  app.use(consoleRoutes({ authType }));
+  app.use(consoleRoutes({ authType, warnings }));
   app.use(
     imageErrorHandler((err) => {
       throw err;
@@ -71,11 +74,18 @@ describe('console routes', () => {
     }
   });
 
-  it('says whether the page must ask for the admin token', async () => {
-    expect(await (await fetch(svc.url + '/console/settings.json')).json()).toEqual({ auth_type: 'local' });
-    const open = await serve('none');
+  it('says whether the page must ask for the admin token, and which warnings its banner shows', async () => {
+    expect(await (await fetch(svc.url + '/console/settings.json')).json()).toEqual({
+      auth_type: 'local',
+      warnings: [],
+    });
+    const warning = 'AUTH_TYPE=none while listening on 0.0.0.0:8080: …';
+    const open = await serve('none', [warning]);
     try {
-      expect(await (await fetch(open.url + '/console/settings.json')).json()).toEqual({ auth_type: 'none' });
+      expect(await (await fetch(open.url + '/console/settings.json')).json()).toEqual({
+        auth_type: 'none',
+        warnings: [warning],
+      });
     } finally {
       await open.close();
     }

@@ -1,6 +1,8 @@
 // The web console's HTTP face: `GET /` redirects to `/console/`, which serves the one page;
 // `/console/assets/<file>` serves the browser modules and the style sheet;
-// `/console/settings.json` tells the page whether to ask for the admin token (`auth_type`).
+// `/console/settings.json` tells the page whether to ask for the admin token (`auth_type`) and
+// which start-up warnings to show as a banner (`warnings`: AUTH_TYPE=none beyond loopback,
+// loopback URLs handed out; src/startup/reachability.ts).
 //
 // Does: answer from the files console-assets.ts loaded at start, with a Content-Security-Policy
 // that allows only same-origin scripts, styles and API calls (no inline script, no external
@@ -27,11 +29,13 @@ export const CONSOLE_CSP = [
 export interface ConsoleOptions {
   /** AUTH_TYPE: the page asks for the admin token only with `local` (so it never probes into a 401). */
   authType: 'none' | 'local';
+  /** Start-up warnings shown as a banner on every page. */
+  warnings?: readonly string[];
   /** The files to serve; the console/ folder when absent. */
   assets?: Map<string, ConsoleAsset>;
 }
 
-export function consoleRoutes({ authType, assets = loadConsoleAssets() }: ConsoleOptions): Router {
+export function consoleRoutes({ authType, warnings = [], assets = loadConsoleAssets() }: ConsoleOptions): Router {
   const router = Router();
   const send = (res: Response, asset: ConsoleAsset): void => {
     res
@@ -54,7 +58,9 @@ export function consoleRoutes({ authType, assets = loadConsoleAssets() }: Consol
     send(res, page);
   });
   router.get('/console/settings.json', (_req, res) => {
-    res.set({ 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' }).json({ auth_type: authType });
+    res
+      .set({ 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' })
+      .json({ auth_type: authType, warnings });
   });
   router.get('/console/assets/:file', (req, res) => {
     const name = req.params.file;

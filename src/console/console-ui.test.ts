@@ -1,14 +1,19 @@
 // The web console in Debian's Chromium (puppeteer-core) against a real all-in-one service with
-// AUTH_TYPE=local, embedded PostgreSQL and two base images: the demo fixture (ready) and one from
-// a slow loopback origin (downloading while the test looks at it). Through the page: sign in
-// with the admin token, watch the slow image's progress bar, get inline messages for a bad pull
-// secret, create an InfraEnv, see its URL and iPXE script, see a host registered through the
-// agent API appear and turn known/insufficient without a reload, see its events and filter them,
-// delete an InfraEnv; then the same pages at a phone width. Every page's console errors fail the
-// test; screenshots of each page go to .cache/console-screenshots/.
+// AUTH_TYPE=local, embedded PostgreSQL and three base images: the demo fixture (ready), one from
+// a slow loopback origin (downloading while the test looks at it) and one that is no ISO
+// (failed). Through the page: the start-up warning as a banner (the service listens on loopback
+// only), sign in with the admin token, watch the slow image's progress bar, get inline messages
+// for a bad pull secret, create an InfraEnv offered only the versions whose image is ready or
+// loading, see its URL and iPXE script, see a host registered through the agent API appear and
+// turn known/insufficient without a reload, see its events (InfraEnv and host by name, also in
+// the "All" view, two InfraEnvs of one name told apart) and filter them, delete an InfraEnv;
+// static networking through its per-host editor with the API's refusals under the control they
+// name; an AUTH_TYPE=none service on every address warns in a banner; then the pages at a phone
+// width. Every page's console errors fail the test; screenshots of each page go to
+// .cache/console-screenshots/.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
@@ -76,15 +81,21 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
   let browser: Browser;
   let token: string;
 
+  let junkDir: string;
+
   beforeAll(async () => {
     mirror = await new IsoServer().start();
     mirror.serve('/slow.iso', await readFile(DEMO_IMAGE_PATH), SLOW);
+    junkDir = await mkdtemp(path.join(tmpdir(), 'console-junk-'));
+    const junk = path.join(junkDir, 'not-an.iso');
+    await writeFile(junk, Buffer.alloc(64 * 1024, 0x5a)); // fails verification: no ISO 9660 volume
     aio = await startAllInOne(
       {
         AUTH_TYPE: 'local',
         OS_IMAGES: JSON.stringify([
           { openshift_version: '4.17', cpu_architecture: 'x86_64', url: DEMO_IMAGE_PATH, version: '417.demo' },
           { openshift_version: '4.18', cpu_architecture: 'x86_64', url: mirror.url('/slow.iso'), version: '418.slow' },
+          { openshift_version: '4.19', cpu_architecture: 'x86_64', url: junk, version: '419.junk' },
         ]),
       },
       { awaitImages: false },
@@ -97,6 +108,7 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
     await browser?.close();
     await aio?.close();
     await mirror?.stop();
+    if (junkDir) await rm(junkDir, { recursive: true, force: true });
   });
 
   async function signIn(page: Page): Promise<void> {
@@ -104,6 +116,8 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
     expect(page.url()).toBe(aio.service.url + '/console/');
     expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
     await page.waitForSelector('#admin-token');
+    // the service listens on 127.0.0.1 only: its URLs reach this machine only, said before sign-in
+    expect(await text(page, '#banners')).toMatch(/^Warning: listening on 127\.0\.0\.1 only: the URLs handed out/);
     await page.type('#admin-token', token);
     await page.keyboard.press('Enter'); // keyboard only: the field has focus, Enter submits
     await page.waitForFunction(() => document.querySelector('h1')?.textContent === 'InfraEnvs');
@@ -125,6 +139,7 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
       { timeout: UI_TIMEOUT_MS },
     );
     await page.waitForSelector('tr[data-version="4.17"][data-state="ready"]');
+    await page.waitForSelector('tr[data-version="4.19"][data-state="failed"]', { timeout: UI_TIMEOUT_MS });
     expect(await text(page, 'tr[data-version="4.18"]')).toMatch(/KiB of 1\.0 MiB/);
     await screenshot(page, 'images');
     expect(await lowContrast(page)).toEqual([]);
@@ -143,9 +158,15 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
         'ssh_authorized_key',
         'image_type',
         'kernel_arguments',
-        'static_network_config',
       ]),
     );
+    expect(await page.$('fieldset#f-static-network-config')).not.toBeNull();
+    // versions: the ready one and the loading one, not the one whose image failed
+    expect(await page.$$eval('select[name="openshift_version"] option', (os) => os.map((o: any) => o.value))).toEqual([
+      '4.17',
+      '4.18',
+    ]);
+    expect(await text(page, '#f-openshift-version-help')).toContain('4.19');
     const unlabelled = await page.$$eval('form input, form select, form textarea', (els) =>
       els.filter((e) => (e as HTMLInputElement).labels?.length === 0).map((e) => e.getAttribute('name')),
     );
@@ -261,7 +282,9 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
     await page.select('#ev-host', hostId);
     await page.waitForFunction(() => {
       const rows = [...document.querySelectorAll('#events tbody tr[data-severity]')];
-      return rows.length > 0 && rows.every((r: any) => r.children[2].textContent === 'worker-7.example.com');
+      return (
+        rows.length > 0 && rows.every((r: any) => r.querySelector('.ev-host').textContent === 'worker-7.example.com')
+      );
     });
     await page.select('#ev-host', '');
     await page.click('#ev-sev-info');
@@ -270,6 +293,49 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
         document.querySelectorAll('#events tbody tr[data-severity="info"]').length === 0 &&
         document.querySelectorAll('#events tbody tr').length > 0,
     );
+
+    // the "All" view: which InfraEnv and host each event is about, by name; a second InfraEnv
+    // called lab is told apart from the first by a short id
+    const twin = (await (
+      await aio.call('POST', `${API}/infra-envs`, {
+        name: 'lab',
+        openshift_version: '4.17',
+        cpu_architecture: 'x86_64',
+        pull_secret: PULL_SECRET,
+      })
+    ).json()) as any;
+    await page.goto(aio.service.url + '/console/#/events');
+    expect(await page.$$eval('#events thead th', (ths) => ths.map((t) => t.textContent))).toEqual([
+      'Time',
+      'Severity',
+      'InfraEnv',
+      'Host',
+      'Message',
+    ]);
+    const labelOf = (ieId: string) => `lab · ${ieId.slice(0, 8)}`;
+    await page.waitForFunction(
+      (first: string, second: string, hid: string) => {
+        const rows = [...document.querySelectorAll('#events tbody tr[data-severity]')];
+        const cells = (r: any) => [
+          r.querySelector('.ev-infra-env').textContent,
+          r.querySelector('.ev-host').textContent,
+        ];
+        return (
+          rows.some((r) => cells(r)[0] === first && cells(r)[1] === 'worker-7.example.com') &&
+          rows.some((r) => cells(r)[0] === second) &&
+          rows.every((r) => !cells(r).includes(hid))
+        );
+      },
+      { timeout: UI_TIMEOUT_MS },
+      labelOf(id),
+      labelOf(twin.id),
+      hostId,
+    );
+    expect(await page.$$eval('#ev-infra-env option', (os) => os.map((o) => o.textContent))).toEqual(
+      expect.arrayContaining(['All', labelOf(id), labelOf(twin.id)]),
+    );
+    await screenshot(page, 'events-all');
+    expect(await lowContrast(page)).toEqual([]);
 
     // delete (asked twice) from the list
     const other = (await (
@@ -331,6 +397,109 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
     expect(JSON.parse(after.kernel_arguments).map((k: any) => k.value)).toEqual(['quiet', 'console=ttyS0']);
     expect(unexpected(errors, [{ status: 400, path: `/api/assisted-install/v2/infra-envs/${ie.id}` }])).toEqual([]);
     await page.close();
+  });
+
+  it('static networking: per host an nmstate YAML and MAC rows; the API refusals land under the control they name', async () => {
+    const { page, errors } = await openPage(browser);
+    await signIn(page);
+    await page.goto(aio.service.url + '/console/#/infra-envs/new');
+    await page.waitForSelector('#sn-add-host');
+    await page.type('input[name="name"]', 'net');
+    await page.type('textarea[name="pull_secret"]', PULL_SECRET);
+    await page.click('#sn-add-host');
+    await page.waitForSelector('#sn-0-yaml');
+    const yaml =
+      'interfaces:\n- name: eth0\n  type: ethernet\n  state: up\n  ipv4: {enabled: true, dhcp: false, address: [{ip: 192.168.122.10, prefix-length: 24}]}\n';
+    await page.type('#sn-0-yaml', yaml);
+    await page.type('#sn-0-0-mac', '52:54:00:zz:00:01');
+    await page.type('#sn-0-0-nic', 'eth0');
+    const replaceText = async (selector: string, value: string) => {
+      await page.click(selector, { clickCount: 3 });
+      await page.keyboard.press('Backspace');
+      await page.type(selector, value);
+    };
+
+    // a MAC the API refuses: its message under that MAC field
+    await page.click('form button[type="submit"]');
+    await page.waitForSelector('#sn-0-0-mac-error:not([hidden])');
+    expect(await text(page, '#sn-0-0-mac-error')).toMatch(
+      /static_network_config(\[0\]|\.0)\b.*mac_interface_map(\[0\]|\.0)\.mac_address/,
+    );
+    expect(await page.$eval('#sn-0-0-mac', (e) => e.getAttribute('aria-invalid'))).toBe('true');
+    await screenshot(page, 'static-network-error');
+    expect(await lowContrast(page)).toEqual([]);
+
+    // fixed; a second host whose YAML the API refuses: its message under that host's YAML
+    await replaceText('#sn-0-0-mac', '52:54:00:aa:00:01');
+    await page.click('#sn-add-host');
+    await page.waitForSelector('#sn-1-yaml');
+    await page.type('#sn-1-yaml', 'interfaces:\n- name: eth0\n  type: ethernet\n  state: sideways\n');
+    await page.type('#sn-1-0-mac', '52:54:00:aa:00:02');
+    await page.type('#sn-1-0-nic', 'eth0');
+    await page.click('form button[type="submit"]');
+    await page.waitForSelector('#sn-1-yaml-error:not([hidden])');
+    expect(await text(page, '#sn-1-yaml-error')).toMatch(/^static_network_config\[1\]/);
+    expect(await page.$('#sn-0-0-mac-error:not([hidden])')).toBeNull();
+    expect(((await (await aio.call('GET', `${API}/infra-envs`)).json()) as any[]).map((ie) => ie.name)).not.toContain(
+      'net',
+    );
+
+    // without the second host it is created with the first host's network
+    await page.click('.sn-host[data-host="1"] .buttons button.danger-text');
+    expect(await page.$('#sn-1-yaml')).toBeNull();
+    await page.click('form button[type="submit"]');
+    await page.waitForFunction(() => /#\/infra-envs\/[0-9a-f-]{36}$/.test(window.location.hash));
+    const netId = /#\/infra-envs\/([0-9a-f-]{36})$/.exec(page.url())![1]!;
+    const saved = (await (await aio.call('GET', `${API}/infra-envs/${netId}`)).json()) as any;
+    expect(JSON.parse(saved.static_network_config)).toEqual([
+      { network_yaml: yaml, mac_interface_map: [{ mac_address: '52:54:00:aa:00:01', logical_nic_name: 'eth0' }] },
+    ]);
+
+    // the edit form shows it in the same editor
+    await page.goto(aio.service.url + `/console/#/infra-envs/${netId}/edit`);
+    await page.waitForSelector('#sn-0-yaml');
+    expect(await page.$eval('#sn-0-yaml', (e: any) => e.value)).toBe(yaml);
+    expect(await page.$eval('#sn-0-0-mac', (e: any) => e.value)).toBe('52:54:00:aa:00:01');
+    expect(await page.$eval('#sn-0-0-nic', (e: any) => e.value)).toBe('eth0');
+    const unlabelled = await page.$$eval('form input, form select, form textarea', (els) =>
+      els.filter((e) => (e as HTMLInputElement).labels?.length === 0).map((e) => e.getAttribute('name')),
+    );
+    expect(unlabelled).toEqual([]);
+    await screenshot(page, 'static-network');
+    expect(
+      unexpected(errors, [
+        { status: 422, path: '/api/assisted-install/v2/infra-envs' }, // the MAC: go-openapi's schema check
+        { status: 400, path: '/api/assisted-install/v2/infra-envs' }, // the YAML: the nmstate conversion
+      ]),
+    ).toEqual([]);
+    await page.close();
+  });
+
+  it('AUTH_TYPE=none on every address: a banner on every page says so', async () => {
+    const open = await startAllInOne({
+      LISTEN_ADDRESS: '0.0.0.0',
+      AUTH_TYPE: 'none',
+      IMAGE_SERVICE_BASE_URL: 'http://bootsmith.lab.example:8080',
+      SERVICE_BASE_URL: 'http://bootsmith.lab.example:8080',
+    });
+    try {
+      const { page, errors } = await openPage(browser);
+      await page.goto(open.service.url + '/console/');
+      await page.waitForFunction(() => document.querySelector('h1')?.textContent === 'InfraEnvs');
+      expect(await page.$('#admin-token')).toBeNull(); // nothing to sign in with
+      expect(await text(page, '#banners')).toMatch(
+        /^Warning: AUTH_TYPE=none while listening on 0\.0\.0\.0:\d+: anyone who reaches this port can read every InfraEnv's discovery Ignition and pull secret/,
+      );
+      await page.goto(open.service.url + '/console/#/images');
+      await page.waitForSelector('tr[data-state]');
+      expect(await page.$('#banners:not([hidden]) .notice.warning')).not.toBeNull();
+      await screenshot(page, 'banner-auth-none');
+      expect(await lowContrast(page)).toEqual([]);
+      expect(unexpected(errors, [])).toEqual([]);
+      await page.close();
+    } finally {
+      await open.close();
+    }
   });
 
   it('fits a phone width without sideways scrolling of the page', async () => {

@@ -1,11 +1,15 @@
 // console/api.js fieldOf (which form field an API error names) against the messages the real
 // parser (src/core/infraenv/params.ts) gives for a bad value of each field the console's form
-// has: every one must land under its own field, so the form shows it inline.
+// has: every one must land under its own field, so the form shows it inline. And
+// console/static-network-editor.js controlIdOf against the handlers' and go-openapi's static
+// networking refusals: each lands under the host's YAML or the MAC row it names.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../config.js';
 import { parseInfraEnvParams } from '../core/infraenv/params.js';
+import { firstViolation } from '../core/validation/body-schema.js';
+import { INFRA_ENV_CREATE } from '../core/validation/body-models.js';
 import { PULL_SECRET } from '../test-support/all-in-one.js';
 
 type Api = { fieldOf(message: string): string | undefined };
@@ -49,5 +53,57 @@ describe('API error messages → console form fields', () => {
   it('names no field for messages about none', () => {
     expect(api.fieldOf('request body must be a JSON object')).toBeUndefined();
     expect(api.fieldOf('the service answered 500')).toBeUndefined();
+  });
+});
+
+describe('static networking refusals → the editor control they name', () => {
+  type Editor = { controlIdOf(message: string): string | undefined };
+  let editor: Editor;
+  beforeAll(async () => {
+    editor = (await import(
+      pathToFileURL(path.join(PACKAGE_ROOT, 'console', 'static-network-editor.js')).href
+    )) as Editor;
+  });
+  const YAML = 'interfaces:\n- {name: eth0, type: ethernet, state: up}\n';
+  const host = (mac: string, yaml = YAML) => ({
+    network_yaml: yaml,
+    mac_interface_map: [{ mac_address: mac, logical_nic_name: 'eth0' }],
+  });
+  const refusal = (snc: unknown[]): string => {
+    try {
+      parseInfraEnvParams({ ...VALID, static_network_config: snc }, 'create');
+    } catch (err) {
+      return (err as Error).message;
+    }
+    throw new Error('the parser accepted it');
+  };
+
+  it.each([
+    [
+      'a YAML the converter refuses, second host',
+      [host('52:54:00:00:00:01'), host('52:54:00:00:00:02', 'interfaces: 7\n')],
+      'sn-1-yaml',
+    ],
+    [
+      'a YAML left empty',
+      [host('52:54:00:00:00:01'), { network_yaml: '', mac_interface_map: [{ mac_address: '52:54:00:00:00:03' }] }],
+      'sn-1-yaml',
+    ],
+    ['a MAC that is no MAC', [host('52:54:00:zz:00:01')], 'sn-0-0-mac'],
+    ['no MAC rows', [{ network_yaml: YAML, mac_interface_map: [] }], 'sn-0-0-mac'],
+  ])('the handlers: %s', (_what, snc, id) => {
+    const message = refusal(snc);
+    expect(editor.controlIdOf(message), message).toBe(id);
+  });
+
+  it("go-openapi's schema messages", () => {
+    const violation = firstViolation(
+      { ...VALID, static_network_config: [host('52:54:00:00:00:01'), host('not-a-mac')] },
+      INFRA_ENV_CREATE.schema,
+      INFRA_ENV_CREATE.param,
+    );
+    expect(violation?.message).toMatch(/static_network_config\.1\.mac_interface_map\.0\.mac_address in body/);
+    expect(editor.controlIdOf(violation!.message)).toBe('sn-1-0-mac');
+    expect(editor.controlIdOf('pull secret must be JSON')).toBeUndefined();
   });
 });

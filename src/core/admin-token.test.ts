@@ -155,7 +155,11 @@ for (const backend of backends()) {
     it('says what is wrong without AUTH_TYPE=local or keys', async () => {
       const stderr = new Capture();
       expect(
-        await authCommand(['rotate-admin'], { env: { DATA_DIR: storage.dataDir }, stdout: new Capture(), stderr }),
+        await authCommand(['rotate-admin'], {
+          env: { DATA_DIR: storage.dataDir, AUTH_TYPE: 'none' },
+          stdout: new Capture(),
+          stderr,
+        }),
       ).toBe(2);
       expect(stderr.text).toMatch(/AUTH_TYPE is not local/);
       expect(await authCommand(['rotate'], { env, stdout: new Capture(), stderr })).toBe(2);

@@ -49,6 +49,8 @@ export interface AppParts {
   draining?: () => boolean;
   /** AUTH_TYPE, for the web console's sign-in page (`none` when absent). */
   authType?: 'none' | 'local';
+  /** Start-up warnings (src/startup/reachability.ts): in /health and the console's banner. */
+  warnings?: readonly string[];
 }
 
 export function createApp(parts: AppParts): RequestListener {
@@ -66,12 +68,20 @@ export function createApp(parts: AppParts): RequestListener {
   });
 
   const cap = parts.artifacts ? new RequestCap(parts.requestCap ?? DEFAULT_REQUEST_CAP, parts.metrics) : undefined;
+  const warnings = parts.warnings ?? [];
   app.use(
-    healthRoutes(parts.imageStore, parts.databaseHealth, parts.draining, parts.tlsHealth, cap && (() => cap.status())),
+    healthRoutes(
+      parts.imageStore,
+      parts.databaseHealth,
+      parts.draining,
+      parts.tlsHealth,
+      cap && (() => cap.status()),
+      warnings,
+    ),
   );
   app.use(metricsRoutes(parts.metrics));
   if (parts.coreRouter) app.use('/api/assisted-install', parts.coreRouter);
-  if (parts.coreRouter) app.use(consoleRoutes({ authType: parts.authType ?? 'none' })); // the web console needs the API beside it
+  if (parts.coreRouter) app.use(consoleRoutes({ authType: parts.authType ?? 'none', warnings })); // the web console needs the API beside it
   let hotRoute: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
   if (parts.artifacts && cap) {
     const context = {

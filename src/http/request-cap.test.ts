@@ -238,6 +238,7 @@ describe('MAX_CONCURRENT_REQUESTS with the assisted API in-process', () => {
       LISTEN_PORT: '0',
       LISTEN_ADDRESS: '127.0.0.1',
       DATA_DIR: dir,
+      AUTH_TYPE: 'none',
       MAX_CONCURRENT_REQUESTS: '1',
       OS_IMAGES: JSON.stringify([
         { openshift_version: '4.17', cpu_architecture: 'x86_64', url: isoFile, version: '417.94.1' },

@@ -10,6 +10,7 @@ import { loadConfig } from '../config.js';
 import { embeddedBackend } from '../core/test-support/harness.js';
 import { createLogger } from '../logger.js';
 import { type RunningService, startService } from '../service.js';
+import type { HostNetwork } from '../startup/host-routes.js';
 
 export const API = '/api/assisted-install/v2';
 export const PULL_SECRET = JSON.stringify({
@@ -35,8 +36,11 @@ export interface AllInOne {
 
 export async function startAllInOne(
   env: Record<string, string> = {},
-  /** awaitImages false: return while base images still load (a slow origin's progress is the test). */
-  { awaitImages = true }: { awaitImages?: boolean } = {},
+  /**
+   * awaitImages false: return while base images still load (a slow origin's progress is the test).
+   * hostNetwork: the routes and addresses the service sees instead of this host's.
+   */
+  { awaitImages = true, hostNetwork }: { awaitImages?: boolean; hostNetwork?: HostNetwork } = {},
 ): Promise<AllInOne> {
   const storage = await embeddedBackend().create();
   const dir = await mkdtemp(path.join(tmpdir(), 'bootsmith-all-in-one-'));
@@ -52,6 +56,7 @@ export async function startAllInOne(
     LISTEN_ADDRESS: '127.0.0.1',
     DATA_DIR: dir,
     DATABASE_URL: storage.databaseUrl!,
+    AUTH_TYPE: 'none', // the default is local: tests that want the admin token say so
     ...env,
   });
   let service: RunningService;
@@ -59,6 +64,7 @@ export async function startAllInOne(
     service = await startService(config, createLogger('debug', { write: (line: string) => logs.push(line) }), {
       defaultMetrics: false,
       now: () => new Date(clock.now),
+      ...(hostNetwork ? { hostNetwork } : {}),
     });
     if (awaitImages) await service.imagesLoaded;
   } catch (err) {

@@ -183,6 +183,7 @@ describe('bombs', () => {
         LISTEN_PORT: String(port),
         LISTEN_ADDRESS: '127.0.0.1',
         DATA_DIR: dataDir,
+        AUTH_TYPE: 'none',
         OS_IMAGES: JSON.stringify(images),
         LOG_LEVEL: 'warn',
         IMAGE_DOWNLOAD_CONCURRENCY: String(images.length),

@@ -130,6 +130,7 @@ async function startChild(name: string, env: Record<string, string>, wrap: strin
       LISTEN_PORT: String(port),
       LISTEN_ADDRESS: '127.0.0.1',
       DATA_DIR: path.join(workDir, `${name}.data`),
+      AUTH_TYPE: 'none',
       LOG_LEVEL: 'info',
       ...env,
     },

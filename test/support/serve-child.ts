@@ -58,6 +58,7 @@ export async function spawnServe(
       LISTEN_PORT: String(port),
       DATA_DIR: dataDir,
       LOG_LEVEL: 'info',
+      AUTH_TYPE: 'none', // the default is local; startServe polls the API without a token
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,7 @@
 // The client verbs against a real running service (`bootsmith serve --role all` as a child, on
 // loopback, embedded PostgreSQL in a temp DATA_DIR), run as the built CLI: infraenv create / list /
-// show / download (also resuming a cut-off download) / delete, events, errors; and
+// show / download (also resuming a cut-off download) / delete, events, errors; `hosts list` with
+// the hostname an agent reported in its inventory; and
 // `hosts list --watch` in a real terminal (tmux), whose screen is printed into the test log.
 import { execFile } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { buildCli, type BuiltCli } from '../../../test/support/build-cli.js';
+import { inventory } from '../../core/test-support/harness.js';
 import { startServe, type ServeChild } from '../../../test/support/serve-child.js';
 import { toolWorks, unavailable } from '../../test-support/requirements.js';
 import { startTmuxSession } from '../test-support/tmux-session.js';
@@ -147,6 +149,30 @@ describe.skipIf(unavailable({ tmux: HAVE_TMUX }))(
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(resumed.stderr).toBe('');
       expect(readFileSync(again).equals(whole)).toBe(true);
+    });
+
+    it('hosts list names an agent-registered host by the hostname of its inventory', async () => {
+      const id = await create('named');
+      const hostId = crypto.randomUUID();
+      const post = (p: string, body: unknown) =>
+        fetch(`${serve.api}/infra-envs/${id}/hosts${p}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      expect((await post('', { host_id: hostId })).status).toBe(201);
+      const before = await ok(['hosts', 'list', id]);
+      expect(before).toMatch(new RegExp(`${hostId}\\s+${id}\\s+discovering`)); // no name yet: an empty column
+      const reply = await post(`/${hostId}/instructions`, {
+        step_type: 'inventory',
+        exit_code: 0,
+        output: JSON.stringify(inventory({ hostname: 'worker-3.lab.example' })),
+      });
+      expect(reply.status).toBeLessThan(300);
+      const after = await ok(['hosts', 'list', id]);
+      expect(after.split('\n')[0]).toMatch(/^HOST\s+INFRAENV\s+HOSTNAME\s+STATUS\s+INFO$/);
+      expect(after).toMatch(new RegExp(`${hostId}\\s+${id}\\s+worker-3\\.lab\\.example\\s+`));
+      expect(await ok(['hosts', 'list'])).toContain('worker-3.lab.example');
     });
 
     it('hosts list --watch redraws a live table in a real terminal (tmux)', async () => {

@@ -1,10 +1,11 @@
 // `bootsmith iso extract pxe [-o DIR] ISO`: writes the ISO's kernel, initrd and rootfs as
 // `<ISO name without .iso>-vmlinuz`, `-initrd.img` and `-rootfs.img` into DIR (default: the
-// current directory), as coreos-installer names them. When the ISO carries an embedded Ignition
+// current directory; created when missing, as coreos-installer does), as coreos-installer names them. When the ISO carries an embedded Ignition
 // config or network keyfiles, they are appended to the initrd (4-byte aligned, the way the service
 // builds PXE initrds), so a PXE boot gets the same customisation as the ISO.
 // Each file streams from the ISO into a temp file that is renamed when complete.
 // Does NOT: extract anything else (use xorriso for arbitrary files).
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 
 import { compress } from '../../initrd/compression.js';
@@ -44,6 +45,9 @@ export const extractPxe: Verb = {
         ? []
         : [buildPxeInitrdTail(initrd.length, await compress(writeCpio(members), DEFAULT_EMBED_COMPRESSION)).tail];
     const stem = pxeStem(iso.path);
+    await mkdir(dir, { recursive: true }).catch((err: Error) => {
+      throw new CliError(dir, err.message, { cause: err });
+    });
     const base = await BaseFile.open(iso.path);
     try {
       const outputs: [string, SplicedFile][] = [

@@ -5,7 +5,7 @@
 // the exit codes and one-line errors of the failure cases.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -189,8 +189,7 @@ describe.skipIf(unavailable({ fixtures: HAVE_FIXTURES, xz: HAVE_XZ }))(
       const manifest = await parseLiveIso(fixtures.path(name));
       const original = readFileSync(fixtures.path(name));
       const iso = copy(name);
-      const dir = path.join(fixtures.dir, 'pxe');
-      mkdirSync(dir);
+      const dir = path.join(fixtures.dir, 'pxe', 'tftp'); // not there yet: created as coreos-installer does
       await ok(['iso', 'ignition', 'embed', iso], ignition);
       const r = await run(['iso', 'extract', 'pxe', '-o', dir, iso]);
       expect(r.code).toBe(0);
@@ -218,6 +217,13 @@ describe.skipIf(unavailable({ fixtures: HAVE_FIXTURES, xz: HAVE_XZ }))(
       expect((await run(['iso', 'network', 'embed', '-k', keyfile, iso])).code).toBe(1);
       expect((await ok(['iso', 'network', 'extract', iso])).stdout.toString()).toBe(
         '# eth0.nmconnection\n[connection]\nid=eth0\ntype=ethernet\n',
+      );
+      const netDir = path.join(fixtures.dir, 'net'); // not there yet: created as coreos-installer does
+      expect((await ok(['iso', 'network', 'extract', '-C', netDir, iso])).stdout.toString()).toBe(
+        `${path.join(netDir, 'eth0.nmconnection')}\n`,
+      );
+      expect(readFileSync(path.join(netDir, 'eth0.nmconnection'), 'utf8')).toBe(
+        '[connection]\nid=eth0\ntype=ethernet\n',
       );
       expect((await ok(['iso', 'ignition', 'show', iso])).stdout.equals(ignition)).toBe(true);
       await ok(['iso', 'ignition', 'remove', iso]);

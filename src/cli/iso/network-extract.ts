@@ -1,8 +1,9 @@
 // `bootsmith iso network extract [-C DIR] ISO`: writes the embedded keyfiles into DIR (default:
-// prints each one to stdout under a `# name` line). Files are created new (0600, never
-// overwriting), as keyfiles may hold Wi-Fi or 802.1X secrets.
+// prints each one to stdout under a `# name` line). DIR is created when missing, as
+// coreos-installer does. Files are created new (0600, never overwriting), as keyfiles may hold
+// Wi-Fi or 802.1X secrets.
 // Does NOT: interpret keyfiles.
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { optionValue } from '../args.js';
@@ -21,6 +22,10 @@ export const networkExtract: Verb = {
     const { networkKeyfiles } = await readEmbedContents(iso);
     if (networkKeyfiles.length === 0) throw new CliError(iso.path, 'no embedded network settings');
     const dir = optionValue(args, 'directory');
+    if (dir !== undefined)
+      await mkdir(dir, { recursive: true }).catch((err: Error) => {
+        throw new CliError(dir, err.message, { cause: err });
+      });
     for (const k of networkKeyfiles) {
       if (dir === undefined) {
         io.stdout.write(`# ${k.name}\n`);

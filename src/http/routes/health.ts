@@ -1,7 +1,9 @@
 // Liveness and readiness:
 //   GET /live    200 as long as the process serves HTTP
 //   GET /health  200 when at least one base image is ready (503 otherwise), with every
-//                image's state and reason, and the configuration problems found at start;
+//                image's state and reason, the configuration problems found at start, and
+//                `warnings`: what exposes the service or hands out URLs BMCs cannot reach
+//                (src/startup/reachability.ts);
 //                with the assisted API also `database` (engine, state, notices such as how to
 //                move a PGlite-era DATA_DIR); with native TLS also `tls` (the serving
 //                certificate's subject, issuer, notAfter and fingerprint, the last reload; never the key).
@@ -26,6 +28,7 @@ export function healthRoutes(
   draining?: () => boolean,
   tls?: TlsHealth,
   artifactSlots?: () => ArtifactSlotsStatus,
+  warnings: readonly string[] = [],
 ): Router {
   const router = Router();
   router.get('/live', (_req, res) => {
@@ -40,6 +43,7 @@ export function healthRoutes(
       res.json({
         status: 'ok',
         images: [],
+        warnings,
         ...(database ? { database: database() } : {}),
         ...(tls ? { tls: tls() } : {}),
       });
@@ -54,6 +58,7 @@ export function healthRoutes(
         images: health.images,
         problems: health.problems,
         ...(artifactSlots ? { artifact_slots: artifactSlots() } : {}),
+        warnings,
         ...(database ? { database: database() } : {}),
         ...(tls ? { tls: tls() } : {}),
       });

@@ -134,6 +134,7 @@ describe.skipIf(missing)('native TLS, all-in-one service', () => {
       LISTEN_ADDRESS: '127.0.0.1',
       DATA_DIR: storage.dataDir,
       DATABASE_URL: storage.databaseUrl ?? '',
+      AUTH_TYPE: 'none',
       OS_IMAGES: JSON.stringify([
         { openshift_version: '4.17', cpu_architecture: 'x86_64', url: iso, version: '417.94.1' },
       ]),

@@ -8,6 +8,8 @@
 //
 // With `tls`, LISTEN_PORT serves HTTPS with the given certificate and HTTP_LISTEN_PORT a plain
 // port (`plainUrl`) for what iPXE fetches; the harness's own calls verify against the test CA.
+// With `defaults`, nothing else is configured: every address, local auth (API calls carry the
+// admin token), base URLs the service derives itself (`baseUrl` is then what it says it uses).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -40,6 +42,8 @@ export interface ServiceOptions {
   httpBaseUrl?: (plainPort: number) => string;
   /** LISTEN_ADDRESS (default 127.0.0.1): another local address, e.g. a veth's for guests in a network namespace. */
   listenAddress?: string;
+  /** Only DATA_DIR, LISTEN_PORT and OS_IMAGES: the defaults for everything else. */
+  defaults?: boolean;
 }
 
 async function freePort(host = '127.0.0.1'): Promise<number> {
@@ -99,8 +103,8 @@ export class BootsmithService {
     readonly name: string,
     /** Loopback URL the tests call. */
     readonly url: string,
-    /** What the service puts in the URLs it hands out. */
-    readonly baseUrl: string,
+    /** What the service puts in the URLs it hands out (with `defaults`: read from its start log). */
+    public baseUrl: string,
     readonly logPath: string,
     private readonly child: ChildProcess,
     /** The service's DATA_DIR (its embedded PostgreSQL listens on a socket in postgres/run). */
@@ -121,34 +125,43 @@ export class BootsmithService {
     await mkdir(dataDir, { recursive: true });
     const logPath = path.join(options.runDir, `${options.name}.service.log`);
     const log = createWriteStream(logPath);
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      LISTEN_ADDRESS: listenAddress,
-      LISTEN_PORT: String(port),
-      DATA_DIR: dataDir,
-      SERVICE_BASE_URL: serviceBaseUrl,
-      IMAGE_SERVICE_BASE_URL: baseUrl,
-      ...(options.tls && plainPort !== undefined
-        ? {
-            HTTPS_CERT_FILE: options.tls.certFile,
-            HTTPS_KEY_FILE: options.tls.keyFile,
-            HTTP_LISTEN_PORT: String(plainPort),
-            ...(options.httpBaseUrl ? { IMAGE_SERVICE_HTTP_BASE_URL: options.httpBaseUrl(plainPort) } : {}),
-          }
-        : {}),
-      AUTH_TYPE: 'none',
-      LOG_LEVEL: 'info',
-      OS_IMAGES: JSON.stringify([
-        {
-          openshift_version: OPENSHIFT_VERSION,
-          cpu_architecture: 'x86_64',
-          url: pathToFileURL(options.baseIso).toString(),
-          version: '417.94.e2e',
-        },
-      ]),
-      ...options.env,
-    };
+    const osImages = JSON.stringify([
+      {
+        openshift_version: OPENSHIFT_VERSION,
+        cpu_architecture: 'x86_64',
+        url: pathToFileURL(options.baseIso).toString(),
+        version: '417.94.e2e',
+      },
+    ]);
+    const env: NodeJS.ProcessEnv = options.defaults
+      ? {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          LISTEN_PORT: String(port),
+          DATA_DIR: dataDir,
+          OS_IMAGES: osImages,
+        }
+      : {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          LISTEN_ADDRESS: listenAddress,
+          LISTEN_PORT: String(port),
+          DATA_DIR: dataDir,
+          SERVICE_BASE_URL: serviceBaseUrl,
+          IMAGE_SERVICE_BASE_URL: baseUrl,
+          ...(options.tls && plainPort !== undefined
+            ? {
+                HTTPS_CERT_FILE: options.tls.certFile,
+                HTTPS_KEY_FILE: options.tls.keyFile,
+                HTTP_LISTEN_PORT: String(plainPort),
+                ...(options.httpBaseUrl ? { IMAGE_SERVICE_HTTP_BASE_URL: options.httpBaseUrl(plainPort) } : {}),
+              }
+            : {}),
+          AUTH_TYPE: 'none',
+          LOG_LEVEL: 'info',
+          OS_IMAGES: osImages,
+          ...options.env,
+        };
     const child = spawn(process.execPath, [options.cli, 'serve'], {
       cwd: REPO_ROOT,
       env,
@@ -166,7 +179,14 @@ export class BootsmithService {
         : `http://${new URL(serviceBaseUrl).hostname}:${plainPort}`;
     }
     await service.waitHealthy(60_000);
-    if (env.AUTH_TYPE === 'local') {
+    if (options.defaults) {
+      // the URL it hands out, as the "bootsmith listening" log line says
+      const listening = /"serviceBaseUrl":"([^"]+)"/.exec(await readFile(logPath, 'utf8'))?.[1];
+      if (!listening) throw new Error(`no serviceBaseUrl in the start log:\n${await service.logTail()}`);
+      service.baseUrl = listening;
+      service.serviceBaseUrl = listening;
+    }
+    if (env.AUTH_TYPE === 'local' || options.defaults) {
       const admin = (await readFile(path.join(dataDir, 'auth', 'admin-token'), 'utf8')).trim();
       service.authorization = { Authorization: `Bearer ${admin}` };
       service.adminToken = admin;

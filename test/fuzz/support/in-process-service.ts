@@ -21,6 +21,7 @@ export async function startInProcessService(env: Record<string, string> = {}): P
     LISTEN_ADDRESS: '127.0.0.1',
     DATA_DIR: storage.dataDir,
     DATABASE_URL: storage.databaseUrl!,
+    AUTH_TYPE: 'none', // the default is local: campaigns that attack credentials say so
     ...env,
   });
   const service = await startService(config, createLogger('silent'), { defaultMetrics: false });

@@ -74,17 +74,52 @@ export async function prepareHome(layout: Layout, owner: Owner | undefined): Pro
 /**
  * As root, PostgreSQL runs as another user, who must be able to reach DATA_DIR/postgres.
  * DATA_DIR itself is bootsmith's and gets search permission for others (x only: nothing in
- * it can be listed); a parent that does not allow it is reported, not changed.
+ * it can be listed); a parent that does not allow it is reported, not changed, with the fixes
+ * that work: search permission on that directory, a DATA_DIR elsewhere, and EMBEDDED_POSTGRES_USER
+ * only when some other user could get through (the directory's own, non-root owner).
  */
 async function ensureTraversable(dataDir: string, owner: Owner): Promise<void> {
   const st = await stat(dataDir);
   if ((st.mode & 0o001) === 0 && st.uid !== owner.uid) await chmod(dataDir, (st.mode & 0o7777) | 0o001);
   const dir = await firstUnsearchable(path.dirname(dataDir), owner);
-  if (dir !== undefined) {
-    throw new EmbeddedPostgresError(
-      `PostgreSQL runs as user ${owner.name} (bootsmith runs as root) and cannot reach ${dataDir}: ${dir} is not searchable by it; choose a DATA_DIR outside ${dir} or set EMBEDDED_POSTGRES_USER`,
-      { dir, user: owner.name },
+  if (dir !== undefined) throw await unreachableError(dataDir, dir, owner);
+}
+
+async function unreachableError(dataDir: string, dir: string, owner: Owner): Promise<EmbeddedPostgresError> {
+  const st = await stat(dir);
+  const mode = (st.mode & 0o777).toString(8).padStart(4, '0');
+  // Group bits apply to a member of the directory's group, the "others" bits to everyone else.
+  const bit = st.gid === owner.gid && st.uid !== owner.uid ? 'g+x' : 'o+x';
+  const fixes = [
+    `let it pass through with \`chmod ${bit} ${dir}\` (search only: nothing in it becomes listable)`,
+    `set DATA_DIR to a directory outside ${dir} (e.g. /var/lib/bootsmith)`,
+  ];
+  const dirOwner = st.uid === 0 ? undefined : userById(st.uid);
+  if (
+    dirOwner &&
+    dirOwner.uid !== owner.uid &&
+    (await firstUnsearchable(path.dirname(dataDir), dirOwner)) === undefined
+  )
+    fixes.push(`set EMBEDDED_POSTGRES_USER=${dirOwner.name} (the owner of ${dir}, who can reach it)`);
+  return new EmbeddedPostgresError(
+    `PostgreSQL runs as user ${owner.name} (bootsmith runs as root, which PostgreSQL refuses) and cannot reach DATA_DIR ${dataDir}: ${dir} (mode ${mode}) does not let it through. Either ${fixes.slice(0, -1).join(', ')}${fixes.length > 1 ? ', or ' : ''}${fixes[fixes.length - 1]!}`,
+    { dir, user: owner.name },
+  );
+}
+
+/** The user with this uid (name and primary group), when `id` knows one. */
+function userById(uid: number): Owner | undefined {
+  try {
+    const name = execFileSync('id', ['-nu', String(uid)], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    const gid = Number(
+      execFileSync('id', ['-g', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(),
     );
+    return name && Number.isInteger(gid) ? { uid, gid, name } : undefined;
+  } catch {
+    return undefined; // a uid without a passwd entry: no one to suggest
   }
 }
 /**

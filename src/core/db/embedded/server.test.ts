@@ -1,9 +1,11 @@
 // The embedded PostgreSQL server on real binaries: layout and password, socket without TCP,
 // two instances side by side, the loopback fallback for long paths, a killed postmaster
 // (restarted by the supervisor; 503 from the API meanwhile), a dead server's postmaster.pid,
-// and clear errors for a read-only or full DATA_DIR (tmpfs mounts; skipped where mount fails).
-import { execFileSync } from 'node:child_process';
-import { chmod, cp, mkdir, mkdtemp, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
+// and clear errors for a read-only or full DATA_DIR (tmpfs mounts; skipped where mount fails)
+// or, as root, a DATA_DIR under a 0700 directory the PostgreSQL user cannot pass (the fix that
+// works is named: chmod o+x, a DATA_DIR elsewhere, EMBEDDED_POSTGRES_USER only where it helps).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmod, chown, cp, mkdir, mkdtemp, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -207,6 +209,41 @@ describe('embedded PostgreSQL server', () => {
     expect(server.state()).toBe('running');
     const exe = await readlink(`/proc/${server.pid()}/exe`);
     expect(exe.startsWith(path.join(layoutOf(dataDir).home, `native-${real.version}`))).toBe(true);
+  });
+
+  test('as root, a DATA_DIR under a 0700 directory is refused naming the fix that works', async () => {
+    if (process.getuid?.() !== 0) {
+      console.warn('skipped: only root runs PostgreSQL as another user');
+      return;
+    }
+    // root's 0700 home, as when a checkout in /root runs `npm start` with DATA_DIR ./data
+    const home = await tempDir('bootsmith-roothome-');
+    await chmod(home, 0o700);
+    const dataDir = path.join(home, 'checkout', 'data');
+    const refused = startEmbeddedServer({ dataDir, logger: silent });
+    await expect(refused).rejects.toThrow(
+      `cannot reach DATA_DIR ${dataDir}: ${home} (mode 0700) does not let it through. Either let it pass through with \`chmod o+x ${home}\` (search only: nothing in it becomes listable), or set DATA_DIR to a directory outside ${home} (e.g. /var/lib/bootsmith)`,
+    );
+    await expect(refused).rejects.not.toThrow(/EMBEDDED_POSTGRES_USER/); // no other user gets through root's 0700
+    // the fix works as said
+    await chmod(home, 0o701);
+    const server = await startEmbeddedServer({ dataDir, logger: silent });
+    cleanups.push(() => server.stop());
+    expect(server.state()).toBe('running');
+
+    // a 0700 home of an ordinary user (nobody here): that user gets through, so it is suggested
+    // (PostgreSQL runs as the postgres user, installed with Debian's postgresql as .ci/run does)
+    if (spawnSync('id', ['-u', 'postgres']).status !== 0) {
+      console.warn('skipped the EMBEDDED_POSTGRES_USER case: no postgres user here');
+      return;
+    }
+    const nobody = Number(execFileSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).trim());
+    const userHome = await tempDir('bootsmith-userhome-');
+    await chown(userHome, nobody, -1);
+    await chmod(userHome, 0o700);
+    await expect(startEmbeddedServer({ dataDir: path.join(userHome, 'data'), logger: silent })).rejects.toThrow(
+      `, or set EMBEDDED_POSTGRES_USER=nobody (the owner of ${userHome}, who can reach it)`,
+    );
   });
 
   test('missing binaries, read-only and full DATA_DIRs give clear errors', async () => {

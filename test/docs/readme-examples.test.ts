@@ -1,0 +1,239 @@
+// The README's examples run as written (issue 24). Every shell block in "Try it" and "Command
+// line" must carry `<!-- doc-test -->`; every marked block runs, in README order, one bash
+// session per section (variables carry from block to block, as in a reader's terminal), with
+// `set -euo pipefail`: each block must exit 0.
+//
+// Where they run: a fresh directory set up like a checkout after `npm ci && npm start` in a
+// second terminal: the service started there as `npm start` starts it (the built CLI's `serve`,
+// no configuration at all but a free LISTEN_PORT, so DATA_DIR is ./data, AUTH_TYPE local, the
+// demo image, every address) under a pseudo-terminal (`script`), so its human start line is
+// checked too; `fixtures/` of the checkout; `bootsmith` on PATH as `npm link` puts it there
+// and in node_modules/.bin for `npx bootsmith`. The one substitution: BOOTSMITH_URL (which the
+// README's blocks read, defaulting to port 8080) names the free port.
+// Then what the blocks promise is checked where cheap: the start line, the download URL on the
+// routable address, the files written, live.iso back to the demo image's bytes; and the refusal
+// "Try it" describes, in a network namespace with nothing but loopback (`unshare -n`, as root).
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_IMAGE_PATH } from '../../src/config.js';
+import { isLoopbackHost } from '../../src/startup/routable-address.js';
+import { REPO_ROOT } from '../../src/test-support/probes.js';
+import { toolWorks, unavailable } from '../../src/test-support/requirements.js';
+import { buildCli, type BuiltCli } from '../support/build-cli.js';
+import { freePort } from '../support/serve-child.js';
+import { readmeBlocks } from './support/readme-blocks.js';
+
+const README = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+const CHECKED_SECTIONS = ['Try it', 'Command line'];
+/** tsc of the service, a first start with initdb, ~40 commands on a loaded two-core machine. */
+const SUITE_TIMEOUT_MS = 300_000;
+/** One README section's blocks (Command line: ~35 commands, a few through npx). */
+const SESSION_TIMEOUT_MS = 180_000;
+const START_TIMEOUT_MS = 90_000;
+
+const blocks = readmeBlocks(README);
+
+describe('README code blocks', () => {
+  it('every shell block in Try it and Command line is run by the doc test', () => {
+    const unmarked = blocks.filter((b) => CHECKED_SECTIONS.includes(b.section) && b.lang === 'sh' && !b.marked);
+    expect(unmarked.map((b) => `README.md:${b.line}`)).toEqual([]);
+    for (const section of CHECKED_SECTIONS)
+      expect(blocks.filter((b) => b.section === section && b.marked).length, section).toBeGreaterThanOrEqual(3);
+    expect(blocks.filter((b) => b.marked && b.lang !== 'sh')).toEqual([]);
+  });
+});
+
+interface Session {
+  code: number | null;
+  output: string;
+}
+
+describe.skipIf(unavailable({ curl: toolWorks('curl'), 'script (util-linux)': toolWorks('script', ['-V']) }))(
+  'README examples against a started service',
+  () => {
+    let built: BuiltCli;
+    let dir: string;
+    let port: number;
+    let service: ChildProcess;
+    let serviceOutput = '';
+    const sessions = new Map<string, Session>();
+
+    async function runSection(section: string): Promise<Session> {
+      const files: string[] = [];
+      for (const [i, b] of blocks.filter((x) => x.marked && x.section === section).entries()) {
+        const file = path.join(dir, '.doc-test', `${section.replace(/\W+/g, '-')}-${i}-line-${b.line}.sh`);
+        await writeFile(file, b.code);
+        files.push(file);
+      }
+      const child = spawn(
+        'bash',
+        [
+          '-c',
+          'set -euo pipefail; for f in "$@"; do printf "\\n::doc-test %s\\n" "${f##*/}"; . "$f"; done',
+          'doc-test',
+          ...files,
+        ],
+        {
+          cwd: dir,
+          env: {
+            PATH: `${path.join(dir, 'bin')}:${process.env.PATH ?? ''}`,
+            HOME: dir,
+            LANG: 'C.UTF-8',
+            BOOTSMITH_URL: `http://127.0.0.1:${port}`,
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+          timeout: SESSION_TIMEOUT_MS,
+        },
+      );
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+      return { code, output };
+    }
+
+    beforeAll(async () => {
+      built = await buildCli();
+      // What a checkout offers the reader: fixtures/, and bootsmith as `npm link` / `npx` find it.
+      dir = await mkdtemp(path.join(tmpdir(), 'bootsmith-readme-'));
+      await chmod(dir, 0o711); // as root the embedded PostgreSQL (user postgres) must pass through to ./data
+      await symlink(path.join(REPO_ROOT, 'fixtures'), path.join(dir, 'fixtures'));
+      await mkdir(path.join(dir, '.doc-test'));
+      const launcher = `#!/bin/sh\nexec "${process.execPath}" "${built.cli}" "$@"\n`;
+      for (const bin of [path.join(dir, 'bin'), path.join(dir, 'node_modules', '.bin')]) {
+        await mkdir(bin, { recursive: true });
+        await writeFile(path.join(bin, 'bootsmith'), launcher, { mode: 0o755 });
+      }
+
+      // `npm start` with no configuration, on a terminal (script gives it a pseudo-terminal).
+      port = await freePort();
+      service = spawn('script', ['-qfec', `'${process.execPath}' '${built.cli}' serve`, '/dev/null'], {
+        cwd: dir,
+        env: { PATH: process.env.PATH, HOME: dir, LISTEN_PORT: String(port), TERM: 'dumb' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
+      });
+      service.stdout!.on('data', (d: Buffer) => (serviceOutput += d.toString()));
+      service.stderr!.on('data', (d: Buffer) => (serviceOutput += d.toString()));
+      for (const deadline = Date.now() + START_TIMEOUT_MS; ;) {
+        if (service.exitCode !== null) throw new Error(`bootsmith serve exited at start:\n${serviceOutput}`);
+        const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
+          (r) => r.status === 200,
+          () => false,
+        );
+        if (ok && existsSync(path.join(dir, 'data', 'auth', 'admin-token'))) break;
+        if (Date.now() > deadline) throw new Error(`bootsmith serve not ready:\n${serviceOutput}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      for (const section of CHECKED_SECTIONS) sessions.set(section, await runSection(section));
+    }, SUITE_TIMEOUT_MS);
+
+    afterAll(async () => {
+      if (service?.pid !== undefined && service.exitCode === null) {
+        const exited = new Promise((resolve) => service.once('exit', resolve));
+        process.kill(-service.pid, 'SIGTERM'); // serve drains and stops its PostgreSQL
+        const kill = setTimeout(() => process.kill(-service.pid!, 'SIGKILL'), 20_000);
+        await exited;
+        clearTimeout(kill);
+      }
+      await built?.remove();
+      if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    }, 60_000);
+
+    const startLine = () => serviceOutput.split(/\r?\n/)[0] ?? '';
+
+    it('npm start on a terminal says where it serves, before its JSON log, on a routable address', () => {
+      const m =
+        /^bootsmith \d+\.\d+\.\d+ serving on http:\/\/(\S+):(\d+) — console http:\/\/\1:\2\/, API http:\/\/\1:\2\/api\/assisted-install\/v2, admin token in (\S+)$/.exec(
+          startLine(),
+        );
+      expect(m, serviceOutput.slice(0, 2000)).not.toBeNull();
+      expect(Number(m![2])).toBe(port);
+      expect(isLoopbackHost(m![1]!)).toBe(false);
+      expect(m![3]).toBe(path.join(dir, 'data', 'auth', 'admin-token'));
+      expect(serviceOutput).toContain(
+        'note: OS_IMAGES is not set: serving the bundled demo image (openshift_version 4.17',
+      );
+      expect(serviceOutput).not.toContain('warning:');
+      expect(serviceOutput).not.toContain(readFileSync(m![3]!, 'utf8').trim()); // the path, never the token
+    });
+
+    for (const section of CHECKED_SECTIONS) {
+      it(`"${section}": every block exits 0`, () => {
+        const s = sessions.get(section)!;
+        const last = [...s.output.matchAll(/::doc-test (\S+)/g)].pop()?.[1];
+        expect(s.code, `${section} stopped in ${last ?? '(no block)'}:\n${s.output.slice(-4000)}`).toBe(0);
+      });
+    }
+
+    it('"Try it": the download URL is on the routable address and the ISO carries the InfraEnv', () => {
+      const { output } = sessions.get('Try it')!;
+      const host = /serving on http:\/\/(\S+):\d+/.exec(startLine())?.[1];
+      expect(output).toMatch(
+        new RegExp(
+          `^http://${host?.replace(/[.[\]]/g, '\\$&')}:${port}/bytoken/[A-Za-z0-9_-]+/4\\.17/x86_64/full\\.iso$`,
+          'm',
+        ),
+      );
+      expect(statSync(path.join(dir, 'discovery.iso')).size).toBe(statSync(DEMO_IMAGE_PATH).size);
+      expect(output).toContain('lab@example'); // iso ignition show: the SSH key is in the Ignition
+      expect(output).toMatch(/ignition\.platform\.id=metal console=ttyS0$/m); // iso kargs show
+      expect(output).toMatch(/^#!ipxe$/m);
+    });
+
+    it('"Try it": with no address to hand out, npm start refuses, naming what to set', (t) => {
+      if (unavailable({ 'unshare -n (root)': toolWorks('unshare', ['-n', 'true']) })) return t.skip();
+      const r = spawnSync('unshare', ['-n', process.execPath, built.cli, 'serve'], {
+        cwd: dir,
+        env: { PATH: process.env.PATH, HOME: dir, LISTEN_PORT: '8080' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toBe(
+        "bootsmith: configuration error: LISTEN_ADDRESS is 0.0.0.0 (every address) but this host has no address other than loopback and link-local ones: set IMAGE_SERVICE_BASE_URL and SERVICE_BASE_URL to the URL BMCs and booted hosts reach this service on (e.g. http://<this host's address>:8080), or set LISTEN_ADDRESS to that address\n",
+      );
+      expect(README).toContain('it refuses to start and says');
+    });
+
+    it('"Command line": the files the blocks promise, and live.iso back to the demo image', () => {
+      const { output } = sessions.get('Command line')!;
+      for (const f of [
+        'layout.json',
+        'pristine.iso',
+        'net/eth0.nmconnection',
+        'tftp/live-vmlinuz',
+        'tftp/live-initrd.img',
+        'tftp/live-rootfs.img',
+        'min.iso',
+        'lab.iso',
+        'plain.iso',
+        'custom-initrd.img',
+        'ignition.img',
+        'net.img',
+        'net-nmstate.img',
+        'rack-2.iso',
+      ])
+        expect(existsSync(path.join(dir, f)), f).toBe(true);
+      expect(readFileSync(path.join(dir, 'live.iso')).equals(readFileSync(DEMO_IMAGE_PATH))).toBe(true);
+      expect(output).toContain('{"ignition":{"version":"3.4.0"}}');
+      expect(output).toMatch(
+        /^mitigations=auto,nosmt coreos\.liveiso=\S+ ignition\.firstboot ignition\.platform\.id=metal$/m,
+      );
+      expect(output).toMatch(/ignition\.platform\.id=metal console=ttyS0$/m);
+      expect(output).toContain('# eth0-525400123456.nmconnection');
+      expect(output).toMatch(/^ID\s+NAME\s+VERSION\s+ARCH\s+IMAGE TYPE$/m);
+      expect(output).toMatch(/"name": ?"rack-2"/);
+      expect(output).toMatch(/^HOST\s+INFRAENV\s+HOSTNAME\s+STATUS\s+INFO$/m);
+      expect(JSON.parse(readFileSync(path.join(dir, 'layout.json'), 'utf8'))).toMatchObject({
+        ignition: { file: 'images/ignition.img' },
+      });
+      execFileSync('cmp', [path.join(dir, 'plain.iso'), DEMO_IMAGE_PATH]); // iso reset undid iso customize
+    });
+  },
+  SUITE_TIMEOUT_MS,
+);
