@@ -127,4 +127,14 @@ describe('opaque tokens outside the credential routes (issue 23, finding 7)', ()
       'ERR_WORKER_OUT_OF_MEMORY in assisted-installer-agent',
     );
   });
+
+  it('keeps file paths in free text readable: mixed-case names shorter than a token are not tokens there', () => {
+    const message = '/tmp/bootsmith-iso-cli-qzoAoO/work-0-embed-areas-2020-09.iso: no embedded Ignition config';
+    expect(redactText(message)).toBe(message);
+    // the same name as a request target is redacted: a client may hide a shorter token there
+    expect(redactUrl('/x/bootsmith-iso-cli-qzoAoO')).toBe('/x/[redacted]');
+    expect(redactText(`/tmp/${SHORT}/work.iso: no embedded Ignition config`)).toBe(
+      '/tmp/[redacted]/work.iso: no embedded Ignition config',
+    );
+  });
 });

@@ -8,11 +8,13 @@
 //   - query parameters named like a credential (api_key, image_token, token, signature,
 //     X-Amz-Signature/Credential/Security-Token, password, secret, key, …) or containing such a word;
 //   - anything shaped like a JWT (how API keys and tokens look), wherever it appears;
-//   - anything shaped like an opaque token (a run of 20+ base64url characters with both upper- and
-//     lower-case letters, as the short `/bytoken/` tokens are: 32 random characters), in any path
-//     segment, query value or text, wherever it appears: a client may put a token where no
-//     route expects one (`/x/<token>`, `/bytoken;x/<token>`, `/bytoken%2F<token>`), and the
-//     debug access line logs every path. UUIDs and hex digests (one case) are kept;
+//   - anything shaped like an opaque token (a run of base64url characters with both upper- and
+//     lower-case letters, as the short `/bytoken/` tokens are: 32 random characters): in request
+//     targets and URLs from 20 characters on, in any path segment or query value (a client may put
+//     a token where no route expects one: `/x/<token>`, `/bytoken;x/<token>`, `/bytoken%2F<token>`,
+//     and the debug access line logs every path); in free text (error messages, file paths) from
+//     32 characters on, so that names such as `/tmp/bootsmith-iso-cli-qzoAoO` stay readable.
+//     UUIDs and hex digests (one case) are kept;
 //   - userinfo in absolute URLs (`https://user:pass@host/`);
 //   - log fields named like a credential (pull_secret, Authorization, Image-Token, …) at any depth.
 //
@@ -58,16 +60,19 @@ const CREDENTIAL_NAMES = new Set([
 /** A JWT (our API keys, image tokens, admin tokens) wherever it appears: in any path segment, in any text. */
 const JWT = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{8,}/g;
 
-/** A run that may be an opaque token; isTokenShaped decides. */
-const TOKEN_RUN = /[A-Za-z0-9_-]{20,}/g;
+/** Shortest run that may be a token in a request target or URL, and in free text (see the header). */
+const TARGET_TOKEN_RUN = 20;
+const TEXT_TOKEN_RUN = 32;
+/** A run of base64url characters; its length and isTokenShaped decide. */
+const BASE64URL_RUN = /[A-Za-z0-9_-]+/g;
 
 /** An opaque token's shape: mixed case (random base64url), not a UUID. */
 function isTokenShaped(run: string): boolean {
   return /[a-z]/.test(run) && /[A-Z]/.test(run) && !/^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$/.test(run);
 }
 
-function redactTokenRuns(text: string): string {
-  return text.replace(TOKEN_RUN, (run) => (isTokenShaped(run) ? REDACTED : run));
+function redactTokenRuns(text: string, minRun: number): string {
+  return text.replace(BASE64URL_RUN, (run) => (run.length >= minRun && isTokenShaped(run) ? REDACTED : run));
 }
 
 /** Words that make any normalized name a credential name (e.g. `admin_token`, `client-secret`). */
@@ -102,7 +107,7 @@ export function isCredentialName(name: string): boolean {
  * A request target or URL (`/byapikey/<key>/4.17/x86_64/full.iso?x=1`, `https://u:p@host/a?X-Amz-Signature=…`)
  * with every credential replaced by `[redacted]`. Everything else is kept as it was spelled.
  */
-export function redactUrl(target: string): string {
+export function redactUrl(target: string, minTokenRun = TARGET_TOKEN_RUN): string {
   let text = target;
   let prefix = '';
   const scheme = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)/i.exec(text);
@@ -122,9 +127,14 @@ export function redactUrl(target: string): string {
   if (query === undefined && !prefix && !path.includes('/') && path.includes('=')) {
     query = path;
     path = '';
-    return redactQuery(query) + fragment;
+    return redactQuery(query, minTokenRun) + fragment;
   }
-  return prefix + redactPath(path) + (query === undefined ? '' : `?${redactQuery(query)}`) + fragment;
+  return (
+    prefix +
+    redactPath(path, minTokenRun) +
+    (query === undefined ? '' : `?${redactQuery(query, minTokenRun)}`) +
+    fragment
+  );
 }
 
 /** The request's target as the router sees it (express `originalUrl`, else node's `url`), redacted. */
@@ -137,7 +147,8 @@ export function redactText(text: string): string {
   return redactTokenRuns(
     text
       .replace(JWT, REDACTED)
-      .replace(/[^\s"'<>`()[\]{},]+/g, (word) => (/[/?=@]/.test(word) ? redactUrl(word) : word)),
+      .replace(/[^\s"'<>`()[\]{},]+/g, (word) => (/[/?=@]/.test(word) ? redactUrl(word, TEXT_TOKEN_RUN) : word)),
+    TEXT_TOKEN_RUN,
   );
 }
 
@@ -176,7 +187,7 @@ export function redactLogValue(value: unknown, depth = 0, seen: WeakSet<object> 
   return out;
 }
 
-function redactPath(path: string): string {
+function redactPath(path: string, minTokenRun: number): string {
   const segments = path.split('/');
   let afterRoute = false;
   for (let i = 0; i < segments.length; i++) {
@@ -187,20 +198,20 @@ function redactPath(path: string): string {
     } else if (CREDENTIAL_ROUTES.has(decodeRepeatedly(segment).toLowerCase())) {
       afterRoute = true;
     } else {
-      segments[i] = redactTokenRuns(segment.replace(JWT, REDACTED));
+      segments[i] = redactTokenRuns(segment.replace(JWT, REDACTED), minTokenRun);
     }
   }
   return segments.join('/');
 }
 
-function redactQuery(query: string): string {
+function redactQuery(query: string, minTokenRun: number): string {
   return query
     .split(/([&;])/)
     .map((part) => {
       if (part === '&' || part === ';') return part;
       const eq = part.indexOf('=');
       const name = eq >= 0 ? part.slice(0, eq) : part;
-      if (!isCredentialName(name.replace(/\+/g, ' '))) return redactTokenRuns(part.replace(JWT, REDACTED));
+      if (!isCredentialName(name.replace(/\+/g, ' '))) return redactTokenRuns(part.replace(JWT, REDACTED), minTokenRun);
       return eq >= 0 ? `${name}=${REDACTED}` : part;
     })
     .join('');

@@ -39,6 +39,7 @@ describe.skipIf('reason' in mounted)('the first start on a nearly full DATA_DIR 
     const config = loadConfig({
       LISTEN_PORT: '0',
       LISTEN_ADDRESS: '127.0.0.1',
+      AUTH_TYPE: 'none',
       DATA_DIR: path.join(fs.dir, name),
       OS_IMAGES: JSON.stringify([
         { openshift_version: '4.17', cpu_architecture: 'x86_64', url: server.url(route), version: '417.94.1' },
