@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { unavailable } from '../../src/test-support/requirements.js';
-import { IGNITION_BINARY } from '../support/ignition.js';
+import { IGNITION_BINARY } from '../../src/core/discovery-ignition/test-support/real-ignition.js';
 import { REPO_ROOT } from './support/paths.js';
 
 interface Consumer {

@@ -251,7 +251,7 @@ describe('ignition-overrides', () => {
           what,
         );
         if (ign?.status === 200 && HAVE_IGNITION_VALIDATE) {
-          const real = ignitionValidate(ign.text);
+          const real = await ignitionValidate(ign.text);
           if (!real.ok)
             cat.note('wrongAcceptances', `${what}: served a config ignition-validate refuses: ${real.report}`);
         }
@@ -405,7 +405,7 @@ describe('boot-inputs', () => {
             source,
           );
           if (!r || r.status >= 500) return;
-          const real = ignitionValidate(text);
+          const real = await ignitionValidate(text);
           if (r.status < 300) {
             if (!real.ok)
               cat.note('wrongAcceptances', `${JSON.stringify(source)}: accepted; ignition-validate: ${real.report}`);

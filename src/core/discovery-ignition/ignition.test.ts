@@ -145,8 +145,8 @@ describe('ignition validator', () => {
   describe.skipIf(unavailable({ "ignition-validate (Debian's ignition)": HAVE_IGNITION_VALIDATE }))(
     'agrees with ignition-validate',
     () => {
-      it.each(VALIDATOR_CASES)('%s', (what, cfg, accepted) => {
-        const real = ignitionValidate(JSON.stringify(cfg));
+      it.each(VALIDATOR_CASES)('%s', async (what, cfg, accepted) => {
+        const real = await ignitionValidate(JSON.stringify(cfg));
         const difference = KNOWN_DIFFERENCES[what];
         expect(real.ok, real.report).toBe(difference ? !accepted : accepted);
         if (difference) expect(real.report).toMatch(difference);
@@ -312,14 +312,14 @@ describe('override merge', () => {
   describe.skipIf(unavailable({ "Debian's ignition (package ignition)": HAVE_IGNITION }))(
     "agrees with the real Ignition's merge",
     () => {
-      it.each(MERGE_CASES)('%s', (_what, parent, child) => {
+      it.each(MERGE_CASES)('%s', async (_what, parent, child) => {
         validateIgnition(parent);
         validateIgnition(child);
         const ours = mergeIgnition(parent as IgnitionConfig, child as IgnitionConfig);
         const wrapper = structuredClone(parent) as { ignition: Record<string, unknown> };
         const childUrl = `data:;base64,${Buffer.from(JSON.stringify(child)).toString('base64')}`;
         wrapper.ignition.config = { merge: [{ source: childUrl }] };
-        const real = ignitionFetchOffline(JSON.stringify(wrapper));
+        const real = await ignitionFetchOffline(JSON.stringify(wrapper));
         expect(real.ok, real.log.slice(-2000)).toBe(true);
         const theirs = withoutEmpties(real.config) as Record<string, unknown>;
         const mine = withoutEmpties(ours) as Record<string, unknown>;
