@@ -101,7 +101,7 @@ export function dataUrlBytes(source: string, compression?: string): Buffer {
 
 const sha256 = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 
-/** Unit files and dropins Ignition writes: regular files, mode 0644. */
+/** Unit files and dropins Ignition writes: regular files, mode 0644 (Debian's Ignition 2.14, measured). */
 const UNIT_FILE_MODE = 0o644;
 
 /**
@@ -192,8 +192,11 @@ export function checkApplied(configBytes: Buffer | string, tree: Map<string, Tre
       const dropinPath = `/etc/systemd/system/${u.name}.d/${d.name}`;
       const e = tree.get(dropinPath);
       if (e?.type !== 'f') problems.push(`unit ${u.name}: dropin ${dropinPath} not written`);
-      else if (e.sha256 !== sha256(d.contents))
-        problems.push(`unit ${u.name}: dropin ${d.name} differs from the config's`);
+      else {
+        if (e.sha256 !== sha256(d.contents))
+          problems.push(`unit ${u.name}: dropin ${d.name} differs from the config's`);
+        if (e.mode !== UNIT_FILE_MODE) problems.push(`unit ${u.name}: dropin ${d.name} mode ${e.mode.toString(8)}`);
+      }
     }
     if (u.enabled !== undefined && !presetLines.has(`${u.enabled ? 'enable' : 'disable'} ${u.name}`))
       problems.push(`unit ${u.name}: no "${u.enabled ? 'enable' : 'disable'} ${u.name}" preset`);
