@@ -25,6 +25,7 @@ interface Consumer {
 const dpkg = (pkg: string): [string, ...string[]] => ['dpkg-query', '-W', '-f=${Version}', pkg];
 const CONSUMERS: Consumer[] = [
   { name: 'Ignition', command: [IGNITION_BINARY, '-version'], version: /(\d+\.\d+)\.\d+/ },
+  { name: 'ignition-validate', command: ['ignition-validate', '--version'], version: /(\d+\.\d+)\.\d+/ },
   { name: 'OVMF', command: dpkg('ovmf'), version: /^(\d+\.\d+)/ },
   { name: 'shim', command: dpkg('shim-signed'), version: /\+(\d+\.\d+)-/ },
   { name: 'GRUB', command: dpkg('grub-efi-amd64-signed'), version: /\+(\d+\.\d+)\+/ },

@@ -30,7 +30,7 @@ import { lastByPath, readInitrd } from '../../initrd/initrd.js';
 import { createLogger } from '../../logger.js';
 import { type RunningService, startService } from '../../service.js';
 import { type AllInOne, API, DEMO_VERSION, PULL_SECRET, startAllInOne } from '../../test-support/all-in-one.js';
-import { HAVE_OPENSSL, HAVE_XORRISO } from '../../test-support/probes.js';
+import { HAVE_OPENSSL, HAVE_XORRISO, REPO_ROOT } from '../../test-support/probes.js';
 import { unavailable } from '../../test-support/requirements.js';
 import { sshKey } from '../test-support/harness.js';
 import { checkApplied, dataUrlBytes } from './test-support/applied-tree.js';
@@ -727,7 +727,19 @@ describe.skipIf(
     await judge(row, config!, { infraEnvId: '', service: undefined, inputs });
   });
 
-  it('covers every kind of variant the brief names', () => {
+  it("is the README's table: one row per variant, each accepted warning with its reason", () => {
+    const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const section = /^\*\*The discovery-Ignition variants\*\*[\s\S]*?\n\n(\|[\s\S]*?)\n\n/m.exec(readme)?.[1] ?? '';
+    const rows = section.split('\n').slice(2);
+    expect(rows).toHaveLength(API_ROWS.length + CUSTOMIZE_ROWS.length);
+    for (const row of [...API_ROWS, ...CUSTOMIZE_ROWS])
+      for (const [, why] of row.warnings) expect(section).toContain(why);
+    expect(rows.filter((r) => r.endsWith('| none |'))).toHaveLength(
+      [...API_ROWS, ...CUSTOMIZE_ROWS].filter((r) => r.warnings.length === 0).length,
+    );
+  });
+
+  it('covers every kind of variant issue 26 names', () => {
     const names = [...API_ROWS, ...CUSTOMIZE_ROWS].map((r) => r.name).join('\n');
     for (const kind of [
       /plain/,
