@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { unavailable } from '../../src/test-support/requirements.js';
-import { IGNITION_BINARY } from '../support/ignition.js';
+import { IGNITION_BINARY } from '../../src/core/discovery-ignition/test-support/real-ignition.js';
 import { REPO_ROOT } from './support/paths.js';
 
 interface Consumer {
@@ -25,6 +25,7 @@ interface Consumer {
 const dpkg = (pkg: string): [string, ...string[]] => ['dpkg-query', '-W', '-f=${Version}', pkg];
 const CONSUMERS: Consumer[] = [
   { name: 'Ignition', command: [IGNITION_BINARY, '-version'], version: /(\d+\.\d+)\.\d+/ },
+  { name: 'ignition-validate', command: ['ignition-validate', '--version'], version: /(\d+\.\d+)\.\d+/ },
   { name: 'OVMF', command: dpkg('ovmf'), version: /^(\d+\.\d+)/ },
   { name: 'shim', command: dpkg('shim-signed'), version: /\+(\d+\.\d+)-/ },
   { name: 'GRUB', command: dpkg('grub-efi-amd64-signed'), version: /\+(\d+\.\d+)\+/ },

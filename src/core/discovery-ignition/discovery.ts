@@ -6,7 +6,10 @@
 // the additional trust bundle; the CA of SERVICE_BASE_URL for the agent's --cacert (when set); extra NTP sources; static network config as
 // NetworkManager keyfiles; then the user's ignition_config_override merged on top.
 // Every value written into a shell script or a unit goes through escape.ts for that syntax
-// (a proxy URL with `$(…)`, backticks or `%` is inert text there). The result is validated.
+// (a proxy URL with `$(…)`, backticks or `%` is inert text there). What we render is validated on
+// Ignition's rules (validate.ts) before anything serves or embeds it: the generated part alone,
+// where a refusal is our bug (DiscoveryRenderBug: a 500 that both HTTP faces log), and the
+// config with the user's override merged, where it is the user's (400/413).
 // Rendering is bounded (override-limits.ts); an override of WORKER_RENDER_MIN_BYTES or more is
 // merged in a worker thread (render-worker.ts), so no override holds the event loop;
 // render-cache.ts keeps the bytes per content. Templates are our own; the shape follows
@@ -117,6 +120,25 @@ export function ntpSources(infraEnv: InfraEnvRecord): string[] {
     .filter((s) => s !== '');
 }
 
+/**
+ * bootsmith rendered a discovery config that Ignition would refuse: a bug of ours (input
+ * validation let a value through that the render cannot write, or a template is wrong), never
+ * the user's to fix. Deliberately not a BootsmithError: both HTTP faces answer untyped errors with
+ * a generic 500 and log them with their message and stack (src/core/http/error-handler.ts,
+ * src/http/error-mapping.ts), which is what a bug needs. The message names the rule, not contents.
+ */
+export class DiscoveryRenderBug extends Error {
+  constructor(infraEnvId: string, cause: unknown) {
+    super(
+      `bootsmith rendered a discovery Ignition for infra-env ${infraEnvId} that Ignition would refuse (a bootsmith bug): ${
+        cause instanceof Error ? cause.message : String(cause)
+      }`,
+      { cause },
+    );
+    this.name = 'DiscoveryRenderBug';
+  }
+}
+
 /** The discovery config before the user's override. */
 export function baseDiscoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryContext): IgnitionConfig {
   const env = proxyEnv(infraEnv).map(([k, v]) => systemdEnvironment(k, v));
@@ -182,7 +204,11 @@ export function baseDiscoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryCo
     systemd: { units },
     storage: { files },
   };
-  validateIgnition(cfg, 'discovery ignition');
+  try {
+    validateIgnition(cfg, 'discovery ignition');
+  } catch (err) {
+    throw new DiscoveryRenderBug(infraEnv.id, err);
+  }
   return cfg;
 }
 

@@ -19,7 +19,7 @@ import type { InfraEnvRecord } from '../model.js';
 import { decodeDataUrl } from './data-url.js';
 import { baseDiscoveryIgnition, renderIgnition, type DiscoveryContext } from './discovery.js';
 import { shQuote, systemdEnvironment } from './escape.js';
-import { HAVE_IGNITION, ignitionApply } from './test-support/real-ignition.js';
+import { applyIgnition, CAN_APPLY_IGNITION } from './test-support/real-ignition.js';
 import {
   HAVE_SYSTEMD_ANALYZE,
   HAVE_SYSTEMD_PARSER,
@@ -232,14 +232,14 @@ describe('hostile values rendered into scripts and units', () => {
 
   describe.skipIf(
     unavailable({
-      "Debian's ignition (package ignition)": HAVE_IGNITION,
+      "Debian's ignition (package ignition), setfiles, root": CAN_APPLY_IGNITION,
       "systemd's unit parser": HAVE_SYSTEMD_PARSER,
     }),
   )('the whole config applied by the real Ignition', () => {
-    it('writes proxy.sh and agent.service that keep the hostile URLs inert', () => {
+    it('writes proxy.sh and agent.service that keep the hostile URLs inert', async () => {
       for (const url of [HOSTILE_ACCEPTED[2]!, HOSTILE_ACCEPTED[4]!, HOSTILE_ACCEPTED[7]!]) {
         const config = renderIgnition(baseDiscoveryIgnition(infraEnv(url, 'clock.example.com'), CTX));
-        const applied = ignitionApply(config);
+        const applied = await applyIgnition(config);
         try {
           expect(applied.ok, applied.log.slice(-3000)).toBe(true);
           const script = readFileSync(path.join(applied.root, 'etc/profile.d/proxy.sh'), 'utf8');
@@ -252,7 +252,7 @@ describe('hostile values rendered into scripts and units', () => {
             readFileSync(path.join(applied.root, 'etc/systemd/system-preset/20-ignition.preset'), 'utf8'),
           ).toContain('enable agent.service');
         } finally {
-          applied.cleanup();
+          await applied.cleanup();
         }
       }
     });

@@ -3,28 +3,29 @@
 // against Debian's `ignition-validate` 2.14), so a config Ignition would refuse at boot is a
 // 400 here instead of a broken discovery ISO.
 //
-// Checks: spec version 3.0.0–3.4.0; known top-level and storage sections; the types of the
-// fields that matter at boot; paths absolute and clean (`/a/../b`, `/a/`, `//a` are not),
-// unique across files, directories and links, never below a link; file modes 0–07777;
-// URL schemes of the declared version (gs from 3.2.0, arn from 3.4.0); `data:` URLs that
-// decode (data-url.ts); compression `gzip` or none; verification hashes sha512-/sha256- of
+// Checks: spec version 3.0.0–3.4.0; every key of every object is one the declared spec version
+// has (spec-keys.ts: Ignition ignores any other with a warning, losing the user's intent, so it
+// is a 400 here); the types of the fields that matter at boot; paths absolute and clean
+// (`/a/../b`, `/a/`, `//a` are not), unique across files, directories and links, never below a
+// link; file modes 0–07777; URL schemes of the declared version (gs from 3.2.0, arn from
+// 3.4.0); `data:` URLs that decode (data-url.ts); compression `gzip` or none; verification hashes sha512-/sha256- of
 // the right length; HTTP headers only with http(s) sources; unit names with a unit suffix,
 // dropins ending in .conf, unit and dropin contents that parse (unit-syntax.ts); hard links
 // not to a directory of the config. Runs in one pass, linear in the config's size.
-// Not a full Ignition schema: it does not check disks/filesystems/luks/raid contents beyond
-// their being lists of objects, and unknown keys inside sections are left alone (Ignition
-// only warns about them). Messages never echo file contents.
+// Not a full Ignition schema: it does not check the values of disks/filesystems/luks/raid
+// entries beyond their keys, and it accepts an enabled unit without an [Install] section (Ignition
+// only warns that enabling it does nothing, as assisted-service accepts it). Messages never echo
+// file contents.
 import { posix } from 'node:path';
 import { BadRequestError } from '../../errors.js';
 import { dataUrlProblem } from './data-url.js';
 import { checkOverrideBounds } from './override-limits.js';
+import { type SpecObject, unknownKeyProblem } from './spec-keys.js';
 import { unitSyntaxProblem } from './unit-syntax.js';
 
 export type IgnitionConfig = Record<string, unknown> & { ignition: { version: string } & Record<string, unknown> };
 
 const VERSION_RE = /^3\.([0-4])\.0$/;
-const TOP_LEVEL = new Set(['ignition', 'passwd', 'storage', 'systemd', 'kernelArguments']);
-const STORAGE_LISTS = ['disks', 'raid', 'filesystems', 'files', 'directories', 'links', 'luks'];
 const UNIT_SUFFIX = /\.(service|socket|device|mount|automount|swap|target|path|timer|snapshot|slice|scope)$/;
 /** Hash functions of `verification.hash` and their hex digest lengths. */
 const HASH_HEX_LENGTH: Record<string, number> = { sha512: 128, sha256: 64 };
@@ -100,17 +101,27 @@ export function validateIgnition(cfg: unknown, what = 'ignition config'): assert
   };
 
   const root = obj(cfg, 'config');
-  for (const key of Object.keys(root)) if (!TOP_LEVEL.has(key)) fail(`unknown top-level key "${key.slice(0, 40)}"`);
   const ign = obj(root.ignition, 'ignition');
   if (typeof ign.version !== 'string') fail('ignition.version is required');
   const m = VERSION_RE.exec(ign.version as string);
   if (!m) fail(`unsupported ignition.version "${String(ign.version).slice(0, 20)}" (want 3.0.0 to 3.4.0)`);
   const minor = Number(m![1]);
   const schemes = schemesOf(minor);
+  /** `o` as an object of kind `kind`: refused when it holds a key spec 3.`minor`.0 does not have. */
+  const spec = (o: Record<string, unknown>, kind: SpecObject, at: string): Record<string, unknown> => {
+    const problem = unknownKeyProblem(o, kind, minor);
+    if (problem) fail(`${at === '' ? 'top level' : at}: ${problem} (spec ${ign.version as string})`);
+    return o;
+  };
+  const specObj = (v: unknown, kind: SpecObject, at: string) => spec(obj(v, at), kind, at);
+  const specList = (v: unknown, kind: SpecObject, at: string) =>
+    list(v, at).map((e, i) => spec(e, kind, `${at}[${i}]`));
+  spec(root, 'config', '');
+  spec(ign, 'ignition', 'ignition');
 
-  const resource = (v: unknown, at: string) => {
+  const resource = (v: unknown, at: string, kind: 'resource' | 'configResource' = 'resource') => {
     if (v === undefined || v === null) return;
-    const r = obj(v, at);
+    const r = specObj(v, kind, at);
     optType(r, 'compression', 'string', at);
     if (r.compression !== undefined && r.compression !== null && r.compression !== '' && r.compression !== 'gzip')
       fail(`${at}.compression must be "gzip" or empty`);
@@ -129,7 +140,7 @@ export function validateIgnition(cfg: unknown, what = 'ignition config'): assert
       }
     }
     if (r.httpHeaders !== undefined && r.httpHeaders !== null) {
-      const headers = list(r.httpHeaders, `${at}.httpHeaders`);
+      const headers = specList(r.httpHeaders, 'httpHeader', `${at}.httpHeaders`);
       if (headers.length > 0 && scheme !== 'http' && scheme !== 'https')
         fail(`${at}.httpHeaders need an http(s) source`);
       headers.forEach((h, i) => {
@@ -138,7 +149,7 @@ export function validateIgnition(cfg: unknown, what = 'ignition config'): assert
       });
     }
     if (r.verification !== undefined && r.verification !== null) {
-      const ver = obj(r.verification, `${at}.verification`);
+      const ver = specObj(r.verification, 'verification', `${at}.verification`);
       optType(ver, 'hash', 'string', `${at}.verification`);
       if (typeof ver.hash === 'string') {
         if (scheme === undefined) fail(`${at}.verification.hash needs a source`);
@@ -153,36 +164,37 @@ export function validateIgnition(cfg: unknown, what = 'ignition config'): assert
   };
 
   if (ign.config !== undefined) {
-    const c = obj(ign.config, 'ignition.config');
-    list(c.merge, 'ignition.config.merge').forEach((r, i) => resource(r, `ignition.config.merge[${i}]`));
-    resource(c.replace, 'ignition.config.replace');
+    const c = specObj(ign.config, 'ignition.config', 'ignition.config');
+    list(c.merge, 'ignition.config.merge').forEach((r, i) =>
+      resource(r, `ignition.config.merge[${i}]`, 'configResource'),
+    );
+    resource(c.replace, 'ignition.config.replace', 'configResource');
   }
   if (ign.proxy !== undefined) {
-    if (minor < 1) fail('ignition.proxy needs spec 3.1.0 or later');
-    const p = obj(ign.proxy, 'ignition.proxy');
+    const p = specObj(ign.proxy, 'proxy', 'ignition.proxy');
     optType(p, 'httpProxy', 'string', 'ignition.proxy');
     optType(p, 'httpsProxy', 'string', 'ignition.proxy');
     stringList(p.noProxy, 'ignition.proxy.noProxy');
   }
   if (ign.security !== undefined) {
-    const sec = obj(ign.security, 'ignition.security');
+    const sec = specObj(ign.security, 'security', 'ignition.security');
     if (sec.tls !== undefined) {
-      const tls = obj(sec.tls, 'ignition.security.tls');
+      const tls = specObj(sec.tls, 'tls', 'ignition.security.tls');
       list(tls.certificateAuthorities, 'ignition.security.tls.certificateAuthorities').forEach((r, i) =>
-        resource(r, `ignition.security.tls.certificateAuthorities[${i}]`),
+        resource(r, `ignition.security.tls.certificateAuthorities[${i}]`, 'configResource'),
       );
     }
   }
   if (ign.timeouts !== undefined) {
-    const t = obj(ign.timeouts, 'ignition.timeouts');
+    const t = specObj(ign.timeouts, 'timeouts', 'ignition.timeouts');
     optType(t, 'httpResponseHeaders', 'number', 'ignition.timeouts');
     optType(t, 'httpTotal', 'number', 'ignition.timeouts');
   }
 
   if (root.passwd !== undefined) {
-    const pw = obj(root.passwd, 'passwd');
+    const pw = specObj(root.passwd, 'passwd', 'passwd');
     const names = new Set<string>();
-    list(pw.users, 'passwd.users').forEach((u, i) => {
+    specList(pw.users, 'user', 'passwd.users').forEach((u, i) => {
       const at = `passwd.users[${i}]`;
       if (typeof u.name !== 'string' || u.name === '') fail(`${at}.name is required`);
       if (names.has(u.name as string)) fail(`duplicate user "${String(u.name).slice(0, 64)}"`);
@@ -195,7 +207,7 @@ export function validateIgnition(cfg: unknown, what = 'ignition config'): assert
       stringList(u.groups, `${at}.groups`);
     });
     const groups = new Set<string>();
-    list(pw.groups, 'passwd.groups').forEach((g, i) => {
+    specList(pw.groups, 'group', 'passwd.groups').forEach((g, i) => {
       if (typeof g.name !== 'string' || g.name === '') fail(`passwd.groups[${i}].name is required`);
       if (groups.has(g.name as string)) fail(`duplicate group "${String(g.name).slice(0, 64)}"`);
       groups.add(g.name as string);
@@ -204,12 +216,10 @@ export function validateIgnition(cfg: unknown, what = 'ignition config'): assert
   }
 
   if (root.storage !== undefined) {
-    const st = obj(root.storage, 'storage');
-    for (const key of Object.keys(st))
-      if (!STORAGE_LISTS.includes(key)) fail(`unknown key storage.${key.slice(0, 40)}`);
-    const files = list(st.files, 'storage.files');
-    const directories = list(st.directories, 'storage.directories');
-    const links = list(st.links, 'storage.links');
+    const st = specObj(root.storage, 'storage', 'storage');
+    const files = specList(st.files, 'file', 'storage.files');
+    const directories = specList(st.directories, 'directory', 'storage.directories');
+    const links = specList(st.links, 'link', 'storage.links');
     const paths = new Set<string>();
     const node = (n: Record<string, unknown>, at: string) => {
       if (typeof n.path !== 'string' || !n.path.startsWith('/')) fail(`${at}.path must be an absolute path`);
@@ -220,7 +230,7 @@ export function validateIgnition(cfg: unknown, what = 'ignition config'): assert
       optType(n, 'overwrite', 'boolean', at);
       for (const who of ['user', 'group']) {
         if (n[who] === undefined || n[who] === null) continue;
-        const o = obj(n[who], `${at}.${who}`);
+        const o = specObj(n[who], 'nodeOwner', `${at}.${who}`);
         optType(o, 'id', 'number', `${at}.${who}`);
         optType(o, 'name', 'string', `${at}.${who}`);
       }
@@ -273,13 +283,26 @@ export function validateIgnition(cfg: unknown, what = 'ignition config'): assert
         if (directoryPaths.has(target)) fail(`storage.links[${i}] is a hard link to a directory`);
       });
     }
-    for (const key of ['disks', 'raid', 'filesystems', 'luks']) list(st[key], `storage.${key}`);
+    specList(st.disks, 'disk', 'storage.disks').forEach((d, i) =>
+      specList(d.partitions, 'partition', `storage.disks[${i}].partitions`),
+    );
+    specList(st.raid, 'raid', 'storage.raid');
+    specList(st.filesystems, 'filesystem', 'storage.filesystems');
+    specList(st.luks, 'luks', 'storage.luks').forEach((l, i) => {
+      const at = `storage.luks[${i}]`;
+      resource(l.keyFile, `${at}.keyFile`);
+      if (l.clevis === undefined || l.clevis === null) return;
+      const clevis = specObj(l.clevis, 'clevis', `${at}.clevis`);
+      if (clevis.custom !== undefined && clevis.custom !== null)
+        specObj(clevis.custom, 'clevisCustom', `${at}.clevis.custom`);
+      specList(clevis.tang, 'tang', `${at}.clevis.tang`);
+    });
   }
 
   if (root.systemd !== undefined) {
-    const sd = obj(root.systemd, 'systemd');
+    const sd = specObj(root.systemd, 'systemd', 'systemd');
     const names = new Set<string>();
-    list(sd.units, 'systemd.units').forEach((u, i) => {
+    specList(sd.units, 'unit', 'systemd.units').forEach((u, i) => {
       const at = `systemd.units[${i}]`;
       if (typeof u.name !== 'string' || !UNIT_SUFFIX.test(u.name)) fail(`${at}.name must be a systemd unit name`);
       if (names.has(u.name as string)) fail(`duplicate unit ${String(u.name).slice(0, 200)}`);
@@ -292,7 +315,7 @@ export function validateIgnition(cfg: unknown, what = 'ignition config'): assert
         if (problem) fail(`${at}.contents is not a unit: ${problem}`);
       }
       const dropins = new Set<string>();
-      list(u.dropins, `${at}.dropins`).forEach((d, j) => {
+      specList(u.dropins, 'dropin', `${at}.dropins`).forEach((d, j) => {
         if (typeof d.name !== 'string' || !d.name.endsWith('.conf')) fail(`${at}.dropins[${j}].name must end in .conf`);
         if (dropins.has(d.name as string)) fail(`${at}.dropins[${j}] is a duplicate dropin`);
         dropins.add(d.name as string);
@@ -306,8 +329,7 @@ export function validateIgnition(cfg: unknown, what = 'ignition config'): assert
   }
 
   if (root.kernelArguments !== undefined) {
-    if (minor < 3) fail('kernelArguments needs spec 3.3.0 or later');
-    const ka = obj(root.kernelArguments, 'kernelArguments');
+    const ka = specObj(root.kernelArguments, 'kernelArguments', 'kernelArguments');
     stringList(ka.shouldExist, 'kernelArguments.shouldExist');
     stringList(ka.shouldNotExist, 'kernelArguments.shouldNotExist');
   }

@@ -1,10 +1,10 @@
 // What a discovery guest's serial report must show, shared by the boot tests: the real Ignition
 // applied the config it booted with (both stages exited 0, and the written root holds every file,
-// unit, preset and user the config asks for: test/support/ignition.ts checkApplied), Secure Boot
+// unit, preset and user the config asks for: src/core/discovery-ignition/test-support/applied-tree.ts checkApplied), Secure Boot
 // was enforced, the agent stand-in registered.
 // Does NOT: boot anything, or parse the serial port (serial-report.ts).
 import { expect } from 'vitest';
-import { checkApplied } from '../../support/ignition.js';
+import { checkApplied } from '../../../src/core/discovery-ignition/test-support/applied-tree.js';
 import { agentFields, type SerialReport } from './serial-report.js';
 
 /** The Ignition logs, for a failure message. */

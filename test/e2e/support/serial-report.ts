@@ -17,7 +17,7 @@
 // FILE line delimits them, and the END-FILE line right after proves nothing was lost or added.
 // Does not: decide what a boot must show (the tests and guest-checks.ts do).
 import { createHash } from 'node:crypto';
-import type { TreeEntry } from '../../support/ignition.js';
+import type { TreeEntry } from '../../../src/core/discovery-ignition/test-support/applied-tree.js';
 
 export type { TreeEntry };
 

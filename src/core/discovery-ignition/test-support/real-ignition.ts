@@ -1,133 +1,217 @@
-// Debian's real Ignition (package `ignition` 2.14) for the core's tests: `ignition-validate`
-// on a config, the Ignition binary's `fetch-offline` stage to merge configs the way a booting
-// host does, and its `files` stage to apply a config into a temporary root.
+// Debian's real Ignition (package `ignition` 2.14) as every test runs it: `ignition-validate` on a
+// config, the Ignition binary's `fetch-offline` stage (which merges child configs the way a booting
+// host does) and its `files` stage into a scratch root seeded as the bootable fixture's guest seeds
+// its live root (fixtures/lib/live-root.sh: passwd/group/shadow for useradd, SELinux's targeted
+// file_contexts for the real `setfiles` Debian's Ignition relabels with). The unit tier, the fuzz
+// campaign, fixtures/guest and the boot tests use this one module, so "Ignition applied it" means
+// the same everywhere; applied-tree.ts reads and judges what a run wrote.
 //
-// Does: run the tools as child processes with a bounded time, in a scratch directory; prepare
-// the root the `files` stage needs (the host's passwd/group/shadow files for useradd, an
-// /etc/selinux/config saying SELinux is disabled) and put a no-op `setfiles` first on PATH:
-// Debian's Ignition relabels what it wrote with SELinux's setfiles, which this machine does
-// not have and which labels nothing without a policy. Everything else is Ignition's own work.
-// Does not: judge the results (the tests do) or run anything as a real boot would (no disks
-// stage, no network: configs with remote sources are not applied here).
-import { spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+// Does: run each tool as a bounded child process (asynchronously, so callers run several at once),
+// in a scratch directory, with nothing written outside it; report exit statuses and logs.
+// Does not: judge the results (applied-tree.ts and the tests do), run the disks stage or fetch
+// anything remote (configs with remote sources are not applied here).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { REPO_ROOT } from '../../../test-support/probes.js';
 import { toolWorks } from '../../../test-support/requirements.js';
+import { readTree, type TreeEntry } from './applied-tree.js';
 
-export const IGNITION_BINARY = '/usr/lib/dracut/modules.d/30ignition/ignition';
-export const HAVE_IGNITION_VALIDATE = toolWorks('ignition-validate', ['--version']);
-export const HAVE_IGNITION = existsSync(IGNITION_BINARY) && toolWorks(IGNITION_BINARY, ['-version']);
-/** One Ignition or ignition-validate run may take this long on a loaded machine. */
+/** Debian's Ignition binary (the copy its dracut module installs as /usr/bin/ignition); IGNITION_BINARY overrides. */
+export const IGNITION_BINARY = process.env.IGNITION_BINARY || '/usr/lib/dracut/modules.d/30ignition/ignition';
+export const LIVE_ROOT_LIB = path.join(REPO_ROOT, 'fixtures', 'lib', 'live-root.sh');
+/** One stage or validation of a config of a few MiB takes well under a second; this only bounds a hang. */
 const RUN_TIMEOUT_MS = 60_000;
+/** Logs kept per run: Ignition's log of a large config is a few hundred KiB. */
+const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+
+/** `Ignition Debian 2.14.0+ds1-1+b6`, or undefined when the binary does not run here. */
+export function ignitionVersion(): string | undefined {
+  if (!existsSync(IGNITION_BINARY)) return undefined;
+  const r = spawnSync(IGNITION_BINARY, ['-version'], { encoding: 'utf8', timeout: RUN_TIMEOUT_MS });
+  return r.status === 0 ? `${r.stdout}${r.stderr}`.trim() : undefined;
+}
+
+/** The Ignition binary runs here (enough for `fetch-offline`). */
+export const HAVE_IGNITION = ignitionVersion() !== undefined;
+export const HAVE_IGNITION_VALIDATE = toolWorks('ignition-validate', ['--version']);
+const HAVE_SETFILES = spawnSync('sh', ['-c', 'command -v setfiles'], { stdio: 'ignore' }).status === 0;
+/**
+ * The `files` stage can run here: the binary, root (useradd --root and chown need it) and SELinux's
+ * `setfiles` (policycoreutils), which Debian's Ignition always runs on what it wrote.
+ */
+export const CAN_APPLY_IGNITION = HAVE_IGNITION && process.getuid?.() === 0 && HAVE_SETFILES;
+
+interface Ran {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `command args` with a clock; never throws for a failing or killed child. */
+function run(command: string, args: string[], env?: NodeJS.ProcessEnv): Promise<Ran> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let kept = 0;
+    const keep = (into: Buffer[]) => (chunk: Buffer) => {
+      if (kept >= MAX_OUTPUT_BYTES) return;
+      kept += chunk.length;
+      into.push(chunk);
+    };
+    child.stdout.on('data', keep(out));
+    child.stderr.on('data', keep(err));
+    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
+    let note = '';
+    child.on('error', (e) => {
+      note = `\n${command}: ${e.message}`;
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (signal) note += `\n${command}: killed by ${signal} (ran over ${RUN_TIMEOUT_MS} ms?)`;
+      resolve({
+        status: code,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8') + note,
+      });
+    });
+  });
+}
+
+const scratch = (prefix: string): Promise<string> => mkdtemp(path.join(tmpdir(), `bootsmith-${prefix}-`));
 
 export interface ValidateResult {
+  /** ignition-validate exited 0 (warnings alone do not fail it). */
   ok: boolean;
-  /** ignition-validate's report: `error at $.path, …` / `warning at …` lines. */
+  /** Its whole report. */
   report: string;
+  /** `error at $.path, line L col C: …` lines. */
+  errors: string[];
+  /** `warning at $.path, line L col C: …` lines. */
+  warnings: string[];
 }
 
-function scratch(prefix: string): string {
-  return mkdtempSync(path.join(tmpdir(), `bootsmith-${prefix}-`));
-}
-
-export function ignitionValidate(config: string | Buffer): ValidateResult {
-  const dir = scratch('ign-validate');
+export async function ignitionValidate(config: string | Buffer): Promise<ValidateResult> {
+  const dir = await scratch('ign-validate');
   try {
     const file = path.join(dir, 'config.ign');
-    writeFileSync(file, config);
-    const r = spawnSync('ignition-validate', [file], { encoding: 'utf8', timeout: RUN_TIMEOUT_MS });
-    return { ok: r.status === 0, report: `${r.stdout}${r.stderr}`.trim() };
+    await writeFile(file, config);
+    const r = await run('ignition-validate', [file]);
+    const report = `${r.stdout}${r.stderr}`.trim();
+    const lines = report.split('\n').map((l) => l.trim());
+    return {
+      ok: r.status === 0,
+      report,
+      errors: lines.filter((l) => l.startsWith('error')),
+      warnings: lines.filter((l) => l.startsWith('warning')),
+    };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true });
   }
 }
 
-function runStage(
-  dir: string,
-  config: string | Buffer,
-  stage: 'fetch-offline' | 'files',
-  root: string,
-): { status: number | null; log: string } {
-  const configFile = path.join(dir, 'config.ign');
-  writeFileSync(configFile, config);
-  const bin = path.join(dir, 'bin');
-  if (!existsSync(bin)) {
-    mkdirSync(bin);
-    writeFileSync(path.join(bin, 'setfiles'), '#!/bin/sh\n# no SELinux policy here: nothing to relabel\nexit 0\n');
-    chmodSync(path.join(bin, 'setfiles'), 0o755);
-  }
-  const r = spawnSync(
-    IGNITION_BINARY,
-    [
-      '-platform',
-      'file',
-      '-stage',
-      stage,
-      '-root',
-      root,
-      '-log-to-stdout',
-      '-config-cache',
-      path.join(dir, 'cache.json'),
-      '-state-file',
-      path.join(dir, 'state'),
-      '-neednet',
-      path.join(dir, 'neednet'),
-    ],
-    {
-      encoding: 'utf8',
-      timeout: RUN_TIMEOUT_MS,
-      env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, IGNITION_CONFIG_FILE: configFile },
-    },
-  );
-  return { status: r.status, log: `${r.stdout}${r.stderr}` };
+/** Ignition's command line for one stage, its cache and state files in `dir`. */
+function stageArgs(dir: string, stage: 'fetch-offline' | 'files', root: string): string[] {
+  return [
+    '-platform',
+    'file',
+    '-stage',
+    stage,
+    '-root',
+    root,
+    '-log-to-stdout',
+    '-config-cache',
+    path.join(dir, 'ignition.json'),
+    '-state-file',
+    path.join(dir, 'state'),
+    '-neednet',
+    path.join(dir, 'neednet'),
+  ];
+}
+
+function runStage(dir: string, configFile: string, stage: 'fetch-offline' | 'files', root: string): Promise<Ran> {
+  return run(IGNITION_BINARY, stageArgs(dir, stage, root), {
+    PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
+    IGNITION_CONFIG_FILE: configFile,
+  });
 }
 
 /** The config Ignition ends up with after fetching (its merges applied), as its cache holds it. */
-export function ignitionFetchOffline(config: string | Buffer): { ok: boolean; config?: unknown; log: string } {
-  const dir = scratch('ign-fetch');
+export async function ignitionFetchOffline(
+  config: string | Buffer,
+): Promise<{ ok: boolean; config?: unknown; log: string }> {
+  const dir = await scratch('ign-fetch');
   try {
     const root = path.join(dir, 'root');
-    mkdirSync(root);
-    const r = runStage(dir, config, 'fetch-offline', root);
-    if (r.status !== 0) return { ok: false, log: r.log };
-    return { ok: true, config: JSON.parse(readFileSync(path.join(dir, 'cache.json'), 'utf8')), log: r.log };
+    await mkdir(root);
+    const configFile = path.join(dir, 'config.ign');
+    await writeFile(configFile, config);
+    const r = await runStage(dir, configFile, 'fetch-offline', root);
+    const log = `${r.stdout}${r.stderr}`;
+    if (r.status !== 0) return { ok: false, log };
+    return { ok: true, config: JSON.parse(await readFile(path.join(dir, 'ignition.json'), 'utf8')), log };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true });
   }
 }
 
-export interface AppliedRoot {
+export interface IgnitionRun {
+  /** Both stages exited 0. */
   ok: boolean;
-  /** The root Ignition wrote into; remove it with `cleanup`. */
-  root: string;
+  /** Stage → exit status and its log (stdout and stderr), in the order run. */
+  stages: Map<string, { exit: number | null; log: string }>;
+  /** Every stage's log, for failure messages. */
   log: string;
-  cleanup(): void;
+  /** The scratch root (removed by `cleanup`). */
+  root: string;
+  tree: Map<string, TreeEntry>;
+  /** The preset files Ignition wrote: path → contents. */
+  presets: Map<string, string>;
+  cleanup(): Promise<void>;
 }
 
-/** Applies `config` with Ignition's fetch-offline then files stages into a fresh temporary root. */
-export function ignitionApply(config: string | Buffer): AppliedRoot {
-  const dir = scratch('ign-apply');
-  const root = path.join(dir, 'root');
-  mkdirSync(path.join(root, 'etc', 'selinux'), { recursive: true });
-  writeFileSync(path.join(root, 'etc', 'selinux', 'config'), 'SELINUX=disabled\nSELINUXTYPE=targeted\n');
-  for (const f of ['passwd', 'group', 'shadow', 'gshadow']) {
-    if (existsSync(`/etc/${f}`)) copyFileSync(`/etc/${f}`, path.join(root, 'etc', f));
+/**
+ * Runs `fetch-offline` then (when it succeeded) `files` on `config` with the `file` platform, into
+ * a fresh root seeded by fixtures/lib/live-root.sh, and reads the root back. Needs CAN_APPLY_IGNITION.
+ */
+export async function applyIgnition(config: Buffer | string): Promise<IgnitionRun> {
+  const dir = await scratch('ignition');
+  const cleanup = () => rm(dir, { recursive: true, force: true });
+  try {
+    // Ignition writes a user's SSH keys as that user: the path to the root must be searchable by all.
+    await chmod(dir, 0o755);
+    const root = path.join(dir, 'root');
+    const seed = await run('bash', ['-c', 'source "$0" && make_live_root "$1"', LIVE_ROOT_LIB, root]);
+    if (seed.status !== 0) throw new Error(`make_live_root ${root}: ${seed.stderr}`);
+    const configFile = path.join(dir, 'config.ign');
+    await writeFile(configFile, config);
+    const stages = new Map<string, { exit: number | null; log: string }>();
+    for (const stage of ['fetch-offline', 'files'] as const) {
+      const r = await runStage(dir, configFile, stage, root);
+      stages.set(stage, { exit: r.status, log: `${r.stdout}${r.stderr}` });
+      if (r.status !== 0) break;
+    }
+    const presets = new Map<string, string>();
+    const presetDir = path.join(root, 'etc/systemd/system-preset');
+    if (existsSync(presetDir))
+      for (const f of readdirSync(presetDir))
+        presets.set(`/etc/systemd/system-preset/${f}`, await readFile(path.join(presetDir, f), 'utf8'));
+    return {
+      ok: [...stages.values()].every((s) => s.exit === 0) && stages.size === 2,
+      stages,
+      log: [...stages].map(([s, r]) => `--- ${s} (exit ${r.exit})\n${r.log}`).join('\n'),
+      root,
+      tree: readTree(root),
+      presets,
+      cleanup,
+    };
+  } catch (err) {
+    await cleanup();
+    throw err;
   }
-  const cleanup = () => rmSync(dir, { recursive: true, force: true });
-  const fetched = runStage(dir, config, 'fetch-offline', root);
-  if (fetched.status !== 0) return { ok: false, root, log: fetched.log, cleanup };
-  const files = runStage(dir, config, 'files', root);
-  return { ok: files.status === 0, root, log: fetched.log + files.log, cleanup };
 }
 
 /**
