@@ -461,9 +461,12 @@ class PullSession {
       if (start > 0) await handle.truncate(start);
       this.request.onStart?.(layer.size, start);
       const writer = new PositionedFileWriter(handle, start, (n) => this.request.onBytes?.(n));
-      await pipeline(blob, writer).catch((err: unknown) => {
+      // a broken transfer still lands every byte received, so the next attempt resumes after them
+      const failure: { err?: unknown } = {};
+      await pipeline(untilError(blob, failure), writer).catch((err: unknown) => {
         throw this.wrap(err, image, 'blob');
       });
+      if ('err' in failure) throw this.wrap(failure.err, image, 'blob');
       await handle.sync();
       // the blob reader verified the digest: the ISO's sha256 is the layer digest
       return {
@@ -552,6 +555,15 @@ class PullSession {
       isFormat ? 'format' : 'upstream',
       { cause: err },
     );
+  }
+}
+
+/** The stream's chunks; an error ends the iteration and is kept in `failure` instead of thrown. */
+async function* untilError(stream: AsyncIterable<Buffer>, failure: { err?: unknown }): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of stream) yield chunk;
+  } catch (err) {
+    failure.err = err;
   }
 }
 

@@ -144,7 +144,7 @@ export class RegistryClient {
         cap,
         (size) =>
           new RegistryError(
-            `registry ${this.registry} sent a manifest for ${repository}:${reference} of ${size ?? `more than ${cap}`} bytes; the limit is ${cap}`,
+            `registry ${this.registry} sent a manifest for ${repository}${reference.startsWith('sha256:') ? '@' : ':'}${reference} of ${size ?? `more than ${cap}`} bytes; the limit is ${cap}`,
             where,
             'never',
             'format',

@@ -121,12 +121,14 @@ function forward(
           if (room <= 0) return;
           const part = chunk.subarray(0, room);
           record.bytes += part.length;
-          res.write(part);
-          if (record.bytes >= fault.afterBytes) {
-            if (fault.kind === 'cut') {
-              res.socket?.destroy();
-              up.destroy();
-            } else up.pause();
+          const reached = record.bytes >= fault.afterBytes;
+          // cut once the bytes before the cut point are flushed, so the client has exactly afterBytes
+          res.write(part, () => {
+            if (reached && fault.kind === 'cut') res.socket?.end(); // FIN after the flushed bytes
+          });
+          if (reached) {
+            if (fault.kind === 'cut') up.destroy();
+            else up.pause();
           }
           return;
         }

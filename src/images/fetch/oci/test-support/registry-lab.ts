@@ -56,6 +56,15 @@ export interface Lab {
   /** Pushed references (on the primary) by shape, each `host/repo@digest`. */
   refs: Record<string, string>;
   digests: Record<string, string>;
+  /** Scratch directory for image builds. */
+  work: string;
+  /** Pushes an OCI layout's tag to the primary as `repo:tag`; records refs[shape] and digests[shape]. */
+  publish(
+    shape: string,
+    repo: string,
+    source: { layout: string; tag: string },
+    options?: { v2s2?: boolean; all?: boolean },
+  ): string;
   authFile(entries: Record<string, { user: string; password: string }>): AuthFile;
   settings(overrides?: Partial<OciSettings> & { registriesConf?: RegistriesConf }): OciSettings;
   stop(): Promise<void>;
@@ -249,6 +258,11 @@ export async function startLab(): Promise<Lab> {
     realm,
     refs,
     digests,
+    work,
+    publish: (shape, repo, source, options) => {
+      publish(shape, repo, source, options);
+      return refs[shape]!;
+    },
     authFile: (entries) =>
       parseAuthFile(
         JSON.stringify({
