@@ -55,7 +55,8 @@ export interface IsoSink {
 }
 
 export type LayerResult =
-  | { found: false; compression: LayerCompression; layout: 'raw' | 'tar' }
+  /** `removed`: the layer deletes the target (an OCI whiteout), so lower layers must not be searched. */
+  | { found: false; compression: LayerCompression; layout: 'raw' | 'tar'; removed?: boolean }
   | {
       found: true;
       compression: LayerCompression;
@@ -99,10 +100,12 @@ export async function extractIsoFromLayer(
   const wanted = target.kind === 'machine-os' ? `coreos/coreos-${target.coreosArch}.iso` : undefined;
   let written: { name: string; size: number } | undefined;
   let sidecar: string | undefined;
+  let removed = false;
   const isos: string[] = [];
   for await (const { entry, body } of readTar(stream, limits.maxEntries, label)) {
     if (entry.escapes)
       throw new FormatError(`${label}: the layer has an entry outside its root (${JSON.stringify(clip(entry.path))})`);
+    if (wanted !== undefined && hidesPath(entry.path, wanted)) removed = true;
     const isCandidate =
       wanted !== undefined
         ? entry.path === wanted
@@ -135,7 +138,7 @@ export async function extractIsoFromLayer(
     }
   }
   await finished(blob); // the digest is verified at the blob's end; a mismatch rejects here
-  if (written === undefined) return { found: false, compression, layout: 'tar' };
+  if (written === undefined) return { found: false, compression, layout: 'tar', removed };
   const sha256 = sink.hash.digest('hex');
   if (wanted !== undefined) {
     if (sidecar === undefined) throw new FormatError(`${label}: ${wanted} has no ${wanted}.sha256 beside it`);
@@ -148,6 +151,21 @@ export async function extractIsoFromLayer(
       });
   }
   return { found: true, compression, layout: 'tar', name: written.name, sha256, size: written.size };
+}
+
+/**
+ * True when a layer entry is an OCI whiteout hiding `target` from lower layers: `.wh.<name>` for
+ * the target or one of its directories, or the opaque marker `.wh..wh..opq` of a directory above it.
+ */
+export function hidesPath(entry: string, target: string): boolean {
+  const slash = entry.lastIndexOf('/');
+  const dir = slash < 0 ? '' : entry.slice(0, slash);
+  const base = entry.slice(slash + 1);
+  if (!base.startsWith('.wh.')) return false;
+  const prefix = dir === '' ? '' : `${dir}/`;
+  if (base === '.wh..wh..opq') return target.startsWith(prefix);
+  const hidden = `${prefix}${base.slice('.wh.'.length)}`;
+  return target === hidden || target.startsWith(`${hidden}/`);
 }
 
 /** Writes a body into the sink at its position, hashing; returns the bytes written. */

@@ -23,7 +23,7 @@ import {
   X86_SHA,
   startLab,
 } from './test-support/registry-lab.js';
-import { blobDataPath, freePort } from './test-support/registry-process.js';
+import { blobDataPath, freePort, startRegistry } from './test-support/registry-process.js';
 
 /** The offset of a `bytes=N-` Range header (NaN without one). */
 function resumedAt(range: string | undefined): number {
@@ -436,6 +436,37 @@ location = "${lab.mirror.host}/mirrored/art"
       ).rejects.toThrow(
         `(mirrors also failed: [${lab.mirror.host}/mirrored/art/iso@${lab.digests.artifact}: registry ${lab.mirror.host} refused credentials for mirrored/art/iso (401 UNAUTHORIZED)])`,
       );
+    });
+
+    it('uses a plain-HTTP mirror only when registries.conf marks it insecure', async () => {
+      const plain = await startRegistry({
+        dir: path.join(lab.dir, 'plain'),
+        pki: lab.pki,
+        auth: { kind: 'none' },
+        storageDir: lab.primary.storageDir,
+        tls: false,
+      });
+      try {
+        const ref = `${deadHost}/art/iso@${lab.digests.artifact}`;
+        const confFor = (insecure: boolean) =>
+          conf(`
+[[registry]]
+prefix = "${deadHost}/art"
+location = "${deadHost}/art"
+[[registry.mirror]]
+location = "${plain.host}/art"
+insecure = ${insecure}
+`);
+        const { result } = await pull({ kind: 'image', reference: ref }, settings({ registriesConf: confFor(true) }));
+        expect(result.pulledFrom).toBe(`${plain.host}/art/iso@${lab.digests.artifact}`);
+        await expect(
+          pull({ kind: 'image', reference: ref }, settings({ registriesConf: confFor(false) })),
+        ).rejects.toThrow(
+          new RegExp(`\\[${plain.host}/art/iso@${lab.digests.artifact}: registry ${plain.host}: ping request failed`),
+        );
+      } finally {
+        await plain.stop();
+      }
     });
 
     it('refuses a reference whose every source is blocked', async () => {

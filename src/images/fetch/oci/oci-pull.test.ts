@@ -220,6 +220,46 @@ describe.skipIf(unavailable(HAVE_REGISTRY_TOOLS))('pullOciIso against real regis
     });
   });
 
+  it('never puts a credential or a token into an error, its context or a notice', async () => {
+    const said: string[] = [];
+    const secrets = [
+      'primary-s3cret',
+      'wr0ng-pa55',
+      Buffer.from('alice:primary-s3cret').toString('base64'),
+      Buffer.from('alice:wr0ng-pa55').toString('base64'),
+    ];
+    const attempt = async (reference: string, settings: OciSettings) => {
+      try {
+        await pullOciIso(
+          {
+            source: { kind: 'image', reference },
+            cpuArchitecture: 'x86_64',
+            partPath: part(),
+            signal: AbortSignal.timeout(60_000),
+            onNotice: (m, c) => said.push(m, JSON.stringify(c)),
+          },
+          settings,
+        );
+      } catch (err) {
+        said.push(
+          (err as Error).message,
+          JSON.stringify((err as { context?: unknown }).context ?? {}),
+          String((err as Error).stack),
+        );
+      }
+    };
+    const wrong = { user: 'alice', password: 'wr0ng-pa55' };
+    const bearerRef = lab.refs.artifact!.replace(lab.primary.host, lab.bearer.host);
+    await attempt(bearerRef, lab.settings());
+    await attempt(bearerRef, lab.settings({ authFiles: [lab.authFile({ [lab.bearer.host]: wrong })] }));
+    await attempt(lab.refs.artifact!, lab.settings({ authFiles: [lab.authFile({ [lab.primary.host]: wrong })] }));
+    expect(said.length).toBeGreaterThan(4);
+    const text = said.join('\n');
+    for (const secret of secrets) expect(text).not.toContain(secret);
+    expect(text).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}/); // no JWT from the realm
+    expect(text).not.toMatch(/(Bearer|Basic) [A-Za-z0-9+/=._-]{8,}/); // no header value
+  });
+
   describe('layers that are bombs or hold the wrong things', () => {
     it.each([
       ['several ISOs', 'two-isos', /the layer holds several ISOs \(a\/one\.iso, b\/two\.iso\); expected exactly one/],

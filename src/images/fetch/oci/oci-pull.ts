@@ -30,7 +30,8 @@
 import { type Hash, createHash } from 'node:crypto';
 import { open, readFile, rm, stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { describeError } from '../../../errors.js';
+import { BadRequestError, describeError } from '../../../errors.js';
+import { ImageLoadError } from '../../loader/load-error.js';
 import { writeFileAtomic } from '../../cache/atomic-file.js';
 import { hashInto } from '../verify-iso.js';
 import { DEFAULT_MAX_RECONNECTS, DEFAULT_RECONNECT_DELAY_MS, readVerifiedBlob } from './blob-reader.js';
@@ -143,9 +144,16 @@ interface PartState {
 
 export async function pullOciIso(request: OciPullRequest, settings: OciSettings): Promise<OciPullResult> {
   const session = new PullSession(request, settings);
-  return request.source.kind === 'image'
-    ? session.pullImage(request.source.reference)
-    : session.pullRelease(request.source.releaseImage);
+  try {
+    return await (request.source.kind === 'image'
+      ? session.pullImage(request.source.reference)
+      : session.pullRelease(request.source.releaseImage));
+  } catch (err) {
+    // a reference that cannot be parsed (configured, rewritten by registries.conf, or named by a
+    // release payload) fails the same way every time: a `never` error, like bad bytes
+    if (err instanceof BadRequestError) throw new ImageLoadError('format', err.message, 'never', { ...err.context });
+    throw err;
+  }
 }
 
 interface ResolvedImage {
@@ -196,7 +204,7 @@ class PullSession {
     const releaseRef = parseImageReference(text, 'release_image');
     const release = await this.resolve(releaseRef);
     const label = `release ${formatReference(release.source.reference)}`;
-    let imageReferences: Buffer | undefined;
+    let imageReferences: Buffer | 'removed' | undefined;
     for (const layer of [...release.manifest.layers].reverse()) {
       const blob = readVerifiedBlob(
         release.client,
@@ -216,7 +224,7 @@ class PullSession {
       });
       if (imageReferences !== undefined) break;
     }
-    if (imageReferences === undefined)
+    if (imageReferences === undefined || imageReferences === 'removed')
       throw this.formatError(
         release,
         `the release payload has no ${IMAGE_REFERENCES_PATH} (not a release image?)`,
@@ -382,6 +390,7 @@ class PullSession {
           blob.destroy();
           throw this.wrap(err, image, 'layer');
         });
+        if (!result.found && result.removed) break; // a whiteout: lower layers hold a deleted file
         if (!result.found) continue;
         await handle.sync();
         return {

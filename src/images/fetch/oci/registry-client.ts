@@ -166,8 +166,17 @@ export class RegistryClient {
     });
   }
 
-  /** A blob from `offset` (following redirects to storage). Errors once the answer is not the bytes. */
-  async openBlob(repository: string, digest: string, offset: number, signal: AbortSignal): Promise<BlobBody> {
+  /**
+   * A blob from `offset` (following redirects to storage). Errors once the answer is not the bytes.
+   * A streamed blob runs on the idle clock only; a `small` one (a config) keeps the whole-request clock.
+   */
+  async openBlob(
+    repository: string,
+    digest: string,
+    offset: number,
+    signal: AbortSignal,
+    small = false,
+  ): Promise<BlobBody> {
     const where = { registry: this.registry, repository, step: 'blob' as const };
     return this.withRetries(where, signal, async () => {
       const ranged: Record<string, string> = offset > 0 ? { range: `bytes=${offset}-` } : {};
@@ -199,12 +208,12 @@ export class RegistryClient {
             'fast',
           );
         }
-        streaming();
+        if (!small) streaming();
         return { kind: 'bytes', start: offset, total: m[3] === '*' ? undefined : Number(m[3]), stream: res };
       }
       if (status === 200) {
         const length = res.headers['content-length'];
-        streaming();
+        if (!small) streaming();
         return {
           kind: 'bytes',
           start: 0,
@@ -219,7 +228,7 @@ export class RegistryClient {
   /** A small blob (an image config) read whole, capped and digest-verified. */
   async readBlob(repository: string, digest: string, cap: number, signal: AbortSignal): Promise<Buffer> {
     const where = { registry: this.registry, repository, step: 'blob' as const };
-    const body = await this.openBlob(repository, digest, 0, signal);
+    const body = await this.openBlob(repository, digest, 0, signal, true);
     if (body.kind !== 'bytes')
       throw new RegistryError(`registry ${this.registry} sent no bytes for blob ${digest}`, where, 'fast');
     const bytes = await readCapped(

@@ -13,6 +13,7 @@
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { FormatError } from '../../../errors.js';
+import { hidesPath } from './iso-extract.js';
 import { decodeLayer } from './layer-decoder.js';
 import { readTar } from './tar-reader.js';
 
@@ -23,7 +24,8 @@ export const MAX_IMAGE_REFERENCES_BYTES = 8 * 1024 * 1024;
 
 /**
  * Streams one layer to its end and returns the bytes of `path` if the layer holds it as a regular
- * file (undefined when it does not). Fails on a link or an oversize file at `path`.
+ * file, `removed` when the layer deletes it (an OCI whiteout), undefined when it does neither.
+ * Fails on a link or an oversize file at `path`.
  */
 export async function readFileFromLayer(
   blob: Readable,
@@ -32,10 +34,12 @@ export async function readFileFromLayer(
   maxBytes: number,
   limits: { maxEntries: number; maxLayerBytes: number },
   label: string,
-): Promise<Buffer | undefined> {
+): Promise<Buffer | 'removed' | undefined> {
   const { stream } = await decodeLayer(blob, mediaType, limits.maxLayerBytes, label);
   let found: Buffer | undefined;
+  let removed = false;
   for await (const { entry, body } of readTar(stream, limits.maxEntries, label)) {
+    if (hidesPath(entry.path, path)) removed = true;
     if (entry.path !== path) continue;
     if (entry.type !== 'file') throw new FormatError(`${label}: ${path} is a ${entry.type}, not a regular file`);
     if (entry.size > maxBytes)
@@ -45,7 +49,7 @@ export async function readFileFromLayer(
     found = Buffer.concat(parts);
   }
   await finished(blob); // digest verified before the file is believed
-  return found;
+  return found ?? (removed ? 'removed' : undefined);
 }
 
 /** The pullspec of `tag` in an image-references ImageStream. */

@@ -6,6 +6,7 @@
 // it. Stopped with SIGTERM (SIGKILL after a few seconds). Used only by tests.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, openSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
@@ -22,6 +23,8 @@ export interface RegistryOptions {
   pki: TestPki;
   auth: RegistryAuth;
   storageDir?: string;
+  /** false: plain HTTP (for registries.conf `insecure = true` endpoints). Default true. */
+  tls?: boolean;
 }
 
 export interface RunningRegistry {
@@ -64,9 +67,9 @@ export async function startRegistry(options: RegistryOptions): Promise<RunningRe
     '    enabled: true',
     'http:',
     `  addr: 127.0.0.1:${port}`,
-    '  tls:',
-    `    certificate: ${options.pki.certFile}`,
-    `    key: ${options.pki.keyFile}`,
+    ...(options.tls === false
+      ? []
+      : ['  tls:', `    certificate: ${options.pki.certFile}`, `    key: ${options.pki.keyFile}`]),
     ...auth,
     '',
   ].join('\n');
@@ -77,7 +80,7 @@ export async function startRegistry(options: RegistryOptions): Promise<RunningRe
   const child = spawn('docker-registry', ['serve', configFile], { stdio: ['ignore', log, log] });
   const host = `127.0.0.1:${port}`;
   try {
-    await waitUntilUp(host, options.pki.caPem, child);
+    await waitUntilUp(host, options.pki.caPem, child, options.tls !== false);
   } catch (err) {
     child.kill('SIGKILL');
     throw err;
@@ -110,12 +113,13 @@ function authSection(options: RegistryOptions): string[] {
   }
 }
 
-async function waitUntilUp(host: string, ca: string, child: ChildProcess): Promise<void> {
+async function waitUntilUp(host: string, ca: string, child: ChildProcess, tls: boolean): Promise<void> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`docker-registry exited with ${child.exitCode} before answering`);
     const up = await new Promise<boolean>((resolve) => {
-      const req = https.get(`https://${host}/v2/`, { ca, agent: false, timeout: 1000 }, (res) => {
+      const get = tls ? https.get : http.get;
+      const req = get(`${tls ? 'https' : 'http'}://${host}/v2/`, { ca, agent: false, timeout: 1000 }, (res) => {
         res.resume();
         resolve(true);
       });
