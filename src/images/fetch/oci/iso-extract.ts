@@ -24,7 +24,7 @@ import { type Readable, Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import { FormatError } from '../../../errors.js';
 import { HashingFileWriter } from '../hashing-writer.js';
-import { type LayerCompression, decodeLayer, peekBytes } from './layer-decoder.js';
+import { type LayerCompression, decodeLayer, peekStream } from './layer-decoder.js';
 import { readTar } from './tar-reader.js';
 
 export type IsoTarget = { kind: 'any-iso' } | { kind: 'machine-os'; coreosArch: string };
@@ -82,8 +82,9 @@ export async function extractIsoFromLayer(
   rawAllowed: boolean,
   layerSize: number,
 ): Promise<LayerResult> {
-  const { compression, stream } = await decodeLayer(blob, mediaType, limits.maxLayerBytes, label);
-  const head = await peekBytes(stream, 512);
+  const decoded = await decodeLayer(blob, mediaType, limits.maxLayerBytes, label);
+  const compression = decoded.compression;
+  const { head, stream } = await peekStream(decoded.stream, 512);
   const isTar = head.length >= 512 && head.subarray(257, 262).toString('latin1') === 'ustar';
   if (!isTar) {
     if (!rawAllowed || target.kind !== 'any-iso') {

@@ -71,6 +71,11 @@ describe('decodeLayer', () => {
     await expect(decode(make())).rejects.toThrow(reason);
   });
 
+  it('keeps every byte of an input shorter than the sniffed prefix', async () => {
+    expect((await decode(Buffer.from('ab'))).toString()).toBe('ab');
+    expect((await decode(Buffer.alloc(0))).length).toBe(0);
+  });
+
   it('refuses a layer declared compressed whose bytes are not', async () => {
     await expect(decode(data, 'application/vnd.oci.image.layer.v1.tar+gzip')).rejects.toThrow(
       'layer L: the layer is declared application/vnd.oci.image.layer.v1.tar+gzip but its bytes are not compressed',

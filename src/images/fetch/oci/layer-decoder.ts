@@ -9,7 +9,7 @@
 // fzstd supports windows up to 32 MiB (zstd levels below 20 and no `--long`); larger windows
 // fail with a FormatError naming zstd. Does: sniff, decompress, count. Does not: read tar
 // (tar-reader.ts). Next: tar-reader.ts.
-import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Decompress } from 'fzstd';
@@ -43,11 +43,11 @@ export async function decodeLayer(
   maxBytes: number,
   label: string,
 ): Promise<{ compression: LayerCompression; stream: Readable }> {
-  const head = await peekBytes(source, 4);
+  const { head, stream: input } = await peekStream(source, 4);
   const compression = sniffCompression(head);
   const declared = declaredCompression(mediaType);
   if (declared !== undefined && declared !== compression) {
-    source.destroy();
+    input.destroy();
     throw new FormatError(
       `${label}: the layer is declared ${mediaType} but its bytes are ${compression === 'none' ? 'not compressed' : compression}`,
     );
@@ -58,58 +58,48 @@ export async function decodeLayer(
     case 'gzip':
       return {
         compression,
-        stream: pipeline(source, wrapErrors(createGunzip({ chunkSize: 256 * 1024 }), 'gzip', label), limit, done),
+        stream: pipeline(input, wrapErrors(createGunzip({ chunkSize: 256 * 1024 }), 'gzip', label), limit, done),
       };
     case 'zstd':
-      return { compression, stream: pipeline(source, new ZstdDecoder(label), limit, done) };
+      return { compression, stream: pipeline(input, new ZstdDecoder(label), limit, done) };
     case 'none':
-      return { compression, stream: pipeline(source, limit, done) };
+      return { compression, stream: pipeline(input, limit, done) };
   }
 }
 
-/** Reads until at least `n` bytes are buffered (or the stream ends), then puts them back. */
-export async function peekBytes(source: Readable, n: number): Promise<Buffer> {
+/**
+ * The first `n` bytes of `source` (fewer if it is shorter) and a stream of all its bytes, those
+ * included. Errors of `source` surface on the returned stream; destroying it destroys `source`.
+ */
+export async function peekStream(source: Readable, n: number): Promise<{ head: Buffer; stream: Readable }> {
+  const iterator = (source as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   const parts: Buffer[] = [];
   let have = 0;
+  let done = false;
   while (have < n) {
-    const chunk = await new Promise<Buffer | null>((resolve, reject) => {
-      const onReadable = () => {
-        cleanup();
-        resolve(source.read() as Buffer | null);
-      };
-      const onEnd = () => {
-        cleanup();
-        resolve(null);
-      };
-      const onError = (err: Error) => {
-        cleanup();
-        reject(err);
-      };
-      const cleanup = () => {
-        source.off('readable', onReadable);
-        source.off('end', onEnd);
-        source.off('error', onError);
-      };
-      const ready = source.read() as Buffer | null;
-      if (ready !== null) {
-        resolve(ready);
-        return;
-      }
-      if (source.readableEnded) {
-        resolve(null);
-        return;
-      }
-      source.on('readable', onReadable);
-      source.on('end', onEnd);
-      source.on('error', onError);
-    });
-    if (chunk === null) break;
-    parts.push(chunk);
-    have += chunk.length;
+    const next = await iterator.next();
+    if (next.done) {
+      done = true;
+      break;
+    }
+    parts.push(next.value);
+    have += next.value.length;
   }
-  const head = Buffer.concat(parts);
-  if (head.length > 0) source.unshift(head);
-  return head;
+  const head = Buffer.concat(parts, have);
+  async function* all(): AsyncGenerator<Buffer> {
+    let finished = done;
+    try {
+      if (head.length > 0) yield head;
+      while (!finished) {
+        const next = await iterator.next();
+        if (next.done) finished = true;
+        else yield next.value;
+      }
+    } finally {
+      if (!finished) await iterator.return?.();
+    }
+  }
+  return { head, stream: Readable.from(all(), { objectMode: false }) };
 }
 
 /** Fails the stream once more than `max` bytes passed. */

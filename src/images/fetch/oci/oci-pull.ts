@@ -54,7 +54,7 @@ import {
   PositionedFileWriter,
   extractIsoFromLayer,
 } from './iso-extract.js';
-import { peekBytes, sniffCompression } from './layer-decoder.js';
+import { peekStream, sniffCompression } from './layer-decoder.js';
 import { type PullSource, resolvePullSources } from './mirror-resolution.js';
 import type { RegistriesConf } from './registries-conf.js';
 import type { AuthFile } from './registry-auth-file.js';
@@ -448,17 +448,14 @@ class PullSession {
     start: number,
     hash: Hash,
   ): Promise<Omit<OciPullResult, 'resolved' | 'pulledFrom' | 'manifestDigest'> | undefined> {
-    const blob = readVerifiedBlob(
-      image.client,
-      image.source.reference.repository,
-      layer,
-      this.blobOptions(start, hash),
-    );
+    let blob = readVerifiedBlob(image.client, image.source.reference.repository, layer, this.blobOptions(start, hash));
     if (start === 0) {
-      const head = await peekBytes(blob, 512).catch((err: unknown) => {
+      const peeked = await peekStream(blob, 512).catch((err: unknown) => {
         blob.destroy();
         throw this.wrap(err, image, 'blob');
       });
+      const head = peeked.head;
+      blob = peeked.stream;
       const tar = head.length >= 512 && head.subarray(257, 262).toString('latin1') === 'ustar';
       if (sniffCompression(head) !== 'none' || tar) {
         blob.destroy();
