@@ -5,7 +5,9 @@
 //
 // What counts as the ISO (IsoTarget):
 //   any-iso     the one regular file named `*.iso` in the layer (oci:// images and artifacts);
-//               a second one fails ("several ISOs");
+//               a second one fails ("several ISOs"); a machine-os-images-shaped layer counts
+//               only its own architecture's `coreos/coreos-<arch>.iso`, checked against the
+//               `.iso.sha256` beside it when there is one;
 //   machine-os  `coreos/coreos-<arch>.iso` of a machine-os-images image, which must have
 //               `coreos/coreos-<arch>.iso.sha256` beside it (the hex sha256, as the image's build
 //               writes it); a mismatch fails. Other architectures' ISOs are ignored.
@@ -27,7 +29,7 @@ import { HashingFileWriter } from '../hashing-writer.js';
 import { type LayerCompression, decodeLayer, peekStream } from './layer-decoder.js';
 import { readTar } from './tar-reader.js';
 
-export type IsoTarget = { kind: 'any-iso' } | { kind: 'machine-os'; coreosArch: string };
+export type IsoTarget = { kind: 'any-iso'; coreosArch: string } | { kind: 'machine-os'; coreosArch: string };
 
 export interface LayerLimits {
   /** Tar headers per layer (metadata records included). */
@@ -40,6 +42,8 @@ export interface LayerLimits {
 export const DEFAULT_MAX_TAR_ENTRIES = 300_000;
 /** ISOs of 50+ GiB exist (ARCHITECTURE.md); a layer expanding past 128 GiB is a bomb. */
 export const DEFAULT_MAX_LAYER_BYTES = 128 * 1024 ** 3;
+/** machine-os-images names its ISOs `coreos/coreos-<arch>.iso`. */
+const OTHER_ARCH_ISO = /^coreos\/coreos-[^/]+\.iso$/;
 /** A `.iso.sha256` holds 64 hex digits and perhaps a file name. */
 const MAX_SHA256_FILE_BYTES = 4096;
 
@@ -98,7 +102,8 @@ export async function extractIsoFromLayer(
     return { found: true, compression, layout: 'raw', name: undefined, sha256: sink.hash.digest('hex'), size };
   }
 
-  const wanted = target.kind === 'machine-os' ? `coreos/coreos-${target.coreosArch}.iso` : undefined;
+  const machineOs = `coreos/coreos-${target.coreosArch}.iso`;
+  const wanted = target.kind === 'machine-os' ? machineOs : undefined;
   let written: { name: string; size: number } | undefined;
   let sidecar: string | undefined;
   let removed = false;
@@ -110,7 +115,9 @@ export async function extractIsoFromLayer(
     const isCandidate =
       wanted !== undefined
         ? entry.path === wanted
-        : entry.path.toLowerCase().endsWith('.iso') && entry.type !== 'directory';
+        : entry.path.toLowerCase().endsWith('.iso') &&
+          entry.type !== 'directory' &&
+          (entry.path === machineOs || !OTHER_ARCH_ISO.test(entry.path)); // other architectures' machine-os ISOs
     if (isCandidate) {
       if (entry.type !== 'file')
         throw new FormatError(
@@ -126,7 +133,7 @@ export async function extractIsoFromLayer(
       written = { name: entry.path, size };
       continue;
     }
-    if (wanted !== undefined && entry.path === `${wanted}.sha256`) {
+    if (entry.path === `${machineOs}.sha256`) {
       if (entry.type !== 'file')
         throw new FormatError(`${label}: ${entry.path} is a ${entry.type}, not a regular file`);
       if (entry.size > MAX_SHA256_FILE_BYTES)
@@ -141,12 +148,13 @@ export async function extractIsoFromLayer(
   await finished(blob); // the digest is verified at the blob's end; a mismatch rejects here
   if (written === undefined) return { found: false, compression, layout: 'tar', removed };
   const sha256 = sink.hash.digest('hex');
-  if (wanted !== undefined) {
-    if (sidecar === undefined) throw new FormatError(`${label}: ${wanted} has no ${wanted}.sha256 beside it`);
+  if (wanted !== undefined && sidecar === undefined)
+    throw new FormatError(`${label}: ${wanted} has no ${wanted}.sha256 beside it`);
+  if (written.name === machineOs && sidecar !== undefined) {
     const expected = /^([a-fA-F0-9]{64})(?:\s|$)/.exec(sidecar.trim())?.[1]?.toLowerCase();
-    if (expected === undefined) throw new FormatError(`${label}: ${wanted}.sha256 does not hold a sha256`);
+    if (expected === undefined) throw new FormatError(`${label}: ${machineOs}.sha256 does not hold a sha256`);
     if (expected !== sha256)
-      throw new FormatError(`${label}: ${wanted} has sha256 ${sha256} but ${wanted}.sha256 says ${expected}`, {
+      throw new FormatError(`${label}: ${machineOs} has sha256 ${sha256} but ${machineOs}.sha256 says ${expected}`, {
         sha256,
         expected,
       });

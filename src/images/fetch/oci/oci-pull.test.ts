@@ -48,6 +48,12 @@ describe.skipIf(unavailable(HAVE_REGISTRY_TOOLS))('pullOciIso against real regis
     ['the same image pushed as Docker v2 schema 2', 'gzip-v2s2', 'data/rhcos-live.x86_64.iso'],
     ['a tar+zstd layer', 'zstd', 'iso/live.iso'],
     ['an ISO under GNU long names', 'long-names', `${'d'.repeat(120)}/${'e'.repeat(120)}/live.iso`],
+    ['an artifact as oras labels it (tar media type, raw ISO bytes)', 'oras', undefined],
+    [
+      'a machine-os-images image named directly (its .iso.sha256 checked)',
+      'machine-os-images',
+      'coreos/coreos-x86_64.iso',
+    ],
   ])('pulls %s', async (_name, shape, isoName) => {
     const { result, fileSha, size } = await pull(image(shape));
     expect(fileSha).toBe(X86_SHA);
@@ -99,6 +105,20 @@ describe.skipIf(unavailable(HAVE_REGISTRY_TOOLS))('pullOciIso against real regis
     expect(amd.result.manifestDigest).not.toBe(arm.result.manifestDigest);
     await expect(pull(image(shape), lab.settings(), 'ppc64le')).rejects.toThrow(
       /no linux\/ppc64le entry for ppc64le \(it has linux\/amd64, linux\/arm64\)/,
+    );
+  });
+
+  it('takes its own architecture from a layer holding several machine-os ISOs', async () => {
+    const amd = await pull(image('mos-multi'), lab.settings(), 'x86_64');
+    const arm = await pull(image('mos-multi'), lab.settings(), 'aarch64');
+    expect([amd.fileSha, amd.result.isoName]).toEqual([X86_SHA, 'coreos/coreos-x86_64.iso']);
+    expect([arm.fileSha, arm.result.isoName]).toEqual([OTHER_SHA, 'coreos/coreos-aarch64.iso']);
+    await expect(pull(image('mos-multi'), lab.settings(), 's390x')).rejects.toThrow(/no layer holds an ISO/);
+  });
+
+  it('checks the .iso.sha256 of a machine-os-images image named directly', async () => {
+    await expect(pull(image('machine-os-images-bad-sha'))).rejects.toThrow(
+      /coreos\/coreos-x86_64.iso has sha256 [0-9a-f]{64} but coreos\/coreos-x86_64.iso.sha256 says 0{64}/,
     );
   });
 

@@ -196,7 +196,8 @@ class PullSession {
       );
     const single = titled.length === 1 || layers.length === 1;
     const candidates = titled.length === 1 ? titled : layers.length === 1 ? layers : [...layers].reverse();
-    const result = await this.extract(image, candidates, { kind: 'any-iso' }, single);
+    const coreosArch = COREOS_ARCHITECTURE[this.request.cpuArchitecture]!;
+    const result = await this.extract(image, candidates, { kind: 'any-iso', coreosArch }, single);
     return { ...result, resolved: formatReference(pinned(ref, image.topDigest)) };
   }
 

@@ -232,6 +232,50 @@ export async function startLab(): Promise<Lab> {
   ]);
   publish('release-bad-sha', 'ocp/release', releaseBad, { v2s2: true });
 
+  // as `oras push` labels a file: a "tar" media type around raw ISO bytes, titled *.iso
+  const oras = new OciLayout(path.join(work, 'oras'));
+  oras.manifest(
+    {
+      artifactType: 'application/vnd.unknown.artifact.v1',
+      config: { mediaType: 'application/vnd.oci.empty.v1+json', bytes: Buffer.from('{}') },
+      layers: [
+        {
+          bytes: X86_ISO,
+          mediaType: 'application/vnd.oci.image.layer.v1.tar',
+          annotations: { 'org.opencontainers.image.title': 'live.iso' },
+        },
+      ],
+    },
+    'oras',
+  );
+  publish('oras', 'art/oras', { layout: oras.dir, tag: 'oras' });
+
+  // one layer with the machine-os ISOs of two architectures (each with its .iso.sha256)
+  const mosMulti = new OciLayout(path.join(work, 'mos-multi'));
+  mosMulti.manifest(
+    {
+      layers: [
+        {
+          bytes: gzip(
+            tarOf(work, {
+              'coreos/coreos-x86_64.iso': X86_ISO,
+              'coreos/coreos-x86_64.iso.sha256': Buffer.from(`${X86_SHA}  coreos-x86_64.iso\n`),
+              'coreos/coreos-aarch64.iso': OTHER_ISO,
+              'coreos/coreos-aarch64.iso.sha256': Buffer.from(OTHER_SHA),
+            }),
+          ),
+          mediaType: TAR_GZIP,
+        },
+      ],
+      config: {
+        mediaType: 'application/vnd.oci.image.config.v1+json',
+        bytes: Buffer.from('{"os":"linux","rootfs":{"type":"layers","diff_ids":[]}}'),
+      },
+    },
+    'mos-multi',
+  );
+  publish('mos-multi', 'ocp/mos-multi', { layout: mosMulti.dir, tag: 'mos-multi' });
+
   // tar bombs and other bad layers
   const bad = (shape: string, tar: Buffer) => {
     const layout = new OciLayout(path.join(work, shape));
