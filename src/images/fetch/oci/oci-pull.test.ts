@@ -240,6 +240,32 @@ describe.skipIf(unavailable(HAVE_REGISTRY_TOOLS))('pullOciIso against real regis
     });
   });
 
+  it.each(['artifact', 'gzip-oci'])(
+    'lets the caller refuse the ISO by its size before a byte lands (%s)',
+    async (shape) => {
+      const partPath = part();
+      const sizes: Array<number | undefined> = [];
+      const refusal = new Error('over the disk budget');
+      await expect(
+        pullOciIso(
+          {
+            source: image(shape),
+            cpuArchitecture: 'x86_64',
+            partPath,
+            signal: AbortSignal.timeout(60_000),
+            onStart: (size) => {
+              sizes.push(size);
+              throw refusal;
+            },
+          },
+          lab.settings(),
+        ),
+      ).rejects.toBe(refusal);
+      expect(sizes).toEqual([1024 * 1024]);
+      expect(readFileSync(partPath).length).toBe(0);
+    },
+  );
+
   it('never puts a credential or a token into an error, its context or a notice', async () => {
     const said: string[] = [];
     const secrets = [

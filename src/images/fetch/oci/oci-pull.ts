@@ -371,11 +371,19 @@ class PullSession {
       const hash = createHash('sha256');
       try {
         const blob = readVerifiedBlob(image.client, repository, layer, this.blobOptions(0, undefined));
+        const refusal: { err?: unknown } = {};
         const sink: IsoSink = {
           handle,
           start: 0,
           hash,
-          onStart: (size) => this.request.onStart?.(size, 0),
+          onStart: (size) => {
+            try {
+              this.request.onStart?.(size, 0);
+            } catch (err) {
+              refusal.err = err; // the caller's own error (a disk budget) goes back to it as it is
+              throw err;
+            }
+          },
           onBytes: (n) => this.request.onBytes?.(n),
         };
         const result = await extractIsoFromLayer(
@@ -389,6 +397,7 @@ class PullSession {
           layer.size,
         ).catch((err: unknown) => {
           blob.destroy();
+          if ('err' in refusal && err === refusal.err) throw err;
           throw this.wrap(err, image, 'layer');
         });
         if (!result.found && result.removed) break; // a whiteout: lower layers hold a deleted file
