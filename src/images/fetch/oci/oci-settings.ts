@@ -1,12 +1,14 @@
-// The OCI source's settings from the files an operator names (phase 2 maps REGISTRY_AUTH_FILE,
-// the pull secret, REGISTRY_CA_FILE and REGISTRIES_CONF_FILE onto this): each file is read once,
-// bounded, parsed and validated here, so a bad file fails at startup with its path and line,
-// never in the middle of a pull. Credentials stay in memory; errors name paths only.
+// The OCI source's settings from the files an operator names (src/images/store-settings.ts maps
+// REGISTRY_AUTH_FILE, PULL_SECRET_FILE, REGISTRY_CA_FILE and REGISTRIES_CONF_FILE onto this):
+// each file is read once, bounded, parsed and validated here, so a bad file fails at startup with
+// its path and line, never in the middle of a pull. Credentials stay in memory; errors name paths
+// only. Synchronous (configuration is read before anything starts); `readOciSettings` is the
+// same as a promise.
 //
 // Does: read and parse the files into OciSettings (defaults for clocks and budgets from
-// oci-pull.ts). Does not: decide which settings exist or their environment names (src/config.ts,
-// phase 2). Next: oci-pull.ts.
-import { readFile, stat } from 'node:fs/promises';
+// oci-pull.ts). Does not: decide which settings exist or their environment names
+// (src/images/store-settings.ts). Next: oci-pull.ts.
+import { readFileSync, statSync } from 'node:fs';
 import { BadRequestError, describeError } from '../../../errors.js';
 import { DEFAULT_OCI_SETTINGS, type OciSettings } from './oci-pull.js';
 import { MAX_TOML_BYTES } from './toml-subset.js';
@@ -18,6 +20,8 @@ export interface OciSettingFiles {
   authFile?: string | undefined;
   /** The pull secret's JSON text (same form), searched after the auth file. */
   pullSecret?: string | undefined;
+  /** A file holding a pull secret (PULL_SECRET_FILE), searched after the auth file and `pullSecret`. */
+  pullSecretFile?: string | undefined;
   /** PEM bundle trusted in addition to the default roots (REGISTRY_CA_FILE). */
   caFile?: string | undefined;
   /** containers-registries.conf v2 (REGISTRIES_CONF_FILE). */
@@ -27,37 +31,55 @@ export interface OciSettingFiles {
 /** A CA bundle of a few certificates is some KiB; 1 MiB holds hundreds. */
 const MAX_CA_BYTES = 1024 * 1024;
 
-export async function readOciSettings(files: OciSettingFiles): Promise<OciSettings> {
+export function readOciSettings(files: OciSettingFiles): Promise<OciSettings> {
+  try {
+    return Promise.resolve(readOciSettingsSync(files));
+  } catch (err) {
+    return Promise.reject(err as Error);
+  }
+}
+
+export function readOciSettingsSync(files: OciSettingFiles): OciSettings {
   const authFiles: AuthFile[] = [];
   if (files.authFile)
     authFiles.push(
-      parseAuthFile(await readBounded(files.authFile, MAX_AUTH_FILE_BYTES, 'REGISTRY_AUTH_FILE'), files.authFile),
+      parseAuthFile(
+        readBounded(files.authFile, MAX_AUTH_FILE_BYTES, 'REGISTRY_AUTH_FILE'),
+        `REGISTRY_AUTH_FILE ${files.authFile}`,
+      ),
     );
   if (files.pullSecret) authFiles.push(parseAuthFile(files.pullSecret, 'the pull secret'));
+  if (files.pullSecretFile)
+    authFiles.push(
+      parseAuthFile(
+        readBounded(files.pullSecretFile, MAX_AUTH_FILE_BYTES, 'PULL_SECRET_FILE'),
+        `PULL_SECRET_FILE ${files.pullSecretFile}`,
+      ),
+    );
   let ca: string | undefined;
   if (files.caFile) {
-    ca = await readBounded(files.caFile, MAX_CA_BYTES, 'REGISTRY_CA_FILE');
+    ca = readBounded(files.caFile, MAX_CA_BYTES, 'REGISTRY_CA_FILE');
     if (!ca.includes('-----BEGIN CERTIFICATE-----'))
       throw new BadRequestError(`REGISTRY_CA_FILE ${files.caFile}: holds no PEM certificate`, { file: files.caFile });
   }
   const registriesConf = files.registriesConfFile
     ? parseRegistriesConf(
-        await readBounded(files.registriesConfFile, MAX_TOML_BYTES, 'REGISTRIES_CONF_FILE'),
-        files.registriesConfFile,
+        readBounded(files.registriesConfFile, MAX_TOML_BYTES, 'REGISTRIES_CONF_FILE'),
+        `REGISTRIES_CONF_FILE ${files.registriesConfFile}`,
       )
     : undefined;
   return { ...DEFAULT_OCI_SETTINGS, authFiles, ca, registriesConf };
 }
 
-async function readBounded(file: string, max: number, what: string): Promise<string> {
+function readBounded(file: string, max: number, what: string): string {
   try {
-    const info = await stat(file);
+    const info = statSync(file);
     if (!info.isFile()) throw new BadRequestError(`${what} ${file}: not a regular file`, { file });
     if (info.size > max)
       throw new BadRequestError(`${what} ${file}: ${info.size} bytes, more than the ${max} such a file can need`, {
         file,
       });
-    return await readFile(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch (err) {
     if (err instanceof BadRequestError) throw err;
     throw new BadRequestError(`${what} ${file}: cannot be read: ${describeError(err)}`, { file });
