@@ -36,6 +36,7 @@ import { CachedIgnitionSource } from './ignition-supply/cached-source.js';
 import { RemoteIgnitionSource } from './ignition-supply/remote-source.js';
 import { RemoteUrlTokenResolver } from './ignition-supply/remote-url-tokens.js';
 import type { IgnitionSource } from './ignition-supply/source.js';
+import { hostRegistryFiles } from './images/fetch/oci/registries-conf-render.js';
 import { ManagedImageStore } from './images/managed-image-store.js';
 import { Metrics } from './metrics.js';
 import { adminTokenFile } from './core/auth/local-keys.js';
@@ -242,6 +243,7 @@ export async function startService(
         adminTokenTtlMs: config.adminTokenTtlMs,
         agentImage: config.agentImage,
         ...(serviceCaCert ? { serviceCaCert } : {}),
+        hostRegistry: hostRegistryFiles(config.imageStore.sources.registry),
         embeddedPostgresUser: config.embeddedPostgresUser,
         catalog: imageStore.catalog,
         logger,

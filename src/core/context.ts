@@ -2,6 +2,7 @@
 //
 // One object built by createCore (index.ts) so handlers and services take a single
 // argument. Holds no request state.
+import type { HostRegistryFiles } from './discovery-ignition/discovery.js';
 import type { Logger } from 'pino';
 import type { ImageCatalog } from '../images/catalog/catalog-image.js';
 import type { Authorizer } from './auth/authorizer.js';
@@ -23,6 +24,8 @@ export interface CoreSettings {
   agentImage: string;
   /** PEM CA bundle for the agent's --cacert (SERVICE_CA_CERT_FILE); absent = the system's trust. */
   serviceCaCert?: string;
+  /** REGISTRIES_CONF_FILE and REGISTRY_CA_FILE for the hosts (discovery-ignition/discovery.ts). */
+  hostRegistry?: HostRegistryFiles;
   imageTokenTtlMs: number;
   /** IMAGE_URL_TTL: lifetime of short image-URL tokens (url-tokens.ts). */
   imageUrlTtlMs: number;

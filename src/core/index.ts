@@ -3,6 +3,7 @@
 //
 // Exports the Core the app and the image side use: `router`, `ignitionSource`, `close`,
 // plus `auth` helpers (tokens for operators and tests). Does not listen on a port.
+import type { HostRegistryFiles } from './discovery-ignition/discovery.js';
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ImageCatalog } from '../images/catalog/catalog-image.js';
@@ -57,6 +58,8 @@ export interface CoreOptions {
   agentImage?: string | undefined;
   /** PEM CA bundle the discovery agent trusts for SERVICE_BASE_URL (SERVICE_CA_CERT_FILE, checked by the caller). */
   serviceCaCert?: string | undefined;
+  /** The image store's registry mirrors and CA, written into every discovery Ignition for the hosts. */
+  hostRegistry?: HostRegistryFiles | undefined;
   /** Config.embeddedPostgresUser: the OS user of the embedded PostgreSQL when bootsmith is root. */
   embeddedPostgresUser?: string | undefined;
   /** Image token lifetime (upstream IMAGE_EXPIRATION_TIME), default 4 h. */
@@ -137,6 +140,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       hostMaxDisconnectionMs: options.hostMaxDisconnectionMs,
       agentImage: options.agentImage ?? DEFAULT_AGENT_IMAGE,
       ...(options.serviceCaCert ? { serviceCaCert: options.serviceCaCert } : {}),
+      ...(options.hostRegistry ? { hostRegistry: options.hostRegistry } : {}),
       imageTokenTtlMs: options.imageTokenTtlMs ?? DEFAULT_IMAGE_TOKEN_TTL_MS,
       imageUrlTtlMs,
       events,

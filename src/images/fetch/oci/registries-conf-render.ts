@@ -19,11 +19,31 @@
 // IDMS-style mirrors are used for digest references only.
 //
 // Pure; checked with skopeo using the generated files (registries-conf-skopeo.test.ts).
-// Does not: decide where files go in an Ignition config (phase 2's discovery Ignition does).
+// Does not: decide where files go in an Ignition config (src/core/discovery-ignition/discovery.ts
+// does; `hostRegistryFiles` is what src/service.ts hands it).
 import type { RegistriesConf } from './registries-conf.js';
 
 /** The Red Hat registries whose signature requirement RHCOS's own policy.json sets. */
 const RED_HAT_SIGNED_REGISTRIES = ['registry.redhat.io', 'registry.access.redhat.com'];
+
+/**
+ * What every discovery host gets of the image store's registry settings: registries.conf and
+ * policy.json when REGISTRIES_CONF_FILE is set, the CA when REGISTRY_CA_FILE is; undefined
+ * without either.
+ */
+export function hostRegistryFiles(settings: {
+  registriesConf: RegistriesConf | undefined;
+  ca: string | undefined;
+}): { registriesConf?: { text: string; policyJson: string }; caPem?: string } | undefined {
+  const { registriesConf, ca } = settings;
+  if (!registriesConf && !ca) return undefined;
+  return {
+    ...(registriesConf
+      ? { registriesConf: { text: renderRegistriesConf(registriesConf), policyJson: renderPolicyJson(registriesConf) } }
+      : {}),
+    ...(ca ? { caPem: ca } : {}),
+  };
+}
 
 export function renderRegistriesConf(conf: RegistriesConf): string {
   const lines = ['# Written by bootsmith from REGISTRIES_CONF_FILE (containers-registries.conf(5), version 2).', ''];
