@@ -1,0 +1,163 @@
+// One stored copy per distinct ISO (issue 28 deliverable 3), on real parts (a counting loopback
+// origin, the fixture ISO, a real cache directory): entries naming one ISO cost one download and
+// one file; sources whose ISOs turn out to be the same bytes end in one file (the second copy
+// dropped once its digest is known); a configured sha256 adopts a stored file without a download;
+// eviction takes a shared file only with every entry served from it; /health names the sharers;
+// a DATA_DIR of the layout before content keying keeps working without a download.
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseLiveIso } from '../iso/live-layout.js';
+import { legacyNames, urlDigest } from './cache/cache-layout.js';
+import { defaultImageStoreSettings } from './store-settings.js';
+import { entry, fixtureBytes, fixtureVariant, sha256 } from './test-support/images.js';
+import { storeHarness } from './test-support/store-harness.js';
+
+const iso = fixtureBytes();
+const ISO_SHA = sha256(iso);
+
+describe('one stored copy per distinct ISO', () => {
+  const { server, newDataDir, imageStore, states, cacheFiles } = storeHarness();
+  const isosIn = async (dataDir: string) => (await cacheFiles(dataDir)).filter((f) => f.endsWith('.iso'));
+
+  it('three entries naming one ISO: one download, one stored file, shared by all three', async () => {
+    server.serve('/rhcos-417.iso', iso, { chunkBytes: 64 * 1024, delayMs: 2 });
+    const url = server.url('/rhcos-417.iso');
+    const dataDir = newDataDir();
+    const r = imageStore([entry('4.16', url), entry('4.17', url), entry('4.18', url)], dataDir);
+    await r.loadAll();
+    expect(states(r)).toEqual(['ready', 'ready', 'ready']);
+    // measured on the origin: the whole ISO was asked for once
+    expect(server.hitsFor('/rhcos-417.iso').filter((h) => h.method === 'GET')).toHaveLength(1);
+    expect(await isosIn(dataDir)).toEqual([`sha256-${ISO_SHA}.iso`]);
+    const health = r.health().images;
+    expect(health.map((h) => h.file)).toEqual(Array(3).fill(`sha256-${ISO_SHA}.iso`));
+    expect(health.map((h) => h.shared_with)).toEqual([
+      ['4.17 x86_64', '4.18 x86_64'],
+      ['4.16 x86_64', '4.18 x86_64'],
+      ['4.16 x86_64', '4.17 x86_64'],
+    ]);
+    // each entry is served as itself (its own version), from the one opened file
+    const served = ['4.16', '4.17', '4.18'].map((v) => r.resolve(v, 'x86_64'));
+    expect(served.map((s) => s.entry.openshiftVersion)).toEqual(['4.16', '4.17', '4.18']);
+    expect(new Set(served.map((s) => s.base)).size).toBe(1);
+  });
+
+  it('two URLs with the same bytes end in one file; a configured sha256 adopts it without a download', async () => {
+    server.serve('/mirror-a.iso', iso).serve('/mirror-b.iso', iso).serve('/mirror-c.iso', iso);
+    const dataDir = newDataDir();
+    const first = imageStore([entry('4.16', server.url('/mirror-a.iso'))], dataDir);
+    await first.loadAll();
+    const r = imageStore(
+      [
+        entry('4.16', server.url('/mirror-a.iso')),
+        entry('4.17', server.url('/mirror-b.iso')),
+        entry('4.18', server.url('/mirror-c.iso'), { sha256: ISO_SHA }),
+      ],
+      dataDir,
+      { settings: { ...defaultImageStoreSettings(), concurrency: 1 } },
+    );
+    await first.close();
+    await r.loadAll();
+    expect(states(r)).toEqual(['ready', 'ready', 'ready']);
+    expect(server.hitsFor('/mirror-b.iso').filter((h) => h.method === 'GET')).toHaveLength(1); // unknown until fetched
+    expect(server.hitsFor('/mirror-c.iso')).toHaveLength(0); // known by its sha256: the stored file is it
+    expect(await isosIn(dataDir)).toEqual([`sha256-${ISO_SHA}.iso`]);
+    expect(r.health().images[1]!.shared_with).toEqual(['4.16 x86_64', '4.18 x86_64']);
+  });
+
+  it('evicts a shared file only with every entry served from it, and counts its bytes once', async () => {
+    const other = fixtureVariant(7);
+    server.serve('/shared.iso', iso).serve('/alone.iso', other).serve('/late.iso', fixtureVariant(8));
+    const dataDir = newDataDir();
+    const shared = server.url('/shared.iso');
+    const r = imageStore(
+      [
+        entry('4.10', shared),
+        entry('4.11', shared),
+        entry('4.12', server.url('/alone.iso')),
+        entry('4.13', server.url('/late.iso')),
+      ],
+      dataDir,
+      {
+        // room for two ISOs: the shared one counts once, so three entries fit; the fourth needs an eviction
+        settings: { ...defaultImageStoreSettings(), concurrency: 1, cacheMaxBytes: 2 * iso.length + 4096 },
+        evictionMinIdleMs: 0,
+        retireGraceMs: 50,
+      },
+    );
+    await r.loadAll();
+    // the least recently served file went: the shared one (ready first), for both its entries at once
+    expect(states(r)).toEqual(['evicted', 'evicted', 'ready', 'ready']);
+    expect(r.health().images[0]!.reason).toMatch(/IMAGE_CACHE_MAX_BYTES/);
+    expect(await isosIn(dataDir)).toEqual(
+      [`sha256-${sha256(other)}.iso`, `sha256-${sha256(fixtureVariant(8))}.iso`].sort(),
+    );
+  });
+
+  it('adopts a cache of the layout before content keying: no download, one file for its versions', async () => {
+    server.serve('/legacy.iso', iso);
+    const url = server.url('/legacy.iso');
+    const entries = [entry('4.16', url), entry('4.17', url)];
+    const dataDir = newDataDir();
+    const dir = path.join(dataDir, 'images');
+    await mkdir(dir, { recursive: true });
+    // what the build before content keying left: one copy (and one record) per openshift_version,
+    // records of that build's form (absolute paths, no inode/ctime: an older record still)
+    const manifest = await parseLiveIso(await writeIso(path.join(dataDir, 'probe.iso')));
+    for (const name of legacyNames(entries)) {
+      const file = path.join(dir, `${name}.iso`);
+      await writeFile(file, iso);
+      const at = new Date('2026-01-02T03:04:05Z');
+      await utimes(file, at, at);
+      const st = await stat(file);
+      const e = entries.find((x) => name.startsWith(`${x.openshiftVersion}-`))!;
+      await writeFile(
+        path.join(dir, `${name}.json`),
+        JSON.stringify({
+          recordVersion: 1,
+          source: {
+            url,
+            urlSha256: urlDigest(url),
+            openshiftVersion: e.openshiftVersion,
+            version: e.version,
+            cpuArchitecture: 'x86_64',
+          },
+          inPlace: false,
+          iso: { path: file, size: st.size, mtimeMs: st.mtimeMs, sha256: ISO_SHA, manifest },
+          verifiedAt: '2026-01-02T03:04:05.000Z',
+          lastServedAt: '2026-01-03T00:00:00.000Z',
+        }),
+      );
+    }
+    const r = imageStore(entries, dataDir);
+    await r.loadAll();
+    expect(states(r)).toEqual(['ready', 'ready']);
+    expect(server.hitsFor('/legacy.iso')).toHaveLength(0);
+    const files = await cacheFiles(dataDir);
+    expect(files.filter((f) => f.endsWith('.iso'))).toEqual([`sha256-${ISO_SHA}.iso`]);
+    expect(files.filter((f) => /^4\.1[67]-/.test(f))).toEqual([]); // the old names are gone
+    const record = JSON.parse(
+      await readFile(
+        path.join(
+          dir,
+          files.find((f) => f.endsWith('.json'))!,
+        ),
+        'utf8',
+      ),
+    );
+    expect(record).toMatchObject({ iso: { sha256: ISO_SHA }, lastServedAt: '2026-01-03T00:00:00.000Z' });
+    expect((await readFile(path.join(dir, `sha256-${ISO_SHA}.iso`))).equals(iso)).toBe(true);
+    expect(
+      createHash('sha256')
+        .update(await readFile(r.resolve('4.17', 'x86_64').base.path))
+        .digest('hex'),
+    ).toBe(ISO_SHA);
+  });
+});
+
+async function writeIso(file: string): Promise<string> {
+  await writeFile(file, iso);
+  return file;
+}
