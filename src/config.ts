@@ -9,8 +9,9 @@
 // entries do not (they are reported and skipped, see images/os-images-config.ts).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { parseDuration } from './duration.js';
+import { DEMO_IMAGE_PATH } from './package-root.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from './http/drain.js';
 import { DEFAULT_LISTENER_LIMITS, type ListenerLimits } from './http/listener-limits.js';
 import { DEFAULT_REQUEST_CAP, type RequestCapSettings } from './http/request-cap.js';
@@ -104,9 +105,6 @@ const MAX_SHUTDOWN_GRACE_SECONDS = 86_400;
  * node_modules.
  */
 export const DEFAULT_DATA_DIR = 'data';
-export const PACKAGE_ROOT = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
-/** The bundled demo image: `build-live-iso.sh --with-miniso`, so minimal ISOs work out of the box. */
-export const DEMO_IMAGE_PATH = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64-miniso.iso');
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly string[] = []): Config {
   const role = roleFrom(argv, env);
@@ -358,14 +356,4 @@ function duration(env: NodeJS.ProcessEnv, name: string, fallback: number): numbe
   if (value === undefined || value <= 0)
     throw new ConfigError(`${name} must be a duration such as 3m or 90s, not ${JSON.stringify(raw)}`);
   return value;
-}
-
-function findPackageRoot(start: string): string {
-  let dir = start;
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) return start;
-    dir = parent;
-  }
-  return dir;
 }

@@ -5,7 +5,7 @@
 // Does NOT: assert anything. BIG_ISO_NEEDS is what the script needs, for `unavailable()`.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { PACKAGE_ROOT } from '../../config.js';
+import { PACKAGE_ROOT } from '../../package-root.js';
 import { HAVE_CPIO, HAVE_GZIP, HAVE_ISOLINUX, HAVE_OPENSSL, HAVE_XORRISO } from '../../test-support/probes.js';
 
 export const BIG_ISO_NEEDS = {

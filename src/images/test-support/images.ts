@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PACKAGE_ROOT } from '../../config.js';
+import { PACKAGE_ROOT } from '../../package-root.js';
 import type { OsImageEntry } from '../os-images-config.js';
 
 export const FIXTURE_ISO = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64.iso');
