@@ -10,7 +10,7 @@ import { PACKAGE_ROOT } from '../package-root.js';
 import { parseInfraEnvParams } from '../core/infraenv/params.js';
 import { firstViolation } from '../core/validation/body-schema.js';
 import { INFRA_ENV_CREATE } from '../core/validation/body-models.js';
-import { PULL_SECRET } from '../test-support/all-in-one.js';
+import { PULL_SECRET } from '../../test/support/all-in-one.js';
 
 type Api = { fieldOf(message: string): string | undefined };
 

@@ -12,7 +12,7 @@ import { BaseFile } from '../splice/base-file.js';
 import { SplicedFile } from '../splice/spliced-file.js';
 import type { ArtifactService } from '../artifacts/artifact-service.js';
 import { artifactRepresentation, sendArtifact } from './artifact-response.js';
-import { X86_ISO } from './test-support/image-service.js';
+import { X86_ISO } from '../../test/support/image-service.js';
 
 describe('artifactRepresentation', () => {
   let base: BaseFile;

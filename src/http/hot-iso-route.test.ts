@@ -11,7 +11,7 @@ import {
   fakeJwt,
   request,
   startImageService,
-} from './test-support/image-service.js';
+} from '../../test/support/image-service.js';
 
 /** Headers that differ between any two answers in time, not in content. */
 const TIME_HEADERS = new Set(['date', 'keep-alive', 'connection']);

@@ -21,7 +21,7 @@ import {
   X86_ISO,
   request,
   startImageService,
-} from './test-support/image-service.js';
+} from '../../test/support/image-service.js';
 import { type StallMode, type StallingClient, serverSideCloses, stallingGet } from './test-support/stalling-clients.js';
 
 /** Far more than loopback socket buffers hold, so a stalled client keeps its stream in flight. */

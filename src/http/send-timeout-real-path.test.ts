@@ -15,10 +15,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAVE_OPENSSL } from '../test-support/probes.js';
-import { unavailable } from '../test-support/requirements.js';
+import { HAVE_OPENSSL } from '../../test/support/probes.js';
+import { unavailable } from '../../test/support/requirements.js';
 import { BIG_ISO_NEEDS, buildBigIso } from './test-support/big-iso.js';
-import { ID, type ImageService, startImageService } from './test-support/image-service.js';
+import { ID, type ImageService, startImageService } from '../../test/support/image-service.js';
 import { type StallMode, type StallingClient, serverSideCloses, stallingGet } from './test-support/stalling-clients.js';
 import { makeCa, makeLeaf } from './tls/test-support/certificates.js';
 

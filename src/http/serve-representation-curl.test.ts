@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { unavailable } from '../test-support/requirements.js';
+import { unavailable } from '../../test/support/requirements.js';
 import { parseMultipart, useServeHarness } from './test-support/serve-harness.js';
 import { DATA, testRep } from './test-support/test-representations.js';
 

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAVE_OPENSSL } from '../test-support/probes.js';
-import { unavailable } from '../test-support/requirements.js';
+import { HAVE_OPENSSL } from '../../test/support/probes.js';
+import { unavailable } from '../../test/support/requirements.js';
 import { socketProgress } from './socket-progress.js';
 import { makeCa, makeLeaf, type TestCa, type TestLeaf } from './tls/test-support/certificates.js';
 

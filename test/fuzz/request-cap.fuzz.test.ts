@@ -22,13 +22,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  ID,
-  type ImageService,
-  X86_ISO,
-  request,
-  startImageService,
-} from '../../src/http/test-support/image-service.js';
+import { ID, type ImageService, X86_ISO, request, startImageService } from '../support/image-service.js';
 import { type StallMode, type StallingClient, stallingGet } from '../../src/http/test-support/stalling-clients.js';
 import { FUZZ_SEED, fuzzRuns } from './support/budget.js';
 import { recordFigures } from './support/figures.js';

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_USER_AGENT_CHARS } from '../../http/artifact-observer.js';
-import { type AllInOne, API, DEMO_VERSION, PULL_SECRET, startAllInOne } from '../../test-support/all-in-one.js';
+import { type AllInOne, API, DEMO_VERSION, PULL_SECRET, startAllInOne } from '../../../test/support/all-in-one.js';
 
 interface EventJson {
   name: string;

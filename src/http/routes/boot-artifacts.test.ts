@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseLiveIso } from '../../iso/live-layout.js';
 import type { LiveManifest } from '../../iso/manifest.js';
-import { type ImageService, X86_ISO, request, startImageService } from '../test-support/image-service.js';
+import { type ImageService, X86_ISO, request, startImageService } from '../../../test/support/image-service.js';
 
 describe('boot artifact routes over HTTP', () => {
   let running: ImageService;

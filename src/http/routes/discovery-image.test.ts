@@ -10,9 +10,9 @@ import { readEmbedArea } from '../../initrd/embed-archive.js';
 import { parseLiveIso } from '../../iso/live-layout.js';
 import { readVolumeDate } from '../../iso/volume-date.js';
 import type { LiveManifest } from '../../iso/manifest.js';
-import type { FakeAssistedService } from '../../test-support/fake-assisted-service.js';
-import { HAVE_CPIO, HAVE_GZIP, HAVE_XORRISO } from '../../test-support/probes.js';
-import { unavailable } from '../../test-support/requirements.js';
+import type { FakeAssistedService } from '../../../test/support/fake-assisted-service.js';
+import { HAVE_CPIO, HAVE_GZIP, HAVE_XORRISO } from '../../../test/support/probes.js';
+import { unavailable } from '../../../test/support/requirements.js';
 import {
   type ImageService,
   ID,
@@ -23,7 +23,7 @@ import {
   fakeJwt,
   request,
   startImageService,
-} from '../test-support/image-service.js';
+} from '../../../test/support/image-service.js';
 
 /** sha256 of the minimal ISO that MINISO_ISO's coreos/miniso.dat rebuilds (fixtures/README.md). */
 const MINIMAL_SHA256 = 'ebdbe45944929bc56147c8d3a7dce7ad7a4ef453ec84b6de14d4c7174a337bec';

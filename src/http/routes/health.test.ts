@@ -2,7 +2,7 @@
 // every image's state and reason, readiness as the status code, and no caching.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ImageService, request, startImageService } from '../test-support/image-service.js';
+import { type ImageService, request, startImageService } from '../../../test/support/image-service.js';
 
 describe('health routes over HTTP', () => {
   let running: ImageService;

@@ -1,7 +1,7 @@
 // GET /metrics (metrics.ts) over loopback HTTP on the real image service: the Prometheus text
 // exposition, and that serving an ISO shows up in its counters.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ImageService, ID, request, startImageService } from '../test-support/image-service.js';
+import { type ImageService, ID, request, startImageService } from '../../../test/support/image-service.js';
 
 describe('metrics route over HTTP', () => {
   let running: ImageService;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readInitrd } from '../../initrd/initrd.js';
 import { parseLiveIso } from '../../iso/live-layout.js';
 import type { LiveManifest } from '../../iso/manifest.js';
-import { FakeAssistedService } from '../../test-support/fake-assisted-service.js';
+import { FakeAssistedService } from '../../../test/support/fake-assisted-service.js';
 import {
   type ImageService,
   ID,
@@ -15,7 +15,7 @@ import {
   X86_ISO,
   request,
   startImageService,
-} from '../test-support/image-service.js';
+} from '../../../test/support/image-service.js';
 
 describe('PXE initrd routes over HTTP', () => {
   let running: ImageService;

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../../package-root.js';
-import { HAVE_CPIO, HAVE_GZIP, HAVE_ISOLINUX, HAVE_OPENSSL, HAVE_XORRISO } from '../../test-support/probes.js';
+import { HAVE_CPIO, HAVE_GZIP, HAVE_ISOLINUX, HAVE_OPENSSL, HAVE_XORRISO } from '../../../test/support/probes.js';
 
 export const BIG_ISO_NEEDS = {
   xorriso: HAVE_XORRISO,

@@ -20,8 +20,8 @@ import { PACKAGE_ROOT } from '../../package-root.js';
 import { embeddedBackend } from '../../core/test-support/harness.js';
 import { createLogger } from '../../logger.js';
 import { type RunningService, startService } from '../../service.js';
-import { HAVE_OPENSSL } from '../../test-support/probes.js';
-import { unavailable } from '../../test-support/requirements.js';
+import { HAVE_OPENSSL } from '../../../test/support/probes.js';
+import { unavailable } from '../../../test/support/requirements.js';
 import { makeCa, makeLeaf, type TestCa, type TestLeaf } from './test-support/certificates.js';
 
 const missing = unavailable({ openssl: HAVE_OPENSSL });

@@ -7,8 +7,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAVE_OPENSSL } from '../../test-support/probes.js';
-import { unavailable } from '../../test-support/requirements.js';
+import { HAVE_OPENSSL } from '../../../test/support/probes.js';
+import { unavailable } from '../../../test/support/requirements.js';
 import { makeCa, makeLeaf, type TestCa, type TestLeaf } from './test-support/certificates.js';
 import { MAX_PEM_FILE_BYTES, TlsMaterialError, loadCaBundle, loadTlsMaterial } from './tls-material.js';
 

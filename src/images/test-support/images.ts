@@ -12,7 +12,7 @@ import type { OsImageEntry } from '../os-images-config.js';
 export const FIXTURE_ISO = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64.iso');
 /** `build-live-iso.sh --with-miniso`: x86_64.iso's tree plus a real coreos/miniso.dat. */
 export const MINISO_FIXTURE = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64-miniso.iso');
-export { HAVE_OPENSSL, HAVE_XORRISO, HAVE_XZ, HAVE_ZIP } from '../../test-support/probes.js';
+export { HAVE_OPENSSL, HAVE_XORRISO, HAVE_XZ, HAVE_ZIP } from '../../../test/support/probes.js';
 
 export function fixtureBytes(): Buffer {
   return readFileSync(FIXTURE_ISO);

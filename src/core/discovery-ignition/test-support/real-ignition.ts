@@ -22,7 +22,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { toolWorks } from '../../../test-support/requirements.js';
+import { toolWorks } from '../../../../test/support/requirements.js';
 
 export const IGNITION_BINARY = '/usr/lib/dracut/modules.d/30ignition/ignition';
 export const HAVE_IGNITION_VALIDATE = toolWorks('ignition-validate', ['--version']);

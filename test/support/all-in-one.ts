@@ -6,11 +6,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { loadConfig } from '../config.js';
-import { embeddedBackend } from '../core/test-support/harness.js';
-import { createLogger } from '../logger.js';
-import { type RunningService, startService } from '../service.js';
-import type { HostNetwork } from '../startup/host-routes.js';
+import { loadConfig } from '../../src/config.js';
+import { embeddedBackend } from '../../src/core/test-support/harness.js';
+import { createLogger } from '../../src/logger.js';
+import { type RunningService, startService } from '../../src/service.js';
+import type { HostNetwork } from '../../src/startup/host-routes.js';
 
 export const API = '/api/assisted-install/v2';
 export const PULL_SECRET = JSON.stringify({

@@ -4,11 +4,11 @@
 // Does NOT: mock the database or the router, or assert anything but contract conformance.
 // Used only by *.test.ts files.
 import { afterAll, beforeAll, expect } from 'vitest';
-import { HAVE_SWAGGER } from '../../../test-support/probes.js';
-import { unavailable } from '../../../test-support/requirements.js';
-import { GO_OPENAPI_ERROR, loadContract } from '../../test-support/contract-schema.js';
-import type { CoreOptions } from '../../index.js';
-import { type Backend, type Harness, PULL_SECRET, http, startHarness } from '../../test-support/harness.js';
+import { HAVE_SWAGGER } from '../../../test/support/probes.js';
+import { unavailable } from '../../../test/support/requirements.js';
+import { GO_OPENAPI_ERROR, loadContract } from './contract-schema.js';
+import type { CoreOptions } from '../index.js';
+import { type Backend, type Harness, PULL_SECRET, http, startHarness } from './harness.js';
 
 // Without ../shared the conforms() checks cannot run: skipped with a warning here, a failure under CI.
 const contract = unavailable({ '../shared/contracts (the upstream swagger)': HAVE_SWAGGER })

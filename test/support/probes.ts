@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-import { PACKAGE_ROOT } from '../package-root.js';
+import { PACKAGE_ROOT } from '../../src/package-root.js';
 import { toolWorks } from './requirements.js';
 
 export const REPO_ROOT = PACKAGE_ROOT;

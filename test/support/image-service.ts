@@ -6,11 +6,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../config.js';
-import { PACKAGE_ROOT } from '../../package-root.js';
-import { createLogger } from '../../logger.js';
-import { type RunningService, startService } from '../../service.js';
-import { FakeAssistedService } from '../../test-support/fake-assisted-service.js';
+import { loadConfig } from '../../src/config.js';
+import { PACKAGE_ROOT } from '../../src/package-root.js';
+import { createLogger } from '../../src/logger.js';
+import { type RunningService, startService } from '../../src/service.js';
+import { FakeAssistedService } from './fake-assisted-service.js';
 
 export const ID = '0b0c2f5e-7c8d-4e6f-9a1b-2c3d4e5f6a7b';
 export const IGNITION = JSON.stringify({
