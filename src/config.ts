@@ -12,12 +12,12 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseDuration } from './duration.js';
 import { DEMO_IMAGE_PATH } from './package-root.js';
-import { DEFAULT_SHUTDOWN_GRACE_MS } from './http/drain.js';
-import { DEFAULT_LISTENER_LIMITS, type ListenerLimits } from './http/listener-limits.js';
-import { DEFAULT_REQUEST_CAP, type RequestCapSettings } from './http/request-cap.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from './http/transport/drain.js';
+import { DEFAULT_LISTENER_LIMITS, type ListenerLimits } from './http/transport/listener-limits.js';
+import { DEFAULT_REQUEST_CAP, type RequestCapSettings } from './http/face/request-cap.js';
 import type { EmbedCompression } from './initrd/embed-archive.js';
-import type { PlainHttpRoutes } from './http/tls/plain-route-policy.js';
-import type { TlsMinVersion } from './http/tls/tls-material.js';
+import type { PlainHttpRoutes } from './http/face/plain-route-policy.js';
+import type { TlsMinVersion } from './http/transport/tls/tls-material.js';
 import { type OsImagesConfig, osImagesFromEnvironment } from './images/os-images-config.js';
 import {
   byteSizeFrom,
@@ -55,7 +55,7 @@ export interface Config {
   /** ADMIN_TOKEN_TTL (Go duration); undefined = admin tokens never expire. */
   adminTokenTtlMs: number | undefined;
   logLevel: string;
-  /** Timeouts and connection caps of the HTTP listener (src/http/listener-limits.ts). */
+  /** Timeouts and connection caps of the HTTP listener (src/http/transport/listener-limits.ts). */
   listener: ListenerLimits;
   /** AGENT_DOCKER_IMAGE: the discovery agent image; undefined = upstream's (src/core). */
   agentImage: string | undefined;
@@ -63,10 +63,10 @@ export interface Config {
   serviceCaCertFile: string | undefined;
   /** EMBEDDED_POSTGRES_USER: who runs the embedded PostgreSQL when bootsmith is root; undefined = automatic. */
   embeddedPostgresUser: string | undefined;
-  /** MAX_CONCURRENT_REQUESTS: artifact requests in flight before 503 (src/http/request-cap.ts). */
+  /** MAX_CONCURRENT_REQUESTS: artifact requests in flight before 503 (src/http/face/request-cap.ts). */
   maxConcurrentRequests: number;
   /**
-   * The fair share of those slots (src/http/request-cap.ts): MAX_CONCURRENT_REQUESTS_PER_ADDRESS,
+   * The fair share of those slots (src/http/face/request-cap.ts): MAX_CONCURRENT_REQUESTS_PER_ADDRESS,
    * ARTIFACT_MIN_PROGRESS_BYTES, ARTIFACT_MIN_PROGRESS_TIME.
    */
   artifactSlots: Omit<RequestCapSettings, 'max'>;
@@ -76,13 +76,13 @@ export interface Config {
   tls: TlsConfig | undefined;
   /** IMAGE_SERVICE_HTTP_BASE_URL: plain-HTTP base for iPXE scripts and PXE artifacts; undefined = derived. */
   imageServiceHttpBaseUrl: string | undefined;
-  /** SHUTDOWN_GRACE_SECONDS: how long streams in flight may run after SIGTERM (src/http/drain.ts). */
+  /** SHUTDOWN_GRACE_SECONDS: how long streams in flight may run after SIGTERM (src/http/transport/drain.ts). */
   shutdownGraceMs: number;
   /** Event bounds: EVENTS_* / EVENT_* (src/core/events/event-limits.ts). */
   events: EventSettings;
 }
 
-/** Native TLS (src/http/tls/). */
+/** Native TLS (src/http/transport/tls/, src/http/face/plain-route-policy.ts). */
 export interface TlsConfig {
   certFile: string;
   keyFile: string;
@@ -90,7 +90,7 @@ export interface TlsConfig {
   minVersion: TlsMinVersion;
   /** HTTP_LISTEN_PORT: a second, plain-HTTP listener; undefined = none. */
   httpListenPort: number | undefined;
-  /** HTTP_ROUTES: what the plain listener serves (src/http/tls/plain-route-policy.ts). */
+  /** HTTP_ROUTES: what the plain listener serves (src/http/face/plain-route-policy.ts). */
   httpRoutes: PlainHttpRoutes;
 }
 

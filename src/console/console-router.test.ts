@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { imageErrorHandler } from '../http/error-mapping.js';
+import { imageErrorHandler } from '../http/face/error-mapping.js';
 import { loadConsoleAssets } from './console-assets.js';
 import { CONSOLE_CSP, consoleRoutes } from './console-router.js';
 

@@ -36,7 +36,7 @@ import { DEFAULT_EVENT_SETTINGS, type EventSettings } from './events/event-limit
 import { EventPostLimiter } from './events/post-limits.js';
 import { startEventRetention } from './events/retention.js';
 import type { UrlTokenResolver } from '../ignition-supply/url-token-resolver.js';
-import type { ArtifactObserver } from '../http/artifact-observer.js';
+import type { ArtifactObserver } from '../http/face/artifact-observer.js';
 
 export interface CoreOptions {
   databaseUrl?: string;

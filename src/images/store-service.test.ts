@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArtifactService } from '../artifacts/artifact-service.js';
-import { createApp } from '../http/app.js';
+import { createApp } from '../http/face/app.js';
 import type { IgnitionSource } from '../ignition-supply/source.js';
 import { createLogger } from '../logger.js';
 import { Metrics } from '../metrics.js';

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { makeCa, makeLeaf, type TestCa } from '../../src/http/tls/test-support/certificates.js';
+import { makeCa, makeLeaf, type TestCa } from '../../src/http/transport/tls/test-support/certificates.js';
 import { unavailable } from '../support/requirements.js';
 import { e2eContext, readyContext, type ReadyContext } from './support/context.js';
 import { agentOutcome, expectIgnitionApplied } from './support/guest-checks.js';

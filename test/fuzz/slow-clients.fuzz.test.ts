@@ -28,7 +28,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stallingGet } from '../../src/http/test-support/stalling-clients.js';
+import { stallingGet } from '../../src/http/transport/test-support/stalling-clients.js';
 import { HAVE_PRLIMIT } from '../support/probes.js';
 import { unavailable } from '../support/requirements.js';
 import { FUZZ_SEED, LONG, fuzzRuns } from './support/budget.js';

@@ -1,4 +1,4 @@
-// Test support for the image routes' suites (src/http/routes/*.test.ts): the image role of the
+// Test support for the image routes' suites (src/http/face/routes/*.test.ts): the image role of the
 // real service on loopback, fed by real fixture ISOs and a fake assisted-service upstream
 // (remote Ignition source), plus a raw HTTP client that keeps bytes and headers exact.
 // Does NOT: mock anything inside the service, or assert anything. Used only by *.test.ts files.
