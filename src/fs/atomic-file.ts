@@ -1,8 +1,9 @@
-// File operations of the image cache: fsync of a file and of its directory, an atomic rename
-// that survives a crash, atomic small-file writes (temp file + fsync + rename), and the small
-// helpers around them (removing and stat-ing files that may be missing).
+// Crash-safe file operations for every writer of DATA_DIR (the image cache, the auth keys and
+// admin token): fsync of a file and of its directory, an atomic rename that survives a crash,
+// atomic small-file writes (temp file + fsync + rename), and the small helpers around them
+// (removing and stat-ing files that may be missing).
 // A reader either sees the old file or the complete new one, never a half-written one.
-// It knows nothing about images.
+// It knows nothing about images or keys, and imports nothing of bootsmith's (a leaf).
 import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { open, rename, rm, stat, writeFile } from 'node:fs/promises';
