@@ -4,7 +4,8 @@
 // `/BYAPIKEY/<key>/…`, `?%61pi_key=` and `?api%5Fkey=` lose their values like the plain spellings.
 //
 // What counts as a credential:
-//   - the path segment after a `byapikey` or `bytoken` segment (path-style ISO URLs);
+//   - the path segment after a `byapikey` or `bytoken` segment (path-style ISO URLs: every URL
+//     shape of src/url-grammar.ts with a credential parameter; urlRedactor() takes another table);
 //   - query parameters named like a credential (api_key, image_token, token, signature,
 //     X-Amz-Signature/Credential/Security-Token, password, secret, key, …) or containing such a word;
 //   - anything shaped like a JWT (how API keys and tokens look), wherever it appears;
@@ -19,10 +20,12 @@
 // It does not decide what is logged, and it is a second line of defence: code must not put
 // secrets into log calls in the first place. It never throws on malformed input.
 
+import { type UrlShape, credentialRouteSegments } from './url-grammar.js';
+
 export const REDACTED = '[redacted]';
 
 /** Route segments followed by a credential in the path (matched decoded, case-insensitively). */
-const CREDENTIAL_ROUTES = new Set(['byapikey', 'bytoken']);
+const CREDENTIAL_ROUTES: ReadonlySet<string> = credentialRouteSegments();
 
 /** Normalized names (lower case, `-`/`_`/`.` removed) that always carry a credential. */
 const CREDENTIAL_NAMES = new Set([
@@ -103,6 +106,16 @@ export function isCredentialName(name: string): boolean {
  * with every credential replaced by `[redacted]`. Everything else is kept as it was spelled.
  */
 export function redactUrl(target: string): string {
+  return redactUrlWith(target, CREDENTIAL_ROUTES);
+}
+
+/** redactUrl for the URL shapes of `shapes` instead of src/url-grammar.ts's table. */
+export function urlRedactor(shapes: readonly UrlShape[]): (target: string) => string {
+  const routes = credentialRouteSegments(shapes);
+  return (target) => redactUrlWith(target, routes);
+}
+
+function redactUrlWith(target: string, credentialRoutes: ReadonlySet<string>): string {
   let text = target;
   let prefix = '';
   const scheme = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)/i.exec(text);
@@ -124,7 +137,7 @@ export function redactUrl(target: string): string {
     path = '';
     return redactQuery(query) + fragment;
   }
-  return prefix + redactPath(path) + (query === undefined ? '' : `?${redactQuery(query)}`) + fragment;
+  return prefix + redactPath(path, credentialRoutes) + (query === undefined ? '' : `?${redactQuery(query)}`) + fragment;
 }
 
 /** The request's target as the router sees it (express `originalUrl`, else node's `url`), redacted. */
@@ -176,7 +189,7 @@ export function redactLogValue(value: unknown, depth = 0, seen: WeakSet<object> 
   return out;
 }
 
-function redactPath(path: string): string {
+function redactPath(path: string, credentialRoutes: ReadonlySet<string>): string {
   const segments = path.split('/');
   let afterRoute = false;
   for (let i = 0; i < segments.length; i++) {
@@ -184,7 +197,7 @@ function redactPath(path: string): string {
     if (afterRoute && segment !== '') {
       segments[i] = REDACTED;
       afterRoute = false;
-    } else if (CREDENTIAL_ROUTES.has(decodeRepeatedly(segment).toLowerCase())) {
+    } else if (credentialRoutes.has(decodeRepeatedly(segment).toLowerCase())) {
       afterRoute = true;
     } else {
       segments[i] = redactTokenRuns(segment.replace(JWT, REDACTED));

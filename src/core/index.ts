@@ -1,5 +1,5 @@
 // The compact assisted core: createCore wires storage, auth, the host monitor and the
-// assisted-service v2 router (mounted by the app at /api/assisted-install).
+// assisted-service v2 router (mounted by the app at API_BASE, src/url-grammar.ts).
 //
 // Exports the Core the app and the image side use: `router`, `ignitionSource`, `close`,
 // plus `auth` helpers (tokens for operators and tests). Does not listen on a port.

@@ -12,7 +12,7 @@ import { createLogger } from '../../src/logger.js';
 import { type RunningService, startService } from '../../src/service.js';
 import type { HostNetwork } from '../../src/startup/host-routes.js';
 
-export const API = '/api/assisted-install/v2';
+export { API_PREFIX as API } from '../../src/url-grammar.js';
 export const PULL_SECRET = JSON.stringify({
   auths: { 'quay.io': { auth: Buffer.from('user:pass').toString('base64'), email: 'a@b.c' } },
 });

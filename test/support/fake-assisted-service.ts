@@ -3,6 +3,7 @@
 // for one InfraEnv id, records every request, and lets a test change its answers.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { API_PREFIX } from '../../src/url-grammar.js';
 
 export interface Seen {
   path: string;
@@ -36,7 +37,7 @@ export class FakeAssistedService {
         .end(JSON.stringify({ code: String(this.status), reason: 'nope' }));
       return;
     }
-    const base = `/api/assisted-install/v2/infra-envs/${this.infraEnvId}`;
+    const base = `${API_PREFIX}/infra-envs/${this.infraEnvId}`;
     if (url.pathname === `${base}/downloads/files` && url.searchParams.get('file_name') === 'discovery.ign') {
       res.writeHead(200, { 'Last-Modified': 'Tue, 03 Nov 2026 10:00:00 GMT' }).end(this.ignition);
     } else if (url.pathname === base) {

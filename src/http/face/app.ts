@@ -1,5 +1,5 @@
 // Builds the express application for a role: the image side (ISOs, PXE, boot artifacts),
-// the assisted API (mounted at /api/assisted-install), or both, plus health and metrics.
+// the assisted API (mounted at API_BASE, src/url-grammar.ts), or both, plus health and metrics.
 //
 // It wires parts together and records per-request metrics and access logs (with
 // credentials redacted from paths); it holds no business rules. With the image side, the
@@ -29,9 +29,10 @@ import { metricsRoutes } from './routes/metrics.js';
 import { consoleRoutes } from '../../console/console-router.js';
 import { pxeInitrdRoutes } from './routes/pxe-initrd.js';
 import { DEFAULT_REQUEST_CAP, RequestCap, type RequestCapSettings } from './request-cap.js';
+import { API_BASE, URL_SHAPES, cappedPathPrefixes } from '../../url-grammar.js';
 
-/** Where the artifact routes live: the request cap applies here and nowhere else. */
-const ARTIFACT_PATH_PREFIXES = ['/images', '/byid', '/bytoken', '/byapikey', '/boot-artifacts'];
+/** Where the artifact routes live (the capped URL shapes): the request cap applies here and nowhere else. */
+export const ARTIFACT_PATH_PREFIXES = cappedPathPrefixes(URL_SHAPES);
 
 export interface AppParts {
   logger: Logger;
@@ -86,7 +87,7 @@ export function createApp(parts: AppParts): RequestListener {
     ),
   );
   app.use(metricsRoutes(parts.metrics));
-  if (parts.coreRouter) app.use('/api/assisted-install', parts.coreRouter);
+  if (parts.coreRouter) app.use(API_BASE, parts.coreRouter);
   if (parts.coreRouter) app.use(consoleRoutes({ authType: parts.authType ?? 'none', warnings })); // the web console needs the API beside it
   let hotRoute: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
   if (parts.artifacts && cap) {

@@ -1,9 +1,10 @@
 // The hot path of a BMC's range storm: GET/HEAD of a path-style ISO URL
-// (`/byid|bytoken|byapikey/{…}/{version}/{arch}/{full|minimal}.iso`), answered straight from the
-// Node request without express's router walk.
+// (`/byid|bytoken|byapikey/{…}/{version}/{arch}/{full|minimal}.iso`: the `hot` shapes of
+// src/url-grammar.ts), answered straight from the Node request without express's router walk.
 //
 // Does: match the plain form of those URLs (no query string, no percent-escapes, lower-case
-// prefix, exactly five segments) with one regular expression, then do what the express stack
+// prefix, exactly five segments) with the grammar's matcher (one map lookup, one regular
+// expression), then do what the express stack
 // does for them, through the same functions: the request cap, the credential, the target, the
 // boot-event report, serveRepresentation, the image side's error response and request metrics.
 // Does NOT: decide anything on its own. Every other request, and every variant of these URLs
@@ -11,19 +12,11 @@
 // express, whose routes for the same paths stay in src/http/face/routes/discovery-image.ts and answer
 // exactly as this does (the route tests run over both).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type UrlShape, URL_SHAPES, hotRouteMatcher } from '../../url-grammar.js';
 import type { ImageRouteContext } from './artifact-response.js';
 import type { RequestCap } from './request-cap.js';
 import { credentialFromHeaders } from './request-credential.js';
 import { byIdTarget, credentialPathTarget, serveDiscoveryIso } from './routes/discovery-image.js';
-
-const PATH_STYLE_ISO = /^\/(byid|bytoken|byapikey)\/([^/?%]+)\/([^/?%]+)\/([^/?%]+)\/([^/?%]+)$/;
-
-/** The metric route label of each prefix: express's own for the same route. */
-const ROUTE_LABELS = {
-  byid: '/byid/:id/:version/:arch/:filename',
-  bytoken: '/bytoken/:token/:version/:arch/:filename',
-  byapikey: '/byapikey/:token/:version/:arch/:filename',
-} as const;
 
 export interface HotRouteHooks {
   /** Called once per answered request with its route label (request metrics, access log). */
@@ -34,34 +27,27 @@ export interface HotRouteHooks {
 
 /**
  * Returns a function that answers `req` and returns true when it is a hot path-style ISO
- * request, or returns false (having done nothing) for express to handle.
+ * request (a `hot` shape of `shapes`, src/url-grammar.ts), or returns false (having done
+ * nothing) for express to handle.
  */
 export function hotIsoRoute(
   context: ImageRouteContext,
   cap: RequestCap,
   hooks: HotRouteHooks,
+  shapes: readonly UrlShape[] = URL_SHAPES,
 ): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const match = hotRouteMatcher(shapes);
   return (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-    const match = PATH_STYLE_ISO.exec(req.url ?? '');
-    if (match === null) return false;
-    const [, prefix, first, version, arch, filename] = match as unknown as [
-      string,
-      keyof typeof ROUTE_LABELS,
-      string,
-      string,
-      string,
-      string,
-    ];
-    hooks.onRequest(req, res, ROUTE_LABELS[prefix]);
+    const hot = match(req.url ?? '');
+    if (hot === undefined) return false;
+    hooks.onRequest(req, res, hot.label);
     const refused = cap.admit(req, res);
     if (refused !== undefined) {
       hooks.onError(req, res, refused);
       return true;
     }
-    serveHot(context, req, res, prefix, first, version, arch, filename).catch((err: unknown) =>
-      hooks.onError(req, res, err),
-    );
+    serveHot(context, req, res, hot.shape, hot.params).catch((err: unknown) => hooks.onError(req, res, err));
     return true;
   };
 }
@@ -70,15 +56,19 @@ async function serveHot(
   context: ImageRouteContext,
   req: IncomingMessage,
   res: ServerResponse,
-  prefix: keyof typeof ROUTE_LABELS,
-  first: string,
-  version: string,
-  arch: string,
-  filename: string,
+  shape: UrlShape,
+  params: Readonly<Record<string, string>>,
 ): Promise<void> {
-  const target =
-    prefix === 'byid'
-      ? byIdTarget(first, version, arch, filename, credentialFromHeaders(req.headers))
-      : await credentialPathTarget(context, prefix, first, version, arch, filename);
+  const { version, arch, filename } = params as Record<'version' | 'arch' | 'filename', string>;
+  const target = shape.credential
+    ? await credentialPathTarget(
+        context,
+        shape.credential.kind,
+        params[shape.credential.param]!,
+        version,
+        arch,
+        filename,
+      )
+    : byIdTarget(params.id!, version, arch, filename, credentialFromHeaders(req.headers));
   await serveDiscoveryIso(context, req, res, target);
 }

@@ -5,25 +5,20 @@
 // ForbiddenError naming the HTTPS URL of the same resource. HTTP_ROUTES=all opens every route
 // (for older BMCs that cannot mount virtual media over HTTPS).
 //
-// Does: decide from the raw request target, strictly: GET/HEAD only, exact path shapes (no
-// dot segments, no percent-encoding in the path), and for the script route exactly one
+// Does: decide from the raw request target, strictly: GET/HEAD only, exact path shapes (the
+// plainHttp rows of src/url-grammar.ts; no dot segments, no percent-encoding in the path), and
+// for the script route (its query rule) exactly one
 // `file_name=ipxe-script` among known query names, so no spelling reaches another file
 // (discovery.ign carries the pull secret) over plain HTTP.
 // Does NOT: answer requests (the caller maps the error through src/http/representation/error-response.ts) or
 // check credentials (the routes themselves still do).
 import { ForbiddenError } from '../../errors.js';
+import { type PlainHttpShape, type UrlShape, URL_SHAPES, plainHttpShapes } from '../../url-grammar.js';
 
 export type PlainHttpRoutes = 'ipxe' | 'all';
 
-/** Paths served over plain HTTP in `ipxe` mode, matched against the raw path (before `?`). */
-const IPXE_PATHS: readonly RegExp[] = [
-  /^\/live$/,
-  /^\/boot-artifacts\/[a-z0-9-]+$/,
-  /^\/images\/[A-Za-z0-9-]+\/pxe-initrd$/,
-];
-const IPXE_SCRIPT_PATH = /^\/api\/assisted-install\/v2\/infra-envs\/[A-Za-z0-9-]+\/downloads\/files$/;
-/** Query names the iPXE script route reads; any other name on that route is refused. */
-const IPXE_SCRIPT_QUERY_NAMES = new Set(['file_name', 'ipxe_script_type', 'mac', 'api_key', 'image_token']);
+/** What the plain port serves in `ipxe` mode: the URL shapes of src/url-grammar.ts marked plainHttp. */
+const PLAIN_SHAPES = plainHttpShapes(URL_SHAPES);
 
 /** undefined when the plain listener may serve the request, else the error to answer with. */
 export function plainHttpRefusal(
@@ -31,10 +26,12 @@ export function plainHttpRefusal(
   target: string | undefined,
   routes: PlainHttpRoutes,
   httpsBaseUrl: string,
+  shapes: readonly UrlShape[] = URL_SHAPES,
 ): ForbiddenError | undefined {
   if (routes === 'all') return undefined;
   const raw = target ?? '/';
-  if ((method === 'GET' || method === 'HEAD') && isIpxeTarget(raw)) return undefined;
+  const plainShapes = shapes === URL_SHAPES ? PLAIN_SHAPES : plainHttpShapes(shapes);
+  if ((method === 'GET' || method === 'HEAD') && isIpxeTarget(raw, plainShapes)) return undefined;
   const httpsUrl = raw.startsWith('/') ? `${httpsBaseUrl.replace(/\/+$/, '')}${raw}` : httpsBaseUrl;
   return new ForbiddenError(
     `this plain-HTTP port serves only what iPXE fetches (iPXE scripts, /boot-artifacts/*, pxe-initrd, /live); use ${httpsUrl}`,
@@ -42,25 +39,29 @@ export function plainHttpRefusal(
   );
 }
 
-function isIpxeTarget(target: string): boolean {
+function isIpxeTarget(target: string, plainShapes: readonly PlainHttpShape[]): boolean {
   const q = target.indexOf('?');
   const pathname = q < 0 ? target : target.slice(0, q);
   const query = q < 0 ? '' : target.slice(q + 1);
-  if (IPXE_PATHS.some((re) => re.test(pathname))) return true;
-  if (!IPXE_SCRIPT_PATH.test(pathname)) return false;
+  return plainShapes.some((plain) => plain.pattern.test(pathname) && queryAllowed(query, plain.query));
+}
+
+/** Whether a plain shape's query rule admits `query`: strictly, so no spelling reaches another file. */
+function queryAllowed(query: string, rule: PlainHttpShape['query']): boolean {
+  if (rule === 'any-query') return true;
   let params: URLSearchParams;
   try {
     params = new URLSearchParams(query);
   } catch {
     return false;
   }
-  let fileNames = 0;
+  let seen = 0;
   for (const [name, value] of params) {
-    if (!IPXE_SCRIPT_QUERY_NAMES.has(name)) return false;
-    if (name === 'file_name') {
-      if (value !== 'ipxe-script') return false;
-      fileNames++;
+    if (!rule.names.includes(name)) return false;
+    if (name === rule.once.name) {
+      if (value !== rule.once.value) return false;
+      seen++;
     }
   }
-  return fileNames === 1;
+  return seen === 1;
 }

@@ -3,6 +3,7 @@
 // The optional infra_env_id (the core's iPXE scripts add it) only feeds boot events for kernel
 // and rootfs: the bytes are the same without it, and a malformed one is ignored, not refused.
 import { Router } from 'express';
+import { URL_SHAPE, expressPath } from '../../../url-grammar.js';
 import type { BootArtifactKind } from '../../../artifacts/artifact-service.js';
 import { NotFoundError } from '../../../errors.js';
 import { type ImageRouteContext, artifactRepresentation, sendArtifact } from '../artifact-response.js';
@@ -24,8 +25,8 @@ function isBootArtifactKind(value: string): value is BootArtifactKind {
 export function bootArtifactRoutes(context: ImageRouteContext): Router {
   const { artifacts } = context;
   const router = Router();
-  router.get('/boot-artifacts/:kind', async (req, res) => {
-    const kind = req.params.kind;
+  router.get(expressPath(URL_SHAPE.bootArtifact), async (req, res) => {
+    const kind = (req.params as Record<string, string>).kind!;
     if (!isBootArtifactKind(kind)) {
       throw new NotFoundError(
         `unknown boot artifact ${JSON.stringify(kind)}: expected kernel, rootfs, initrd or ins-file`,

@@ -1,4 +1,4 @@
-// Discovery ISO routes, compatible with assisted-image-service:
+// Discovery ISO routes, compatible with assisted-image-service (URL shapes of src/url-grammar.ts):
 //   GET|HEAD /images/{id}?version=&arch=&type=full-iso|minimal-iso[&api_key=|&image_token=]
 //   GET|HEAD /byid/{id}/{version}/{arch}/{full|minimal}.iso
 //   GET|HEAD /bytoken/{image_token}/{version}/{arch}/{full|minimal}.iso
@@ -14,6 +14,7 @@ import { Router } from 'express';
 import type { Credential, DiscoveryImageType } from '../../../ignition-supply/source.js';
 import { type ImageRouteContext, artifactRepresentation, sendArtifact } from '../artifact-response.js';
 import { UnauthorizedError } from '../../../errors.js';
+import { type PathCredentialKind, type UrlShape, URL_SHAPE, URL_SHAPES, expressPath } from '../../../url-grammar.js';
 import { reportOf } from '../artifact-observer.js';
 import { credentialFromRequest } from '../request-credential.js';
 import {
@@ -37,16 +38,14 @@ export interface IsoTarget {
   credential: Credential;
 }
 
-/** The path-style prefixes whose second segment is a credential (the InfraEnv id comes from it). */
-export type CredentialPrefix = 'bytoken' | 'byapikey';
-
 /**
- * The target of `/{bytoken|byapikey}/{token}/{version}/{arch}/{filename}`: the InfraEnv is named
- * by a JWT's claims or, for an opaque short token, resolved by the UrlTokenResolver.
+ * The target of `/{bytoken|byapikey}/{token}/{version}/{arch}/{filename}` (a URL shape whose
+ * path carries a credential of `kind`): the InfraEnv is named by a JWT's claims or, for an
+ * opaque short token, resolved by the UrlTokenResolver.
  */
 export async function credentialPathTarget(
   { urlTokens }: ImageRouteContext,
-  prefix: CredentialPrefix,
+  kind: PathCredentialKind,
   token: string,
   version: string,
   arch: string,
@@ -58,7 +57,6 @@ export async function credentialPathTarget(
     throw new UnauthorizedError(
       'this image service cannot resolve short image URL tokens (no bootsmith core behind it)',
     );
-  const kind = prefix === 'bytoken' ? 'image-token' : 'api-key';
   return {
     infraEnvId: opaque ? await urlTokens!.infraEnvOf(token) : infraEnvIdFromToken(token),
     version,
@@ -92,11 +90,12 @@ export async function serveDiscoveryIso(
   await sendArtifact(req, res, context, target.type, artifactRepresentation(artifact, filename));
 }
 
-export function discoveryImageRoutes(context: ImageRouteContext): Router {
+export function discoveryImageRoutes(context: ImageRouteContext, shapes: readonly UrlShape[] = URL_SHAPES): Router {
+  const hotShapes = shapes.filter((s) => s.hot);
   const router = Router();
 
-  router.get('/images/:id', async (req, res) => {
-    const infraEnvId = infraEnvIdParam(req.params.id);
+  router.get(expressPath(URL_SHAPE.isoByQuery), async (req, res) => {
+    const infraEnvId = infraEnvIdParam((req.params as Record<string, string>).id);
     await serveDiscoveryIso(context, req, res, {
       infraEnvId,
       version: stringQuery(req, 'version'),
@@ -105,24 +104,18 @@ export function discoveryImageRoutes(context: ImageRouteContext): Router {
       credential: credentialFromRequest(req),
     });
   });
-
-  router.get('/byid/:id/:version/:arch/:filename', async (req, res) => {
-    const { id, version, arch, filename } = req.params;
-    await serveDiscoveryIso(context, req, res, byIdTarget(id, version, arch, filename, credentialFromRequest(req)));
-  });
-
-  // Path style with the credential in the path; the InfraEnv id is read from the token's claims.
-  for (const prefix of ['bytoken', 'byapikey'] as const) {
-    router.get(`/${prefix}/:token/:version/:arch/:filename`, async (req, res) => {
-      const { token, version, arch, filename } = req.params;
-      await serveDiscoveryIso(
-        context,
-        req,
-        res,
-        await credentialPathTarget(context, prefix, token, version, arch, filename),
-      );
+  // Path style (the hot shapes: the hot route answers their plain form first, these the rest).
+  for (const shape of hotShapes) {
+    const credential = shape.credential;
+    router.get(expressPath(shape), async (req, res) => {
+      const { version, arch, filename } = req.params as Record<'version' | 'arch' | 'filename', string>;
+      const param = (name: string) => (req.params as Record<string, string>)[name]!;
+      // With the credential in the path, the InfraEnv id is read from the token's claims.
+      const target = credential
+        ? await credentialPathTarget(context, credential.kind, param(credential.param), version, arch, filename)
+        : byIdTarget(param('id'), version, arch, filename, credentialFromRequest(req));
+      await serveDiscoveryIso(context, req, res, target);
     });
   }
-
   return router;
 }

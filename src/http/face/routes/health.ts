@@ -15,6 +15,7 @@
 //                take the whole image side out of the balancer; the 503 of the refused request
 //                (with Retry-After) is the back-pressure, `saturated` the signal to alert on.
 import { Router } from 'express';
+import { URL_SHAPE, expressPath } from '../../../url-grammar.js';
 import type { ImageStore } from '../../../images/catalog/image-store.js';
 import type { ArtifactSlotsStatus } from '../request-cap.js';
 import type { CertificateStatus } from '../../transport/tls/certificate-reloader.js';
@@ -31,7 +32,7 @@ export function healthRoutes(
   warnings: readonly string[] = [],
 ): Router {
   const router = Router();
-  router.get('/live', (_req, res) => {
+  router.get(expressPath(URL_SHAPE.liveness), (_req, res) => {
     res.json({ status: 'ok' });
   });
   router.get(['/health', '/ready'], (_req, res) => {

@@ -3,6 +3,7 @@
 //   GET|HEAD /images/{id}/s390x-initrd-addrsize?version=  addrsize for that initrd (s390x)
 // A served pxe-initrd is reported to the boot-event observer.
 import { Router } from 'express';
+import { URL_SHAPE, expressPath } from '../../../url-grammar.js';
 import { type ImageRouteContext, artifactRepresentation, sendArtifact } from '../artifact-response.js';
 import { reportOf } from '../artifact-observer.js';
 import { bufferRepresentation } from '../../representation/buffer-representation.js';
@@ -13,8 +14,8 @@ export function pxeInitrdRoutes(context: ImageRouteContext): Router {
   const { artifacts } = context;
   const router = Router();
 
-  router.get('/images/:id/pxe-initrd', async (req, res) => {
-    const infraEnvId = infraEnvIdParam(req.params.id);
+  router.get(expressPath(URL_SHAPE.pxeInitrd), async (req, res) => {
+    const infraEnvId = infraEnvIdParam((req.params as Record<string, string>).id);
     const artifact = await artifacts.pxeInitrd({
       infraEnvId,
       version: stringQuery(req, 'version'),
@@ -25,8 +26,8 @@ export function pxeInitrdRoutes(context: ImageRouteContext): Router {
     await sendArtifact(req, res, context, 'pxe-initrd', artifactRepresentation(artifact, `${infraEnvId}-initrd.img`));
   });
 
-  router.get('/images/:id/s390x-initrd-addrsize', async (req, res) => {
-    const infraEnvId = infraEnvIdParam(req.params.id);
+  router.get(expressPath(URL_SHAPE.s390xInitrdAddrsize), async (req, res) => {
+    const infraEnvId = infraEnvIdParam((req.params as Record<string, string>).id);
     const addrsize = await artifacts.s390xInitrdAddrsize({
       infraEnvId,
       version: stringQuery(req, 'version'),
