@@ -1,6 +1,6 @@
 // The URL grammar (url-grammar.ts) against every form derived from it, as the code that uses
 // them sees them: the express patterns the image routers register, the hot route's matcher and
-// route labels, the request cap's prefixes (app.ts), the plain port's policy, the redaction and
+// route labels, the request cap's prefixes (http/face/app.ts), the plain port's policy, the redaction and
 // the core's URL builders; that the API prefix is spelled once; and that a new
 // credential-bearing row added to the table is capped, redacted and matched by the hot path with
 // nothing else changed (over real loopback HTTP, through the real hot route and request cap).

@@ -1,5 +1,5 @@
 // The console's routes over real HTTP on loopback (console-router.ts with the image side's
-// error handler, as app.ts mounts them), serving the real console/ folder: the redirect, the
+// error handler, as src/http/face/app.ts mounts them), serving the real console/ folder: the redirect, the
 // page and its policy headers, every referenced file with its type, settings.json, 404s for
 // names outside the folder; and rules on the browser code itself (no inline script or style
 // the policy would block, no innerHTML/eval, every relative import present).

@@ -3,7 +3,7 @@
 // artifact in the metrics, and logs artifacts that fail while streaming. No routing logic.
 //
 // Per-request work is kept to what differs per request: the Representation of an artifact
-// (and so the range layer's header strings memoized on it, see response-plan.ts) is made
+// (and so the range layer's header strings memoized on it, see src/http/representation/response-plan.ts) is made
 // once per (file, filename, Last-Modified) and reused by every Range request of a storm, and
 // the metric children of each artifact label are looked up once per Metrics.
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -7,15 +7,15 @@
 // are never chunked. It does not authenticate, choose representations, compress, or log:
 // callers do that, and observe streaming and failures through the optional hooks.
 //
-// This file only composes the parts: src/http/representation/response-plan.ts decides status, headers and
-// body segments (with preconditions.ts and content-disposition.ts), src/http/representation/body-pump.ts
-// writes the body (stream-copier.ts, positional-copier.ts, buffer-pool.ts).
+// This file only composes the parts: ./response-plan.ts decides status, headers and body
+// segments (with preconditions.ts and content-disposition.ts), ./body-pump.ts writes the body
+// (stream-copier.ts, positional-copier.ts, buffer-pool.ts).
 //
 // It never rejects, so callers may fire and forget it. Errors raised before the headers go
 // out (an unsatisfiable Range, rep.stream() throwing) are answered here with the status,
-// headers and `{ code, message }` body of src/http/representation/error-response.ts, exactly as
-// imageErrorHandler would. A source failing after the headers went out destroys the
-// connection: the client sees a truncated response, never a clean short one.
+// headers and `{ code, message }` body of ./error-response.ts, exactly as the image face's
+// imageErrorHandler (src/http/face/error-mapping.ts) would. A source failing after the headers
+// went out destroys the connection: the client sees a truncated response, never a clean short one.
 //
 // Room rule (src/http/representation/, this file is its entry): a generic RFC 9110 representation
 // server. Its modules know no route, no InfraEnv, no image and no listener; they import only
