@@ -1,6 +1,6 @@
 // The URL grammar: every URL shape bootsmith hands to a booting machine or gates on its own
-// (ISOs, PXE and boot artifacts, the iPXE script, the liveness probe), one row each, and the one
-// spelling of the assisted API's prefix.
+// (ISOs, PXE and boot artifacts, the InfraEnv files download that carries the iPXE script, the
+// liveness probe), one row each, and the one spelling of the assisted API's prefix.
 //
 // Does: state per shape its path (literal segments and `{parameters}`), which parameter carries
 // a credential (and of which kind), whether MAX_CONCURRENT_REQUESTS caps it, whether the
