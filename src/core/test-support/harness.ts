@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import express from 'express';
 import pino from 'pino';
 import type { CatalogImage, ImageCatalog } from '../../images/catalog/catalog-image.js';
-import { normalizeArchitecture } from '../../images/catalog/catalog-image.js';
+import { normalizeArchitecture } from '../../images/architecture.js';
 import { createCore, type Core, type CoreOptions } from '../index.js';
 import { API_BASE, API_PREFIX } from '../../url-grammar.js';
 
