@@ -1,6 +1,6 @@
 // docs/architecture.md stays true: its layer lists are what the import gate derives from the code
-// (`scripts/check-import-cycles.mjs --layers`), every repository path it names exists, and the
-// README links it.
+// (`scripts/check-import-cycles.mjs --layers`), as is CONTRIBUTING's one-line order, every
+// repository path it names exists, and the README links it.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,6 +19,16 @@ function layers(folder: string): string {
 describe('docs/architecture.md', () => {
   it.each(['src', 'src/http'])('shows the layer order of %s as the import gate derives it', (folder) => {
     expect(DOC).toContain(`\`\`\`\n${layers(folder)}\`\`\``);
+  });
+
+  it("matches CONTRIBUTING's layer order", () => {
+    const order = layers('src')
+      .trim()
+      .split('\n')
+      .map((line) => `\`${line.replace(/^\d+: /, '')}\``)
+      .join(' → ');
+    const contributing = readFileSync(path.join(PACKAGE_ROOT, 'CONTRIBUTING.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(contributing).toContain(order);
   });
 
   it('names only files and folders that exist', () => {
