@@ -11,7 +11,9 @@
 //   3. a test helper above its folder: a module in `src/X/test-support/` may reach only product
 //      modules in `src/X/` or in layers below X (a sibling the product graph does not lead back
 //      to X from), directly or through other test helpers (`test/support/`, other `test-support/`);
-//   4. a product module importing a test helper (`test-support/`, `test/`, a `*.test.ts`).
+//   4. a product module importing a test helper (`test-support/`, `test/`, a `*.test.ts`);
+//   5. a room importing beyond its rule (ROOM_IMPORTS: a folder whose product modules may import
+//      only each other and the few modules listed, e.g. the generic representation server).
 //
 // Known tangles inside a folder (KNOWN_FOLDER_TANGLES, each an exact set of sibling names) are
 // reported and tolerated; one that grows, a new one, or a listed one that is gone fails.
@@ -31,6 +33,16 @@ const KNOWN_FOLDER_TANGLES = {
   'src/cli': [['customize/', 'iso/', 'network/', 'output/']],
   'src/core': [['context.ts', 'discovery-ignition/', 'events/', 'infraenv/']],
   'src/images': [['cache/', 'fetch/', 'image-metrics.ts', 'loader/', 'store-settings.ts']],
+};
+
+/**
+ * Folders whose product modules import only each other and these modules: the rooms of src/http/
+ * that must stay generic (their header rules say the same: src/http/representation/serve-representation.ts,
+ * src/http/transport/listener-limits.ts).
+ */
+const ROOM_IMPORTS = {
+  'src/http/representation': ['src/errors.ts', 'src/error-status.ts'],
+  'src/http/transport': ['src/errors.ts'],
 };
 
 const args = process.argv.slice(2);
@@ -247,6 +259,14 @@ for (const [file, edges] of graph) {
       if (graph.has(target) && !isProduct(target))
         failures.push(`product module ${name} imports ${rel(target)}, which is a test or a test helper`);
     }
+    for (const [room, allowed] of Object.entries(ROOM_IMPORTS)) {
+      if (!name.startsWith(`${room}/`)) continue;
+      for (const target of edges) {
+        const targetName = rel(target);
+        if (!targetName.startsWith(`${room}/`) && !allowed.includes(targetName))
+          failures.push(`${name} imports ${targetName}: ${room}/ imports only itself and ${allowed.join(', ')}`);
+      }
+    }
     continue;
   }
   if (!name.startsWith('src/') || isTestFile(file) || !isTestSupport(file)) continue;
@@ -284,5 +304,5 @@ if (failures.length) {
   process.exit(1);
 }
 console.log(
-  `no import cycles in ${modules.length} modules (${roots.join(', ')}), no folder cycles under src/ beyond the known ones, every test helper below its folder`,
+  `no import cycles in ${modules.length} modules (${roots.join(', ')}), no folder cycles under src/ beyond the known ones, every test helper below its folder, every room within its rule`,
 );
