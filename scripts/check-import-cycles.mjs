@@ -248,6 +248,7 @@ for (const [parent, level] of [...folderGraph].sort(([a], [b]) => a.localeCompar
   }
 }
 for (const key of knownLeft) {
+  if (!existsSync(key.slice(0, key.indexOf(':')))) continue; // another tree (the gate's own test)
   failures.push(`KNOWN_FOLDER_TANGLES lists ${key}, which is no longer that cycle: update the list`);
 }
 
