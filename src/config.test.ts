@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import path from 'node:path';
-import { ConfigError, DEMO_IMAGE_PATH, loadConfig, parseDuration } from './config.js';
+import { ConfigError, loadConfig, parseDuration } from './config.js';
+import { DEMO_IMAGE_PATH } from './package-root.js';
 
 describe('loadConfig', () => {
   it('has embedded defaults that work on a fresh machine', () => {

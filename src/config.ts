@@ -9,14 +9,15 @@
 // entries do not (they are reported and skipped, see images/os-images-config.ts).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { parseDuration } from './duration.js';
-import { DEFAULT_SHUTDOWN_GRACE_MS } from './http/drain.js';
-import { DEFAULT_LISTENER_LIMITS, type ListenerLimits } from './http/listener-limits.js';
-import { DEFAULT_REQUEST_CAP, type RequestCapSettings } from './http/request-cap.js';
+import { DEMO_IMAGE_PATH } from './package-root.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from './http/transport/drain.js';
+import { DEFAULT_LISTENER_LIMITS, type ListenerLimits } from './http/transport/listener-limits.js';
+import { DEFAULT_REQUEST_CAP, type RequestCapSettings } from './http/face/request-cap.js';
 import type { EmbedCompression } from './initrd/embed-archive.js';
-import type { PlainHttpRoutes } from './http/tls/plain-route-policy.js';
-import type { TlsMinVersion } from './http/tls/tls-material.js';
+import type { PlainHttpRoutes } from './http/face/plain-route-policy.js';
+import type { TlsMinVersion } from './http/transport/tls/tls-material.js';
 import { type OsImagesConfig, osImagesFromEnvironment } from './images/os-images-config.js';
 import {
   byteSizeFrom,
@@ -54,7 +55,7 @@ export interface Config {
   /** ADMIN_TOKEN_TTL (Go duration); undefined = admin tokens never expire. */
   adminTokenTtlMs: number | undefined;
   logLevel: string;
-  /** Timeouts and connection caps of the HTTP listener (src/http/listener-limits.ts). */
+  /** Timeouts and connection caps of the HTTP listener (src/http/transport/listener-limits.ts). */
   listener: ListenerLimits;
   /** AGENT_DOCKER_IMAGE: the discovery agent image; undefined = upstream's (src/core). */
   agentImage: string | undefined;
@@ -62,10 +63,10 @@ export interface Config {
   serviceCaCertFile: string | undefined;
   /** EMBEDDED_POSTGRES_USER: who runs the embedded PostgreSQL when bootsmith is root; undefined = automatic. */
   embeddedPostgresUser: string | undefined;
-  /** MAX_CONCURRENT_REQUESTS: artifact requests in flight before 503 (src/http/request-cap.ts). */
+  /** MAX_CONCURRENT_REQUESTS: artifact requests in flight before 503 (src/http/face/request-cap.ts). */
   maxConcurrentRequests: number;
   /**
-   * The fair share of those slots (src/http/request-cap.ts): MAX_CONCURRENT_REQUESTS_PER_ADDRESS,
+   * The fair share of those slots (src/http/face/request-cap.ts): MAX_CONCURRENT_REQUESTS_PER_ADDRESS,
    * ARTIFACT_MIN_PROGRESS_BYTES, ARTIFACT_MIN_PROGRESS_TIME.
    */
   artifactSlots: Omit<RequestCapSettings, 'max'>;
@@ -75,13 +76,13 @@ export interface Config {
   tls: TlsConfig | undefined;
   /** IMAGE_SERVICE_HTTP_BASE_URL: plain-HTTP base for iPXE scripts and PXE artifacts; undefined = derived. */
   imageServiceHttpBaseUrl: string | undefined;
-  /** SHUTDOWN_GRACE_SECONDS: how long streams in flight may run after SIGTERM (src/http/drain.ts). */
+  /** SHUTDOWN_GRACE_SECONDS: how long streams in flight may run after SIGTERM (src/http/transport/drain.ts). */
   shutdownGraceMs: number;
   /** Event bounds: EVENTS_* / EVENT_* (src/core/events/event-limits.ts). */
   events: EventSettings;
 }
 
-/** Native TLS (src/http/tls/). */
+/** Native TLS (src/http/transport/tls/, src/http/face/plain-route-policy.ts). */
 export interface TlsConfig {
   certFile: string;
   keyFile: string;
@@ -89,7 +90,7 @@ export interface TlsConfig {
   minVersion: TlsMinVersion;
   /** HTTP_LISTEN_PORT: a second, plain-HTTP listener; undefined = none. */
   httpListenPort: number | undefined;
-  /** HTTP_ROUTES: what the plain listener serves (src/http/tls/plain-route-policy.ts). */
+  /** HTTP_ROUTES: what the plain listener serves (src/http/face/plain-route-policy.ts). */
   httpRoutes: PlainHttpRoutes;
 }
 
@@ -104,9 +105,6 @@ const MAX_SHUTDOWN_GRACE_SECONDS = 86_400;
  * node_modules.
  */
 export const DEFAULT_DATA_DIR = 'data';
-export const PACKAGE_ROOT = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
-/** The bundled demo image: `build-live-iso.sh --with-miniso`, so minimal ISOs work out of the box. */
-export const DEMO_IMAGE_PATH = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64-miniso.iso');
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly string[] = []): Config {
   const role = roleFrom(argv, env);
@@ -358,14 +356,4 @@ function duration(env: NodeJS.ProcessEnv, name: string, fallback: number): numbe
   if (value === undefined || value <= 0)
     throw new ConfigError(`${name} must be a duration such as 3m or 90s, not ${JSON.stringify(raw)}`);
   return value;
-}
-
-function findPackageRoot(start: string): string {
-  let dir = start;
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) return start;
-    dir = parent;
-  }
-  return dir;
 }

@@ -12,7 +12,8 @@
 // (src/config.ts) or know what the service does (src/service.ts).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, PACKAGE_ROOT, loadConfig } from '../config.js';
+import { ConfigError, loadConfig } from '../config.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { describeError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { redactText } from '../redact.js';

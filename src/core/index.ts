@@ -1,5 +1,5 @@
 // The compact assisted core: createCore wires storage, auth, the host monitor and the
-// assisted-service v2 router (mounted by the app at /api/assisted-install).
+// assisted-service v2 router (mounted by the app at API_BASE, src/url-grammar.ts).
 //
 // Exports the Core the app and the image side use: `router`, `ignitionSource`, `close`,
 // plus `auth` helpers (tokens for operators and tests). Does not listen on a port.
@@ -36,7 +36,7 @@ import { DEFAULT_EVENT_SETTINGS, type EventSettings } from './events/event-limit
 import { EventPostLimiter } from './events/post-limits.js';
 import { startEventRetention } from './events/retention.js';
 import type { UrlTokenResolver } from '../ignition-supply/url-token-resolver.js';
-import type { ArtifactObserver } from '../http/artifact-observer.js';
+import type { ArtifactObserver } from '../http/face/artifact-observer.js';
 
 export interface CoreOptions {
   databaseUrl?: string;

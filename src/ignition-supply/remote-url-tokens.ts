@@ -12,6 +12,7 @@ import { LRUCache } from 'lru-cache';
 import { UnauthorizedError, UpstreamError } from '../errors.js';
 import { redactText, redactUrl } from '../redact.js';
 import { isUuid } from '../uuid.js';
+import { API_PREFIX } from '../url-grammar.js';
 import type { UrlTokenResolver } from './url-token-resolver.js';
 
 /** How long an answer is trusted: also how long a revoked token can still open an ISO here. */
@@ -54,11 +55,11 @@ export class RemoteUrlTokenResolver implements UrlTokenResolver {
 
   private async ask(token: string): Promise<Answer> {
     const timeoutMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const where = `${redactUrl(this.baseUrl)}/api/assisted-install/v2/image-url-tokens/self`;
+    const where = `${redactUrl(this.baseUrl)}${API_PREFIX}/image-url-tokens/self`;
     let response: Response;
     let body: string;
     try {
-      response = await (this.options.fetch ?? fetch)(`${this.baseUrl}/api/assisted-install/v2/image-url-tokens/self`, {
+      response = await (this.options.fetch ?? fetch)(`${this.baseUrl}${API_PREFIX}/image-url-tokens/self`, {
         headers: { 'Image-Token': token, Accept: 'application/json' },
         signal: AbortSignal.timeout(timeoutMs),
         redirect: 'error',

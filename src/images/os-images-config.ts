@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { rootfsUrlKarg } from '../iso/minimal-kargs.js';
-import { type CpuArchitecture, normalizeArchitecture } from './catalog/catalog-image.js';
+import { type CpuArchitecture, normalizeArchitecture } from './architecture.js';
 
 /**
  * A rootfs_url lands in an ISO's kargs areas (~1 KiB, shared with the default kargs) and on the

@@ -6,9 +6,9 @@
 import type { OptionSpec, ParsedArgs } from '../args.js';
 import { optionValue } from '../args.js';
 import { CliError, type CliIo } from '../verb.js';
+import { API_PREFIX } from '../../url-grammar.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
-export const API_PREFIX = '/api/assisted-install/v2';
 /** One API call: the service answers in milliseconds; a minute means it is stuck. */
 export const REQUEST_TIMEOUT_MS = 60_000;
 

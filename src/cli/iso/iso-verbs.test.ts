@@ -17,7 +17,7 @@ import { parseLiveIso } from '../../iso/live-layout.js';
 import { readMinisoData } from '../../iso/miniso/miniso.js';
 import { readEmbeddedKargs } from '../../iso/read-embed-areas.js';
 import { FixtureSet, fixtureNames, HAVE_FIXTURES, HAVE_XZ } from '../../iso/test-support/fixtures.js';
-import { unavailable } from '../../test-support/requirements.js';
+import { unavailable } from '../../../test/support/requirements.js';
 
 /** tsc of the whole service plus ~60 child runs on a loaded two-core machine. */
 const SUITE_TIMEOUT_MS = 300_000;

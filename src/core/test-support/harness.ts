@@ -10,8 +10,9 @@ import { randomBytes } from 'node:crypto';
 import express from 'express';
 import pino from 'pino';
 import type { CatalogImage, ImageCatalog } from '../../images/catalog/catalog-image.js';
-import { normalizeArchitecture } from '../../images/catalog/catalog-image.js';
+import { normalizeArchitecture } from '../../images/architecture.js';
 import { createCore, type Core, type CoreOptions } from '../index.js';
+import { API_BASE, API_PREFIX } from '../../url-grammar.js';
 
 export function fakeCatalog(images: Partial<CatalogImage>[] = [{}]): ImageCatalog {
   const all: CatalogImage[] = images.map((i) => ({
@@ -105,7 +106,7 @@ export async function startHarness(
     ...overrides,
   });
   const app = express();
-  app.use('/api/assisted-install', core.router);
+  app.use(API_BASE, core.router);
   const server = await new Promise<import('node:http').Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -113,7 +114,7 @@ export async function startHarness(
   return {
     core,
     baseUrl,
-    api: `${baseUrl}/api/assisted-install/v2`,
+    api: `${baseUrl}${API_PREFIX}`,
     async close() {
       await new Promise<void>((r) => server.close(() => r()));
       await core.close();
