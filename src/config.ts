@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseDuration } from './duration.js';
+import { describeError } from './errors.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from './http/drain.js';
 import { DEFAULT_LISTENER_LIMITS, type ListenerLimits } from './http/listener-limits.js';
 import { DEFAULT_REQUEST_CAP, type RequestCapSettings } from './http/request-cap.js';
@@ -161,7 +162,7 @@ function eventSettings(env: NodeJS.ProcessEnv): EventSettings {
   try {
     nameIntervalsMs = parseEventRateLimits(env.EVENT_RATE_LIMITS, parseDuration);
   } catch (err) {
-    throw new ConfigError((err as Error).message);
+    throw new ConfigError(describeError(err));
   }
   return {
     perHostPerMinute: integer(env, 'EVENTS_PER_HOST_PER_MINUTE', d.perHostPerMinute, 1, MAX_EVENTS_PER_MINUTE),

@@ -5,6 +5,7 @@
 // Does NOT: retry, page, or know any endpoint's meaning (the verbs do).
 import type { OptionSpec, ParsedArgs } from '../args.js';
 import { optionValue } from '../args.js';
+import { describeError } from '../../errors.js';
 import { CliError, type CliIo } from '../verb.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
@@ -54,7 +55,7 @@ export class ApiClient {
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
     } catch (err) {
-      const cause = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
+      const cause = (err as { cause?: { message?: string } }).cause?.message ?? describeError(err);
       throw new CliError(this.baseUrl, `${what}: ${cause}`, { cause: err });
     }
     const text = await response.text();

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 
 import { optionValue } from '../args.js';
+import { withContext } from '../../errors.js';
 import { CliError, type Verb } from '../verb.js';
 import { ApiClient, CLIENT_OPTIONS } from './api-client.js';
 
@@ -12,11 +13,12 @@ import { ApiClient, CLIENT_OPTIONS } from './api-client.js';
 async function valueOrFile(flagName: string, value: string): Promise<string> {
   if (!value.startsWith('@')) return value;
   const file = value.slice(1);
-  try {
-    return (await readFile(file, 'utf8')).replace(/\n$/, '');
-  } catch (err) {
-    throw new CliError(file, `reading --${flagName}: ${(err as Error).message}`);
-  }
+  const text = await withContext(
+    `reading --${flagName}`,
+    () => readFile(file, 'utf8'),
+    (message, cause) => new CliError(file, message, { cause }),
+  );
+  return text.replace(/\n$/, '');
 }
 
 export const infraenvCreate: Verb = {

@@ -10,6 +10,7 @@
 // Does NOT: change the base initrd's bytes or set the kernel arguments PXE needs (printed).
 import { Readable } from 'node:stream';
 
+import { withContext } from '../../errors.js';
 import { compress } from '../../initrd/compression.js';
 import { writeCpio } from '../../initrd/cpio.js';
 import { IGNITION_PATH, NETWORK_KEYFILE_DIR } from '../../initrd/embed-archive.js';
@@ -45,23 +46,24 @@ export const pxeCustomize: Verb = {
     const inputs = await readCustomizeInputs(args, io.stdin, VERB);
     const file = args.positionals[0]!;
     const { name, bytes } = await readImage(file, io.stdin);
-    let entries;
-    try {
-      entries = lastByPath(await readInitrd(bytes, MAX_INITRD_DECOMPRESSED_BYTES));
-    } catch (err) {
-      throw new CliError(name, `not an initrd image: ${(err as Error).message}`, { cause: err });
-    }
+    const entries = lastByPath(
+      await withContext(
+        'not an initrd image',
+        () => readInitrd(bytes, MAX_INITRD_DECOMPRESSED_BYTES),
+        (message, cause) => new CliError(name, message, { cause }),
+      ),
+    );
     if (!entries.has(LIVE_STAMP_PATH)) throw new CliError(name, 'not a CoreOS live initramfs image');
     if (entries.has(IGNITION_PATH) || [...entries.keys()].some((p) => p.startsWith(`${NETWORK_KEYFILE_DIR}/`)))
       throw new CliError(name, 'input is already customized');
     let features: OsFeatures;
     const featuresJson = entries.get(INITRD_FEATURES_PATH);
     if (featuresJson !== undefined) {
-      try {
-        features = JSON.parse(Buffer.from(featuresJson.data).toString('utf8')) as OsFeatures;
-      } catch (err) {
-        throw new CliError(name, `parsing OS features (${INITRD_FEATURES_PATH}): ${(err as Error).message}`);
-      }
+      features = withContext(
+        `parsing OS features (${INITRD_FEATURES_PATH})`,
+        () => JSON.parse(Buffer.from(featuresJson.data).toString('utf8')) as OsFeatures,
+        (message, cause) => new CliError(name, message, { cause }),
+      );
       if (typeof features !== 'object' || features === null || Array.isArray(features))
         throw new CliError(name, `parsing OS features (${INITRD_FEATURES_PATH}): not a JSON object`);
     }

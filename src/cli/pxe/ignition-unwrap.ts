@@ -5,6 +5,7 @@
 // Does NOT: read ISOs (`iso ignition show` does).
 import { readFile, stat } from 'node:fs/promises';
 
+import { describeError, withContext } from '../../errors.js';
 import { readEmbedArea } from '../../initrd/embed-archive.js';
 import type { Verb } from '../verb.js';
 import { CliError } from '../verb.js';
@@ -36,7 +37,7 @@ export async function readImage(
     return { name: file, bytes: await readFile(file) };
   } catch (err) {
     if (err instanceof CliError) throw err;
-    throw new CliError(file, (err as Error).message, { cause: err });
+    throw new CliError(file, describeError(err), { cause: err });
   }
 }
 
@@ -49,12 +50,11 @@ export const pxeIgnitionUnwrap: Verb = {
   },
   async run(args, io) {
     const { name, bytes } = await readImage(args.positionals[0], io.stdin);
-    let ignition: Buffer | undefined;
-    try {
-      ignition = (await readEmbedArea(bytes, MAX_INITRD_DECOMPRESSED_BYTES)).ignition;
-    } catch (err) {
-      throw new CliError(name, `not an initrd image: ${(err as Error).message}`, { cause: err });
-    }
+    const { ignition } = await withContext(
+      'not an initrd image',
+      () => readEmbedArea(bytes, MAX_INITRD_DECOMPRESSED_BYTES),
+      (message, cause) => new CliError(name, message, { cause }),
+    );
     if (ignition === undefined) throw new CliError(name, 'no wrapped Ignition config');
     io.stdout.write(ignition);
     return 0;
