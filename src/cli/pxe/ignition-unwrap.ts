@@ -7,8 +7,8 @@ import { readFile, stat } from 'node:fs/promises';
 
 import { describeError, withContext } from '../../errors.js';
 import { readEmbedArea } from '../../initrd/embed-archive.js';
-import type { Verb } from '../verb.js';
-import { CliError } from '../verb.js';
+import { optionalArgument } from '../options.js';
+import { CliError, defineVerb } from '../verb.js';
 
 /** CoreOS PXE initrds are ~100 MiB; anything much larger is not an initrd. */
 export const MAX_INITRD_BYTES = 512 * 1024 * 1024;
@@ -41,15 +41,13 @@ export async function readImage(
   }
 }
 
-export const pxeIgnitionUnwrap: Verb = {
-  spec: {
-    name: 'bootsmith pxe ignition unwrap',
-    summary: 'Show the wrapped Ignition config in an initrd image',
-    options: [],
-    positionals: ['IMAGE?'],
-  },
-  async run(args, io) {
-    const { name, bytes } = await readImage(args.positionals[0], io.stdin);
+export const pxeIgnitionUnwrap = defineVerb({
+  name: 'bootsmith pxe ignition unwrap',
+  summary: 'Show the wrapped Ignition config in an initrd image',
+  options: {},
+  positionals: { image: optionalArgument('IMAGE') },
+  async run({ positionals }, io) {
+    const { name, bytes } = await readImage(positionals.image, io.stdin);
     const { ignition } = await withContext(
       'not an initrd image',
       () => readEmbedArea(bytes, MAX_INITRD_DECOMPRESSED_BYTES),
@@ -59,4 +57,4 @@ export const pxeIgnitionUnwrap: Verb = {
     io.stdout.write(ignition);
     return 0;
   },
-};
+});
