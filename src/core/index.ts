@@ -39,7 +39,7 @@ import type { UrlTokenResolver } from '../ignition-supply/url-token-resolver.js'
 import type { ArtifactObserver } from '../http/artifact-observer.js';
 import { type CoreEndpoints, type CoreSettings, coreSettingsOf, hostMonitorIntervalMs } from './settings.js';
 
-/** JSON bodies of the API: an InfraEnv with its Ignition override and static network fits in far less. */
+/** JSON request bodies of the API: room for the largest Ignition override (1 MiB, MAX_OVERRIDE_BYTES) with the rest of an InfraEnv. */
 const API_BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 
 export interface CoreOptions {
