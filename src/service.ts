@@ -224,7 +224,7 @@ export async function startService(
     dataDir: config.dataDir,
     settings: config.imageStore,
     metricsRegistry: metrics.registry,
-    ...(writesAfter ? { writesAfter } : {}),
+    writesAfter,
   });
   const imagesLoaded = imageStore.loadAll();
 
@@ -235,23 +235,11 @@ export async function startService(
   try {
     if (config.role !== 'image') {
       core = await createCore({
-        ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
-        dataDir: config.dataDir,
-        serviceBaseUrl,
-        imageServiceBaseUrl,
-        pxeServiceBaseUrl,
-        pxeImageBaseUrl,
-        authType: config.authType,
-        hostMaxDisconnectionMs: config.hostMaxDisconnectionMs,
-        adminTokenTtlMs: config.adminTokenTtlMs,
-        agentImage: config.agentImage,
-        ...(serviceCaCert ? { serviceCaCert } : {}),
-        embeddedPostgresUser: config.embeddedPostgresUser,
+        settings: config,
+        endpoints: { serviceBaseUrl, imageServiceBaseUrl, pxeServiceBaseUrl, pxeImageBaseUrl, serviceCaCert },
         catalog: imageStore.catalog,
         logger,
-        imageUrlTtlMs: config.imageUrlTtlMs,
-        events: config.events,
-        ...(options.now ? { now: options.now } : {}),
+        now: options.now,
         onInfraEnvChange: (id) => ignitionCache?.invalidate(id),
       }).finally(databaseStarted);
     }
@@ -285,12 +273,13 @@ export async function startService(
       logger,
       metrics,
       imageStore: imageStore.catalog,
-      ...(artifacts ? { artifacts } : {}),
-      ...(urlTokens ? { urlTokens } : {}),
-      ...(observer ? { observer } : {}),
+      artifacts,
+      urlTokens,
+      observer,
       requestCap: { max: config.maxConcurrentRequests, ...config.artifactSlots },
-      ...(core ? { coreRouter: core.router, databaseHealth: core.databaseHealth } : {}),
-      ...(certificates ? { tlsHealth: () => certificates.status() } : {}),
+      coreRouter: core?.router,
+      databaseHealth: core?.databaseHealth,
+      tlsHealth: certificates ? () => certificates.status() : undefined,
       draining: () => drain.isDraining(),
       authType: config.authType,
       warnings,

@@ -9,7 +9,7 @@
 // Does NOT: authorize the download (the IgnitionSource forwards the token upstream for that),
 // or log the token.
 import { LRUCache } from 'lru-cache';
-import { UnauthorizedError, UpstreamError } from '../errors.js';
+import { describeError, UnauthorizedError, UpstreamError } from '../errors.js';
 import { redactText, redactUrl } from '../redact.js';
 import { isUuid } from '../uuid.js';
 import { API_PREFIX } from '../url-grammar.js';
@@ -66,8 +66,7 @@ export class RemoteUrlTokenResolver implements UrlTokenResolver {
       });
       body = await response.text();
     } catch (err) {
-      const reason =
-        (err as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (err as Error).message;
+      const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : describeError(err);
       throw new UpstreamError(
         `assisted-service is unreachable: resolving an image URL token at ${where}: ${redactText(reason)}`,
         undefined,

@@ -7,8 +7,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { HAVE_SWAGGER } from '../../../test/support/probes.js';
 import { unavailable } from '../../../test/support/requirements.js';
 import { GO_OPENAPI_ERROR, loadContract } from './contract-schema.js';
-import type { CoreOptions } from '../index.js';
-import { type Backend, type Harness, PULL_SECRET, http, startHarness } from './harness.js';
+import { type Backend, type CoreOverrides, type Harness, PULL_SECRET, http, startHarness } from './harness.js';
 
 // Without ../shared the conforms() checks cannot run: skipped with a warning here, a failure under CI.
 const contract = unavailable({ '../shared/contracts (the upstream swagger)': HAVE_SWAGGER })
@@ -53,7 +52,7 @@ export interface ApiFixture {
 /** Starts a core on fresh storage of `backend` before the suite's tests and closes it after. */
 export function useApi(
   backend: Backend,
-  overrides: Partial<CoreOptions> = { hostMaxDisconnectionMs: 1500, monitorIntervalMs: 100 },
+  overrides: CoreOverrides = { hostMaxDisconnectionMs: 1500, monitorIntervalMs: 100 },
 ): ApiFixture {
   let h: Harness | undefined;
   let storage: { dataDir: string; databaseUrl?: string; cleanup(): Promise<void> } | undefined;
