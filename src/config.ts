@@ -9,7 +9,7 @@
 // entries do not (they are reported and skipped, see images/os-images-config.ts).
 //
 // Where a default lives: a layer with settings of its own declares them, with their defaults, in
-// one settings module (core/settings.ts, core/events/event-limits.ts, images/store-settings.ts,
+// one settings module (core/settings.ts, core/event-limits.ts, images/store-settings.ts,
 // http/listener-limits.ts, http/request-cap.ts, http/drain.ts); this file reads the environment
 // and composes them, and holds the defaults of the process-wide rest. Nothing downstream applies
 // a default again. `Config` extends the core's settings, so the core is handed the Config itself.
@@ -32,7 +32,7 @@ import {
   ImageSettingsError,
   imageStoreSettingsFromEnvironment,
 } from './images/store-settings.js';
-import { type EventSettings, parseEventRateLimits } from './core/events/event-limits.js';
+import { type EventSettings, parseEventRateLimits } from './core/event-limits.js';
 import { type CoreSettings, DEFAULT_CORE_SETTINGS } from './core/settings.js';
 
 export { parseDuration };

@@ -15,7 +15,7 @@
 // Does NOT: read the environment or check bounds (src/config.ts does), or hold runtime wiring
 // (catalog, logger, clock: CoreOptions in ./index.ts).
 import { DEFAULT_IMAGE_TOKEN_TTL_MS } from './auth/image-tokens.js';
-import { DEFAULT_EVENT_SETTINGS, type EventSettings } from './events/event-limits.js';
+import { DEFAULT_EVENT_SETTINGS, type EventSettings } from './event-limits.js';
 
 export interface CoreSettings {
   /** DATA_DIR: where the embedded PostgreSQL and the local signing keys live (absolute). */
@@ -36,7 +36,7 @@ export interface CoreSettings {
   imageTokenTtlMs: number;
   /** IMAGE_URL_TTL: lifetime of short image-URL tokens (./auth/url-tokens.ts). */
   imageUrlTtlMs: number;
-  /** EVENTS_* / EVENT_*: bounds on posted, kept and listed events (./events/event-limits.ts). */
+  /** EVENTS_* / EVENT_*: bounds on posted, kept and listed events (./event-limits.ts). */
   events: EventSettings;
 }
 

@@ -11,7 +11,7 @@ import express from 'express';
 import pino from 'pino';
 import type { CatalogImage, ImageCatalog } from '../../images/catalog/catalog-image.js';
 import { normalizeArchitecture } from '../../images/architecture.js';
-import type { EventSettings } from '../events/event-limits.js';
+import type { EventSettings } from '../event-limits.js';
 import { createCore, type Core, type CoreOptions } from '../index.js';
 import { type CoreEndpoints, type CoreSettings, DEFAULT_CORE_SETTINGS } from '../settings.js';
 import { API_BASE, API_PREFIX } from '../../url-grammar.js';

@@ -6,7 +6,7 @@
 // Does: define EventSettings (src/config.ts reads them from the environment; the README lists
 // them), upstream's default per-name limits, and parse `{"name": "duration"}` the way upstream
 // assisted-service's InitializeEventLimits does (unknown names accepted, custom ones override
-// the defaults). Does not: enforce anything (post-limits.ts, retention.ts, handlers/events.ts).
+// the defaults). Does not: enforce anything (events/post-limits.ts, events/retention.ts, handlers/events.ts).
 
 export interface EventSettings {
   /** EVENTS_PER_HOST_PER_MINUTE: events one host may post per minute (a token bucket of that size). */
