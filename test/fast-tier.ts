@@ -58,6 +58,7 @@ export const FAST_TESTS: readonly string[] = [
   'src/images/cache/disk-budget.test.ts',
   'src/images/catalog/store-catalog.test.ts',
   'src/images/fetch/proxy-env.test.ts',
+  'src/images/loader/image-loader.test.ts',
   'src/images/os-images-config.test.ts',
   'src/images/store-settings.test.ts',
   'src/initrd/embed-edit.test.ts',
