@@ -2,9 +2,9 @@
 // ISO used in place or one served by a loopback mirror that behaves in some way — and the state
 // the loader must publish into the catalog once loadAll() settles: ready (with the bytes it now
 // holds in the cache and the mirror requests it took), or failed with its reason and whether a
-// retry is scheduled (on the slow schedule; fast retries happen within the load). Real parts throughout: the fixture
-// ISO, a real cache directory, HTTP over loopback, the real catalog and cache budget; no child
-// process (the fixture has no miniso.dat, so no minimal ISO is rebuilt with xz).
+// retry is scheduled (the slow schedule; fast retries happen within the load). Real parts
+// throughout: the fixture ISO, a real cache directory, HTTP over loopback, the real catalog and
+// cache budget; no child process (the fixture has no miniso.dat: no minimal ISO rebuilt with xz).
 import { copyFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
