@@ -55,6 +55,7 @@ export const FAST_TESTS: readonly string[] = [
   'src/http/tls/plain-base-url.test.ts',
   'src/http/tls/plain-route-policy.test.ts',
   'src/ignition-supply/remote-source.test.ts',
+  'src/images/cache/cache-budget.test.ts',
   'src/images/cache/disk-budget.test.ts',
   'src/images/catalog/store-catalog.test.ts',
   'src/images/fetch/proxy-env.test.ts',
