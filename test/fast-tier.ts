@@ -30,6 +30,8 @@ export const FAST_TESTS: readonly string[] = [
   'src/core/host/instructions.test.ts',
   'src/core/host/state.test.ts',
   'src/core/host/validations.test.ts',
+  'src/core/ipxe/scripts.test.ts',
+  'src/core/urls.test.ts',
   'src/core/validation/body-schema.test.ts',
   'src/core/validation/text.test.ts',
   'src/core/versions/openshift-versions.test.ts',
