@@ -30,6 +30,7 @@ export const FAST_TESTS: readonly string[] = [
   'src/core/host/instructions.test.ts',
   'src/core/host/state.test.ts',
   'src/core/host/validations.test.ts',
+  'src/core/infraenv/params.test.ts',
   'src/core/ipxe/scripts.test.ts',
   'src/core/urls.test.ts',
   'src/core/validation/body-schema.test.ts',
