@@ -12,6 +12,9 @@
 export const FAST_TESTS: readonly string[] = [
   'src/artifacts/discovery-iso.test.ts',
   'src/cli/args.test.ts',
+  'src/cli/client/api-client.test.ts',
+  'src/cli/client/read-verbs.test.ts',
+  'src/cli/client/table.test.ts',
   'src/cli/commands.test.ts',
   'src/cli/customize/customize-plan.test.ts',
   'src/cli/held-log.test.ts',
