@@ -19,6 +19,7 @@ export const FAST_TESTS: readonly string[] = [
   'src/cli/customize/customize-plan.test.ts',
   'src/cli/held-log.test.ts',
   'src/cli/iso/kargs-edit.test.ts',
+  'src/cli/output/progress-meter.test.ts',
   'src/cli/progress-report.test.ts',
   'src/config.test.ts',
   'src/console/console-assets.test.ts',
