@@ -68,6 +68,7 @@ export const FAST_TESTS: readonly string[] = [
   'src/http/tls/plain-base-url.test.ts',
   'src/http/tls/plain-route-policy.test.ts',
   'src/ignition-supply/remote-source.test.ts',
+  'src/ignition-supply/remote-url-tokens.test.ts',
   'src/images/cache/cache-budget.test.ts',
   'src/images/cache/disk-budget.test.ts',
   'src/images/cache/disk-full.test.ts',
