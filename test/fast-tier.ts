@@ -48,6 +48,7 @@ export const FAST_TESTS: readonly string[] = [
   'src/http/buffer-representation.test.ts',
   'src/http/client-address-key.test.ts',
   'src/http/content-disposition.test.ts',
+  'src/http/drain.test.ts',
   'src/http/entity-tag.test.ts',
   'src/http/hot-iso-route.test.ts',
   'src/http/http-date.test.ts',
