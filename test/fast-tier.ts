@@ -4,7 +4,7 @@
 // project `fast` (with test/support/fast-tier-guard.ts, which makes a child process or a PostgreSQL
 // connection throw) and every other unit test as the project `real`; `npm test` runs both.
 // test/packaging/test-tiers.test.ts fails when a file listed here is missing, loads the real-parts
-// harnesses, or when a pure module has no test here.
+// harnesses, or when a pure module has no test here. A test file not listed runs in `real`.
 //
 // Does: list files (repository paths). Does NOT: decide anything else about how they run.
 
