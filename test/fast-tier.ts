@@ -30,7 +30,7 @@ export const FAST_TESTS: readonly string[] = [
   'src/core/db/embedded/errors.test.ts',
   'src/core/discovery-ignition/render-cache.test.ts',
   'src/core/discovery-ignition/render-worker.test.ts',
-  'src/core/events/event-limits.test.ts',
+  'src/core/event-limits.test.ts',
   'src/core/events/post-limits.test.ts',
   'src/core/host/instructions.test.ts',
   'src/core/host/state.test.ts',

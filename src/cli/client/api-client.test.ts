@@ -8,15 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { errorBody } from '../../core/http/error-handler.js';
 import { parseArgs } from '../args.js';
+import { readArgs, verbSpec } from '../options.js';
 import { CliError, type CliIo } from '../verb.js';
 import { ApiClient, CLIENT_OPTIONS, DEFAULT_URL } from './api-client.js';
 
-const SPEC = { name: 'bootsmith test', summary: '', options: CLIENT_OPTIONS, positionals: [] };
+const SPEC = verbSpec('bootsmith test', '', CLIENT_OPTIONS, {});
 const io = (env: NodeJS.ProcessEnv): CliIo => ({ env }) as CliIo;
 
 function from(argv: string[], env: NodeJS.ProcessEnv = {}): ApiClient | string {
   try {
-    return ApiClient.from(parseArgs(argv, SPEC), io(env));
+    return ApiClient.from(readArgs(parseArgs(argv, SPEC), CLIENT_OPTIONS, {}).options, io(env));
   } catch (err) {
     expect(err).toBeInstanceOf(CliError);
     return (err as Error).message;

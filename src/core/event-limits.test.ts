@@ -3,7 +3,7 @@
 // refused with a message naming the variable.
 import { describe, expect, it } from 'vitest';
 
-import { parseDuration } from '../../duration.js';
+import { parseDuration } from '../duration.js';
 import { parseEventRateLimits, UPSTREAM_NAME_INTERVALS_MS } from './event-limits.js';
 
 const HOUR = 3_600_000;
