@@ -166,7 +166,7 @@ describe('the fast test tier (test/fast-tier.ts)', () => {
         typeOnly.every((p) => PURE_PACKAGES.has(p) || NODE_BUILTINS.has(p))
       );
     });
-    expect(pure).toContain('src/http/response-plan.ts');
+    expect(pure).toContain('src/http/representation/response-plan.ts');
     expect(pure).not.toContain('src/core/db/sql.ts');
 
     const covered = new Set<string>();
