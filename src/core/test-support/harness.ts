@@ -15,6 +15,7 @@ import type { EventSettings } from '../event-limits.js';
 import { createCore, type Core, type CoreOptions } from '../index.js';
 import { type CoreEndpoints, type CoreSettings, DEFAULT_CORE_SETTINGS } from '../settings.js';
 import { API_BASE, API_PREFIX } from '../../url-grammar.js';
+import { DEFAULT_LISTENER_LIMITS } from '../../http/transport/listener-limits.js';
 
 export function fakeCatalog(images: Partial<CatalogImage>[] = [{}]): ImageCatalog {
   const all: CatalogImage[] = images.map((i) => ({
@@ -144,6 +145,10 @@ export async function startHarness(
   const server = await new Promise<import('node:http').Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  // The product's idle timeout (HTTP_IDLE_TIMEOUT) rather than Node's 5 s: a suite that blocks this
+  // process (spawnSync of the CLI) would otherwise let the server close an idle keep-alive socket
+  // just as fetch reuses it (ECONNRESET).
+  server.keepAliveTimeout = DEFAULT_LISTENER_LIMITS.idleTimeoutMs;
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     core,
