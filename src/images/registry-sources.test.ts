@@ -16,7 +16,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../logger.js';
-import { unavailable } from '../test-support/requirements.js';
+import { unavailable } from '../../test/support/requirements.js';
 import { CacheFiles, cacheName } from './cache/cache-layout.js';
 import type { OciSettings } from './fetch/oci/oci-pull.js';
 import { type FaultProxy, startFaultProxy } from './fetch/oci/test-support/fault-proxy.js';

@@ -37,6 +37,7 @@
 // Invalid values throw ImageSettingsError naming the variable (never echoing a header value).
 import { readFileSync } from 'node:fs';
 import { parseDuration } from '../duration.js';
+import { withContext } from '../errors.js';
 import { MAX_QUARANTINE_KEEP } from './cache/quarantine.js';
 import type { OciSettings } from './fetch/oci/oci-pull.js';
 import { readOciSettingsSync } from './fetch/oci/oci-settings.js';
@@ -301,12 +302,11 @@ function headersFrom(raw: string | undefined): Record<string, string> {
 
 function caFrom(file: string | undefined): string | undefined {
   if (!file) return undefined;
-  let pem: string;
-  try {
-    pem = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new ImageSettingsError('OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE', `cannot be read: ${(err as Error).message}`);
-  }
+  const pem = withContext(
+    'cannot be read',
+    () => readFileSync(file, 'utf8'),
+    (message) => new ImageSettingsError('OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE', message),
+  );
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
     throw new ImageSettingsError('OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE', `${file} holds no PEM certificate`);
   }

@@ -20,13 +20,13 @@
 // assisted-service's. Next: render-cache.ts, then infraenv/service.ts.
 import type { InfraEnvRecord } from '../model.js';
 import { generateKeyfiles } from '../infraenv/static-network.js';
+import type { HostRegistryFiles } from '../settings.js';
 import { shQuote, systemdEnvironment, systemdExecArg } from './escape.js';
 import { mergeIgnition } from './merge.js';
 import { checkOverrideSize } from './override-limits.js';
 import { renderOverrideInWorker } from './render-worker.js';
 import { parseIgnition, validateIgnition, type IgnitionConfig } from './validate.js';
 
-export const DEFAULT_AGENT_IMAGE = 'quay.io/edge-infrastructure/assisted-installer-agent:latest';
 /** Where the agent reads the CA of SERVICE_BASE_URL from: upstream's HostCACertPath. */
 export const SERVICE_CA_CERT_PATH = '/etc/assisted-service/service-ca-cert.crt';
 export const TRUST_BUNDLE_PATH = '/etc/pki/ca-trust/source/anchors/assisted-infraenv-additional-trust-bundle.pem';
@@ -38,14 +38,6 @@ export const POLICY_JSON_PATH = '/etc/containers/policy.json';
  * the system trust at boot (before the agent pulls), so nothing runs update-ca-trust here either.
  */
 export const REGISTRY_CA_PATH = '/etc/pki/ca-trust/source/anchors/domain.crt';
-
-/** The registry files every discovery host gets (src/images/fetch/oci/registries-conf-render.ts made them). */
-export interface HostRegistryFiles {
-  /** registries.conf v2 rendered from REGISTRIES_CONF_FILE, and the policy.json that goes with it. */
-  registriesConf?: { text: string; policyJson: string } | undefined;
-  /** REGISTRY_CA_FILE's PEM. */
-  caPem?: string | undefined;
-}
 
 export interface DiscoveryContext {
   serviceBaseUrl: string;

@@ -17,7 +17,7 @@ import type { StoreCatalog } from '../catalog/store-catalog.js';
 import { type ImageSlot, setRecord } from '../loader/image-slot.js';
 import { ImageLoadError } from '../loader/load-error.js';
 import { formatBytes, formatDuration } from '../progress.js';
-import { removeFiles } from './atomic-file.js';
+import { removeFiles } from '../../fs/atomic-file.js';
 import { contentIsoName, contentMinimalName } from './cache-layout.js';
 import { readRecord } from './cache-record.js';
 import { scanCache } from './cache-scan.js';
@@ -106,8 +106,11 @@ export class CacheBudget {
     if (!slot.files) return;
     const content =
       record && !record.inPlace ? [record.iso.path, ...(record.minimal ? [record.minimal.path] : [])] : [];
+    // only files of the cache directory, and only once no other source's record names them
     const unshared = content.filter(
-      (file) => !this.slots.some((s) => s.record && (s.record.iso.path === file || s.record.minimal?.path === file)),
+      (file) =>
+        path.dirname(file) === this.options.dir &&
+        !this.slots.some((s) => s.record && (s.record.iso.path === file || s.record.minimal?.path === file)),
     );
     slot.removal = removeFiles(...slot.files.all(), ...unshared).catch((err: unknown) =>
       this.logger.error({ image: slot.view.key, err: describeError(err) }, 'removing cached files failed'),

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { statIfExists } from './atomic-file.js';
+import { statIfExists } from '../../fs/atomic-file.js';
 import {
   CacheFiles,
   LegacyFiles,

@@ -13,7 +13,8 @@
 import { BadRequestError, NotFoundError, UnavailableError } from '../../errors.js';
 import type { LiveManifest } from '../../iso/manifest.js';
 import { type OsImageEntry, sourceKey } from '../os-images-config.js';
-import { type CatalogImage, type ImageCatalog, normalizeArchitecture } from './catalog-image.js';
+import { normalizeArchitecture } from '../architecture.js';
+import type { CatalogImage, ImageCatalog } from './catalog-image.js';
 import {
   type ImageStatus,
   type IntegrityStatus,

@@ -38,7 +38,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { describeError } from '../../errors.js';
-import { removeFiles, renameDurably, statIfExists } from '../cache/atomic-file.js';
+import { removeFiles, renameDurably, statIfExists } from '../../fs/atomic-file.js';
 import { CacheFiles, type LegacyFiles } from '../cache/cache-layout.js';
 import {
   type CacheRecord,

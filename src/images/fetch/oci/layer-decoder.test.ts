@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { FormatError } from '../../../errors.js';
-import { toolWorks, unavailable } from '../../../test-support/requirements.js';
+import { toolWorks, unavailable } from '../../../../test/support/requirements.js';
 import { decodeLayer, sniffCompression } from './layer-decoder.js';
 import { gzip, zstd } from './test-support/oci-images.js';
 

@@ -2,7 +2,7 @@
 // pull sources (and blocked ones) out — the cases containers-registries.conf(5) and
 // containers-image's PullSourcesFromReference define, plus what IDMS writes.
 import { describe, expect, it } from 'vitest';
-import { formatReference, parseImageReference } from './image-reference.js';
+import { formatReference, parseImageReference } from '../../image-reference.js';
 import { resolvePullSources } from './mirror-resolution.js';
 import { parseRegistriesConf } from './registries-conf.js';
 

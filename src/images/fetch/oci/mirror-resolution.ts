@@ -20,7 +20,7 @@
 // Pure: no I/O, tested as a table (mirror-resolution.test.ts). Does not: contact a registry.
 // Next: src/images/fetch/oci/registry-client.ts pulls from each source in turn.
 import { BadRequestError } from '../../../errors.js';
-import { type ImageReference, formatReference, parseImageReference, referenceName } from './image-reference.js';
+import { type ImageReference, formatReference, parseImageReference, referenceName } from '../../image-reference.js';
 import type { RegistriesConf, RegistryRule } from './registries-conf.js';
 
 export interface PullSource {

@@ -8,7 +8,7 @@ import { writeFileSync, readFileSync, rmSync, statSync, existsSync } from 'node:
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unavailable } from '../../../test-support/requirements.js';
+import { unavailable } from '../../../../test/support/requirements.js';
 import { type OciPullRequest, type OciSettings, ociPartState, pullOciIso } from './oci-pull.js';
 import { parseRegistriesConf } from './registries-conf.js';
 import { RegistryError } from './registry-error.js';

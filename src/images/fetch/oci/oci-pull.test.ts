@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unavailable } from '../../../test-support/requirements.js';
+import { unavailable } from '../../../../test/support/requirements.js';
 import { type OciPullRequest, type OciSettings, pullOciIso } from './oci-pull.js';
 import { sha256Hex } from './test-support/oci-images.js';
 import {

@@ -32,10 +32,10 @@ import { open, readFile, rm, stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { BadRequestError, describeError } from '../../../errors.js';
 import { ImageLoadError } from '../../loader/load-error.js';
-import { writeFileAtomic } from '../../cache/atomic-file.js';
+import { writeFileAtomic } from '../../../fs/atomic-file.js';
 import { hashInto } from '../verify-iso.js';
 import { DEFAULT_MAX_RECONNECTS, DEFAULT_RECONNECT_DELAY_MS, readVerifiedBlob } from './blob-reader.js';
-import { type ImageReference, formatReference, parseImageReference, pinned } from './image-reference.js';
+import { type ImageReference, formatReference, parseImageReference, pinned } from '../../image-reference.js';
 import {
   COREOS_ARCHITECTURE,
   type Descriptor,

@@ -8,7 +8,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unavailable } from '../../../test-support/requirements.js';
+import { unavailable } from '../../../../test/support/requirements.js';
 import { parseRegistriesConf } from './registries-conf.js';
 import { renderPolicyJson, renderRegistriesConf } from './registries-conf-render.js';
 import { mirror, sha256Hex } from './test-support/oci-images.js';

@@ -17,7 +17,7 @@
 // Does: parse and validate (pure). Does not: resolve references (mirror-resolution.ts) or
 // render files for hosts (registries-conf-render.ts). Next: mirror-resolution.ts.
 import { BadRequestError } from '../../../errors.js';
-import { checkRegistry } from './image-reference.js';
+import { checkRegistry } from '../../image-reference.js';
 import { type TomlEntry, TomlTable, type TomlValue, parseTomlSubset } from './toml-subset.js';
 
 export type PullFromMirror = 'all' | 'digest-only' | 'tag-only';

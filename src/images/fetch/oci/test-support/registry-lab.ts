@@ -7,8 +7,8 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PACKAGE_ROOT } from '../../../../config.js';
-import { toolWorks } from '../../../../test-support/requirements.js';
+import { PACKAGE_ROOT } from '../../../../package-root.js';
+import { toolWorks } from '../../../../../test/support/requirements.js';
 import { DEFAULT_OCI_SETTINGS, type OciSettings } from '../oci-pull.js';
 import type { RegistriesConf } from '../registries-conf.js';
 import { type AuthFile, parseAuthFile } from '../registry-auth-file.js';
