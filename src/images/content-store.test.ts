@@ -3,11 +3,15 @@
 // one file; sources whose ISOs turn out to be the same bytes end in one file (the second copy
 // dropped once its digest is known); a configured sha256 adopts a stored file without a download;
 // eviction takes a shared file only with every entry served from it; /health names the sharers;
-// a DATA_DIR of the layout before content keying keeps working without a download.
+// a DATA_DIR of the layout before content keying keeps working without a download; a base image
+// on a block device (a real loop device) is served as a file is.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { toolWorks, unavailable } from '../../test/support/requirements.js';
 import { parseLiveIso } from '../iso/live-layout.js';
 import { legacyNames, urlDigest } from './cache/cache-layout.js';
 import { defaultImageStoreSettings } from './store-settings.js';
@@ -16,9 +20,11 @@ import { storeHarness } from './test-support/store-harness.js';
 
 const iso = fixtureBytes();
 const ISO_SHA = sha256(iso);
+/** Loop devices: root, losetup and the kernel's loop driver. */
+const CAN_LOOP = process.getuid?.() === 0 && existsSync('/dev/loop-control') && toolWorks('losetup', ['--version']);
 
 describe('one stored copy per distinct ISO', () => {
-  const { server, newDataDir, imageStore, states, cacheFiles } = storeHarness();
+  const { server, root, newDataDir, imageStore, states, cacheFiles } = storeHarness();
   const isosIn = async (dataDir: string) => (await cacheFiles(dataDir)).filter((f) => f.endsWith('.iso'));
 
   it('three entries naming one ISO: one download, one stored file, shared by all three', async () => {
@@ -155,6 +161,38 @@ describe('one stored copy per distinct ISO', () => {
         .digest('hex'),
     ).toBe(ISO_SHA);
   });
+
+  it.skipIf(unavailable({ 'root, losetup and /dev/loop-control (a loop device)': CAN_LOOP }))(
+    'serves a base image on a block device (a loop device) as a file: copied once, the device not read after a restart',
+    async () => {
+      const bytes = fixtureVariant(11);
+      const backing = path.join(root(), 'loop-backing.iso');
+      await writeFile(backing, bytes);
+      const device = execFileSync('losetup', ['--find', '--show', '--read-only', backing], { encoding: 'utf8' }).trim();
+      let attached = true;
+      const detach = () => {
+        if (attached) execFileSync('losetup', ['--detach', device]);
+        attached = false;
+      };
+      onTestFinished(detach);
+      const config = [entry('4.19', `file://${device}`)];
+      const dataDir = newDataDir();
+      const r = imageStore(config, dataDir);
+      await r.loadAll();
+      expect(states(r), r.health().images[0]!.reason).toEqual(['ready']);
+      const image = r.resolve('4.19', 'x86_64');
+      expect(image.base.identity).toBe(`sha256:${sha256(bytes)}`);
+      expect((await image.base.readExactly(0, bytes.length)).equals(bytes)).toBe(true);
+      expect(r.health().images[0]).toMatchObject({ source: `file://${device}`, file: `sha256-${sha256(bytes)}.iso` });
+      await r.close();
+
+      detach(); // the copy is what is served: the device is not needed again
+      const again = imageStore(config, dataDir);
+      await again.loadAll();
+      expect(states(again)).toEqual(['ready']);
+      expect(again.resolve('4.19', 'x86_64').base.identity).toBe(`sha256:${sha256(bytes)}`);
+    },
+  );
 });
 
 async function writeIso(file: string): Promise<string> {

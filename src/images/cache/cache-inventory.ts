@@ -71,7 +71,9 @@ export async function inspectCache(entries: readonly OsImageEntry[], dataDir: st
       version: entry.version,
       source: describeSource(entry),
     };
-    const inPlacePath = localPath(entry);
+    const local = localPath(entry);
+    // a block device is copied into the cache (src/images/fetch/local-image.ts), not used in place
+    const inPlacePath = local !== undefined && (await statIfExists(local))?.isBlockDevice() ? undefined : local;
     const { item, record, legacy } = await inspectOne(entry, files, inPlacePath);
     items.push({ ...base, ...item });
     const content =

@@ -1,11 +1,13 @@
 // Getting one configured source to a verified file with a persisted record — the store's
 // pipeline for a single source (one or more OS_IMAGES entries naming it), whatever its origin:
 //
-//   local ISO      used in place (a regular file or a block device); reused while it matches its
-//                  record (src/images/loader/compare-with-record.ts); when its content changed,
-//                  the local source is the truth: it is verified again (sha256 if configured,
-//                  CoreOS layout) and recorded with its new sha256, and the change is reported,
-//                  never moved
+//   local ISO      used in place; reused while it matches its record
+//                  (src/images/loader/compare-with-record.ts); when its content changed, the
+//                  local source is the truth: it is verified again (sha256 if configured, CoreOS
+//                  layout) and recorded with its new sha256, and the change is reported, never moved
+//   block device   (a loop device, a disk an ISO was written to: src/images/fetch/local-image.ts)
+//                  its ISO volume copied into <source>.iso.part, hashed on the way, then as a
+//                  remote ISO (the copy is what is served and checked)
 //   remote ISO     the content file its record names is reused while it matches the record; a
 //                  file whose content no longer matches the recorded sha256 is quarantined and
 //                  the image fetched again; else downloaded into <source>.iso.part (resumable),
@@ -35,10 +37,14 @@
 // for the write gate (the embedded database starts first). It reports stages and bytes through
 // LoadContext and leaves opening, serving and retry scheduling to the loader
 // (src/images/loader/image-loader.ts) and the disk budget to src/images/cache/cache-budget.ts.
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import { describeError } from '../../errors.js';
-import { removeFiles, renameDurably, statIfExists } from '../../fs/atomic-file.js';
+import { fsyncPath, removeFiles, renameDurably, statIfExists } from '../../fs/atomic-file.js';
 import { CacheFiles, type LegacyFiles } from '../cache/cache-layout.js';
 import {
   type CacheRecord,
@@ -63,7 +69,7 @@ import { type RetryPolicy, retryClassOf } from './retry-policy.js';
 import type { ImageOrigin } from '../fetch/origin.js';
 import { type OciSource, pullOciIso } from '../fetch/oci/oci-pull.js';
 import type { RemoteSource } from '../fetch/remote-source.js';
-import { localImageSize } from '../fetch/local-image.js';
+import { localImage, localImageSize } from '../fetch/local-image.js';
 import { hashFile, parseAsLiveIso, verifyIso } from '../fetch/verify-iso.js';
 import { extractSingleIso } from '../fetch/zip-extract.js';
 
@@ -112,12 +118,30 @@ export interface LoadContext {
 /** The verified record of the image, after fetching and verifying whatever was needed. */
 export async function obtainIso(ctx: LoadContext): Promise<CacheRecord> {
   const existing = ctx.files ? await readRecord(ctx.files.record) : undefined;
-  if (ctx.origin.kind === 'local' && !ctx.origin.zip) return inPlace(ctx, ctx.origin.path, existing);
+  if (ctx.origin.kind === 'local' && !ctx.origin.zip) {
+    const path = ctx.origin.path;
+    // the copy of a block device is reused without reading the device again
+    const device = async () => {
+      const local = await localImage(path, ctx.label);
+      if (local.kind !== 'device')
+        throw new ImageLoadError('upstream', `${ctx.label}: ${path} is no longer a block device`, 'slow', { path });
+      return { path, size: local.size };
+    };
+    if (existing && !existing.inPlace && recordMismatch(existing, ctx.entry) === undefined)
+      return cached(ctx, requireFiles(ctx), existing, device);
+    const local = await localImage(path, ctx.label);
+    if (local.kind === 'file') return inPlace(ctx, path, existing, local.size);
+    return cached(ctx, requireFiles(ctx), existing, device);
+  }
   return cached(ctx, requireFiles(ctx), existing);
 }
 
-async function inPlace(ctx: LoadContext, path: string, existing: CacheRecord | undefined): Promise<CacheRecord> {
-  const size = await localImageSize(path, ctx.label);
+async function inPlace(
+  ctx: LoadContext,
+  path: string,
+  existing: CacheRecord | undefined,
+  size: number,
+): Promise<CacheRecord> {
   const vouching = existing?.inPlace && existing.iso.path === path && recordMismatch(existing, ctx.entry) === undefined;
   let known: { sha256: string } | undefined;
   if (vouching) {
@@ -144,7 +168,13 @@ async function inPlace(ctx: LoadContext, path: string, existing: CacheRecord | u
   return record;
 }
 
-async function cached(ctx: LoadContext, files: CacheFiles, found: CacheRecord | undefined): Promise<CacheRecord> {
+async function cached(
+  ctx: LoadContext,
+  files: CacheFiles,
+  found: CacheRecord | undefined,
+  /** The block device to copy the ISO from (looked at only when a copy is needed). */
+  device?: () => Promise<{ path: string; size: number }>,
+): Promise<CacheRecord> {
   const existing = (found && relocated(found, files)) ?? (found ? undefined : await adoptLegacy(ctx, files));
   const vouching =
     existing && !existing.inPlace && recordMismatch(existing, ctx.entry) === undefined ? existing : undefined;
@@ -164,7 +194,9 @@ async function cached(ctx: LoadContext, files: CacheFiles, found: CacheRecord | 
 
   await ctx.mayWrite();
   let fetched: { sha256: string; size: number; registry?: RegistryResolution };
-  if (ctx.origin.kind === 'registry') {
+  if (device) {
+    fetched = await copyDevice(ctx, await device(), files);
+  } else if (ctx.origin.kind === 'registry') {
     fetched = await pull(ctx, ctx.origin, files);
   } else if (ctx.origin.kind === 'local' || ctx.origin.zip) {
     const zip = ctx.origin.kind === 'local' ? ctx.origin.path : await fetchZip(ctx, ctx.origin.source, files);
@@ -519,6 +551,56 @@ async function download(
   );
   if (!known) ctx.reserve(result.size);
   return result;
+}
+
+/** Copies the ISO volume of a block device into the `.part`, hashing it on the way. */
+async function copyDevice(
+  ctx: LoadContext,
+  device: { path: string; size: number },
+  files: CacheFiles,
+): Promise<{ sha256: string; size: number }> {
+  ctx.reserve(device.size);
+  ctx.assertRoom(device.size);
+  ctx.stage('extracting', device.size);
+  const hash = createHash('sha256');
+  let copied = 0;
+  try {
+    await pipeline(
+      createReadStream(device.path, { start: 0, end: device.size - 1, highWaterMark: 1024 * 1024 }),
+      new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          hash.update(chunk);
+          copied += chunk.length;
+          ctx.advance(chunk.length);
+          done(null, chunk);
+        },
+      }),
+      createWriteStream(files.isoPart),
+      { signal: ctx.signal },
+    );
+    if (copied !== device.size)
+      throw new ImageLoadError(
+        'upstream',
+        `${ctx.label}: ${device.path} ended after ${copied} of the ${device.size} bytes of its ISO volume`,
+        'slow',
+        { path: device.path },
+      );
+    await fsyncPath(files.isoPart);
+  } catch (err) {
+    await removeFiles(...partFiles(files));
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    const full = diskFullCode(err);
+    if (full !== undefined) throw diskFullError(err, full, files.isoPart, ctx.label);
+    if (err instanceof ImageLoadError) throw err;
+    throw new ImageLoadError(
+      'upstream',
+      `${ctx.label}: reading ${device.path}: ${describeError(err)}`,
+      'slow',
+      { path: device.path },
+      { cause: err },
+    );
+  }
+  return { sha256: hash.digest('hex'), size: device.size };
 }
 
 /**
