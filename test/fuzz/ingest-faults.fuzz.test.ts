@@ -231,6 +231,7 @@ describe('ingest-faults', () => {
           IMAGE_DISK_RESERVE_BYTES: '0',
           LISTEN_PORT: String(port),
           LISTEN_ADDRESS: '127.0.0.1',
+          AUTH_TYPE: 'none', // the default is local (issue 24); this case checks the API answers, not credentials
           LOG_LEVEL: 'warn',
         });
         type Health = { database: { state: string }; images: Array<{ state: string; reason?: string }> };
