@@ -133,13 +133,15 @@ describe.skipIf(unavailable(HAVE_REGISTRY_TOOLS))('OS_IMAGES registry sources in
       image('4.24', { url: `oci://${viaProxy('zstd')}` }),
       image('4.25', { release_image: viaProxy('release') }),
       image('4.26', { url: `oci://${lab.refs.index!.replace(lab.primary.host, lab.bearer.host)}` }), // Bearer tokens
+      image('4.27', { url: `oci://${viaProxy('machine-os-images')}` }), // coreos/coreos-x86_64.iso in a umoci layer
+      image('4.28', { url: `oci://${viaProxy('mos-multi')}` }), // one layer, the ISOs of two architectures
     ]);
     const dir = dataDir();
     const r = store(entries, dir, settings());
     await r.loadAll();
     const health = r.health().images;
-    expect(health.map((i) => i.state)).toEqual(Array(7).fill('ready'));
-    for (const version of ['4.20', '4.21', '4.22', '4.23', '4.24', '4.25', '4.26']) {
+    expect(health.map((i) => i.state)).toEqual(Array(9).fill('ready'));
+    for (const version of ['4.20', '4.21', '4.22', '4.23', '4.24', '4.25', '4.26', '4.27', '4.28']) {
       const served = r.resolve(version, 'x86_64');
       expect(served.base.identity).toBe(`sha256:${X86_SHA}`);
       expect((await served.base.readExactly(0, X86_ISO.length)).equals(X86_ISO)).toBe(true);
@@ -155,24 +157,19 @@ describe.skipIf(unavailable(HAVE_REGISTRY_TOOLS))('OS_IMAGES registry sources in
       resolved: viaProxy('release'),
       machine_os_images: lab.refs['machine-os-images'],
     });
-    // seven sources, one ISO: one stored file, every entry naming the six others
+    // nine sources, one ISO: one stored file, every entry naming the eight others
     const isos = (await readdir(path.join(dir, 'images'))).filter((f) => f.endsWith('.iso'));
     expect(isos).toEqual([`sha256-${X86_SHA}.iso`]);
     expect(new Set(health.map((i) => i.file))).toEqual(new Set([`sha256-${X86_SHA}.iso`]));
-    expect(health[0]!.shared_with).toEqual([
-      '4.21 x86_64',
-      '4.22 x86_64',
-      '4.23 x86_64',
-      '4.24 x86_64',
-      '4.25 x86_64',
-      '4.26 x86_64',
-    ]);
+    expect(health[0]!.shared_with).toEqual(
+      ['4.21', '4.22', '4.23', '4.24', '4.25', '4.26', '4.27', '4.28'].map((v) => `${v} x86_64`),
+    );
     await r.close();
 
     const before = proxy.requests.length;
     const again = store(entries, dir, settings());
     await again.loadAll();
-    expect(again.health().images.map((i) => i.state)).toEqual(Array(7).fill('ready'));
+    expect(again.health().images.map((i) => i.state)).toEqual(Array(9).fill('ready'));
     expect(again.health().images[1]!.resolved).toBe(`${proxy.host}/art/iso@${lab.digests.artifact}`);
     expect(proxy.requests.length).toBe(before); // nothing asked of the registry
   });
