@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { toolWorks, unavailable } from '../../test/support/requirements.js';
@@ -17,6 +17,7 @@ import { legacyNames, urlDigest } from './cache/cache-layout.js';
 import { defaultImageStoreSettings } from './store-settings.js';
 import { entry, fixtureBytes, fixtureVariant, sha256 } from './test-support/images.js';
 import { storeHarness } from './test-support/store-harness.js';
+import { waitFor } from './test-support/wait.js';
 
 const iso = fixtureBytes();
 const ISO_SHA = sha256(iso);
@@ -100,6 +101,45 @@ describe('one stored copy per distinct ISO', () => {
     expect(await isosIn(dataDir)).toEqual(
       [`sha256-${sha256(other)}.iso`, `sha256-${sha256(fixtureVariant(8))}.iso`].sort(),
     );
+  });
+
+  it('a shared file that changes while served holds every entry on it, is quarantined once, and ends as one file again', async () => {
+    server.serve('/share-a.iso', iso).serve('/share-b.iso', iso);
+    const dataDir = newDataDir();
+    const r = imageStore(
+      [entry('4.16', server.url('/share-a.iso')), entry('4.17', server.url('/share-b.iso'))],
+      dataDir,
+      {
+        settings: {
+          ...defaultImageStoreSettings(),
+          concurrency: 1,
+          integrity: { ...defaultImageStoreSettings().integrity, checkIntervalMs: 200, rehashIntervalMs: 0 },
+        },
+      },
+    );
+    await r.loadAll();
+    expect(await isosIn(dataDir)).toEqual([`sha256-${ISO_SHA}.iso`]);
+    const file = r.resolve('4.16', 'x86_64').base.path;
+    expect(r.resolve('4.17', 'x86_64').base.path).toBe(file);
+    const seen = new Map<string, Set<string>>();
+    r.subscribe(() => {
+      for (const h of r.health().images)
+        seen.set(h.openshift_version, (seen.get(h.openshift_version) ?? new Set()).add(h.state));
+    });
+    const handle = await open(file, 'r+');
+    await handle.write(Buffer.from([iso[40_000]! ^ 0xff]), 0, 1, 40_000);
+    await handle.close();
+    await waitFor(
+      () => states(r).every((s) => s === 'ready') && r.health().images.some((h) => h.integrity.mismatches > 0) && r,
+      'both entries served again',
+    );
+    // both were held, the changed file went to the quarantine once, the ISO is one file again
+    for (const v of ['4.16', '4.17']) expect([...seen.get(v)!], v).toContain('verifying');
+    expect(r.health().images.reduce((n, h) => n + h.integrity.mismatches, 0)).toBe(1);
+    expect(await isosIn(dataDir)).toEqual([`sha256-${ISO_SHA}.iso`]);
+    expect(r.health().images.map((h) => h.file)).toEqual([`sha256-${ISO_SHA}.iso`, `sha256-${ISO_SHA}.iso`]);
+    for (const v of ['4.16', '4.17'])
+      expect((await r.resolve(v, 'x86_64').base.readExactly(0, iso.length)).equals(iso), v).toBe(true);
   });
 
   it('adopts a cache of the layout before content keying: no download, one file for its versions', async () => {
