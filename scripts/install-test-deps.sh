@@ -50,6 +50,10 @@ declare -A NEEDED_BY=(
 	[grub-efi-amd64-signed]="boot tests: the fixture's signed GRUB"
 	[dnsmasq-base]='boot tests: UEFI HTTP Boot (DHCP in a network namespace)'
 	[iproute2]='boot tests: network namespaces and veth pairs'
+	[docker-registry]="registry sources: Debian's distribution registry on loopback (TLS, htpasswd, mirrors)"
+	[skopeo]="registry sources: pushes test images, reads the generated registries.conf and policy.json"
+	[umoci]="registry sources: builds test images (OCI layouts)"
+	[apache2-utils]="registry sources: htpasswd for the test registries"
 )
 PACKAGES=(
 	xorriso isolinux syslinux-common mtools dosfstools cpio xz-utils zstd gzip curl zip openssl
@@ -57,6 +61,7 @@ PACKAGES=(
 	network-manager dbus-daemon
 	ignition systemd linux-image-amd64 kmod passwd policycoreutils
 	ovmf shim-signed grub-efi-amd64-signed dnsmasq-base iproute2
+	docker-registry skopeo umoci apache2-utils
 	postgresql haproxy chromium zbar-tools
 )
 

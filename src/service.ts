@@ -40,6 +40,7 @@ import { CachedIgnitionSource } from './ignition-supply/cached-source.js';
 import { RemoteIgnitionSource } from './ignition-supply/remote-source.js';
 import { RemoteUrlTokenResolver } from './ignition-supply/remote-url-tokens.js';
 import type { IgnitionSource } from './ignition-supply/source.js';
+import { hostRegistryFiles } from './images/fetch/oci/registries-conf-render.js';
 import { ManagedImageStore } from './images/managed-image-store.js';
 import { Metrics } from './metrics.js';
 import { adminTokenFile } from './core/auth/local-keys.js';
@@ -236,7 +237,14 @@ export async function startService(
     if (config.role !== 'image') {
       core = await createCore({
         settings: config,
-        endpoints: { serviceBaseUrl, imageServiceBaseUrl, pxeServiceBaseUrl, pxeImageBaseUrl, serviceCaCert },
+        endpoints: {
+          serviceBaseUrl,
+          imageServiceBaseUrl,
+          pxeServiceBaseUrl,
+          pxeImageBaseUrl,
+          serviceCaCert,
+          hostRegistry: hostRegistryFiles(config.imageStore.sources.registry),
+        },
         catalog: imageStore.catalog,
         logger,
         now: options.now,

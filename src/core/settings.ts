@@ -58,6 +58,17 @@ export const DEFAULT_CORE_SETTINGS: Readonly<CoreSettings> = {
   events: DEFAULT_EVENT_SETTINGS,
 };
 
+/**
+ * The registry files every discovery host gets (src/images/fetch/oci/registries-conf-render.ts
+ * makes them from the image store's settings; ./discovery-ignition/discovery.ts writes them).
+ */
+export interface HostRegistryFiles {
+  /** registries.conf v2 rendered from REGISTRIES_CONF_FILE, and the policy.json that goes with it. */
+  registriesConf?: { text: string; policyJson: string } | undefined;
+  /** REGISTRY_CA_FILE's PEM. */
+  caPem?: string | undefined;
+}
+
 /** Where hosts and BMCs are sent, resolved at start (src/service.ts). */
 export interface CoreEndpoints {
   /** SERVICE_BASE_URL, configured or derived from the bound listener. */
@@ -69,6 +80,11 @@ export interface CoreEndpoints {
   pxeImageBaseUrl?: string;
   /** The PEM of SERVICE_CA_CERT_FILE, for the agent's --cacert; undefined = the system's trust. */
   serviceCaCert?: string;
+  /**
+   * The image store's REGISTRIES_CONF_FILE (rendered) and REGISTRY_CA_FILE, written into every
+   * discovery Ignition so hosts pull through the same mirrors; undefined = neither is set.
+   */
+  hostRegistry?: HostRegistryFiles | undefined;
 }
 
 /** Just the core's settings out of `source` (a whole Config): the core holds nothing else of it. */

@@ -5,7 +5,7 @@
 // again; a file whose metadata alone changed is served again without a download; a local source
 // that changed is the truth and is recorded anew.
 import { execFileSync } from 'node:child_process';
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, writeSync } from 'node:fs';
 import { copyFile, open, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -49,8 +49,12 @@ async function writeByte(file: string, offset: number, value: number, keepTimes 
   }
 }
 
+/** The record naming the content-keyed ISO at `isoPath` (these tests configure one source per cache). */
 function recordPath(isoPath: string): string {
-  return isoPath.replace(/\.iso$/, '.json');
+  const dir = path.dirname(isoPath);
+  const records = readdirSync(dir).filter((f) => f.endsWith('.json') && !f.includes('.part'));
+  expect(records).toHaveLength(1);
+  return path.join(dir, records[0]!);
 }
 
 /** Every ready image the store ever published, read back where the kernel lies (checked after). */
@@ -253,7 +257,7 @@ describe('cache integrity', () => {
     expect(JSON.parse(await readFile(recordPath(file), 'utf8')).distrusted).toBeUndefined();
   });
 
-  it('quarantines a cached ISO that no record vouches for (no sha256 configured) and fetches it again', async () => {
+  it('quarantines a stored ISO that no record vouches for and whose bytes differ from its name, and fetches it again', async () => {
     server.serve('/f.iso', iso);
     const dataDir = newDataDir();
     const config = [entry('4.17', server.url('/f.iso'))];
@@ -262,14 +266,14 @@ describe('cache integrity', () => {
     const file = first.resolve('4.17', 'x86_64').base.path;
     await first.close();
     await rm(recordPath(file));
-    await writeByte(file, 60_000, 0x00);
+    await writeByte(file, 60_000, iso[60_000]! ^ 0xff);
     const hits = server.hitsFor('/f.iso').length;
 
     const r = imageStore(config, dataDir);
     await r.loadAll();
     expect(server.hitsFor('/f.iso').length).toBe(hits + 1);
     expect(r.health().images[0]!.integrity.last_mismatch).toMatchObject({
-      reason: 'no readable record vouches for it',
+      reason: expect.stringMatching(/no record vouches for it.*its sha256 differs from its name/),
       action: 'quarantined',
     });
     expect((await readFile(file)).equals(iso)).toBe(true);

@@ -50,9 +50,10 @@ describe('ManagedImageStore', () => {
     const health = r.health().images[0]!;
     expect(health).toMatchObject({ state: 'ready', size: iso.length, sha256: ISO_SHA, source: server.url('/a.iso') });
     expect(health.last_served_at).toBeDefined();
+    // the ISO named by its content, the record by its source (URL hash, and the configured sha256)
     expect(await cacheFiles(dataDir)).toEqual([
-      expect.stringMatching(/^4\.17-x86_64-[0-9a-f]{12}\.iso$/),
-      expect.stringMatching(/\.json$/),
+      `sha256-${ISO_SHA}.iso`,
+      expect.stringMatching(new RegExp(`^x86_64-[0-9a-f]{12}-${ISO_SHA.slice(0, 12)}\\.json$`)),
     ]);
   });
 

@@ -17,7 +17,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { CacheBudget, DEFAULT_EVICTION_MIN_IDLE_MS, DEFAULT_RETIRE_GRACE_MS } from './cache/cache-budget.js';
-import { CacheFiles, cacheName, imagesDirOf } from './cache/cache-layout.js';
+import { CacheFiles, LegacyFiles, cacheName, imagesDirOf, legacyNames } from './cache/cache-layout.js';
 import { Quarantine } from './cache/quarantine.js';
 import type { CatalogImage, ImageCatalog } from './catalog/catalog-image.js';
 import type { ImageStore, StoreHealth } from './catalog/image-store.js';
@@ -28,6 +28,7 @@ import { newSlot } from './loader/image-slot.js';
 import { ImageLoader } from './loader/image-loader.js';
 import { type RebuildMinimalIso, rebuildMinimalIsoFromMinisoDat } from './loader/rebuild-minimal-iso.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './loader/retry-policy.js';
+import { SharedContent } from './loader/shared-content.js';
 import type { OsImageEntry } from './os-images-config.js';
 import { type ImageStoreSettings, defaultImageStoreSettings } from './store-settings.js';
 
@@ -79,9 +80,21 @@ export class ManagedImageStore implements ImageStore, ImageCatalog {
       requested: (view) => this.loader.requested(view),
       served: (view) => this.loader.served(view),
     });
+    // one slot per configured source (entries naming one source share it), one file per distinct ISO
     const slots = this.catalog.slots.map((view) =>
-      newSlot(view, dir ? new CacheFiles(dir, cacheName(view.entry)) : undefined),
+      dir
+        ? newSlot(
+            view,
+            new CacheFiles(dir, cacheName(view.entry)),
+            legacyNames(view.entries).map((name) => new LegacyFiles(dir, name)),
+          )
+        : newSlot(view, undefined),
     );
+    const shared = new SharedContent(slots);
+    if (settings.serveWhileDownloading && entries.some((e) => e.releaseImage !== undefined || /^oci:/i.test(e.url!)))
+      logger.info(
+        'IMAGE_SERVE_WHILE_DOWNLOADING does not apply to registry sources: they are served once their digests are verified',
+      );
     this.budget = new CacheBudget(slots, this.catalog, logger, {
       dir,
       maxBytes: settings.cacheMaxBytes,
@@ -103,6 +116,7 @@ export class ManagedImageStore implements ImageStore, ImageCatalog {
         () => undefined,
         () => undefined,
       ),
+      shared,
     });
   }
 

@@ -130,6 +130,38 @@ describe('parseOsImages', () => {
     expect(accepted).toBeGreaterThan(100);
   });
 
+  it('accepts oci:// images (normalised) and release_image entries, refusing bad ones by name', () => {
+    const digest = `sha256:${'a'.repeat(64)}`;
+    const release = { openshift_version: '4.19', cpu_architecture: 'arm64', version: '419.96.1' };
+    const { entries, problems } = parseOsImages(
+      JSON.stringify([
+        { ...good, url: `oci://Mirror.Example:5000/ocp/iso@${digest}` },
+        { ...good, openshift_version: '4.17', url: 'oci://mirror.example:5000/ocp/iso:4.17' },
+        { ...release, release_image: `quay.io/openshift-release-dev/ocp-release@${digest}` },
+        { ...release, openshift_version: '4.20', release_image: `oci://quay.io/x/release:4.20.0` },
+        { ...good, openshift_version: '4.1', url: 'oci://ubuntu:22.04' },
+        { ...good, openshift_version: '4.2', url: 'oci://quay.io/ocp/iso@sha512:abc' },
+        { ...release, openshift_version: '4.3', url: 'https://x/y.iso', release_image: `quay.io/x/r@${digest}` },
+        { openshift_version: '4.4', version: '44', release_image: `quay.io/x/r@${digest}` },
+        { ...release, openshift_version: '4.5', release_image: 'https://quay.io/x/r' },
+      ]),
+      'OS_IMAGES',
+    );
+    expect(entries.map((e) => [e.openshiftVersion, e.url ?? e.releaseImage, e.cpuArchitecture])).toEqual([
+      ['4.16', `oci://mirror.example:5000/ocp/iso@${digest}`, 'x86_64'],
+      ['4.17', 'oci://mirror.example:5000/ocp/iso:4.17', 'x86_64'],
+      ['4.19', `quay.io/openshift-release-dev/ocp-release@${digest}`, 'aarch64'],
+      ['4.20', 'quay.io/x/release:4.20.0', 'aarch64'],
+    ]);
+    expect(entries[2]!.url).toBeUndefined();
+    expect(problems).toHaveLength(5);
+    expect(problems[0]).toMatch(/#4 \(4\.1 x86_64\): "url" "oci:\/\/ubuntu:22\.04": .*registry/);
+    expect(problems[1]).toMatch(/#5 .*only sha256 digests/);
+    expect(problems[2]).toMatch(/#6 .*"release_image" and "url" exclude each other/);
+    expect(problems[3]).toMatch(/#7 .*must name its "cpu_architecture"/);
+    expect(problems[4]).toMatch(/#8 .*"release_image" .*only HOST\[:PORT\]\/REPO/);
+  });
+
   it('reports malformed JSON and non-lists without throwing', () => {
     expect(parseOsImages('{', 'OS_IMAGES').problems[0]).toMatch(/not valid JSON/);
     expect(parseOsImages('{}', 'OS_IMAGES').problems[0]).toMatch(/list/);

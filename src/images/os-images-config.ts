@@ -3,8 +3,15 @@
 // plus optional sha256 (of the ISO, also when `url` names a .zip holding it), type, and
 // rootfs_url (assisted-service's OS image field: where minimal ISOs and iPXE scripts make hosts
 // fetch the rootfs instead of this service's /boot-artifacts/rootfs).
-// URLs: http(s)://, s3://bucket/key, file:// or an absolute path; a path ending in .zip is a
-// zip archive holding exactly one .iso.
+// URLs: http(s)://, s3://bucket/key, file:// or an absolute path (a regular file or a block
+// device); a path ending in .zip is a zip archive holding exactly one .iso;
+// oci://HOST[:PORT]/REPO[:TAG][@sha256:…] is an OCI image or artifact whose layer is the ISO.
+// Or, instead of `url`, `release_image`: HOST[:PORT]/REPO[:TAG][@sha256:…] of an OpenShift
+// release payload whose machine-os-images image holds the ISO; such an entry names its
+// cpu_architecture explicitly (the payload holds one ISO per architecture).
+//
+// Entries naming the same source (`sourceKey`: URL or release_image, architecture and configured
+// sha256) share one download and one stored file.
 //
 // Invalid entries are reported by name and skipped, never fatal: one bad entry must not
 // stop the others from being served. It does not download or open anything.
@@ -13,6 +20,7 @@ import { parse as parseYaml } from 'yaml';
 import { describeError } from '../errors.js';
 import { rootfsUrlKarg } from '../iso/minimal-kargs.js';
 import { type CpuArchitecture, normalizeArchitecture } from './architecture.js';
+import { formatReference, parseImageReference } from './image-reference.js';
 
 /**
  * A rootfs_url lands in an ISO's kargs areas (~1 KiB, shared with the default kargs) and on the
@@ -24,7 +32,10 @@ export interface OsImageEntry {
   openshiftVersion: string;
   version: string;
   cpuArchitecture: CpuArchitecture;
-  url: string;
+  /** Where the ISO comes from; absent exactly when `releaseImage` is set. */
+  url?: string;
+  /** `release_image`: an OpenShift release payload reference (normalised: oci:// dropped). */
+  releaseImage?: string;
   sha256?: string;
   type: 'full-iso';
   /** External rootfs for minimal ISOs and iPXE scripts; absent: this service's /boot-artifacts/rootfs. */
@@ -91,9 +102,27 @@ function describeEntry(item: unknown, index: number): string {
   return `#${index}`;
 }
 
+/**
+ * What an entry's ISO is fetched from, as a key: entries with equal keys share one download and
+ * one stored file. The architecture is part of it (an oci:// index or a release payload resolves
+ * to one ISO per architecture), and so is a configured sha256 (entries pinning one URL
+ * differently fail or succeed apart; equal bytes still end in one stored file). Holds the URL as
+ * configured (a presigned query included): hash it before it goes anywhere visible.
+ */
+export function sourceKey(entry: OsImageEntry): string {
+  const source = entry.releaseImage !== undefined ? `release_image:${entry.releaseImage}` : entry.url!;
+  return `${entry.cpuArchitecture} ${entry.sha256 ?? '-'} ${source}`;
+}
+
+/** The entry's source for messages and /health: the URL redacted, or `release_image` as given. */
+export function describeSource(entry: OsImageEntry): string {
+  return entry.releaseImage !== undefined ? `release_image ${entry.releaseImage}` : redactUrl(entry.url!);
+}
+
 function parseEntry(item: unknown): OsImageEntry | string {
   if (!item || typeof item !== 'object' || Array.isArray(item)) return 'not an object';
   const o = item as Record<string, unknown>;
+  if (o.release_image !== undefined) return parseReleaseEntry(o);
   for (const field of ['openshift_version', 'url', 'version'] as const) {
     if (typeof o[field] !== 'string' || (o[field] as string).trim() === '') return `missing or empty "${field}"`;
   }
@@ -105,8 +134,12 @@ function parseEntry(item: unknown): OsImageEntry | string {
   }
   if (o.type !== undefined && o.type !== 'full-iso')
     return `unsupported type ${JSON.stringify(o.type)} (only "full-iso")`;
-  const url = o.url as string;
-  if (!/^(file|https?|s3):\/\//.test(url) && !url.startsWith('/'))
+  let url = o.url as string;
+  if (/^oci:\/\//i.test(url)) {
+    const problem = referenceProblem(url, 'url');
+    if (typeof problem === 'string') return problem;
+    url = `oci://${problem.normalized}`;
+  } else if (!/^(file|https?|s3):\/\//.test(url) && !url.startsWith('/'))
     return `unsupported url ${JSON.stringify(redactUrl(url))}`;
   if (url.startsWith('s3://') && !/^s3:\/\/[^/?#]+\/[^?#]+$/.test(url))
     return `url ${JSON.stringify(redactUrl(url))} must be s3://bucket/key`;
@@ -121,6 +154,45 @@ function parseEntry(item: unknown): OsImageEntry | string {
     type: 'full-iso',
     ...(typeof o.rootfs_url === 'string' ? { rootfsUrl: o.rootfs_url } : {}),
   };
+}
+
+/** An entry naming an OpenShift release payload instead of a URL. */
+function parseReleaseEntry(o: Record<string, unknown>): OsImageEntry | string {
+  if (o.url !== undefined) return '"release_image" and "url" exclude each other (the release payload names the ISO)';
+  for (const field of ['openshift_version', 'version', 'release_image', 'cpu_architecture'] as const) {
+    if (typeof o[field] !== 'string' || (o[field] as string).trim() === '')
+      return field === 'cpu_architecture'
+        ? 'an entry with "release_image" must name its "cpu_architecture" (the payload holds one ISO per architecture)'
+        : `missing or empty "${field}"`;
+  }
+  const cpuArchitecture = normalizeArchitecture(o.cpu_architecture as string);
+  if (!cpuArchitecture) return `unknown cpu_architecture ${JSON.stringify(o.cpu_architecture)}`;
+  if (o.sha256 !== undefined && (typeof o.sha256 !== 'string' || !/^[0-9a-fA-F]{64}$/.test(o.sha256)))
+    return '"sha256" must be 64 hexadecimal digits';
+  if (o.type !== undefined && o.type !== 'full-iso')
+    return `unsupported type ${JSON.stringify(o.type)} (only "full-iso")`;
+  const reference = referenceProblem(o.release_image as string, 'release_image');
+  if (typeof reference === 'string') return reference;
+  const rootfsProblem = o.rootfs_url === undefined ? undefined : checkRootfsUrl(o.rootfs_url);
+  if (rootfsProblem) return rootfsProblem;
+  return {
+    openshiftVersion: o.openshift_version as string,
+    version: o.version as string,
+    cpuArchitecture,
+    releaseImage: reference.normalized,
+    ...(typeof o.sha256 === 'string' ? { sha256: o.sha256.toLowerCase() } : {}),
+    type: 'full-iso',
+    ...(typeof o.rootfs_url === 'string' ? { rootfsUrl: o.rootfs_url } : {}),
+  };
+}
+
+/** The reference normalised (`HOST/REPO[:TAG][@DIGEST]`), or why it is not one. */
+function referenceProblem(text: string, field: string): { normalized: string } | string {
+  try {
+    return { normalized: formatReference(parseImageReference(text, `"${field}"`)) };
+  } catch (err) {
+    return (err as Error).message;
+  }
 }
 
 /**

@@ -98,7 +98,8 @@ describe.skipIf(unavailable({ zip: HAVE_ZIP }))('four images, one broken', () =>
     entries = [
       entry('4.14', mirror.url('/fast.iso'), { sha256: sha256(iso) }),
       entry('4.15', mirror.url('/slow.iso')),
-      entry('4.16', mirror.url('/vendor.zip'), { sha256: sha256(iso) }),
+      // no sha256: the zip is downloaded (a configured one would adopt 4.14's stored file at once)
+      entry('4.16', mirror.url('/vendor.zip')),
       entry('4.17', mirror.url('/broken.iso'), { sha256: 'f'.repeat(64) }),
     ];
   });
@@ -147,6 +148,9 @@ describe.skipIf(unavailable({ zip: HAVE_ZIP }))('four images, one broken', () =>
         reason: expect.stringMatching(/sha256 is [0-9a-f]{64} but the configuration says f{64}/),
       });
       expect(health.images[3]!.retry_at).toBeUndefined();
+      // three sources, the same bytes: one stored file, named by its sha256, shared by the three entries
+      expect(new Set(health.images.slice(0, 3).map((i) => i.file))).toEqual(new Set([`sha256-${sha256(iso)}.iso`]));
+      expect(health.images[0]!.shared_with).toEqual(['4.15 x86_64', '4.16 x86_64']);
       const broken = await get(`${first.url}/images/${ID}?version=4.17&type=full-iso`);
       expect(broken.status).toBe(503);
       expect(JSON.parse(broken.body.toString()).message).toMatch(/unusable: .*sha256/);

@@ -5,6 +5,57 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { ImageSettingsError, byteSizeFrom, imageStoreSettingsFromEnvironment } from './store-settings.js';
 
 describe('imageStoreSettingsFromEnvironment', () => {
+  it('reads the registry files, the auth file searched before the pull secret file; clocks that fail a stall in 2 minutes', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'registry-settings-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const auth = (user: string) =>
+      JSON.stringify({ auths: { 'quay.io': { auth: Buffer.from(`${user}:pw`).toString('base64') } } });
+    await writeFile(path.join(dir, 'auth.json'), auth('from-auth-file'));
+    await writeFile(path.join(dir, 'pull-secret.json'), auth('from-pull-secret'));
+    await writeFile(path.join(dir, 'ca.pem'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+    await writeFile(
+      path.join(dir, 'registries.conf'),
+      '[[registry]]\nlocation = "quay.io/ocp"\n[[registry.mirror]]\nlocation = "mirror.example:5000/ocp"\n',
+    );
+    const s = imageStoreSettingsFromEnvironment({
+      REGISTRY_AUTH_FILE: path.join(dir, 'auth.json'),
+      PULL_SECRET_FILE: path.join(dir, 'pull-secret.json'),
+      REGISTRY_CA_FILE: path.join(dir, 'ca.pem'),
+      REGISTRIES_CONF_FILE: path.join(dir, 'registries.conf'),
+    }).sources.registry;
+    expect(s.authFiles.map((a) => a.source)).toEqual([
+      `REGISTRY_AUTH_FILE ${path.join(dir, 'auth.json')}`,
+      `PULL_SECRET_FILE ${path.join(dir, 'pull-secret.json')}`,
+    ]);
+    expect(s.ca).toContain('BEGIN CERTIFICATE');
+    expect(s.registriesConf?.registries[0]?.mirrors[0]?.location).toBe('mirror.example:5000/ocp');
+    // (reconnects + 1) × idle clock: a stalled registry fails within 2 minutes
+    expect((s.maxReconnects + 1) * s.timeouts.idleMs).toBe(120_000);
+    expect(imageStoreSettingsFromEnvironment({}).sources.registry).toMatchObject({
+      authFiles: [],
+      ca: undefined,
+      registriesConf: undefined,
+    });
+
+    for (const [env, message] of [
+      [{ REGISTRY_AUTH_FILE: path.join(dir, 'missing.json') }, /^REGISTRY_AUTH_FILE .*missing\.json: cannot be read/],
+      [{ PULL_SECRET_FILE: path.join(dir, 'ca.pem') }, /^PULL_SECRET_FILE .*ca\.pem: not valid JSON/],
+      [{ REGISTRY_CA_FILE: path.join(dir, 'auth.json') }, /^REGISTRY_CA_FILE .*auth\.json: holds no PEM certificate/],
+      [{ REGISTRIES_CONF_FILE: path.join(dir, 'auth.json') }, /^REGISTRIES_CONF_FILE .*auth\.json line 1/],
+    ] as const) {
+      const err = (() => {
+        try {
+          imageStoreSettingsFromEnvironment(env);
+        } catch (e) {
+          return e as Error;
+        }
+      })();
+      expect(err).toBeInstanceOf(ImageSettingsError);
+      expect(err?.message).toMatch(message);
+      expect(err?.message).not.toContain(Buffer.from('from-auth-file:pw').toString('base64'));
+    }
+  });
+
   it('has working defaults', () => {
     const s = imageStoreSettingsFromEnvironment({});
     expect(s.concurrency).toBe(2);

@@ -26,12 +26,21 @@
 //   IMAGE_QUARANTINE_KEEP              files kept in DATA_DIR/images/quarantine (default 2; 0 = delete)
 //   IMAGE_DISK_RESERVE_BYTES           bytes a download must leave free on the cache's disk (default
 //                                      256Mi when the embedded PostgreSQL shares DATA_DIR, else 0)
+//   REGISTRY_AUTH_FILE                 docker config.json / containers auth.json with the credentials
+//                                      of oci:// and release_image sources (and their mirrors)
+//   PULL_SECRET_FILE                   a pull secret (the same JSON form), searched after it
+//   REGISTRY_CA_FILE                   PEM bundle trusted for registries, in addition to the default
+//                                      roots; also written into every discovery Ignition
+//   REGISTRIES_CONF_FILE               containers-registries.conf v2: mirrors for the pulls; also
+//                                      written into every discovery Ignition for the hosts
 //
 // Invalid values throw ImageSettingsError naming the variable (never echoing a header value).
 import { readFileSync } from 'node:fs';
 import { parseDuration } from '../duration.js';
 import { withContext } from '../errors.js';
 import { MAX_QUARANTINE_KEEP } from './cache/quarantine.js';
+import type { OciSettings } from './fetch/oci/oci-pull.js';
+import { readOciSettingsSync } from './fetch/oci/oci-settings.js';
 import type { SourceSettings } from './fetch/origin.js';
 import { ProxySettings } from './fetch/proxy-env.js';
 import { ImageSettingsError } from './settings-error.js';
@@ -76,6 +85,21 @@ export { ImageSettingsError };
 export const DOWNLOAD_IDLE_TIMEOUT_MS = 60_000;
 
 export const DEFAULT_CONCURRENCY = 2;
+
+/**
+ * A registry blob silent this long is stalled: the pull reconnects (with Range) or fails. Half
+ * of the OCI library's minute: a registry on the site network that sends nothing for 30 s is
+ * broken, and a stalled image should fail (and show why in /health) within minutes.
+ */
+export const REGISTRY_BLOB_IDLE_MS = 30_000;
+/** Reconnects per blob after a stall or a broken transfer: a stalled registry fails after
+ *  (3 + 1) × REGISTRY_BLOB_IDLE_MS = 2 minutes instead of the library's 6. */
+export const REGISTRY_MAX_RECONNECTS = 3;
+/** Manifests (≤ 4 MiB), tokens, error bodies: 30 s is generous on any working link. */
+export const REGISTRY_REQUEST_MS = 30_000;
+
+/** Which setting each registry file comes from, in the order they are searched. */
+const REGISTRY_VARIABLES = ['REGISTRY_AUTH_FILE', 'PULL_SECRET_FILE', 'REGISTRY_CA_FILE', 'REGISTRIES_CONF_FILE'];
 
 /**
  * `embeddedDatabase`: the embedded PostgreSQL lives in DATA_DIR beside the cache, which makes
@@ -130,7 +154,34 @@ export function imageStoreSettingsFromEnvironment(
             : undefined,
         idleTimeoutMs: DOWNLOAD_IDLE_TIMEOUT_MS,
       },
+      registry: registryFrom(env),
     },
+  };
+}
+
+/** The OCI source's settings: its files read and checked now, so a bad one stops the start. */
+function registryFrom(env: NodeJS.ProcessEnv): OciSettings {
+  let settings: OciSettings;
+  try {
+    settings = readOciSettingsSync({
+      authFile: env.REGISTRY_AUTH_FILE || undefined,
+      pullSecretFile: env.PULL_SECRET_FILE || undefined,
+      caFile: env.REGISTRY_CA_FILE || undefined,
+      registriesConfFile: env.REGISTRIES_CONF_FILE || undefined,
+    });
+  } catch (err) {
+    // the messages start with the variable's name and name paths only (never a credential)
+    const message = (err as Error).message;
+    const variable = REGISTRY_VARIABLES.find((v) => message.startsWith(`${v} `)) ?? 'REGISTRY_AUTH_FILE';
+    throw new ImageSettingsError(
+      variable,
+      message.startsWith(`${variable} `) ? message.slice(variable.length + 1) : message,
+    );
+  }
+  return {
+    ...settings,
+    timeouts: { ...settings.timeouts, requestMs: REGISTRY_REQUEST_MS, idleMs: REGISTRY_BLOB_IDLE_MS },
+    maxReconnects: REGISTRY_MAX_RECONNECTS,
   };
 }
 

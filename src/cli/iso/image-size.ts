@@ -4,40 +4,18 @@
 // ISO 9660 primary volume descriptor's volume space size (the image written to the device).
 // Does: size lookups and a positional reader that reports that size. Does NOT: write anything.
 import type { FileHandle } from 'node:fs/promises';
-import { readFile } from 'node:fs/promises';
 
 import type { PositionalReader } from '../../iso/read-range.js';
 import { CliError } from '../verb.js';
+import { sysfsBlockDeviceSize } from '../../iso/block-device.js';
 
-/** sysfs reports block device sizes in units of this many bytes (include/linux/types.h: sector_t). */
-export const SYSFS_SECTOR_BYTES = 512;
+export { SYSFS_SECTOR_BYTES, deviceNumbers, sysfsBlockDeviceSize } from '../../iso/block-device.js';
+
 /** The ISO 9660 primary volume descriptor: sector 16 of 2048 bytes (ECMA-119 8.4). */
 const PVD_OFFSET = 16 * 2048;
 /** Where the PVD holds the volume space size and the logical block size (both-endian fields). */
 const VOLUME_SPACE_SIZE_AT = 80;
 const LOGICAL_BLOCK_SIZE_AT = 128;
-
-/** Linux's dev_t → major:minor (glibc's gnu_dev_major/minor). */
-export function deviceNumbers(rdev: number): { major: number; minor: number } {
-  const high = Math.floor(rdev / 2 ** 32);
-  const low = rdev >>> 0;
-  const major = ((low >>> 8) & 0xfff) | ((high & 0xfffff000) >>> 0);
-  const minor = (low & 0xff) | ((low >>> 12) & 0xffffff00);
-  return { major, minor };
-}
-
-/** The size sysfs gives for a block device, or undefined when sysfs does not say. */
-export async function sysfsBlockDeviceSize(rdev: number, sysRoot = '/sys'): Promise<number | undefined> {
-  const { major, minor } = deviceNumbers(rdev);
-  let text: string;
-  try {
-    text = await readFile(`${sysRoot}/dev/block/${major}:${minor}/size`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const sectors = Number(text.trim());
-  return Number.isSafeInteger(sectors) && sectors > 0 ? sectors * SYSFS_SECTOR_BYTES : undefined;
-}
 
 /** The byte size an ISO 9660 image says it has (volume space size × logical block size). */
 export async function iso9660VolumeSize(fh: Pick<FileHandle, 'read'>, name: string): Promise<number> {

@@ -4,7 +4,11 @@
 // agent.service running the discovery agent against SERVICE_BASE_URL with the
 // InfraEnv id, its token and proxy environment; ignition.proxy and /etc/profile.d/proxy.sh;
 // the additional trust bundle; the CA of SERVICE_BASE_URL for the agent's --cacert (when set); extra NTP sources; static network config as
-// NetworkManager keyfiles; then the user's ignition_config_override merged on top.
+// NetworkManager keyfiles; the registry mirrors the image store pulls through (REGISTRIES_CONF_FILE
+// as /etc/containers/registries.conf with a policy.json that accepts what comes through them, and
+// REGISTRY_CA_FILE as a CA anchor), so hosts pull the agent image from the mirror as
+// assisted-service's discovery config makes them; then the user's ignition_config_override
+// merged on top.
 // Every value written into a shell script or a unit goes through escape.ts for that syntax
 // (a proxy URL with `$(…)`, backticks or `%` is inert text there). What we render is validated on
 // Ignition's rules (validate.ts) before anything serves or embeds it: the generated part alone,
@@ -16,6 +20,7 @@
 // assisted-service's. Next: render-cache.ts, then infraenv/service.ts.
 import type { InfraEnvRecord } from '../model.js';
 import { generateKeyfiles } from '../infraenv/static-network.js';
+import type { HostRegistryFiles } from '../settings.js';
 import { shQuote, systemdEnvironment, systemdExecArg } from './escape.js';
 import { mergeIgnition } from './merge.js';
 import { checkOverrideSize } from './override-limits.js';
@@ -25,6 +30,14 @@ import { parseIgnition, validateIgnition, type IgnitionConfig } from './validate
 /** Where the agent reads the CA of SERVICE_BASE_URL from: upstream's HostCACertPath. */
 export const SERVICE_CA_CERT_PATH = '/etc/assisted-service/service-ca-cert.crt';
 export const TRUST_BUNDLE_PATH = '/etc/pki/ca-trust/source/anchors/assisted-infraenv-additional-trust-bundle.pem';
+/** The mirror configuration's paths and the CA anchor's name are assisted-service's (discovery.ign). */
+export const REGISTRIES_CONF_PATH = '/etc/containers/registries.conf';
+export const POLICY_JSON_PATH = '/etc/containers/policy.json';
+/**
+ * REGISTRY_CA_FILE on the host: an anchor that CoreOS's coreos-update-ca-trust.service turns into
+ * the system trust at boot (before the agent pulls), so nothing runs update-ca-trust here either.
+ */
+export const REGISTRY_CA_PATH = '/etc/pki/ca-trust/source/anchors/domain.crt';
 
 export interface DiscoveryContext {
   serviceBaseUrl: string;
@@ -33,6 +46,8 @@ export interface DiscoveryContext {
   agentToken: string | undefined;
   /** PEM CA bundle of SERVICE_BASE_URL (SERVICE_CA_CERT_FILE): written for the agent, which gets --cacert. */
   serviceCaCert?: string | undefined;
+  /** The mirrors and registry CA of the image store, for the hosts' own pulls. */
+  registry?: HostRegistryFiles | undefined;
 }
 
 const AGENT_UNIT = `[Unit]
@@ -193,6 +208,11 @@ export function baseDiscoveryIgnition(infraEnv: InfraEnvRecord, ctx: DiscoveryCo
     );
     units.push({ name: 'add-ntp-sources.service', enabled: true, contents: NTP_UNIT });
   }
+  if (ctx.registry?.registriesConf) {
+    files.push(file(REGISTRIES_CONF_PATH, ctx.registry.registriesConf.text, 0o644));
+    files.push(file(POLICY_JSON_PATH, ctx.registry.registriesConf.policyJson, 0o644));
+  }
+  if (ctx.registry?.caPem) files.push(file(REGISTRY_CA_PATH, ctx.registry.caPem, 0o644));
   for (const kf of generateKeyfiles(infraEnv.staticNetworkConfig ?? [])) {
     files.push(file(`/etc/NetworkManager/system-connections/${kf.name}`, kf.contents, 0o600));
   }

@@ -38,6 +38,9 @@ function renderInputs(infraEnv: InfraEnvRecord, ctx: DiscoveryContext): Buffer {
   add(ctx.agentImage);
   add(ctx.agentToken);
   add(ctx.serviceCaCert);
+  add(ctx.registry?.registriesConf?.text);
+  add(ctx.registry?.registriesConf?.policyJson);
+  add(ctx.registry?.caPem);
   return Buffer.concat(parts);
 }
 

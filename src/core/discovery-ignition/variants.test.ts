@@ -34,6 +34,11 @@ import { type AllInOne, API, DEMO_VERSION, PULL_SECRET, startAllInOne } from '..
 import { HAVE_OPENSSL, HAVE_XORRISO, REPO_ROOT } from '../../../test/support/probes.js';
 import { unavailable } from '../../../test/support/requirements.js';
 import { sshKey } from '../test-support/harness.js';
+import { parseRegistriesConf } from '../../images/fetch/oci/registries-conf.js';
+import { renderRegistriesConf } from '../../images/fetch/oci/registries-conf-render.js';
+import { sha256Hex } from '../../images/fetch/oci/test-support/oci-images.js';
+import { HAVE_REGISTRY_TOOLS } from '../../images/fetch/oci/test-support/registry-lab.js';
+import { type MirrorSite, startMirrorSite } from '../../images/fetch/oci/test-support/mirror-site.js';
 import { checkApplied, dataUrlBytes } from './test-support/applied-tree.js';
 import {
   applyIgnition,
@@ -162,10 +167,16 @@ interface Applied {
   inputs: Record<string, string>;
 }
 
-type ServiceName = 'none' | 'local' | 'ca';
+type ServiceName = 'none' | 'local' | 'ca' | 'mirror';
 interface Service {
   aio: AllInOne;
   ca?: string;
+  /** The disconnected site the 'mirror' service's registry settings describe (absent without docker-registry). */
+  site?: MirrorSite;
+  /** Its agent image, mirrored: what hosts must pull through the mirror. */
+  agentImage?: { ref: string; bytes: Buffer };
+  registriesConfFile?: string;
+  registryCa?: string;
 }
 
 interface Row {
@@ -452,6 +463,48 @@ const API_ROWS: ApiRow[] = [
     },
   },
   {
+    name: 'registry mirrors (REGISTRIES_CONF_FILE, REGISTRY_CA_FILE): hosts pull the agent image from the mirror',
+    service: 'mirror',
+    body: {},
+    warnings: [],
+    async check(a) {
+      const s = a.service!;
+      const conf = '/etc/containers/registries.conf';
+      const policy = '/etc/containers/policy.json';
+      const anchor = '/etc/pki/ca-trust/source/anchors/domain.crt';
+      for (const p of [conf, policy, anchor])
+        expect(a.run.tree.get(p), p).toMatchObject({ mode: 0o644, uid: 0, gid: 0 });
+      // what bootsmith resolves its own pulls against, rendered for the hosts
+      const parsed = parseRegistriesConf(readFileSync(s.registriesConfFile!, 'utf8'), 'REGISTRIES_CONF_FILE');
+      expect(a.text(conf)).toBe(renderRegistriesConf(parsed));
+      expect(a.text(anchor)).toBe(s.registryCa);
+      expect(JSON.parse(a.text(policy))).toMatchObject({ default: [{ type: 'insecureAcceptAnything' }] });
+      // the agent image agent.service pulls is the primary's reference…
+      expect(a.text('/etc/systemd/system/agent.service')).toContain(s.agentImage!.ref);
+      if (!s.site) {
+        expect(unavailable(HAVE_REGISTRY_TOOLS), 'docker-registry and skopeo for the pull check').toBe(true);
+        return;
+      }
+      // …and skopeo (containers-image, as podman and CRI-O on the host) pulls it with the files
+      // Ignition wrote, through the mirror, with the primary down
+      const out = path.join(a.run.root, 'pulled');
+      execFileSync(
+        'skopeo',
+        [
+          '--registries-conf', path.join(a.run.root, conf),
+          '--policy', path.join(a.run.root, policy),
+          'copy', '--quiet',
+          '--src-cert-dir', path.join(a.run.root, path.dirname(anchor)),
+          '--src-authfile', s.site.authFile,
+          `docker://${s.agentImage!.ref}`, `dir:${out}`,
+        ], // prettier-ignore
+        { stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      const digest = sha256Hex(s.agentImage!.bytes);
+      expect(readFileSync(path.join(out, digest)).equals(s.agentImage!.bytes)).toBe(true);
+    },
+  },
+  {
     name: 'remote mode: a --role image replica serving the core’s config (the same bytes)',
     service: 'local',
     body: { proxy: { https_proxy: 'http://proxy.example.com:3128' } },
@@ -603,6 +656,7 @@ describe.skipIf(
   }),
 )('every discovery-Ignition variant, through the real Ignition', () => {
   const services = {} as Record<ServiceName, Service>;
+  let site: MirrorSite | undefined;
   let replica: RunningService;
   let dir: string;
   const inputs: Record<string, string> = {};
@@ -614,14 +668,42 @@ describe.skipIf(
     inputs.bundle = makeCaPem(dir, 'lab-ca-1') + makeCaPem(dir, 'lab-ca-2');
     inputs['ca.pem'] = makeCaPem(dir, 'ignition-ca');
     await writeFile(path.join(dir, 'service-ca.pem'), serviceCa);
-    const [none, local, ca] = await Promise.all([
+    // the disconnected site of the 'mirror' row; without docker-registry its files alone (the row
+    // then checks the written files, and says why it cannot pull)
+    site = unavailable(HAVE_REGISTRY_TOOLS) ? undefined : await startMirrorSite();
+    const agentBytes = Buffer.from(`agent image layer ${randomUUID()}\n`);
+    const agentRef = site
+      ? site.sourceRef('agent', site.publish('agent', agentBytes, 'agent.tar'))
+      : `127.0.0.1:9/ocp/agent@sha256:${sha256Hex('none')}`;
+    const registriesConfFile = site?.registriesConfFile ?? path.join(dir, 'registries.conf');
+    if (!site)
+      await writeFile(
+        registriesConfFile,
+        '[[registry]]\nprefix = "127.0.0.1:9/ocp"\nlocation = "127.0.0.1:9/ocp"\n[[registry.mirror]]\nlocation = "127.0.0.1:10/m/ocp"\npull-from-mirror = "digest-only"\n',
+      );
+    const registryCaFile = site?.caFile ?? path.join(dir, 'registry-ca.pem');
+    if (!site) await writeFile(registryCaFile, makeCaPem(dir, 'registry-ca'));
+    const [none, local, ca, mirrored] = await Promise.all([
       startAllInOne({ AUTH_TYPE: 'none' }),
       startAllInOne({ AUTH_TYPE: 'local' }),
       startAllInOne({ AUTH_TYPE: 'none', SERVICE_CA_CERT_FILE: path.join(dir, 'service-ca.pem') }),
+      startAllInOne({
+        AUTH_TYPE: 'none',
+        REGISTRIES_CONF_FILE: registriesConfFile,
+        REGISTRY_CA_FILE: registryCaFile,
+        AGENT_DOCKER_IMAGE: agentRef,
+      }),
     ]);
     services.none = { aio: none };
     services.local = { aio: local };
     services.ca = { aio: ca, ca: serviceCa };
+    services.mirror = {
+      aio: mirrored,
+      ...(site ? { site } : {}),
+      agentImage: { ref: agentRef, bytes: agentBytes },
+      registriesConfFile,
+      registryCa: readFileSync(registryCaFile, 'utf8'),
+    };
     const replicaDir = path.join(dir, 'replica');
     replica = await startService(
       loadConfig(
@@ -666,6 +748,7 @@ describe.skipIf(
   afterAll(async () => {
     await replica?.close();
     await Promise.all(Object.values(services).map((s) => s.aio.close()));
+    await site?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
@@ -749,6 +832,7 @@ describe.skipIf(
       /trust bundle/,
       /NTP/,
       /SERVICE_CA_CERT_FILE/,
+      /REGISTRIES_CONF_FILE/,
       /bond.*VLAN.*bridge.*IPv6/,
       /override.*replacing a generated file/,
       /override adding units.*dropin/,

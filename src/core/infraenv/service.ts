@@ -118,6 +118,7 @@ function discoveryContext(ctx: CoreContext, infraEnv: InfraEnvRecord): Discovery
     serviceBaseUrl: ctx.settings.serviceBaseUrl,
     agentImage: ctx.settings.agentImage,
     serviceCaCert: ctx.settings.serviceCaCert,
+    registry: ctx.settings.hostRegistry,
     agentToken: infraEnv.agentToken ?? undefined,
   };
 }

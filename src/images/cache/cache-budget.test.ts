@@ -19,7 +19,7 @@ import { newSlot, type ImageSlot } from '../loader/image-slot.js';
 import { ImageLoadError, type RetryClass } from '../loader/load-error.js';
 import { parseOsImages } from '../os-images-config.js';
 import { CacheBudget } from './cache-budget.js';
-import { CacheFiles, cacheName } from './cache-layout.js';
+import { CacheFiles, cacheName, contentIsoName } from './cache-layout.js';
 import { newRecord } from './cache-record.js';
 import { QUARANTINE_DIR_NAME } from './quarantine.js';
 
@@ -256,7 +256,14 @@ describe('CacheBudget.reserve: table', () => {
         opened.push(base);
         slot.record = newRecord(
           slot.view.entry,
-          { path: FIXTURE, size: base.size, mtimeMs: 0, sha256: version.padEnd(64, '0'), manifest },
+          // each its own content-keyed file in the cache (the bytes served are the fixture's)
+          {
+            path: path.join(dir, contentIsoName(version.replace('.', '').padEnd(64, '0'))),
+            size: base.size,
+            mtimeMs: 0,
+            sha256: version.replace('.', '').padEnd(64, '0'),
+            manifest,
+          },
           held.inPlace === true,
           new Date(now),
         );

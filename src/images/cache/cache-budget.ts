@@ -1,11 +1,13 @@
 // The disk side of the image store's write side: keeps the cache within IMAGE_CACHE_MAX_BYTES.
 //
-// Does: account the bytes each image holds (and files of images no longer configured); reserve
-// room for an image, evicting the least recently served re-fetchable images and unreferenced
-// files (src/images/cache/disk-budget.ts plans which); evict (publish `evicted`, unlink the
-// files, retire the open BaseFiles after a grace period so streams already under way finish).
-// Only images not served for `minIdleMs` are eligible, so that grace covers any response still
-// being sent.
+// Does: account the bytes each image holds (a content-keyed file shared by several sources
+// counted once) and files of images no longer configured; reserve room for an image, evicting
+// the least recently served re-fetchable files and unreferenced files
+// (src/images/cache/disk-budget.ts plans which); evict (publish `evicted` for every source served
+// from the file, unlink it once no source's record names it, retire the open BaseFiles after a
+// grace period so streams already under way finish). A file is a candidate only when every
+// source it serves is ready and was not served for `minIdleMs`, so that grace covers any
+// response still being sent.
 // Does NOT: load images, schedule retries, or answer requests (src/images/catalog/).
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -16,6 +18,8 @@ import { type ImageSlot, setRecord } from '../loader/image-slot.js';
 import { ImageLoadError } from '../loader/load-error.js';
 import { formatBytes, formatDuration } from '../progress.js';
 import { removeFiles } from '../../fs/atomic-file.js';
+import { contentIsoName, contentMinimalName } from './cache-layout.js';
+import { readRecord } from './cache-record.js';
 import { scanCache } from './cache-scan.js';
 import { QUARANTINE_DIR_NAME, type QuarantinedFile } from './quarantine.js';
 import { planEviction } from './disk-budget.js';
@@ -65,13 +69,16 @@ export class CacheBudget {
     }
     const minIdleMs = this.options.minIdleMs;
     const now = Date.now();
+    const groups = this.evictableGroups(slot);
     const candidates = [
       ...this.orphans.map((o) => ({ id: `file:${o.file}`, bytes: o.bytes, lastUsedAt: 0 })),
-      ...this.slots
-        .filter((s) => s !== slot && s.view.status.state === 'ready' && s.record && !s.record.inPlace && !s.job)
-        .map((s) => ({ id: `image:${s.view.key}`, bytes: s.diskBytes, lastUsedAt: s.view.lastServedAt ?? s.readyAt })),
+      ...[...groups].map(([file, members]) => ({
+        id: `content:${file}`,
+        bytes: Math.max(...members.map((s) => s.diskBytes)),
+        lastUsedAt: Math.max(...members.map((s) => s.view.lastServedAt ?? s.readyAt)),
+      })),
     ];
-    const used = this.usedBytes() - slot.diskBytes;
+    const used = this.usedBytes(slot);
     const plan = planEviction(candidates, used, bytes, max, now, minIdleMs);
     if (!plan.fits) {
       throw new ImageLoadError(
@@ -83,17 +90,29 @@ export class CacheBudget {
     }
     for (const victim of plan.victims) {
       if (victim.startsWith('file:')) this.removeOrphan(victim.slice('file:'.length));
-      else this.evict(this.slots.find((s) => `image:${s.view.key}` === victim)!);
+      else for (const member of groups.get(victim.slice('content:'.length))!) this.evict(member);
     }
     slot.diskBytes = bytes;
   }
 
-  /** Forgets and unlinks everything `slot` has in the cache; a new load of it waits for the unlinks. */
+  /**
+   * Forgets and unlinks everything `slot` has in the cache — its content files only once no other
+   * source's record names them —; a new load of it waits for the unlinks.
+   */
   removeSlotFiles(slot: ImageSlot): void {
+    const record = slot.record;
     setRecord(slot, undefined);
     slot.diskBytes = 0;
     if (!slot.files) return;
-    slot.removal = removeFiles(...slot.files.all()).catch((err: unknown) =>
+    const content =
+      record && !record.inPlace ? [record.iso.path, ...(record.minimal ? [record.minimal.path] : [])] : [];
+    // only files of the cache directory, and only once no other source's record names them
+    const unshared = content.filter(
+      (file) =>
+        path.dirname(file) === this.options.dir &&
+        !this.slots.some((s) => s.record && (s.record.iso.path === file || s.record.minimal?.path === file)),
+    );
+    slot.removal = removeFiles(...slot.files.all(), ...unshared).catch((err: unknown) =>
       this.logger.error({ image: slot.view.key, err: describeError(err) }, 'removing cached files failed'),
     );
   }
@@ -113,11 +132,9 @@ export class CacheBudget {
     const dir = this.options.dir;
     if (!dir) return;
     try {
-      const { ownedBytes, unreferenced } = await scanCache(
-        dir,
-        this.slots.map((s) => s.files),
-        { tidy: true },
-      );
+      const { ownedBytes, unreferenced } = await scanCache(dir, await Promise.all(this.slots.map(ownerOf)), {
+        tidy: true,
+      });
       this.slots.forEach((slot, i) => (slot.diskBytes = ownedBytes[i] ?? 0));
       this.orphans = unreferenced;
       if (unreferenced.length) {
@@ -141,11 +158,40 @@ export class CacheBudget {
     this.retired.clear();
   }
 
-  private usedBytes(): number {
-    return this.slots.reduce((sum, s) => sum + s.diskBytes, 0) + this.orphans.reduce((sum, o) => sum + o.bytes, 0);
+  /** Bytes the cache holds without `except`'s: a content file several sources share counts once. */
+  private usedBytes(except: ImageSlot): number {
+    const byFile = new Map<string, number>();
+    for (const s of this.slots) {
+      if (s === except) continue;
+      const key = s.record && !s.record.inPlace ? `file:${s.record.iso.path}` : `slot:${this.slots.indexOf(s)}`;
+      byFile.set(key, Math.max(byFile.get(key) ?? 0, s.diskBytes));
+    }
+    const shared = except.record && !except.record.inPlace ? `file:${except.record.iso.path}` : undefined;
+    if (shared) byFile.delete(shared); // what `except` reserves includes the file it shares
+    let sum = this.orphans.reduce((total, o) => total + o.bytes, 0);
+    for (const bytes of byFile.values()) sum += bytes;
+    return sum;
+  }
+
+  /**
+   * Ready, cached files by path with the sources served from them, for eviction: a file any of
+   * whose sources is busy (loading, not ready) or is `reserving` itself is not a candidate.
+   */
+  private evictableGroups(reserving: ImageSlot): Map<string, ImageSlot[]> {
+    const groups = new Map<string, ImageSlot[]>();
+    const blocked = new Set<string>();
+    for (const s of this.slots) {
+      const file = s.record && !s.record.inPlace ? s.record.iso.path : undefined;
+      if (file === undefined) continue;
+      if (s === reserving || s.view.status.state !== 'ready' || s.job) blocked.add(file);
+      else groups.set(file, [...(groups.get(file) ?? []), s]);
+    }
+    for (const file of blocked) groups.delete(file);
+    return groups;
   }
 
   private evict(slot: ImageSlot): void {
+    // one stored file may serve several sources: the message says which file went
     if (slot.view.status.state !== 'ready' || !slot.files) return;
     const { image } = slot.view.status;
     const freed = slot.diskBytes;
@@ -174,4 +220,28 @@ export class CacheBudget {
     void removeFiles(path.join(this.options.dir!, file));
     this.logger.info({ file }, 'unreferenced cache file removed for the disk budget');
   }
+}
+
+/**
+ * Which files of the cache directory belong to `slot`: its source's files, the content files its
+ * record names, and — until it has a record of its own — its files in the layout before content
+ * keying (adopted at its first load, so the disk budget must not remove them first).
+ */
+async function ownerOf(slot: ImageSlot): Promise<{ owns(fileName: string): boolean } | undefined> {
+  const files = slot.files;
+  if (!files) return undefined;
+  const record = await readRecord(files.record);
+  const content = new Set<string>();
+  if (record && !record.inPlace) {
+    content.add(contentIsoName(record.iso.sha256));
+    if (record.minimal) content.add(contentMinimalName(record.iso.sha256));
+  }
+  const legacy = record ? [] : slot.legacy;
+  return {
+    owns: (name) =>
+      files.owns(name) ||
+      content.has(name) ||
+      content.has(name.replace(/\.part$/, '')) ||
+      legacy.some((l) => l.owns(name)),
+  };
 }

@@ -9,14 +9,17 @@
 // first test: when it differs the content is hashed and compared; a match refreshes the
 // fingerprint, a mismatch quarantines the file. A record vouches for the configuration only
 // while it names the same URL (and sha256, when given). A record whose manifest has an older
-// `formatVersion` keeps its hash but gets its manifest re-parsed.
+// `formatVersion` keeps its hash but gets its manifest re-parsed. Files are content-keyed
+// (src/images/cache/cache-layout.ts): records of several sources may name the same file.
+// A registry source also records what its pull resolved to (`registry`): the reference pinned to
+// the digest a tag resolved to (pulled by that digest from then on), the physical source, digests.
 // It never holds secrets: the URL is stored redacted, with a digest of the full URL.
 import type { Stats } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { LiveManifest } from '../../iso/manifest.js';
 import { writeFileAtomic } from '../../fs/atomic-file.js';
-import { urlDigest } from './cache-layout.js';
-import { type OsImageEntry, redactUrl } from '../os-images-config.js';
+import { sourceLocator, urlDigest } from './cache-layout.js';
+import { type OsImageEntry, describeSource } from '../os-images-config.js';
 
 /** The manifest format this build writes; records with another one are re-parsed. */
 export const MANIFEST_FORMAT_VERSION: LiveManifest['formatVersion'] = 1;
@@ -39,10 +42,22 @@ export interface VerifiedFile {
 /** The stat fields a record keeps of its file: the cheap test of whether it may have changed. */
 export type StatFingerprint = Pick<Stats, 'size' | 'mtimeMs' | 'ino' | 'ctimeMs'>;
 
+/** What a registry pull resolved (src/images/fetch/oci/oci-pull.ts OciPullResult, without sizes). */
+export interface RegistryResolution {
+  /** The configured reference pinned to the digest it resolved to (a tag is resolved once). */
+  resolved: string;
+  /** The physical reference the ISO came from: a mirror or the source registry. */
+  pulledFrom: string;
+  manifestDigest: string;
+  layerDigest: string;
+  /** For release payloads: the machine-os-images pullspec followed. */
+  machineOsImages?: string;
+}
+
 export interface CacheRecord {
   recordVersion: 1;
   source: {
-    /** Redacted (no credentials, no query). */
+    /** Redacted (no credentials, no query); `release_image <reference>` for a release payload. */
     url: string;
     urlSha256: string;
     expectedSha256?: string;
@@ -52,6 +67,8 @@ export interface CacheRecord {
   };
   /** True for a local file used where it is (never evicted or deleted by the store). */
   inPlace: boolean;
+  /** Of a registry source. */
+  registry?: RegistryResolution;
   iso: VerifiedFile;
   minimal?: VerifiedFile;
   verifiedAt: string;
@@ -69,8 +86,8 @@ export function newRecord(entry: OsImageEntry, iso: VerifiedFile, inPlace: boole
   return {
     recordVersion: 1,
     source: {
-      url: redactUrl(entry.url),
-      urlSha256: urlDigest(entry.url),
+      url: describeSource(entry),
+      urlSha256: urlDigest(sourceLocator(entry)),
       ...(entry.sha256 ? { expectedSha256: entry.sha256 } : {}),
       openshiftVersion: entry.openshiftVersion,
       version: entry.version,
@@ -109,7 +126,7 @@ export async function writeRecord(file: string, record: CacheRecord): Promise<vo
 
 /** Why `record` cannot vouch for the configured `entry`; undefined when it can. */
 export function recordMismatch(record: CacheRecord, entry: OsImageEntry): string | undefined {
-  if (record.source.urlSha256 !== urlDigest(entry.url)) return 'the configured URL changed';
+  if (record.source.urlSha256 !== urlDigest(sourceLocator(entry))) return 'the configured URL changed';
   if (entry.sha256 && record.iso.sha256 !== entry.sha256) return 'the configured sha256 differs from the verified one';
   return undefined;
 }

@@ -10,7 +10,6 @@
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isTempFile, removeFiles } from '../../fs/atomic-file.js';
-import type { CacheFiles } from './cache-layout.js';
 import { QUARANTINE_DIR_NAME } from './quarantine.js';
 
 export interface CacheScan {
@@ -19,9 +18,14 @@ export interface CacheScan {
   unreferenced: Array<{ file: string; bytes: number }>;
 }
 
+/** Says whether a file name (inside the directory) is one of its owner's. */
+export interface FileOwner {
+  owns(fileName: string): boolean;
+}
+
 export async function scanCache(
   dir: string,
-  owners: ReadonlyArray<CacheFiles | undefined>,
+  owners: ReadonlyArray<FileOwner | undefined>,
   { tidy }: { tidy: boolean },
 ): Promise<CacheScan> {
   if (tidy) await mkdir(dir, { recursive: true });

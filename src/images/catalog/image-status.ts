@@ -11,7 +11,7 @@
 // as the rest of /health) and its mapping onto the catalog's three states. No I/O.
 import type { CatalogImage } from './catalog-image.js';
 import type { LiveImage, MinimalState } from './live-image.js';
-import { type OsImageEntry, redactUrl } from '../os-images-config.js';
+import { type OsImageEntry, describeSource } from '../os-images-config.js';
 import type { TransferProgress } from '../progress.js';
 
 export type WorkingState = 'downloading' | 'extracting' | 'verifying';
@@ -56,6 +56,13 @@ export interface IntegrityMismatch {
   quarantinedAs?: string;
 }
 
+/** What a registry source resolved to (src/images/cache/cache-record.ts RegistryResolution). */
+export interface RegistryHealthSource {
+  resolved: string;
+  pulledFrom: string;
+  machineOsImages?: string;
+}
+
 export function newIntegrityStatus(): IntegrityStatus {
   return { state: 'unverified', mismatches: 0 };
 }
@@ -74,8 +81,14 @@ export interface ImageHealth {
   openshift_version: string;
   version: string;
   cpu_architecture: string;
-  /** The configured URL without credentials or query string. */
+  /** The configured URL without credentials or query string, or `release_image <reference>`. */
   source: string;
+  /** Of a registry source: the reference pinned to the digest it resolved to (a tag is resolved once). */
+  resolved?: string;
+  /** Of a registry source: the physical reference the ISO was pulled from (a mirror or the source). */
+  pulled_from?: string;
+  /** Of a release_image: the machine-os-images image the ISO came from. */
+  machine_os_images?: string;
   state: ImageState;
   reason?: string;
   /** While downloading, extracting or hashing. */
@@ -89,6 +102,10 @@ export interface ImageHealth {
   /** Of a ready image. */
   size?: number;
   sha256?: string;
+  /** The stored file it is served from: `sha256-<hex>.iso` in DATA_DIR/images, or a local path used in place. */
+  file?: string;
+  /** The other configured entries served from the same file (one stored copy per distinct ISO). */
+  shared_with?: string[];
   last_served_at?: string;
   minimal_iso?: { state: MinimalState['state']; reason?: string };
   integrity: IntegrityHealth;
@@ -122,16 +139,29 @@ export interface HealthView {
   entry: OsImageEntry;
   status: ImageStatus;
   sha256: string | undefined;
+  file: string | undefined;
+  registry: RegistryHealthSource | undefined;
   lastServedAt: number | undefined;
   integrity: IntegrityStatus;
 }
 
-export function toHealth({ entry, status, sha256, lastServedAt, integrity }: HealthView): ImageHealth {
+/** `sharedWith`: labels (`4.17 x86_64`) of the other entries served from the same file now. */
+export function toHealth(
+  { entry, status, sha256, file, registry, lastServedAt, integrity }: HealthView,
+  sharedWith?: readonly string[],
+): ImageHealth {
   const health: ImageHealth = {
     openshift_version: entry.openshiftVersion,
     version: entry.version,
     cpu_architecture: entry.cpuArchitecture,
-    source: redactUrl(entry.url),
+    source: describeSource(entry),
+    ...(registry
+      ? {
+          resolved: registry.resolved,
+          pulled_from: registry.pulledFrom,
+          ...(registry.machineOsImages !== undefined ? { machine_os_images: registry.machineOsImages } : {}),
+        }
+      : {}),
     state: status.state,
     integrity: integrityHealth(integrity),
   };
@@ -156,6 +186,10 @@ export function toHealth({ entry, status, sha256, lastServedAt, integrity }: Hea
       const { image } = status;
       health.size = image.base.size;
       if (sha256) health.sha256 = sha256;
+      if (file !== undefined && !image.unverified) {
+        health.file = file;
+        if (sharedWith && sharedWith.length > 0) health.shared_with = [...sharedWith];
+      }
       if (image.unverified) {
         const u = image.unverified.snapshot();
         health.serving_while_downloading = {

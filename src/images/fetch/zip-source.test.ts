@@ -29,7 +29,7 @@ describe('ManagedImageStore', () => {
       const zip = makeZip(root(), 'local.zip', { 'live.iso': iso });
       const r = imageStore([entry('4.17', zip)], newDataDir());
       await r.loadAll();
-      expect(r.resolve('4.17', 'x86_64').base.path).toMatch(/images\/4\.17-x86_64-[0-9a-f]{12}\.iso$/);
+      expect(r.resolve('4.17', 'x86_64').base.path).toMatch(/images\/sha256-[0-9a-f]{64}\.iso$/);
     });
 
     it.each([

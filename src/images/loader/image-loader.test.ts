@@ -23,6 +23,7 @@ import { type Behaviour, IsoServer } from '../test-support/iso-server.js';
 import { ImageLoader } from './image-loader.js';
 import { newSlot } from './image-slot.js';
 import { rebuildMinimalIsoFromMinisoDat } from './rebuild-minimal-iso.js';
+import { SharedContent } from './shared-content.js';
 import type { RetryPolicy } from './retry-policy.js';
 
 const FIXTURE = path.resolve(import.meta.dirname, '../../../fixtures/iso/x86_64.iso');
@@ -247,6 +248,7 @@ describe('ImageLoader: table', () => {
       rebuildMinimalIso: rebuildMinimalIsoFromMinisoDat,
       quarantine: new Quarantine(cacheDir, settings.integrity.quarantineKeep),
       writesAllowed: Promise.resolve(),
+      shared: new SharedContent(slots),
     });
     try {
       const before = Date.now();

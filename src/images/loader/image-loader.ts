@@ -21,7 +21,7 @@ import { type CacheRecord, type VerifiedFile, readRecord, writeRecord } from '..
 import type { Quarantine } from '../cache/quarantine.js';
 import type { LiveImage, MinimalState } from '../catalog/live-image.js';
 import type { CatalogSlot, StoreCatalog } from '../catalog/store-catalog.js';
-import { originOf } from '../fetch/origin.js';
+import { originOfEntry } from '../fetch/origin.js';
 import type { ImageMetrics } from '../image-metrics.js';
 import type { ImageStoreSettings } from '../store-settings.js';
 import { contentDate } from './content-date.js';
@@ -36,6 +36,7 @@ import { prepareMinimal } from './prepare-minimal.js';
 import { type RetryPolicy, retryClassOf, slowDelayMs } from './retry-policy.js';
 import { Semaphore } from './semaphore.js';
 import { ServeWhileDownloading } from './serve-while-downloading.js';
+import type { SharedContent } from './shared-content.js';
 
 /** How often a served image's record is rewritten: the time is for eviction order, not an audit. */
 const SERVED_PERSIST_INTERVAL_MS = 60_000;
@@ -50,6 +51,8 @@ export interface ImageLoaderOptions {
   quarantine: Quarantine | undefined;
   /** Writes into the cache (downloads, extractions, minimal builds) wait for it; never rejects. */
   writesAllowed: Promise<void>;
+  /** The content-keyed files the sources share (also the cache budget's). */
+  shared: SharedContent;
 }
 
 export class ImageLoader {
@@ -176,7 +179,7 @@ export class ImageLoader {
       if (slot.distrusted === undefined && slot.files)
         slot.distrusted = (await readRecord(slot.files.record))?.distrusted;
       const started = Date.now();
-      slot.origin ??= originOf(slot.view.entry.url, this.options.settings.sources);
+      slot.origin ??= originOfEntry(slot.view.entry, this.options.settings.sources);
       const ctx = loadContextFor(slot, slot.origin, {
         catalog: this.catalog,
         budget: this.budget,
@@ -188,6 +191,7 @@ export class ImageLoader {
         quarantine: this.options.quarantine,
         diskReserveBytes: this.options.settings.diskReserveBytes,
         writesAllowed: this.options.writesAllowed,
+        shared: this.options.shared,
       });
       if (this.options.settings.serveWhileDownloading && slot.origin.kind === 'remote' && !slot.origin.zip) {
         provisional = new ServeWhileDownloading(slot, slot.origin.source, this.catalog, this.logger);
@@ -206,6 +210,7 @@ export class ImageLoader {
         quarantine: this.options.quarantine,
         writesAllowed: this.options.writesAllowed,
         changedWhileServed: (s, base, why) => this.changedWhileServed(s, base, why),
+        shared: this.options.shared,
       });
       if (slot.distrusted !== undefined && slot.record === record && slot.view.integrity.mismatches === mismatches) {
         this.logger.info(
@@ -273,18 +278,26 @@ export class ImageLoader {
     this.hold(slot, `${reason} (found by a read while serving)`);
   }
 
-  /** The background re-hash found `file` of `slot` unchanged at `at`: recorded (the time only). */
+  /**
+   * The background re-hash found `file` of `slot` unchanged at `at`: recorded (the time only), in
+   * every source's record naming the same file (content-keyed files are shared).
+   */
   private rehashed(slot: ImageSlot, file: VerifiedFile, at: Date): void {
     const record = slot.record;
     if (!record || (record.iso !== file && record.minimal !== file)) return;
-    file.checkedAt = at.toISOString();
-    integrityVerified(slot, record, at, this.options.settings.integrity.rehashIntervalMs);
+    for (const s of [slot, ...this.options.shared.referencedBy(file.path, slot)]) {
+      const r = s.record!;
+      const same = r.iso.path === file.path ? r.iso : r.minimal;
+      if (!same || same.sha256 !== file.sha256) continue;
+      same.checkedAt = at.toISOString();
+      integrityVerified(s, r, at, this.options.settings.integrity.rehashIntervalMs);
+      void this.persist(s, r, 'recording a re-hash failed');
+    }
     this.catalog.notify();
     this.logger.debug(
       { image: slot.view.key, path: file.path },
       'background re-hash: the cached file matches its record',
     );
-    void this.persist(slot, record, 'recording a re-hash failed');
   }
 
   /** Writes `record` outside a load job; close() waits for it, so it never lands after a restart. */

@@ -1,11 +1,12 @@
-// The write side's bookkeeping for one configured image: what the loader and the cache budget
-// know about it beyond what the catalog publishes (the verified record, the running job, the
-// retry timer, the bytes it holds in the cache).
+// The write side's bookkeeping for one configured source (the OS_IMAGES entries naming it): what
+// the loader and the cache budget know about it beyond what the catalog publishes (the verified
+// record, the running job, the retry timer, the bytes it holds in the cache).
 //
-// Does: declare the slot and the two helpers that keep the catalog's sha256 in step with the
-// record. Does NOT: load, evict or publish anything itself.
-import type { CacheFiles } from '../cache/cache-layout.js';
-import type { CacheRecord } from '../cache/cache-record.js';
+// Does: declare the slot and the two helpers that keep the catalog's sha256, file name and
+// registry resolution in step with the record. Does NOT: load, evict or publish anything itself.
+import path from 'node:path';
+import type { CacheFiles, LegacyFiles } from '../cache/cache-layout.js';
+import type { CacheRecord, RegistryResolution } from '../cache/cache-record.js';
 import type { CatalogSlot } from '../catalog/store-catalog.js';
 import type { ImageOrigin } from '../fetch/origin.js';
 
@@ -13,7 +14,11 @@ export interface ImageSlot {
   /** The read-side state this slot publishes into. */
   readonly view: CatalogSlot;
   readonly files: CacheFiles | undefined;
+  /** This source's files in the layout before content keying, adopted at its first load. */
+  readonly legacy: readonly LegacyFiles[];
   origin: ImageOrigin | undefined;
+  /** What the last pull of a registry source resolved to; kept when the record goes (eviction). */
+  registry: RegistryResolution | undefined;
   record: CacheRecord | undefined;
   job: Promise<void> | undefined;
   /** Pending unlinks of an eviction; a new load waits for them. */
@@ -37,11 +42,17 @@ export interface ImageSlot {
   distrusted?: string;
 }
 
-export function newSlot(view: CatalogSlot, files: CacheFiles | undefined): ImageSlot {
+export function newSlot(
+  view: CatalogSlot,
+  files: CacheFiles | undefined,
+  legacy: readonly LegacyFiles[] = [],
+): ImageSlot {
   return {
     view,
     files,
+    legacy,
     origin: undefined,
+    registry: undefined,
     record: undefined,
     job: undefined,
     removal: undefined,
@@ -56,9 +67,22 @@ export function newSlot(view: CatalogSlot, files: CacheFiles | undefined): Image
   };
 }
 
-/** Sets (or forgets) the verified record, and the sha256 (and, forgotten, the integrity state) the catalog reports. */
+/**
+ * Sets (or forgets) the verified record, and the sha256, file name, registry resolution (and,
+ * forgotten, the integrity state) the catalog reports.
+ */
 export function setRecord(slot: ImageSlot, record: CacheRecord | undefined): void {
   slot.record = record;
   slot.view.sha256 = record?.iso.sha256;
+  slot.view.file = record ? (record.inPlace ? record.iso.path : path.basename(record.iso.path)) : undefined;
+  if (record?.registry) slot.registry = record.registry;
+  const r = slot.registry;
+  slot.view.registry = r
+    ? {
+        resolved: r.resolved,
+        pulledFrom: r.pulledFrom,
+        ...(r.machineOsImages !== undefined ? { machineOsImages: r.machineOsImages } : {}),
+      }
+    : undefined;
   if (!record) slot.view.integrity = { ...slot.view.integrity, state: 'unverified' };
 }

@@ -12,7 +12,8 @@
 //
 // Any doubt is handed to the loader (`suspect`), which holds serving at once and compares the
 // image's files with their records through a normal load (src/images/loader/compare-with-record.ts);
-// a re-hash that matched is handed back as `hashed`.
+// a re-hash that matched is handed back as `hashed`. A content-keyed file several sources share
+// is watched and re-hashed once; what is found about it is told for each of them.
 // Does NOT: hash at full speed, hold serving, quarantine, fetch or publish anything.
 import { type FSWatcher, watch } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -71,7 +72,8 @@ export class IntegrityWatch {
   /** Watches exactly the files served now (call after anything was published, held or evicted). */
   sync(): void {
     if (this.abort.signal.aborted) return;
-    const wanted = new Map(this.served().map((f) => [watchKey(f.verified), f]));
+    const wanted = new Map<string, ServedFile>();
+    for (const f of this.served()) if (!wanted.has(watchKey(f.verified))) wanted.set(watchKey(f.verified), f);
     for (const [key, watcher] of this.watchers) {
       if (wanted.has(key)) continue;
       watcher.close();
@@ -80,8 +82,9 @@ export class IntegrityWatch {
     for (const [key, file] of wanted) {
       if (this.watchers.has(key)) continue;
       try {
-        const watcher = watch(file.verified.path, { persistent: false }, (event) => this.changed(file, event));
-        watcher.on('error', () => this.changed(file, 'error'));
+        const path = file.verified.path;
+        const watcher = watch(path, { persistent: false }, (event) => this.changedPath(path, event));
+        watcher.on('error', () => this.changedPath(path, 'error'));
         this.watchers.set(key, watcher);
       } catch (err) {
         // out of inotify watches, or a filesystem without them: the stat check still covers the file
@@ -121,10 +124,13 @@ export class IntegrityWatch {
     return this.served().some((f) => f.slot === file.slot && f.verified === file.verified);
   }
 
-  private changed(file: ServedFile, event: string): void {
-    if (this.abort.signal.aborted || !this.isServed(file)) return;
-    const name = path.basename(file.verified.path);
-    this.hooks.suspect(file.slot, `the ${file.what} ${name} changed on disk (inotify: ${event})`);
+  /** A watched file changed: every image served from it (content-keyed files are shared) is suspect. */
+  private changedPath(file: string, event: string): void {
+    if (this.abort.signal.aborted) return;
+    for (const served of this.served().filter((f) => f.verified.path === file)) {
+      const name = path.basename(file);
+      this.hooks.suspect(served.slot, `the ${served.what} ${name} changed on disk (inotify: ${event})`);
+    }
   }
 
   private async statCheck(): Promise<void> {
@@ -182,16 +188,23 @@ export class IntegrityWatch {
       if (signal.aborted || !this.isServed(file)) return;
       if (sha256 === file.verified.sha256) this.hooks.hashed(file.slot, file.verified, new Date());
       else
-        this.hooks.suspect(
-          file.slot,
-          `the background re-hash of the ${file.what} found sha256 ${sha256}, not the recorded ${file.verified.sha256}`,
-        );
+        for (const sharer of this.sharers(file))
+          this.hooks.suspect(
+            sharer.slot,
+            `the background re-hash of the ${file.what} found sha256 ${sha256}, not the recorded ${file.verified.sha256}`,
+          );
     } catch (err) {
       if (signal.aborted || !this.isServed(file)) return;
-      this.hooks.suspect(file.slot, `the background re-hash of the ${file.what} failed: ${describeError(err)}`);
+      for (const sharer of this.sharers(file))
+        this.hooks.suspect(sharer.slot, `the background re-hash of the ${file.what} failed: ${describeError(err)}`);
     } finally {
       this.rehashing = undefined;
     }
+  }
+
+  /** `file` and the other images served from the same path. */
+  private sharers(file: ServedFile): ServedFile[] {
+    return this.served().filter((f) => f.verified.path === file.verified.path);
   }
 }
 

@@ -20,6 +20,7 @@ import type { ImageSlot } from './image-slot.js';
 import { reportMismatch } from './integrity-report.js';
 import type { LoadContext } from './obtain-iso.js';
 import type { RetryPolicy } from './retry-policy.js';
+import type { SharedContent } from './shared-content.js';
 
 /** Subscribers hear about download progress at most this often per image. */
 const NOTIFY_INTERVAL_MS = 100;
@@ -37,6 +38,7 @@ export interface LoadContextDeps {
   diskReserveBytes: number;
   /** Resolves once writing into the cache may start. */
   writesAllowed: Promise<void>;
+  shared: SharedContent;
 }
 
 export function loadContextFor(slot: ImageSlot, origin: ImageOrigin, deps: LoadContextDeps): LoadContext {
@@ -78,6 +80,9 @@ export function loadContextFor(slot: ImageSlot, origin: ImageOrigin, deps: LoadC
     mismatch: (m) => reportMismatch(slot, m, deps, new Date()),
     notice: (message: string, context: Record<string, unknown> = {}) =>
       deps.logger.warn({ image: view.key, ...context }, message),
+    shared: deps.shared.for(slot),
+    legacy: slot.legacy,
+    registry: slot.registry,
   };
 }
 
@@ -96,7 +101,14 @@ export function untilAllowed(allowed: Promise<void>, signal: AbortSignal): Promi
 
 /** Where an image comes from, for logs: the local path or the remote source's description. */
 export function sourceOf(origin: ImageOrigin): string {
-  return origin.kind === 'local' ? origin.path : origin.source.description;
+  switch (origin.kind) {
+    case 'local':
+      return origin.path;
+    case 'remote':
+      return origin.source.description;
+    case 'registry':
+      return origin.description;
+  }
 }
 
 function progressTick(slot: ImageSlot, progress: TransferProgress, deps: LoadContextDeps): void {

@@ -1,7 +1,8 @@
 // Making the minimal variant of a ready full image: rebuild it from coreos/miniso.dat once
 // (src/images/loader/rebuild-minimal-iso.ts, which checks the sha256 recorded in miniso.dat) into
-// `<name>.minimal.iso.part`, verify it as a CoreOS live ISO, then fsync and rename it to
-// `<name>.minimal.iso`, whose record then carries the final file's fingerprint.
+// `sha256-<full ISO's hex>.minimal.iso.part`, verify it as a CoreOS live ISO, then fsync and
+// rename it to `sha256-<full ISO's hex>.minimal.iso` (content-keyed: every source of that full
+// ISO shares it), whose record then carries the final file's fingerprint.
 //
 // Every failure (a corrupt miniso.dat, a sha256 mismatch inside it, a result that does not
 // parse) is the minimal variant's alone: the caller keeps serving the full image.
@@ -9,7 +10,6 @@
 import { describeError } from '../../errors.js';
 import { stat } from 'node:fs/promises';
 import { fsyncPath, removeFiles, renameDurably } from '../../fs/atomic-file.js';
-import type { CacheFiles } from '../cache/cache-layout.js';
 import { type VerifiedFile, withFingerprint } from '../cache/cache-record.js';
 import { ImageLoadError } from './load-error.js';
 import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
@@ -17,11 +17,13 @@ import { verifyIso } from '../fetch/verify-iso.js';
 
 export async function buildMinimalVariant(
   full: VerifiedFile,
-  files: CacheFiles,
+  /** The minimal ISO's final path; it is built into `<path>.part`. */
+  minimalPath: string,
   rebuild: RebuildMinimalIso,
   label: string,
   signal: AbortSignal,
 ): Promise<VerifiedFile> {
+  const files = { minimal: minimalPath, minimalPart: `${minimalPath}.part` };
   await removeFiles(files.minimalPart);
   try {
     let sha256: string;

@@ -35,7 +35,7 @@ describe('ManagedImageStore', () => {
         const image = first.resolve('4.17', 'x86_64');
         expect(image.minimalState).toEqual({ state: 'ready' });
         expect(image.minimal?.base.identity).toBe(`sha256:${MINIMAL_SHA}`);
-        expect(image.minimal?.base.path).toMatch(/images\/4\.17-x86_64-[0-9a-f]{12}\.minimal\.iso$/);
+        expect(image.minimal?.base.path).toMatch(/images\/sha256-[0-9a-f]{64}\.minimal\.iso$/);
         expect(sha256(await readFile(image.minimal!.base.path))).toBe(MINIMAL_SHA);
         expect(image.minimal?.manifest.files.rootfs).toBeUndefined();
         expect(image.minimal?.manifest.ignition.length).toBe(image.manifest.ignition.length);

@@ -5,8 +5,10 @@
 // Does: reuse a recorded minimal ISO that still matches its record
 // (src/images/loader/compare-with-record.ts; re-parsing it when the manifest format moved on),
 // quarantine one whose sha256 changed and build it again, reserve its bytes in the cache budget,
-// record it, publish the variant's state. Building waits for the write gate. Every failure is
-// the variant's alone: the full ISO keeps being served.
+// record it, publish the variant's state. The minimal ISO is content-keyed by its full ISO: a
+// source sharing the full ISO with another that serves its minimal ISO takes that one, and builds
+// of one minimal ISO run one at a time. Building waits for the write gate. Every failure is the
+// variant's alone: the full ISO keeps being served.
 // Does NOT: decide when to run (the loader calls it after publishing), or retry.
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -25,6 +27,7 @@ import { contentDate } from './content-date.js';
 import { ImageLoadError } from './load-error.js';
 import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
 import { buildMinimalVariant } from './minimal-variant.js';
+import type { SharedContent } from './shared-content.js';
 
 export interface MinimalDeps extends IntegrityDeps {
   catalog: StoreCatalog;
@@ -35,6 +38,7 @@ export interface MinimalDeps extends IntegrityDeps {
   writesAllowed: Promise<void>;
   /** A read found the served minimal ISO changed (its fence): the loader holds the image. */
   changedWhileServed(slot: ImageSlot, base: BaseFile | undefined, reason: string): void;
+  shared: SharedContent;
 }
 
 /** Opens (or builds once) the minimal ISO of a ready image; failures stay the variant's own. */
@@ -45,21 +49,28 @@ export async function prepareMinimal(slot: ImageSlot, deps: MinimalDeps): Promis
   try {
     let minimal = record.minimal && (await reusableMinimal(slot, record.minimal, deps));
     if (!minimal) {
-      if (!slot.files) throw new ImageLoadError('internal', 'minimal ISOs need a cache directory (DATA_DIR)', 'never');
-      await untilAllowed(deps.writesAllowed, deps.signal);
-      setMinimal(slot, deps.catalog, { state: 'building' });
-      const started = Date.now();
-      minimal = await buildMinimalVariant(record.iso, slot.files, deps.rebuild, view.label, deps.signal);
-      try {
-        deps.budget.reserve(slot, (record.inPlace ? 0 : record.iso.size) + minimal.size);
-      } catch (err) {
-        await removeFiles(slot.files.minimal);
-        throw err;
-      }
-      deps.logger.info(
-        { image: view.key, path: minimal.path, size: minimal.size, ms: Date.now() - started },
-        'minimal ISO rebuilt',
-      );
+      const files = slot.files;
+      if (!files) throw new ImageLoadError('internal', 'minimal ISOs need a cache directory (DATA_DIR)', 'never');
+      minimal = await deps.shared.exclusive(`minimal:${record.iso.sha256}`, async () => {
+        const served = deps.shared.servedMinimal(record.iso.sha256, slot);
+        if (served) return served; // another source of the same full ISO built it
+        await untilAllowed(deps.writesAllowed, deps.signal);
+        setMinimal(slot, deps.catalog, { state: 'building' });
+        const started = Date.now();
+        const target = files.contentMinimal(record.iso.sha256);
+        const built = await buildMinimalVariant(record.iso, target, deps.rebuild, view.label, deps.signal);
+        try {
+          deps.budget.reserve(slot, (record.inPlace ? 0 : record.iso.size) + built.size);
+        } catch (err) {
+          if (deps.shared.referencedBy(target, slot).length === 0) await removeFiles(target);
+          throw err;
+        }
+        deps.logger.info(
+          { image: view.key, path: built.path, size: built.size, ms: Date.now() - started },
+          'minimal ISO rebuilt',
+        );
+        return built;
+      });
     }
     if (record.minimal !== minimal) {
       record.minimal = minimal;

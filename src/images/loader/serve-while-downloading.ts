@@ -93,10 +93,13 @@ export class ServeWhileDownloading {
     try {
       const validator = await partValidator(files.isoPart);
       const sha256 = view.entry.sha256;
+      // the verified file's content-keyed name is known beforehand only from a configured sha256;
+      // otherwise a read that finds the .part renamed away goes to the source
+      const finalPath = sha256 ? files.contentIso(sha256) : files.isoPart;
       const identity = sha256 ? `sha256:${sha256}` : `unverified:${view.entry.version}:${total}:${validator ?? ''}`;
       const probe = new SourceBackedFile({
         partPath: files.isoPart,
-        finalPath: files.iso,
+        finalPath,
         size: total,
         identity,
         modified: NO_VOLUME_DATE,
@@ -108,7 +111,7 @@ export class ServeWhileDownloading {
       probe.close();
       const file = new SourceBackedFile({
         partPath: files.isoPart,
-        finalPath: files.iso,
+        finalPath,
         size: total,
         identity,
         modified,

@@ -18,6 +18,17 @@ export function fixtureBytes(): Buffer {
   return readFileSync(FIXTURE_ISO);
 }
 
+/**
+ * The fixture ISO with one byte of its system area's unused tail (offset 32000, zero in the
+ * fixture, before the volume descriptors at 32768) set to `n`: a different, equally valid live ISO.
+ * Distinct bytes are what make distinct stored files (the cache is keyed by content).
+ */
+export function fixtureVariant(n: number): Buffer {
+  const bytes = fixtureBytes();
+  bytes[32_000] = n;
+  return bytes;
+}
+
 export function sha256(data: Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
