@@ -56,3 +56,18 @@ export const MAX_BMC_MESSAGE_CHARS = 300;
  * specific 400; three covers every combination we know of.
  */
 export const MAX_PAYLOAD_ADJUSTMENTS = 3;
+
+/**
+ * After an insert is accepted, the slot is read back until it shows the image: this many reads,
+ * INSERT_VERIFY_INTERVAL_MS apart. BMCs that mount asynchronously (iLO) show it within a second or
+ * two; a BMC that accepted and silently ignored the body (Lenovo without Inserted) never does.
+ */
+export const INSERT_VERIFY_READS = 5;
+export const INSERT_VERIFY_INTERVAL_MS = 1_000;
+
+/**
+ * After ForceOff (the last-resort restart, power-plan.ts), the System is read until it reports Off:
+ * this many reads, POWER_OFF_POLL_INTERVAL_MS apart (30 s; a forced off takes a few seconds).
+ */
+export const POWER_OFF_POLLS = 15;
+export const POWER_OFF_POLL_INTERVAL_MS = 2_000;
