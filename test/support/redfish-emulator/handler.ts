@@ -192,9 +192,7 @@ export class BmcModel {
     return { ...answer, headers: { Allow: Object.keys(resource.methods).join(', '), ...(answer.headers ?? {}) } };
   }
 
-  private resolve(
-    path: string,
-  ):
+  private resolve(path: string):
     | {
         methods: Record<
           string,

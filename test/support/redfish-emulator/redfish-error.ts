@@ -18,7 +18,11 @@ export interface RedfishMessage {
   resolution?: string;
 }
 
-export function errorBody(message: RedfishMessage, code = 'Base.1.8.GeneralError'): Record<string, unknown> {
+/**
+ * `code` is the MessageId of the (single) message, as DSP0266 describes it and bmcweb sends it;
+ * sushy compares it (e.g. with `Base.1.5.ActionParameterMissing`) to detect what a BMC wants.
+ */
+export function errorBody(message: RedfishMessage, code = message.id): Record<string, unknown> {
   return {
     error: {
       code,

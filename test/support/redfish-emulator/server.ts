@@ -101,7 +101,13 @@ export async function startEmulatedBmc(options: EmulatedBmcOptions): Promise<Emu
         }
         if (counter.take('resetConnections', faults.resetConnections, method, path)) {
           record.status = 'reset';
-          req.socket.resetAndDestroy();
+          // A TCP RST where the socket allows it (plain TCP), an abrupt close otherwise (TLS): either way
+          // the client sees ECONNRESET / "socket hang up" before any response.
+          try {
+            req.socket.resetAndDestroy();
+          } catch {
+            req.socket.destroy();
+          }
           return;
         }
         if (counter.take('serverErrors', faults.serverErrors, method, path)) {
