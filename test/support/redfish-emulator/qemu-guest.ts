@@ -14,22 +14,30 @@
 //   boot order   `-boot strict=on`, a blank disk (null-co, reads zeros: not bootable) with
 //                bootindex 1, the CD with none, so SeaBIOS tries only the disk and stops at "no
 //                bootable device". A boot from CD sets the CD's bootindex to 0 with qom-set right
-//                before the reset (qemu rebuilds the firmware's boot order at every reset) and
-//                back to -1 right after, so the override holds for that one boot. (qemu's -boot
-//                order cannot change at runtime; bootindex can, which is why this was picked.)
+//                before the reset, and back to -1 once SeaBIOS has printed the boot order it read
+//                (its debug port): qemu builds the order when the firmware reads it, so taking it
+//                back at the RESET event is too early (tried: the CD was gone from the order).
+//                Every reset sets the bootindex again from the override, so the CD is first for
+//                that one boot. (qemu's -boot order cannot change at runtime; bootindex can.)
 //
 // The serial console goes to a file (the bootable fixture's /init reports there); SeaBIOS's debug
 // port to another. Firmware is SeaBIOS (the fixture boots BIOS only): a UEFI boot mode requested
 // through Redfish is recorded by the BMC but does not change the firmware.
 // Does NOT: provide networking unless `qemuArgs` adds it (phase 2 adds `-nic user,mac=…`).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { type EmulatedGuest, GuestMediaError, type GuestPower } from './guest.js';
 import { QmpClient, QmpError } from './qmp.js';
 
-/** The longest a guest process may live: a leaked qemu dies on its own (coreutils `timeout -s KILL`). */
-const MAX_LIFETIME_SECONDS = 3_600;
+/**
+ * Default for the longest a guest process may live: a qemu leaked by a killed test run dies on its
+ * own (coreutils `timeout -s KILL`) instead of burning a core. Manual sessions may raise it.
+ */
+const MAX_LIFETIME_SECONDS = 1_800;
+/** SeaBIOS reads and prints the boot order well within a second; TCG on a loaded machine gets much longer. */
+const FIRMWARE_READS_ORDER_WITHIN_MS = 60_000;
 const CD_DEVICE = 'vcd0';
 const CD_PATH = `/machine/peripheral/${CD_DEVICE}`;
 
@@ -42,6 +50,8 @@ export interface QemuGuestOptions {
   memoryMiB?: number;
   /** Extra qemu arguments (e.g. `-nic user,mac=52:54:00:…`); default `-nic none`. */
   qemuArgs?: string[];
+  /** The guard of MAX_LIFETIME_SECONDS, for long manual sessions. */
+  maxLifetimeSeconds?: number;
   /** curl driver options of the inserted medium (`timeout` seconds, `readahead` bytes). */
   curl?: { timeout?: number; readahead?: number };
 }
@@ -55,6 +65,29 @@ function killGroup(pid: number | undefined): void {
     process.kill(-pid, 'SIGKILL');
   } catch {
     // already gone
+  }
+}
+
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** The text of `file` from `offset` on (at most 1 MiB: SeaBIOS prints a few KiB per boot). */
+function readFrom(file: string, offset: number): string {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const buffer = Buffer.alloc(1024 * 1024);
+    const n = readSync(fd, buffer, 0, buffer.length, offset);
+    return buffer.toString('latin1', 0, n);
+  } catch {
+    return '';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -74,6 +107,8 @@ export class QemuGuest implements EmulatedGuest {
   readonly qmpPath: string;
   private url: string | undefined;
   private node = 0;
+  private resets = 0;
+  private revert: Promise<void> = Promise.resolve();
   private output = '';
   private exited = false;
 
@@ -105,10 +140,14 @@ export class QemuGuest implements EmulatedGuest {
       ...(options.qemuArgs ?? ['-nic', 'none']),
     ]; // prettier-ignore
     // In its own process group, so a kill reaches qemu and not only the `timeout` guard.
-    const child = spawn('timeout', ['-s', 'KILL', String(MAX_LIFETIME_SECONDS), options.qemu, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
+    const child = spawn(
+      'timeout',
+      ['-s', 'KILL', String(options.maxLifetimeSeconds ?? MAX_LIFETIME_SECONDS), options.qemu, ...args],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      },
+    );
     if (child.pid !== undefined) RUNNING.add(child.pid);
     let output = '';
     let exited = false;
@@ -162,9 +201,28 @@ export class QemuGuest implements EmulatedGuest {
   }
 
   private async reset(bootFromCd: boolean): Promise<void> {
+    const generation = ++this.resets;
     await this.qmp.execute('qom-set', { path: CD_PATH, property: 'bootindex', value: bootFromCd ? 0 : -1 });
+    const firmwareMark = fileSize(this.firmwareLogPath);
+    const mark = this.qmp.events.length;
     await this.qmp.execute('system_reset');
-    if (bootFromCd) await this.qmp.execute('qom-set', { path: CD_PATH, property: 'bootindex', value: -1 });
+    await this.qmp.waitForEvent('RESET', mark);
+    // qemu hands the firmware the boot order when the firmware reads it, not at the reset, so the
+    // override may only be taken back once SeaBIOS has printed the order it read ("boot order:"
+    // on its debug port). Done in the background: the Reset answer does not wait for the firmware.
+    if (bootFromCd) this.revert = this.revertAfterFirmwareRead(firmwareMark, generation);
+  }
+
+  private async revertAfterFirmwareRead(offset: number, generation: number): Promise<void> {
+    const deadline = Date.now() + FIRMWARE_READS_ORDER_WITHIN_MS;
+    while (Date.now() < deadline && generation === this.resets && !this.exited) {
+      if (readFrom(this.firmwareLogPath, offset).includes('boot order:')) {
+        await this.qmp.execute('qom-set', { path: CD_PATH, property: 'bootindex', value: -1 }).catch(() => undefined);
+        return;
+      }
+      await delay(100);
+    }
+    // Not seen (a newer reset took over, or the firmware said nothing): the next reset sets the order anyway.
   }
 
   async insertMedia(url: string): Promise<void> {
@@ -211,6 +269,8 @@ export class QemuGuest implements EmulatedGuest {
     if (!this.exited) {
       await this.qmp.execute('quit', undefined, 5_000).catch(() => undefined);
     }
+    this.resets++;
+    await this.revert;
     this.qmp.close();
     if (!this.exited) killGroup(this.child.pid);
     await new Promise<void>((resolve) => {

@@ -117,6 +117,21 @@ export class QmpClient {
     return result;
   }
 
+  /**
+   * Resolves with the first `name` event at or after index `from` of `events` (take `events.length`
+   * before the command that causes it), or rejects after `timeoutMs`.
+   */
+  async waitForEvent(name: string, from: number, timeoutMs = QMP_COMMAND_TIMEOUT_MS): Promise<QmpEvent> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.events.slice(from).find((e) => e.event === name);
+      if (found) return found;
+      if (this.closed) throw new QmpError(`QMP connection closed while waiting for ${name}`);
+      if (Date.now() > deadline) throw new QmpError(`no ${name} event within ${timeoutMs} ms`);
+      await delay(20);
+    }
+  }
+
   close(): void {
     this.socket.destroy();
   }
