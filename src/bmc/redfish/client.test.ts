@@ -264,6 +264,89 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('RedfishClient against t
     }
   });
 
+  it('resumes: a run that failed at insert (5xx storm) continues from insert, the steps before reported as done earlier', async () => {
+    const { bmc, guest } = await startVirtualBmc({
+      name: 'resume',
+      profile: 'generic',
+      tls: certs,
+      faults: { serverErrors: { times: 'always', status: 503, match: { path: 'InsertMedia' } } },
+    });
+    try {
+      const client = await RedfishClient.open({
+        name: 'resume',
+        address: bmc.rootUrl,
+        username: 'admin',
+        password: 'emulator-password',
+        trust: { verify: 'ca-file', caFile: certs.caFile },
+        sleep: instant,
+      });
+      const seen: string[] = [];
+      const first = await runBootDiscovery(
+        client,
+        { imageUrl: httpIso.url },
+        { onStep: (s) => void seen.push(`${s.step}:${s.status}`) },
+      );
+      expect(first.ok).toBe(false);
+      expect(first.failedStep).toBe('insert');
+      expect(first.error?.message).toMatch(
+        /^BMC "resume": insert: the BMC answered with an error \(POST .*InsertMedia → HTTP 503, 4 attempts: /,
+      );
+      expect(seen).toEqual([
+        'discover:done',
+        'read-power:done',
+        'eject:done',
+        'insert:failed',
+        'boot-override:skipped',
+        'power:skipped',
+      ]);
+      const insertStep = first.steps.find((s) => s.step === 'insert');
+      expect(insertStep).toMatchObject({ retries: 3 });
+      expect(bmc.model.boots).toEqual([]);
+
+      bmc.setFaults({});
+      const resumed = await runBootDiscovery(client, { imageUrl: httpIso.url }, { startAt: 'insert' });
+      expect(resumed.ok).toBe(true);
+      expect(resumed.steps.map((s) => `${s.step}:${s.status}:${s.status === 'skipped' ? s.detail : ''}`)).toEqual([
+        'discover:skipped:done earlier', 'read-power:skipped:done earlier', 'eject:skipped:done earlier',
+        'insert:done:', 'boot-override:done:', 'power:done:',
+      ]); // prettier-ignore
+      expect(bmc.model.boots.map((b) => b.fromCd)).toEqual([true]);
+    } finally {
+      await bmc.close();
+      await guest.close();
+    }
+  });
+
+  it('a BMC that accepts the insert but never reads the ISO: every step succeeds, nothing reads the image', async () => {
+    const { bmc, guest } = await startVirtualBmc({
+      name: 'lazy',
+      profile: 'generic',
+      tls: certs,
+      faults: { neverReadsIso: true },
+    });
+    try {
+      const client = await RedfishClient.open({
+        name: 'lazy',
+        address: bmc.rootUrl,
+        username: 'admin',
+        password: 'emulator-password',
+        trust: { verify: 'ca-file', caFile: certs.caFile },
+        sleep: instant,
+      });
+      const before = httpIso.requests.length;
+      const result = await runBootDiscovery(client, { imageUrl: httpIso.url });
+      expect(result.ok).toBe(true);
+      // Redfish says inserted; only the ISO's reads (phase 2: boot events) can tell it never happened.
+      expect(bmc.model.slots.find((s) => s.spec.id === 'CD1')).toMatchObject({ image: httpIso.url, inserted: true });
+      expect(guest.media()).toBeUndefined();
+      expect(bmc.model.boots.map((b) => b.fromCd)).toEqual([false]);
+      expect(httpIso.requests.length).toBe(before);
+    } finally {
+      await bmc.close();
+      await guest.close();
+    }
+  });
+
   it('reports the inventory: serial, model, power, MACs, boot and reset capabilities, slots', async () => {
     const macs = emulatedMacs(42, 3);
     const { bmc, guest } = await startVirtualBmc({
