@@ -50,6 +50,8 @@ declare -A NEEDED_BY=(
 	[grub-efi-amd64-signed]="boot tests: the fixture's signed GRUB"
 	[dnsmasq-base]='boot tests: UEFI HTTP Boot (DHCP in a network namespace)'
 	[iproute2]='boot tests: network namespaces and veth pairs'
+	[python3-sushy]="the Redfish emulator checked by Ironic's library (sushy)"
+	[redfishtool]="the Redfish emulator checked by redfishtool"
 )
 PACKAGES=(
 	xorriso isolinux syslinux-common mtools dosfstools cpio xz-utils zstd gzip curl zip openssl
@@ -57,6 +59,7 @@ PACKAGES=(
 	network-manager dbus-daemon
 	ignition systemd linux-image-amd64 kmod passwd policycoreutils
 	ovmf shim-signed grub-efi-amd64-signed dnsmasq-base iproute2
+	python3-sushy redfishtool
 	postgresql haproxy chromium zbar-tools
 )
 
