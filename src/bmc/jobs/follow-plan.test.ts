@@ -8,6 +8,7 @@ import { ejectDecision } from './eject-policy.js';
 import { decideFollow, type FollowDecision, type FollowObservation, formatDuration } from './follow-plan.js';
 import { type HostCandidate, matchHost, uuidForms } from './host-match.js';
 import { FOLLOW_STEPS, type FollowStep } from './job-steps.js';
+import type { BootCoverage } from './read-coverage.js';
 
 const T0 = new Date('2026-03-01T10:00:00.000Z');
 const at = (s: number): Date => new Date(T0.getTime() + s * 1000);
@@ -25,7 +26,7 @@ function steps(done: Partial<Record<FollowStep, [StepStatus, number?]>>): Follow
   ) as FollowObservation['steps'];
 }
 
-const BOOT = { covered: 0, total: 4_000_000, booted: false };
+const BOOT: BootCoverage = { covered: 0, total: 4_000_000, booted: false };
 
 function observe(o: Partial<FollowObservation> & { nowS: number }): FollowObservation {
   return {

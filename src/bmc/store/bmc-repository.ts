@@ -37,6 +37,13 @@ function uniqueViolation(err: unknown): string | undefined {
   return e?.code === UNIQUE_VIOLATION ? String(e.constraint ?? '') : undefined;
 }
 
+/**
+ * Registrations a boot job looks at per InfraEnv and round: the newest this many since the insert.
+ * A fleet of a few thousand hosts booting at once into one InfraEnv is far beyond what one
+ * service follows; the bound keeps one round's work fixed whatever the table holds.
+ */
+const MAX_HOSTS_MATCHED = 5_000;
+
 /** What a running job's save writes (the rest of the row is the claim's or the creator's). */
 export type JobProgress = Pick<
   JobRecord,
@@ -300,5 +307,39 @@ export class BmcRepository {
   async readsOf(jobId: string): Promise<JobReadsRecord[]> {
     const rows = await this.ex.query(`${SQL.selectReads} WHERE job_id = $1 ORDER BY replica`, [jobId]);
     return rows.map((row) => recordFromRow(BMC_JOB_READS, row));
+  }
+
+  /** The reads of several jobs, by job id (every replica's row). */
+  async readsOfJobs(jobIds: string[]): Promise<Map<string, JobReadsRecord[]>> {
+    const out = new Map<string, JobReadsRecord[]>();
+    if (jobIds.length === 0) return out;
+    const rows = await this.ex.query(`${SQL.selectReads} WHERE job_id = ANY($1::uuid[]) ORDER BY job_id, replica`, [
+      jobIds,
+    ]);
+    for (const row of rows) {
+      const rec = recordFromRow(BMC_JOB_READS, row);
+      out.set(rec.jobId, [...(out.get(rec.jobId) ?? []), rec]);
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------- what jobs read of the core's tables
+
+  /** Hosts of an InfraEnv registered at or after `since`: what a boot job matches its BMC against. */
+  async hostsRegisteredSince(
+    infraEnvId: string,
+    since: Date,
+  ): Promise<{ id: string; registeredAt: Date; inventory: string | null }[]> {
+    const rows = await this.ex.query<{ id: string; registered_at: Date; inventory: string | null }>(
+      `SELECT id, registered_at, inventory FROM hosts WHERE infra_env_id = $1 AND registered_at >= $2
+       ORDER BY registered_at DESC LIMIT $3`,
+      [infraEnvId, since, MAX_HOSTS_MATCHED],
+    );
+    return rows.map((r) => ({ id: r.id, registeredAt: new Date(r.registered_at), inventory: r.inventory }));
+  }
+
+  /** Revokes one short image-URL token by its hash (a boot job's, once its media is ejected). */
+  async revokeUrlToken(tokenHash: string): Promise<void> {
+    await this.ex.query('DELETE FROM image_url_tokens WHERE token_hash = $1', [tokenHash]);
   }
 }
