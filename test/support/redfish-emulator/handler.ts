@@ -52,6 +52,8 @@ export interface BmcModelOptions {
   guest: EmulatedGuest;
   macs?: string[];
   serialNumber?: string;
+  /** ComputerSystem.UUID (a qemu guest's `-uuid`, which its agent registers as host id); default random. */
+  uuid?: string;
   faults: () => Faults;
 }
 
@@ -86,7 +88,7 @@ export class BmcModel {
   readonly slots: SlotState[];
   readonly boot: BootState;
   readonly boots: BootRecord[] = [];
-  readonly uuid = randomUUID();
+  readonly uuid: string;
   private readonly sessions = new Map<string, { id: string; user: string }>();
   private readonly options: BmcModelOptions;
   private systemVersion = 1;
@@ -94,6 +96,7 @@ export class BmcModel {
 
   constructor(options: BmcModelOptions) {
     this.options = options;
+    this.uuid = options.uuid ?? randomUUID();
     this.name = options.name;
     this.profile = options.profile;
     this.guest = options.guest;

@@ -36,6 +36,7 @@ export async function startVirtualBmc(options: {
   imageCa?: string;
   initialPower?: GuestPower;
   macs?: string[];
+  uuid?: string;
   faults?: Faults;
   maxBytes?: number;
 }): Promise<{ bmc: EmulatedBmc; guest: VirtualGuest }> {
@@ -52,6 +53,7 @@ export async function startVirtualBmc(options: {
     guest,
     ...(options.tls ? { tls: options.tls } : {}),
     ...(options.macs ? { macs: options.macs } : {}),
+    ...(options.uuid ? { uuid: options.uuid } : {}),
     ...(options.faults ? { faults: options.faults } : {}),
   });
   return { bmc, guest };

@@ -27,6 +27,8 @@ export interface EmulatedBmcOptions {
   port?: number;
   macs?: string[];
   serialNumber?: string;
+  /** ComputerSystem.UUID; default random. */
+  uuid?: string;
   faults?: Faults;
 }
 
@@ -74,6 +76,7 @@ export async function startEmulatedBmc(options: EmulatedBmcOptions): Promise<Emu
     guest: options.guest,
     ...(options.macs ? { macs: options.macs } : {}),
     ...(options.serialNumber ? { serialNumber: options.serialNumber } : {}),
+    ...(options.uuid ? { uuid: options.uuid } : {}),
     faults: () => faults,
   });
   const requests: RequestRecord[] = [];
