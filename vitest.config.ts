@@ -1,11 +1,47 @@
-import { defineConfig } from 'vitest/config';
+// Vitest configuration of the unit tier, in two projects (CONTRIBUTING.md "Test suites"):
+//   fast  the files test/fast-tier.ts lists: pure and in-process, no child process, tool or database
+//         (test/support/fast-tier-guard.ts makes one throw); `npm run test:fast` runs only these.
+//   real  every other unit test: real tools, child processes, the embedded PostgreSQL (started once
+//         per run by the global setup), Chromium, NetworkManager.
+// `npm run test:unit` (and `npm test`) runs both projects, so every unit test runs in CI.
+import { configDefaults, defineConfig } from 'vitest/config';
+import { FAST_TESTS } from './test/fast-tier.js';
+
+/** Where unit tests live: beside their module, plus the packaging and README checks. */
+export const UNIT_TESTS = [
+  'src/**/*.test.ts',
+  'fixtures/**/*.test.ts',
+  'test/packaging/**/*.test.ts',
+  'test/docs/**/*.test.ts',
+  'test/support/**/*.test.ts',
+];
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'fixtures/**/*.test.ts', 'test/packaging/**/*.test.ts', 'test/docs/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    globalSetup: ['test/support/embedded-postgres-setup.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'fast',
+          include: [...FAST_TESTS],
+          setupFiles: ['test/support/fast-tier-guard.ts'],
+          // One module cache per worker instead of one per file: loading the service's modules
+          // again for each of these small files was most of the tier's time.
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'real',
+          include: UNIT_TESTS,
+          exclude: [...configDefaults.exclude, ...FAST_TESTS],
+          globalSetup: ['test/support/embedded-postgres-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -9,12 +9,12 @@
 # checkout) is there, and which tests skip without it.
 #
 # Exit status: 0, also when something is missing (outside CI those suites skip with a message;
-# under CI=true they fail, src/test-support/requirements.ts); 1 only when CI is set and the
+# under CI=true they fail, test/support/requirements.ts); 1 only when CI is set and the
 # installation failed. BOOTSMITH_SKIP_TEST_DEPS=1 skips the installation (the report still runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# package → what needs it (keep in step with README "Tests" and src/test-support/probes.ts)
+# package → what needs it (keep in step with README "Tests" and test/support/probes.ts)
 declare -A NEEDED_BY=(
 	[xorriso]='fixture ISOs and ISO checks (unit, fuzz, boot tests)'
 	[isolinux]='fixture ISOs (fixtures/build-live-iso.sh)'

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import path from 'node:path';
-import { ConfigError, DEMO_IMAGE_PATH, loadConfig, parseDuration } from './config.js';
+import { ConfigError, loadConfig, parseDuration } from './config.js';
+import { DEMO_IMAGE_PATH } from './package-root.js';
+import { coreSettingsOf, DEFAULT_CORE_SETTINGS } from './core/settings.js';
 
 describe('loadConfig', () => {
   it('has embedded defaults that work on a fresh machine', () => {
@@ -143,7 +145,7 @@ describe('parseDuration', () => {
 describe('variables the core reads through Config', () => {
   it('AGENT_DOCKER_IMAGE and EMBEDDED_POSTGRES_USER are read here, unset means the core default', () => {
     const unset = loadConfig({});
-    expect(unset.agentImage).toBeUndefined();
+    expect(unset.agentImage).toBe('quay.io/edge-infrastructure/assisted-installer-agent:latest');
     expect(unset.embeddedPostgresUser).toBeUndefined();
     const set = loadConfig({ AGENT_DOCKER_IMAGE: 'registry.example/agent:v1', EMBEDDED_POSTGRES_USER: 'pgrunner' });
     expect(set.agentImage).toBe('registry.example/agent:v1');
@@ -264,5 +266,24 @@ describe('event bounds', () => {
       [{ EVENT_RATE_LIMITS: '{"a":"soon"}' }, /invalid duration for event "a" in EVENT_RATE_LIMITS/],
     ];
     for (const [env, message] of bad) expect(() => loadConfig(env), JSON.stringify(env)).toThrow(message);
+  });
+
+  it('unset, every core setting is its default from src/core/settings.ts (DATA_DIR resolved)', () => {
+    expect(coreSettingsOf(loadConfig({}))).toEqual({ ...DEFAULT_CORE_SETTINGS, dataDir: path.resolve('data') });
+  });
+
+  it('the core is handed only its own settings out of the Config', () => {
+    const config = loadConfig({
+      AUTH_TYPE: 'none',
+      HOST_MAX_DISCONNECTION_TIME: '90s',
+      IMAGE_URL_TTL: '2h',
+      EVENTS_MAX_PAGE: '77',
+      OS_IMAGE_DOWNLOAD_HEADERS: '{"Authorization": "Bearer not-for-the-core"}',
+    });
+    const core = coreSettingsOf(config);
+    expect(Object.keys(core).sort()).toEqual(Object.keys(DEFAULT_CORE_SETTINGS).sort());
+    expect(core).toMatchObject({ authType: 'none', hostMaxDisconnectionMs: 90_000, imageUrlTtlMs: 7_200_000 });
+    expect(core.events.maxPage).toBe(77);
+    expect(JSON.stringify(core)).not.toContain('not-for-the-core');
   });
 });

@@ -7,16 +7,24 @@
 //
 // Invalid values stop the process with a message naming the variable; invalid OS image
 // entries do not (they are reported and skipped, see images/os-images-config.ts).
+//
+// Where a default lives: a layer with settings of its own declares them, with their defaults, in
+// one settings module (core/settings.ts, core/event-limits.ts, images/store-settings.ts,
+// http/listener-limits.ts, http/request-cap.ts, http/drain.ts); this file reads the environment
+// and composes them, and holds the defaults of the process-wide rest. Nothing downstream applies
+// a default again. `Config` extends the core's settings, so the core is handed the Config itself.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { parseDuration } from './duration.js';
-import { DEFAULT_SHUTDOWN_GRACE_MS } from './http/drain.js';
-import { DEFAULT_LISTENER_LIMITS, type ListenerLimits } from './http/listener-limits.js';
-import { DEFAULT_REQUEST_CAP, type RequestCapSettings } from './http/request-cap.js';
+import { describeError } from './errors.js';
+import { DEMO_IMAGE_PATH } from './package-root.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from './http/transport/drain.js';
+import { DEFAULT_LISTENER_LIMITS, type ListenerLimits } from './http/transport/listener-limits.js';
+import { DEFAULT_REQUEST_CAP, type RequestCapSettings } from './http/face/request-cap.js';
 import type { EmbedCompression } from './initrd/embed-archive.js';
-import type { PlainHttpRoutes } from './http/tls/plain-route-policy.js';
-import type { TlsMinVersion } from './http/tls/tls-material.js';
+import type { PlainHttpRoutes } from './http/face/plain-route-policy.js';
+import type { TlsMinVersion } from './http/transport/tls/tls-material.js';
 import { type OsImagesConfig, osImagesFromEnvironment } from './images/os-images-config.js';
 import {
   byteSizeFrom,
@@ -24,17 +32,18 @@ import {
   ImageSettingsError,
   imageStoreSettingsFromEnvironment,
 } from './images/store-settings.js';
-import { DEFAULT_EVENT_SETTINGS, type EventSettings, parseEventRateLimits } from './core/events/event-limits.js';
+import { type EventSettings, parseEventRateLimits } from './core/event-limits.js';
+import { type CoreSettings, DEFAULT_CORE_SETTINGS } from './core/settings.js';
 
 export { parseDuration };
 
 export type Role = 'all' | 'image' | 'core';
 
-export interface Config {
+/** Every setting; the core's (dataDir, databaseUrl, authType, events, …) are declared in CoreSettings. */
+export interface Config extends CoreSettings {
   role: Role;
   listenAddress: string;
   listenPort: number;
-  dataDir: string;
   osImages: OsImagesConfig;
   /** True when OS_IMAGES was not set and the bundled demo fixture is served. */
   usingDemoImage: boolean;
@@ -48,40 +57,27 @@ export interface Config {
   assistedServiceUrl: string | undefined;
   ignitionCacheTtlMs: number;
   embedCompression: EmbedCompression;
-  authType: 'none' | 'local';
-  databaseUrl: string | undefined;
-  hostMaxDisconnectionMs: number;
-  /** ADMIN_TOKEN_TTL (Go duration); undefined = admin tokens never expire. */
-  adminTokenTtlMs: number | undefined;
   logLevel: string;
-  /** Timeouts and connection caps of the HTTP listener (src/http/listener-limits.ts). */
+  /** Timeouts and connection caps of the HTTP listener (src/http/transport/listener-limits.ts). */
   listener: ListenerLimits;
-  /** AGENT_DOCKER_IMAGE: the discovery agent image; undefined = upstream's (src/core). */
-  agentImage: string | undefined;
   /** SERVICE_CA_CERT_FILE: the CA the discovery agent trusts for SERVICE_BASE_URL (upstream SERVICE_CA_CERT_PATH). */
   serviceCaCertFile: string | undefined;
-  /** EMBEDDED_POSTGRES_USER: who runs the embedded PostgreSQL when bootsmith is root; undefined = automatic. */
-  embeddedPostgresUser: string | undefined;
-  /** MAX_CONCURRENT_REQUESTS: artifact requests in flight before 503 (src/http/request-cap.ts). */
+  /** MAX_CONCURRENT_REQUESTS: artifact requests in flight before 503 (src/http/face/request-cap.ts). */
   maxConcurrentRequests: number;
   /**
-   * The fair share of those slots (src/http/request-cap.ts): MAX_CONCURRENT_REQUESTS_PER_ADDRESS,
+   * The fair share of those slots (src/http/face/request-cap.ts): MAX_CONCURRENT_REQUESTS_PER_ADDRESS,
    * ARTIFACT_MIN_PROGRESS_BYTES, ARTIFACT_MIN_PROGRESS_TIME.
    */
   artifactSlots: Omit<RequestCapSettings, 'max'>;
-  /** IMAGE_URL_TTL: lifetime of short image-URL tokens (src/core/auth/url-tokens.ts). */
-  imageUrlTtlMs: number;
   /** HTTPS_CERT_FILE + HTTPS_KEY_FILE: LISTEN_PORT serves HTTPS; undefined = plain HTTP only. */
   tls: TlsConfig | undefined;
   /** IMAGE_SERVICE_HTTP_BASE_URL: plain-HTTP base for iPXE scripts and PXE artifacts; undefined = derived. */
   imageServiceHttpBaseUrl: string | undefined;
-  /** SHUTDOWN_GRACE_SECONDS: how long streams in flight may run after SIGTERM (src/http/drain.ts). */
+  /** SHUTDOWN_GRACE_SECONDS: how long streams in flight may run after SIGTERM (src/http/transport/drain.ts). */
   shutdownGraceMs: number;
-  /** Event bounds: EVENTS_* / EVENT_* (src/core/events/event-limits.ts). */
-  events: EventSettings;
 }
 
-/** Native TLS (src/http/tls/). */
+/** Native TLS (src/http/transport/tls/, src/http/face/plain-route-policy.ts). */
 export interface TlsConfig {
   certFile: string;
   keyFile: string;
@@ -89,7 +85,7 @@ export interface TlsConfig {
   minVersion: TlsMinVersion;
   /** HTTP_LISTEN_PORT: a second, plain-HTTP listener; undefined = none. */
   httpListenPort: number | undefined;
-  /** HTTP_ROUTES: what the plain listener serves (src/http/tls/plain-route-policy.ts). */
+  /** HTTP_ROUTES: what the plain listener serves (src/http/face/plain-route-policy.ts). */
   httpRoutes: PlainHttpRoutes;
 }
 
@@ -103,12 +99,10 @@ const MAX_SHUTDOWN_GRACE_SECONDS = 86_400;
  * is the checkout's ./data; an installed binary keeps its data where it is started, not inside
  * node_modules.
  */
-export const DEFAULT_DATA_DIR = 'data';
-export const PACKAGE_ROOT = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
-/** The bundled demo image: `build-live-iso.sh --with-miniso`, so minimal ISOs work out of the box. */
-export const DEMO_IMAGE_PATH = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64-miniso.iso');
+export const DEFAULT_DATA_DIR = DEFAULT_CORE_SETTINGS.dataDir;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly string[] = []): Config {
+  const core = DEFAULT_CORE_SETTINGS;
   const role = roleFrom(argv, env);
   const listenPort = integer(env, 'LISTEN_PORT', 8080, 0, 65535);
   const listenAddress = env.LISTEN_ADDRESS || '0.0.0.0';
@@ -132,17 +126,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     assistedServiceUrl,
     ignitionCacheTtlMs: integer(env, 'IGNITION_CACHE_TTL_SECONDS', 60, 0, 86_400) * 1000,
     embedCompression: oneOf(env, 'EMBED_COMPRESSION', ['gzip', 'xz'] as const, 'gzip'),
-    authType: oneOf(env, 'AUTH_TYPE', ['none', 'local'] as const, 'local'),
-    databaseUrl: env.DATABASE_URL || undefined,
-    hostMaxDisconnectionMs: duration(env, 'HOST_MAX_DISCONNECTION_TIME', 3 * 60_000),
-    adminTokenTtlMs: env.ADMIN_TOKEN_TTL ? duration(env, 'ADMIN_TOKEN_TTL', 0) : undefined,
+    authType: oneOf(env, 'AUTH_TYPE', ['none', 'local'] as const, core.authType),
+    databaseUrl: env.DATABASE_URL || core.databaseUrl,
+    hostMaxDisconnectionMs: duration(env, 'HOST_MAX_DISCONNECTION_TIME', core.hostMaxDisconnectionMs),
+    adminTokenTtlMs: env.ADMIN_TOKEN_TTL ? duration(env, 'ADMIN_TOKEN_TTL', 0) : core.adminTokenTtlMs,
     logLevel: env.LOG_LEVEL || 'info',
     listener: listenerLimits(env),
-    agentImage: env.AGENT_DOCKER_IMAGE || undefined,
+    agentImage: env.AGENT_DOCKER_IMAGE || core.agentImage,
     serviceCaCertFile: env.SERVICE_CA_CERT_FILE || undefined,
-    embeddedPostgresUser: env.EMBEDDED_POSTGRES_USER || undefined,
+    embeddedPostgresUser: env.EMBEDDED_POSTGRES_USER || core.embeddedPostgresUser,
     maxConcurrentRequests: integer(env, 'MAX_CONCURRENT_REQUESTS', DEFAULT_REQUEST_CAP.max, 1, 1_000_000),
     artifactSlots: artifactSlots(env),
+    imageTokenTtlMs: core.imageTokenTtlMs, // no variable yet: upstream's IMAGE_EXPIRATION_TIME default
     imageUrlTtlMs: imageUrlTtl(env),
     tls: tlsConfig(env, listenPort),
     imageServiceHttpBaseUrl: optionalBaseUrl(env, 'IMAGE_SERVICE_HTTP_BASE_URL'),
@@ -156,12 +151,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
 const MAX_EVENTS_PER_MINUTE = 1_000_000;
 
 function eventSettings(env: NodeJS.ProcessEnv): EventSettings {
-  const d = DEFAULT_EVENT_SETTINGS;
+  const d = DEFAULT_CORE_SETTINGS.events;
   let nameIntervalsMs: Record<string, number>;
   try {
     nameIntervalsMs = parseEventRateLimits(env.EVENT_RATE_LIMITS, parseDuration);
   } catch (err) {
-    throw new ConfigError((err as Error).message);
+    throw new ConfigError(describeError(err));
   }
   return {
     perHostPerMinute: integer(env, 'EVENTS_PER_HOST_PER_MINUTE', d.perHostPerMinute, 1, MAX_EVENTS_PER_MINUTE),
@@ -200,12 +195,11 @@ function byteSize(env: NodeJS.ProcessEnv, name: string, fallback: number): numbe
 /** Short image-URL lifetime: at least a minute (a BMC mounts within it), at most 30 days. */
 const MIN_IMAGE_URL_TTL_MS = 60_000;
 const MAX_IMAGE_URL_TTL_MS = 30 * 24 * 3_600_000;
-const DEFAULT_IMAGE_URL_TTL_MS = 4 * 3_600_000; // upstream IMAGE_EXPIRATION_TIME default
 
 /** IMAGE_URL_TTL: whole seconds (`14400`) or a Go duration (`4h`, `90m`). */
 function imageUrlTtl(env: NodeJS.ProcessEnv): number {
   const raw = env.IMAGE_URL_TTL;
-  if (raw === undefined || raw === '') return DEFAULT_IMAGE_URL_TTL_MS;
+  if (raw === undefined || raw === '') return DEFAULT_CORE_SETTINGS.imageUrlTtlMs;
   const value = /^\d+$/.test(raw) ? Number(raw) * 1000 : parseDuration(raw);
   if (value === undefined || value < MIN_IMAGE_URL_TTL_MS || value > MAX_IMAGE_URL_TTL_MS)
     throw new ConfigError(
@@ -358,14 +352,4 @@ function duration(env: NodeJS.ProcessEnv, name: string, fallback: number): numbe
   if (value === undefined || value <= 0)
     throw new ConfigError(`${name} must be a duration such as 3m or 90s, not ${JSON.stringify(raw)}`);
   return value;
-}
-
-function findPackageRoot(start: string): string {
-  let dir = start;
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) return start;
-    dir = parent;
-  }
-  return dir;
 }

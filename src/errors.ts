@@ -141,3 +141,25 @@ export function describeError(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);
 }
+
+/** Builds the typed error `withContext` throws from its message and the error it replaces. */
+export type ContextErrorFactory = (message: string, cause: unknown) => Error;
+
+/**
+ * Runs one fallible step and names it when it fails (coreos-installer's `.with_context`): when
+ * `fn` throws, or the promise it returns rejects, the error becomes `as(`${doing}: ${reason}`,
+ * cause)`, where `reason` is the cause's message (describeError) and the cause is kept. Returns
+ * what `fn` returns. `as` picks the typed error, e.g. `(m, cause) => new FormatError(m, { path }, { cause })`.
+ */
+export function withContext<T>(doing: string, fn: () => T, as: ContextErrorFactory): T {
+  const rethrow = (cause: unknown): never => {
+    throw as(`${doing}: ${describeError(cause)}`, cause);
+  };
+  let result: T;
+  try {
+    result = fn();
+  } catch (cause) {
+    return rethrow(cause);
+  }
+  return result instanceof Promise ? (result.catch(rethrow) as T) : result;
+}

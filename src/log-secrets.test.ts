@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_IMAGE_PATH, loadConfig } from './config.js';
+import { loadConfig } from './config.js';
+import { DEMO_IMAGE_PATH } from './package-root.js';
 import { createLogger } from './logger.js';
 import { type RunningService, startService } from './service.js';
 

@@ -75,7 +75,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** Set by the request cap (src/http/request-cap.ts): 1 while its slots are saturated. */
+  /** Set by the request cap (src/http/face/request-cap.ts): 1 while its slots are saturated. */
   artifactSlotsSaturation: (() => boolean) | undefined;
 
   readonly artifactRequestsSaturated = new Gauge({

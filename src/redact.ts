@@ -4,7 +4,8 @@
 // `/BYAPIKEY/<key>/…`, `?%61pi_key=` and `?api%5Fkey=` lose their values like the plain spellings.
 //
 // What counts as a credential:
-//   - the path segment after a `byapikey` or `bytoken` segment (path-style ISO URLs);
+//   - the path segment after a `byapikey` or `bytoken` segment (path-style ISO URLs: every URL
+//     shape of src/url-grammar.ts with a credential parameter; urlRedactor() takes another table);
 //   - query parameters named like a credential (api_key, image_token, token, signature,
 //     X-Amz-Signature/Credential/Security-Token, password, secret, key, …) or containing such a word;
 //   - anything shaped like a JWT (how API keys and tokens look), wherever it appears;
@@ -21,10 +22,12 @@
 // It does not decide what is logged, and it is a second line of defence: code must not put
 // secrets into log calls in the first place. It never throws on malformed input.
 
+import { type UrlShape, credentialRouteSegments } from './url-grammar.js';
+
 export const REDACTED = '[redacted]';
 
 /** Route segments followed by a credential in the path (matched decoded, case-insensitively). */
-const CREDENTIAL_ROUTES = new Set(['byapikey', 'bytoken']);
+const CREDENTIAL_ROUTES: ReadonlySet<string> = credentialRouteSegments();
 
 /** Normalized names (lower case, `-`/`_`/`.` removed) that always carry a credential. */
 const CREDENTIAL_NAMES = new Set([
@@ -108,6 +111,16 @@ export function isCredentialName(name: string): boolean {
  * with every credential replaced by `[redacted]`. Everything else is kept as it was spelled.
  */
 export function redactUrl(target: string, minTokenRun = TARGET_TOKEN_RUN): string {
+  return redactUrlWith(target, CREDENTIAL_ROUTES, minTokenRun);
+}
+
+/** redactUrl for the URL shapes of `shapes` instead of src/url-grammar.ts's table. */
+export function urlRedactor(shapes: readonly UrlShape[]): (target: string) => string {
+  const routes = credentialRouteSegments(shapes);
+  return (target) => redactUrlWith(target, routes, TARGET_TOKEN_RUN);
+}
+
+function redactUrlWith(target: string, credentialRoutes: ReadonlySet<string>, minTokenRun: number): string {
   let text = target;
   let prefix = '';
   const scheme = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)/i.exec(text);
@@ -131,7 +144,7 @@ export function redactUrl(target: string, minTokenRun = TARGET_TOKEN_RUN): strin
   }
   return (
     prefix +
-    redactPath(path, minTokenRun) +
+    redactPath(path, credentialRoutes, minTokenRun) +
     (query === undefined ? '' : `?${redactQuery(query, minTokenRun)}`) +
     fragment
   );
@@ -187,7 +200,7 @@ export function redactLogValue(value: unknown, depth = 0, seen: WeakSet<object> 
   return out;
 }
 
-function redactPath(path: string, minTokenRun: number): string {
+function redactPath(path: string, credentialRoutes: ReadonlySet<string>, minTokenRun: number): string {
   const segments = path.split('/');
   let afterRoute = false;
   for (let i = 0; i < segments.length; i++) {
@@ -195,7 +208,7 @@ function redactPath(path: string, minTokenRun: number): string {
     if (afterRoute && segment !== '') {
       segments[i] = REDACTED;
       afterRoute = false;
-    } else if (CREDENTIAL_ROUTES.has(decodeRepeatedly(segment).toLowerCase())) {
+    } else if (credentialRoutes.has(decodeRepeatedly(segment).toLowerCase())) {
       afterRoute = true;
     } else {
       segments[i] = redactTokenRuns(segment.replace(JWT, REDACTED), minTokenRun);

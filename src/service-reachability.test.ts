@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from './config.js';
 import { type HostNetwork, readHostNetwork } from './startup/host-routes.js';
 import { chooseAddress } from './startup/routable-address.js';
-import { API, DEMO_VERSION, PULL_SECRET, startAllInOne } from './test-support/all-in-one.js';
-import { unavailable } from './test-support/requirements.js';
+import { API, DEMO_VERSION, PULL_SECRET, startAllInOne } from '../test/support/all-in-one.js';
+import { unavailable } from '../test/support/requirements.js';
 import { freePort } from '../test/support/serve-child.js';
 
 const LOOPBACK_ONLY: HostNetwork = {

@@ -19,19 +19,23 @@ import type { Logger } from 'pino';
 import { ArtifactService } from './artifacts/artifact-service.js';
 import type { Config } from './config.js';
 import { type Core, createCore } from './core/index.js';
-import { createApp } from './http/app.js';
-import { type ArtifactObserver, DedupingArtifactObserver, loggingArtifactObserver } from './http/artifact-observer.js';
+import { createApp } from './http/face/app.js';
+import {
+  type ArtifactObserver,
+  DedupingArtifactObserver,
+  loggingArtifactObserver,
+} from './http/face/artifact-observer.js';
 import type { UrlTokenResolver } from './ignition-supply/url-token-resolver.js';
-import { writeErrorResponse } from './http/error-mapping.js';
-import { Drain, type DrainResult } from './http/drain.js';
-import { createLimitedServer } from './http/listener-limits.js';
-import { CertificateReloader } from './http/tls/certificate-reloader.js';
-import { plainBaseUrl } from './http/tls/plain-base-url.js';
-import { plainHttpRefusal } from './http/tls/plain-route-policy.js';
-import { loadCaBundle, loadTlsMaterial } from './http/tls/tls-material.js';
-import { TlsMetrics } from './http/tls/tls-metrics.js';
-import { readOpenFileLimit } from './http/open-file-limit.js';
-import { fdBudgetProblem } from './http/request-cap-budget.js';
+import { writeErrorResponse } from './http/representation/error-response.js';
+import { Drain, type DrainResult } from './http/transport/drain.js';
+import { createLimitedServer } from './http/transport/listener-limits.js';
+import { CertificateReloader } from './http/transport/tls/certificate-reloader.js';
+import { plainBaseUrl } from './http/face/plain-base-url.js';
+import { plainHttpRefusal } from './http/face/plain-route-policy.js';
+import { loadCaBundle, loadTlsMaterial } from './http/transport/tls/tls-material.js';
+import { TlsMetrics } from './http/transport/tls/tls-metrics.js';
+import { readOpenFileLimit } from './http/transport/open-file-limit.js';
+import { fdBudgetProblem } from './http/face/request-cap-budget.js';
 import { CachedIgnitionSource } from './ignition-supply/cached-source.js';
 import { RemoteIgnitionSource } from './ignition-supply/remote-source.js';
 import { RemoteUrlTokenResolver } from './ignition-supply/remote-url-tokens.js';
@@ -63,7 +67,7 @@ export interface RunningService {
   metrics: Metrics;
   /** Resolves once every configured base image has been loaded or marked failed. */
   imagesLoaded: Promise<void>;
-  /** Graceful drain state of the listener (src/http/drain.ts). */
+  /** Graceful drain state of the listener (src/http/transport/drain.ts). */
   drain: Drain;
   close(): Promise<void>;
   /** SIGTERM: drain the listener (streams get `graceMs`), then close everything behind it. */
@@ -220,7 +224,7 @@ export async function startService(
     dataDir: config.dataDir,
     settings: config.imageStore,
     metricsRegistry: metrics.registry,
-    ...(writesAfter ? { writesAfter } : {}),
+    writesAfter,
   });
   const imagesLoaded = imageStore.loadAll();
 
@@ -231,23 +235,11 @@ export async function startService(
   try {
     if (config.role !== 'image') {
       core = await createCore({
-        ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
-        dataDir: config.dataDir,
-        serviceBaseUrl,
-        imageServiceBaseUrl,
-        pxeServiceBaseUrl,
-        pxeImageBaseUrl,
-        authType: config.authType,
-        hostMaxDisconnectionMs: config.hostMaxDisconnectionMs,
-        adminTokenTtlMs: config.adminTokenTtlMs,
-        agentImage: config.agentImage,
-        ...(serviceCaCert ? { serviceCaCert } : {}),
-        embeddedPostgresUser: config.embeddedPostgresUser,
+        settings: config,
+        endpoints: { serviceBaseUrl, imageServiceBaseUrl, pxeServiceBaseUrl, pxeImageBaseUrl, serviceCaCert },
         catalog: imageStore.catalog,
         logger,
-        imageUrlTtlMs: config.imageUrlTtlMs,
-        events: config.events,
-        ...(options.now ? { now: options.now } : {}),
+        now: options.now,
         onInfraEnvChange: (id) => ignitionCache?.invalidate(id),
       }).finally(databaseStarted);
     }
@@ -281,12 +273,13 @@ export async function startService(
       logger,
       metrics,
       imageStore: imageStore.catalog,
-      ...(artifacts ? { artifacts } : {}),
-      ...(urlTokens ? { urlTokens } : {}),
-      ...(observer ? { observer } : {}),
+      artifacts,
+      urlTokens,
+      observer,
       requestCap: { max: config.maxConcurrentRequests, ...config.artifactSlots },
-      ...(core ? { coreRouter: core.router, databaseHealth: core.databaseHealth } : {}),
-      ...(certificates ? { tlsHealth: () => certificates.status() } : {}),
+      coreRouter: core?.router,
+      databaseHealth: core?.databaseHealth,
+      tlsHealth: certificates ? () => certificates.status() : undefined,
       draining: () => drain.isDraining(),
       authType: config.authType,
       warnings,

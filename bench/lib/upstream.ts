@@ -1,7 +1,7 @@
 // A fake assisted-service v2 API in the bench process, for the image side in remote mode
 // (--role image with ASSISTED_SERVICE_URL): it answers what RemoteIgnitionSource asks for
 // any InfraEnv id (discovery.ign, the InfraEnv with kernel_arguments, minimal-initrd = 204),
-// as src/test-support/fake-assisted-service.ts does, and counts every request by endpoint.
+// as test/support/fake-assisted-service.ts does, and counts every request by endpoint.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -8,7 +8,7 @@
 // Neither server can use sendfile here (no kTLS): both read and encrypt in user space.
 import { mkdirSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { makeCa, makeLeaf } from '../../src/http/tls/test-support/certificates.js';
+import { makeCa, makeLeaf } from '../../src/http/transport/tls/test-support/certificates.js';
 import { download } from '../lib/clients.js';
 import type { Context } from '../lib/context.js';
 import { digHoles, warmPageCache } from '../lib/iso.js';

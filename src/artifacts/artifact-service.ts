@@ -21,6 +21,7 @@ import type { EmbedCompression } from '../initrd/embed-archive.js';
 import type { Extent } from '../iso/manifest.js';
 import type { BaseFile } from '../splice/base-file.js';
 import { SplicedFile } from '../splice/spliced-file.js';
+import { URL_SHAPE, fillPath } from '../url-grammar.js';
 import { buildDiscoveryIso } from './discovery-iso.js';
 import { MinimalPlans, buildMinimalIso } from './minimal-discovery-iso.js';
 import { buildPxeInitrd, initrdAddrsize } from './pxe-initrd.js';
@@ -109,7 +110,8 @@ export class ArtifactService {
   rootfsUrl(image: LiveImage): string {
     if (image.entry.rootfsUrl !== undefined) return image.entry.rootfsUrl;
     const query = new URLSearchParams({ arch: image.entry.cpuArchitecture, version: image.entry.openshiftVersion });
-    return `${this.imageServiceBaseUrl}/boot-artifacts/rootfs?${query.toString()}`;
+    const rootfs = fillPath(URL_SHAPE.bootArtifact, { kind: 'rootfs' });
+    return `${this.imageServiceBaseUrl}${rootfs}?${query.toString()}`;
   }
 
   private async customized(

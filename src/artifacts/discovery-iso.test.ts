@@ -10,7 +10,7 @@ import { KEYFILE_MODE, NETWORK_KEYFILE_DIR, readEmbedArea } from '../initrd/embe
 import { gzipEncode } from '../initrd/gzip.js';
 import { parseLiveIso } from '../iso/live-layout.js';
 import { BaseFile } from '../splice/base-file.js';
-import { X86_ISO } from '../http/test-support/image-service.js';
+import { X86_ISO } from '../../test/support/image-service.js';
 import { buildDiscoveryIso } from './discovery-iso.js';
 
 const IGNITION = Buffer.from('{"ignition":{"version":"3.2.0"}}');

@@ -2,7 +2,8 @@
 // (`-o FILE`, `-oFILE`, `--output FILE`, `--output=FILE`), repeatable options, boolean flags,
 // positional arguments, `--` to end options, and `-h`/`--help` on every verb.
 // A mistake in the command line is a UsageError (exit 2, as clap does for coreos-installer).
-// Does: parse argv against a declared spec and render that spec as help text.
+// Does: parse argv against a declared spec and render that spec as help text. Verbs do not
+// read ParsedArgs by option name: they declare typed fields (./options.ts) and read those.
 // Does NOT: read files, validate values beyond "present / not present", or print anything.
 
 /** The command line is malformed: unknown option, missing value or argument. Exit code 2. */
@@ -113,17 +114,4 @@ export function parseArgs(argv: readonly string[], spec: VerbSpec): ParsedArgs {
   if (positionals.length < required) fail(`missing argument ${spec.positionals[positionals.length]}`);
   if (positionals.length > spec.positionals.length) fail(`unexpected argument ${positionals[spec.positionals.length]}`);
   return { options, positionals, help };
-}
-
-/** The single value of an option, or undefined. */
-export function optionValue(args: ParsedArgs, long: string): string | undefined {
-  return args.options.get(long)?.[0];
-}
-
-export function optionValues(args: ParsedArgs, long: string): string[] {
-  return args.options.get(long) ?? [];
-}
-
-export function flag(args: ParsedArgs, long: string): boolean {
-  return args.options.has(long);
 }

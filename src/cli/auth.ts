@@ -5,9 +5,8 @@
 // the embedded database (whose files the CLI never opens under a running service). Writes the
 // new token to DATA_DIR/auth/admin-token (0600, atomically) and prints where, never the token.
 // ADMIN_TOKEN_TTL, when set, gives the new token an expiry. Needs AUTH_TYPE=local.
-import { Readable } from 'node:stream';
 import { commandConfig } from './command-config.js';
-import { type CliIo, runGroup, type Verb, type VerbGroup } from './verb.js';
+import { type CliIo, defineVerb, runGroup, type VerbGroup, withoutStdin } from './verb.js';
 import { describeError } from '../errors.js';
 import { LocalKeys } from '../core/auth/local-keys.js';
 import { migrate } from '../core/db/migrations.js';
@@ -16,36 +15,23 @@ import { openDatabase } from '../core/db/sql.js';
 
 export const AUTH_USAGE = '  bootsmith auth rotate-admin';
 
-export interface AuthCliIo {
-  env: NodeJS.ProcessEnv;
-  stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
-}
-
-export const authRotateAdmin: Verb = {
-  spec: {
-    name: 'bootsmith auth rotate-admin',
-    summary:
-      'Issue a new admin token into DATA_DIR/auth/admin-token (never printed) and revoke the earlier ones, also on a running service',
-    options: [],
-    positionals: [],
-  },
+export const authRotateAdmin = defineVerb({
+  name: 'bootsmith auth rotate-admin',
+  summary:
+    'Issue a new admin token into DATA_DIR/auth/admin-token (never printed) and revoke the earlier ones, also on a running service',
+  options: {},
+  positionals: {},
   run: (_args, io) => rotateAdmin(io),
-};
+});
 
 export const AUTH_GROUP: VerbGroup = { name: 'bootsmith auth', verbs: { 'rotate-admin': authRotateAdmin } };
 
 /** `bootsmith auth <args…>` with the given I/O (tests call it in-process). */
-export function authCommand(args: readonly string[], io: AuthCliIo): Promise<number> {
-  return runGroup(AUTH_GROUP, args, {
-    env: io.env,
-    stdin: Readable.from([]),
-    stdout: io.stdout as CliIo['stdout'],
-    stderr: io.stderr as CliIo['stderr'],
-  });
+export function authCommand(args: readonly string[], io: Omit<CliIo, 'stdin'>): Promise<number> {
+  return runGroup(AUTH_GROUP, args, withoutStdin(io));
 }
 
-async function rotateAdmin(io: AuthCliIo): Promise<number> {
+async function rotateAdmin(io: CliIo): Promise<number> {
   const config = commandConfig(io);
   if (config === 2) return 2;
   if (config.authType !== 'local') {

@@ -9,64 +9,54 @@
 // Run it while `bootsmith serve` is stopped when the database is the embedded one (the
 // server in DATA_DIR belongs to one process at a time).
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { Readable } from 'node:stream';
-import { pino } from 'pino';
 import type { Config } from '../config.js';
-import { flag, optionValue } from './args.js';
-import { commandConfig } from './command-config.js';
+import { commandConfig, commandLogger } from './command-config.js';
 import { exportDump, importDump, parseDump } from '../core/db/dump.js';
 import { migrate } from '../core/db/migrations.js';
 import { pgliteDir } from '../core/db/pglite-era.js';
 import { openDatabase, type SqlDatabase } from '../core/db/sql.js';
 import { describeError } from '../errors.js';
-import type { CliIo } from './images.js';
+import { argument, flagOption, valueOption } from './options.js';
 import { openPgliteCopy } from './pglite-source.js';
-import { type CliIo as VerbIo, runGroup, type Verb, type VerbGroup } from './verb.js';
+import { type CliIo, defineVerb, runGroup, type VerbGroup, withoutStdin } from './verb.js';
 
 export const DB_USAGE = `  bootsmith db export [--pglite] [--out FILE]
   bootsmith db import FILE`;
 
-export const dbExport: Verb = {
-  spec: {
-    name: 'bootsmith db export',
-    summary: 'Export InfraEnvs, hosts, events and signing keys as JSON (pull secrets included: written 0600)',
-    options: [
-      { long: 'pglite', help: 'read the PGlite-era DATA_DIR/db (a copy) instead of the configured database' },
-      { long: 'out', value: 'FILE', help: 'write to FILE (0600) instead of stdout' },
-    ],
-    positionals: [],
+export const dbExport = defineVerb({
+  name: 'bootsmith db export',
+  summary: 'Export InfraEnvs, hosts, events and signing keys as JSON (pull secrets included: written 0600)',
+  options: {
+    pglite: flagOption({
+      long: 'pglite',
+      help: 'read the PGlite-era DATA_DIR/db (a copy) instead of the configured database',
+    }),
+    out: valueOption({ long: 'out', value: 'FILE', help: 'write to FILE (0600) instead of stdout' }),
   },
-  run: (args, io) => exportCommand(flag(args, 'pglite'), optionValue(args, 'out'), io),
-};
+  positionals: {},
+  run: ({ options }, io) => exportCommand(options.pglite, options.out, io),
+});
 
-export const dbImport: Verb = {
-  spec: {
-    name: 'bootsmith db import',
-    summary: 'Import an export into the configured database in one transaction (rows that exist are kept)',
-    options: [],
-    positionals: ['FILE'],
-  },
-  run: (args, io) => importCommand(args.positionals[0]!, io),
-};
+export const dbImport = defineVerb({
+  name: 'bootsmith db import',
+  summary: 'Import an export into the configured database in one transaction (rows that exist are kept)',
+  options: {},
+  positionals: { file: argument('FILE') },
+  run: ({ positionals }, io) => importCommand(positionals.file, io),
+});
 
 export const DB_GROUP: VerbGroup = { name: 'bootsmith db', verbs: { export: dbExport, import: dbImport } };
 
 /** `bootsmith db <args…>` with the given I/O (tests call it in-process). */
-export function dbCommand(args: readonly string[], io: CliIo): Promise<number> {
-  return runGroup(DB_GROUP, args, {
-    env: io.env,
-    stdin: Readable.from([]),
-    stdout: io.stdout as VerbIo['stdout'],
-    stderr: io.stderr as VerbIo['stderr'],
-  });
+export function dbCommand(args: readonly string[], io: Omit<CliIo, 'stdin'>): Promise<number> {
+  return runGroup(DB_GROUP, args, withoutStdin(io));
 }
 
 function configured(io: CliIo, config: Config): Promise<SqlDatabase> {
-  const logger = pino({ level: io.env.LOG_LEVEL || 'silent', base: { service: 'bootsmith' } }, pino.destination(2));
   return openDatabase({
-    ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+    databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
-    logger,
+    logger: commandLogger(config, io),
     embeddedPostgresUser: config.embeddedPostgresUser,
   });
 }

@@ -6,76 +6,49 @@
 //   list [--json]  what DATA_DIR/images holds for each configured image, without hashing,
 //                  parsing or downloading anything, and the files no configured image owns
 //
-// Configuration comes from the environment, as for `bootsmith serve`.
-import { Readable } from 'node:stream';
-import { pino } from 'pino';
-import { ConfigError, loadConfig } from '../config.js';
+// Configuration comes from the environment, as for `bootsmith serve` (the same Config: image
+// store settings, DATA_DIR, OS_IMAGES).
 import { describeError } from '../errors.js';
 import { type Inventory, inspectCache } from '../images/cache/cache-inventory.js';
-import { ProgressReport, type ReportOutput, plainLine } from './progress-report.js';
+import { ProgressReport, plainLine } from './progress-report.js';
 import { formatBytes } from '../images/progress.js';
 import type { ImageStore } from '../images/catalog/image-store.js';
 import { ManagedImageStore } from '../images/managed-image-store.js';
-import { ImageSettingsError, imageStoreSettingsFromEnvironment } from '../images/store-settings.js';
-import { flag } from './args.js';
-import { type CliIo as VerbIo, runGroup, type Verb, type VerbGroup } from './verb.js';
+import { commandConfig, commandLogger } from './command-config.js';
+import { flagOption } from './options.js';
+import { type CliIo, defineVerb, runGroup, type VerbGroup, withoutStdin } from './verb.js';
 
 export const IMAGES_USAGE = `  bootsmith images pull [--json]
   bootsmith images list [--json]`;
 
-const JSON_OPTION = { long: 'json', help: 'print the result as JSON' };
+const IMAGES_OPTIONS = { json: flagOption({ long: 'json', help: 'print the result as JSON' }) };
 
-export const imagesPull: Verb = {
-  spec: {
-    name: 'bootsmith images pull',
-    summary: 'Download and verify every configured base image into DATA_DIR/images (exit 0 when all are ready)',
-    options: [JSON_OPTION],
-    positionals: [],
-  },
-  run: (args, io) => images('pull', flag(args, 'json'), io),
-};
+export const imagesPull = defineVerb({
+  name: 'bootsmith images pull',
+  summary: 'Download and verify every configured base image into DATA_DIR/images (exit 0 when all are ready)',
+  options: IMAGES_OPTIONS,
+  positionals: {},
+  run: ({ options }, io) => images('pull', options.json, io),
+});
 
-export const imagesList: Verb = {
-  spec: {
-    name: 'bootsmith images list',
-    summary: 'Show what DATA_DIR/images holds for each configured image (reads nothing from the network)',
-    options: [JSON_OPTION],
-    positionals: [],
-  },
-  run: (args, io) => images('list', flag(args, 'json'), io),
-};
+export const imagesList = defineVerb({
+  name: 'bootsmith images list',
+  summary: 'Show what DATA_DIR/images holds for each configured image (reads nothing from the network)',
+  options: IMAGES_OPTIONS,
+  positionals: {},
+  run: ({ options }, io) => images('list', options.json, io),
+});
 
 export const IMAGES_GROUP: VerbGroup = { name: 'bootsmith images', verbs: { pull: imagesPull, list: imagesList } };
 
-export interface CliIo {
-  env: NodeJS.ProcessEnv;
-  stdout: ReportOutput;
-  stderr: { write(text: string): unknown };
-}
-
 /** `bootsmith images <args…>` with the given I/O (tests call it in-process). */
-export function imagesCommand(args: readonly string[], io: CliIo): Promise<number> {
-  return runGroup(IMAGES_GROUP, args, {
-    env: io.env,
-    stdin: Readable.from([]),
-    stdout: io.stdout as VerbIo['stdout'],
-    stderr: io.stderr as VerbIo['stderr'],
-  });
+export function imagesCommand(args: readonly string[], io: Omit<CliIo, 'stdin'>): Promise<number> {
+  return runGroup(IMAGES_GROUP, args, withoutStdin(io));
 }
 
 async function images(sub: 'pull' | 'list', json: boolean, io: CliIo): Promise<number> {
-  let config;
-  let settings;
-  try {
-    config = loadConfig(io.env, []);
-    settings = imageStoreSettingsFromEnvironment(io.env);
-  } catch (err) {
-    if (err instanceof ConfigError || err instanceof ImageSettingsError) {
-      io.stderr.write(`bootsmith: configuration error: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
-  }
+  const config = commandConfig(io);
+  if (config === 2) return 2;
   for (const problem of config.osImages.problems) io.stderr.write(`bootsmith: skipped: ${problem}\n`);
   if (config.usingDemoImage) io.stderr.write('bootsmith: OS_IMAGES is not set: using the bundled demo fixture image\n');
 
@@ -85,10 +58,9 @@ async function images(sub: 'pull' | 'list', json: boolean, io: CliIo): Promise<n
     return 0;
   }
 
-  const logger = pino({ level: io.env.LOG_LEVEL || 'silent', base: { service: 'bootsmith' } }, pino.destination(2));
-  const store = new ManagedImageStore(config.osImages.entries, config.osImages.problems, logger, {
+  const store = new ManagedImageStore(config.osImages.entries, config.osImages.problems, commandLogger(config, io), {
     dataDir: config.dataDir,
-    settings,
+    settings: config.imageStore,
   });
   const view: ImageStore = store.catalog;
   const report = new ProgressReport(json ? { write: () => undefined } : io.stdout);

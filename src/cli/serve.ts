@@ -12,15 +12,17 @@
 // (src/config.ts) or know what the service does (src/service.ts).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, PACKAGE_ROOT, loadConfig } from '../config.js';
+import { ConfigError } from '../config.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { describeError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { redactText } from '../redact.js';
 import { startService } from '../service.js';
 import { startLines } from '../startup/start-line.js';
-import { optionValue } from './args.js';
+import { commandConfig } from './command-config.js';
 import { HeldLog } from './held-log.js';
-import type { CliIo, Verb } from './verb.js';
+import { valueOption } from './options.js';
+import { type CliIo, defineVerb } from './verb.js';
 
 function packageVersion(): string {
   try {
@@ -31,16 +33,8 @@ function packageVersion(): string {
 }
 
 async function serve(role: string | undefined, io: CliIo): Promise<number> {
-  let config;
-  try {
-    config = loadConfig(io.env, role === undefined ? [] : ['--role', role]);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      io.stderr.write(`bootsmith: configuration error: ${redactText(err.message)}\n`);
-      return 2;
-    }
-    throw err;
-  }
+  const config = commandConfig(io, role === undefined ? [] : ['--role', role]);
+  if (config === 2) return 2;
   const held = io.stderr.isTTY ? new HeldLog(io.stdout) : undefined;
   const logger = createLogger(config.logLevel, held);
   let service;
@@ -89,19 +83,17 @@ async function serve(role: string | undefined, io: CliIo): Promise<number> {
   return new Promise<number>(() => undefined); // runs until a signal arrives
 }
 
-export const serveVerb: Verb = {
-  spec: {
-    name: 'bootsmith serve',
-    summary:
-      'Run the service; every setting comes from the environment (README: Configuration), DATA_DIR defaults to ./data',
-    options: [
-      {
-        long: 'role',
-        value: 'all|image|core',
-        help: 'all (default, or BOOTSMITH_ROLE), image (image side only; needs ASSISTED_SERVICE_URL) or core (the assisted API only)',
-      },
-    ],
-    positionals: [],
+export const serveVerb = defineVerb({
+  name: 'bootsmith serve',
+  summary:
+    'Run the service; every setting comes from the environment (README: Configuration), DATA_DIR defaults to ./data',
+  options: {
+    role: valueOption({
+      long: 'role',
+      value: 'all|image|core',
+      help: 'all (default, or BOOTSMITH_ROLE), image (image side only; needs ASSISTED_SERVICE_URL) or core (the assisted API only)',
+    }),
   },
-  run: (args, io) => serve(optionValue(args, 'role'), io),
-};
+  positionals: {},
+  run: ({ options }, io) => serve(options.role, io),
+});

@@ -8,7 +8,7 @@
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { BootsmithError } from '../errors.js';
-import { PACKAGE_ROOT } from '../config.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 
 /** Where the browser code lives: beside src/ in a checkout, beside dist/ in the image. */
 export const CONSOLE_DIR = path.join(PACKAGE_ROOT, 'console');

@@ -1,5 +1,5 @@
 // The console's routes over real HTTP on loopback (console-router.ts with the image side's
-// error handler, as app.ts mounts them), serving the real console/ folder: the redirect, the
+// error handler, as src/http/face/app.ts mounts them), serving the real console/ folder: the redirect, the
 // page and its policy headers, every referenced file with its type, settings.json, 404s for
 // names outside the folder; and rules on the browser code itself (no inline script or style
 // the policy would block, no innerHTML/eval, every relative import present).
@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { imageErrorHandler } from '../http/error-mapping.js';
+import { imageErrorHandler } from '../http/face/error-mapping.js';
 import { loadConsoleAssets } from './console-assets.js';
 import { CONSOLE_CSP, consoleRoutes } from './console-router.js';
 

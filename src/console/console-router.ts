@@ -9,7 +9,7 @@
 // fonts or CDNs), `nosniff`, no referrer, and revalidation on every load.
 // Does NOT: authenticate (the page holds no data; the browser code calls the API with the
 // admin token the person typed, and the API checks it), or map errors to statuses (unknown
-// files are NotFoundError, mapped by src/http/error-mapping.ts).
+// files are NotFoundError, mapped by src/http/representation/error-response.ts).
 import { Router, type Response } from 'express';
 import { NotFoundError } from '../errors.js';
 import { type ConsoleAsset, loadConsoleAssets } from './console-assets.js';

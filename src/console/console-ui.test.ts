@@ -18,11 +18,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_IMAGE_PATH } from '../config.js';
+import { DEMO_IMAGE_PATH } from '../package-root.js';
 import { inventory, sshKey } from '../core/test-support/harness.js';
 import { IsoServer } from '../images/test-support/iso-server.js';
-import { API, type AllInOne, PULL_SECRET, startAllInOne } from '../test-support/all-in-one.js';
-import { toolWorks, unavailable } from '../test-support/requirements.js';
+import { API, type AllInOne, PULL_SECRET, startAllInOne } from '../../test/support/all-in-one.js';
+import { toolWorks, unavailable } from '../../test/support/requirements.js';
 import {
   type ConsoleEntry,
   HAVE_CHROMIUM,

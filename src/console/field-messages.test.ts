@@ -6,11 +6,11 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT } from '../config.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { parseInfraEnvParams } from '../core/infraenv/params.js';
 import { firstViolation } from '../core/validation/body-schema.js';
 import { INFRA_ENV_CREATE } from '../core/validation/body-models.js';
-import { PULL_SECRET } from '../test-support/all-in-one.js';
+import { PULL_SECRET } from '../../test/support/all-in-one.js';
 
 type Api = { fieldOf(message: string): string | undefined };
 

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT } from '../config.js';
-import { toolWorks, unavailable } from '../test-support/requirements.js';
+import { PACKAGE_ROOT } from '../package-root.js';
+import { toolWorks, unavailable } from '../../test/support/requirements.js';
 
 const HAVE_ZBARIMG = toolWorks('zbarimg', ['--version']);
 /** Pixels per module and the quiet zone (modules) of the test images. */

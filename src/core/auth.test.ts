@@ -3,8 +3,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAVE_SWAGGER } from '../test-support/probes.js';
-import { unavailable } from '../test-support/requirements.js';
+import { HAVE_SWAGGER } from '../../test/support/probes.js';
+import { unavailable } from '../../test/support/requirements.js';
 import { loadContract } from './test-support/contract-schema.js';
 import { http, inventory, PULL_SECRET, embeddedBackend, startHarness, type Harness } from './test-support/harness.js';
 

@@ -9,26 +9,8 @@ import type { LocalKeys } from './auth/local-keys.js';
 import type { UrlTokens } from './auth/url-tokens.js';
 import type { Repository } from './db/repository.js';
 import type { DiscoveryRenderCache } from './discovery-ignition/render-cache.js';
-import type { EventSettings } from './events/event-limits.js';
 import type { EventPostLimiter } from './events/post-limits.js';
-
-export interface CoreSettings {
-  serviceBaseUrl: string;
-  imageServiceBaseUrl: string;
-  /** Plain-HTTP bases for what iPXE fetches (HTTP_LISTEN_PORT next to HTTPS); default the two above. */
-  pxeServiceBaseUrl?: string;
-  pxeImageBaseUrl?: string;
-  authType: 'none' | 'local';
-  hostMaxDisconnectionMs: number;
-  agentImage: string;
-  /** PEM CA bundle for the agent's --cacert (SERVICE_CA_CERT_FILE); absent = the system's trust. */
-  serviceCaCert?: string;
-  imageTokenTtlMs: number;
-  /** IMAGE_URL_TTL: lifetime of short image-URL tokens (url-tokens.ts). */
-  imageUrlTtlMs: number;
-  /** Bounds on posted, kept and listed events (events/event-limits.ts). */
-  events: EventSettings;
-}
+import type { CoreEndpoints, CoreSettings } from './settings.js';
 
 export interface CoreContext {
   repo: Repository;
@@ -38,7 +20,8 @@ export interface CoreContext {
   keys: LocalKeys | undefined;
   /** Short opaque image-URL tokens (download_url, image-url). */
   urlTokens: UrlTokens;
-  settings: CoreSettings;
+  /** What the operator configured and the process resolved at start (./settings.ts). */
+  settings: CoreSettings & CoreEndpoints;
   /** Rendered discovery Ignition per content (discovery-ignition/render-cache.ts). */
   renders: DiscoveryRenderCache;
   /** Per-host and per-InfraEnv buckets of agent-posted events (events/post-limits.ts). */

@@ -12,8 +12,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import SwaggerClient, { type SwaggerClientInstance } from 'swagger-client';
 import YAML from 'yaml';
-import { HAVE_SWAGGER } from '../test-support/probes.js';
-import { unavailable } from '../test-support/requirements.js';
+import { HAVE_SWAGGER } from '../../test/support/probes.js';
+import { unavailable } from '../../test/support/requirements.js';
 import { GO_OPENAPI_ERROR, loadContract, SWAGGER_PATH, type Contract } from './test-support/contract-schema.js';
 import {
   embeddedBackend,

@@ -1,14 +1,16 @@
 // The compact assisted core: createCore wires storage, auth, the host monitor and the
-// assisted-service v2 router (mounted by the app at /api/assisted-install).
+// assisted-service v2 router (mounted by the app at API_BASE, src/url-grammar.ts).
 //
 // Exports the Core the app and the image side use: `router`, `ignitionSource`, `close`,
-// plus `auth` helpers (tokens for operators and tests). Does not listen on a port.
+// plus `auth` helpers (tokens for operators and tests). Takes its settings whole (./settings.ts:
+// the process's Config as is, and the endpoints resolved at start); applies no defaults to them.
+// Does not listen on a port.
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ImageCatalog } from '../images/catalog/catalog-image.js';
 import type { IgnitionSource } from '../ignition-supply/source.js';
 import { Authorizer } from './auth/authorizer.js';
-import { DEFAULT_IMAGE_TOKEN_TTL_MS, issueImageToken } from './auth/image-tokens.js';
+import { issueImageToken } from './auth/image-tokens.js';
 import { LocalKeys } from './auth/local-keys.js';
 import { UrlTokens } from './auth/url-tokens.js';
 import type { CoreContext } from './context.js';
@@ -27,53 +29,35 @@ import { methodGuard } from './http/method-guard.js';
 import { startMonitor } from './host/monitor.js';
 import { assistedErrorHandler } from './http/error-handler.js';
 import { inputGuard } from './http/input-guard.js';
-import { DEFAULT_AGENT_IMAGE } from './discovery-ignition/discovery.js';
 import { DiscoveryRenderCache } from './discovery-ignition/render-cache.js';
 import { getInfraEnvOr404 } from './infraenv/service.js';
 import { createIgnitionSource, createUrlTokenResolver } from './in-process-ignition-source.js';
 import { createBootEventRecorder } from './events/boot-events.js';
-import { DEFAULT_EVENT_SETTINGS, type EventSettings } from './events/event-limits.js';
 import { EventPostLimiter } from './events/post-limits.js';
 import { startEventRetention } from './events/retention.js';
 import type { UrlTokenResolver } from '../ignition-supply/url-token-resolver.js';
-import type { ArtifactObserver } from '../http/artifact-observer.js';
+import type { ArtifactObserver } from '../http/face/artifact-observer.js';
+import { type CoreEndpoints, type CoreSettings, coreSettingsOf, hostMonitorIntervalMs } from './settings.js';
+
+/** JSON request bodies of the API: room for the largest Ignition override (1 MiB, MAX_OVERRIDE_BYTES) with the rest of an InfraEnv. */
+const API_BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 
 export interface CoreOptions {
-  databaseUrl?: string;
-  dataDir: string;
-  serviceBaseUrl: string;
-  imageServiceBaseUrl: string;
-  /** Plain-HTTP bases for iPXE scripts and PXE artifacts (native TLS with HTTP_LISTEN_PORT). */
-  pxeServiceBaseUrl?: string;
-  pxeImageBaseUrl?: string;
-  authType: 'none' | 'local';
-  hostMaxDisconnectionMs: number;
+  /** What the operator configured: the process's Config (it extends CoreSettings), handed over as is. */
+  settings: CoreSettings;
+  /** Where hosts and BMCs are sent, resolved once the listener is bound (src/service.ts). */
+  endpoints: CoreEndpoints;
   catalog: ImageCatalog;
   logger: Logger;
-  runMonitor?: boolean;
-  /** How often the host monitor runs; default min(hostMaxDisconnectionMs / 3, 30 s), at least 100 ms. */
-  monitorIntervalMs?: number;
-  /** Discovery agent image (Config.agentImage, upstream AGENT_DOCKER_IMAGE); default upstream's. */
-  agentImage?: string | undefined;
-  /** PEM CA bundle the discovery agent trusts for SERVICE_BASE_URL (SERVICE_CA_CERT_FILE, checked by the caller). */
-  serviceCaCert?: string | undefined;
-  /** Config.embeddedPostgresUser: the OS user of the embedded PostgreSQL when bootsmith is root. */
-  embeddedPostgresUser?: string | undefined;
-  /** Image token lifetime (upstream IMAGE_EXPIRATION_TIME), default 4 h. */
-  imageTokenTtlMs?: number;
-  /** IMAGE_URL_TTL: lifetime of short image-URL tokens; default 4 h. */
-  imageUrlTtlMs?: number;
-  /** The core's clock (tests inject one); default the system clock. */
-  now?: () => Date;
-  /** ADMIN_TOKEN_TTL: admin tokens expire this long after signing; default never. */
-  adminTokenTtlMs?: number | undefined;
-  /** Request body limit of the API; default 2 MiB. */
-  bodyLimitBytes?: number;
   /** Called after a change to an InfraEnv has committed (the image side drops cached artifacts). */
   onInfraEnvChange?: (infraEnvId: string) => void;
-  /** Bounds on posted, kept and listed events; defaults DEFAULT_EVENT_SETTINGS (src/config.ts reads them). */
-  events?: Partial<EventSettings>;
-  /** How often event retention runs; default EVENTS_PRUNE_INTERVAL_MS. Off with runMonitor false. */
+  /** The core's clock (tests inject one); undefined = the system clock. */
+  now?: () => Date;
+  /** false: no host monitor and no event retention (tests that drive time themselves). */
+  runMonitor?: boolean;
+  /** The host monitor's period; undefined = hostMonitorIntervalMs(settings). Tests shorten it. */
+  monitorIntervalMs?: number;
+  /** The event retention's period; undefined = EVENTS_PRUNE_INTERVAL_MS. Tests shorten it. */
   eventRetentionIntervalMs?: number;
 }
 
@@ -100,49 +84,41 @@ export interface Core {
 }
 
 export async function createCore(options: CoreOptions): Promise<Core> {
-  const db = await openDatabase(options);
+  const settings = coreSettingsOf(options.settings);
+  const db = await openDatabase({
+    databaseUrl: settings.databaseUrl,
+    dataDir: settings.dataDir,
+    logger: options.logger,
+    embeddedPostgresUser: settings.embeddedPostgresUser,
+  });
   try {
     await migrate(db);
   } catch (err) {
     await db.close().catch(() => undefined);
     throw err;
   }
-  const pgliteNotice = options.databaseUrl ? undefined : await pgliteEraNotice(options.dataDir);
+  const pgliteNotice = settings.databaseUrl ? undefined : await pgliteEraNotice(settings.dataDir);
   if (pgliteNotice) options.logger.warn(pgliteNotice);
   const repo = createRepository(db);
   const keys =
-    options.authType === 'local'
-      ? await LocalKeys.load(repo, options.dataDir, {
-          adminTokenTtlMs: options.adminTokenTtlMs,
-          sharedDatabase: !!options.databaseUrl,
+    settings.authType === 'local'
+      ? await LocalKeys.load(repo, settings.dataDir, {
+          adminTokenTtlMs: settings.adminTokenTtlMs,
+          sharedDatabase: !!settings.databaseUrl,
         })
       : undefined;
   const logger = options.logger.child({ component: 'core' });
   const now = options.now ?? (() => new Date());
-  const imageUrlTtlMs = options.imageUrlTtlMs ?? DEFAULT_IMAGE_TOKEN_TTL_MS;
-  const urlTokens = new UrlTokens(repo, imageUrlTtlMs, now);
-  const events: EventSettings = { ...DEFAULT_EVENT_SETTINGS, ...options.events };
+  const urlTokens = new UrlTokens(repo, settings.imageUrlTtlMs, now);
   const ctx: CoreContext = {
     repo,
     catalog: options.catalog,
-    authorizer: new Authorizer(options.authType, keys, repo, urlTokens),
+    authorizer: new Authorizer(settings.authType, keys, repo, urlTokens),
     keys,
     urlTokens,
-    settings: {
-      serviceBaseUrl: options.serviceBaseUrl,
-      imageServiceBaseUrl: options.imageServiceBaseUrl,
-      ...(options.pxeServiceBaseUrl ? { pxeServiceBaseUrl: options.pxeServiceBaseUrl } : {}),
-      ...(options.pxeImageBaseUrl ? { pxeImageBaseUrl: options.pxeImageBaseUrl } : {}),
-      authType: options.authType,
-      hostMaxDisconnectionMs: options.hostMaxDisconnectionMs,
-      agentImage: options.agentImage ?? DEFAULT_AGENT_IMAGE,
-      ...(options.serviceCaCert ? { serviceCaCert: options.serviceCaCert } : {}),
-      imageTokenTtlMs: options.imageTokenTtlMs ?? DEFAULT_IMAGE_TOKEN_TTL_MS,
-      imageUrlTtlMs,
-      events,
-    },
+    settings: { ...settings, ...options.endpoints },
     renders: new DiscoveryRenderCache(),
-    eventLimiter: new EventPostLimiter(events, () => now().getTime()),
+    eventLimiter: new EventPostLimiter(settings.events, () => now().getTime()),
     logger,
     now,
     onInfraEnvChange: (id) => {
@@ -154,7 +130,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const router = express.Router();
   router.use(
     express.json({
-      limit: options.bodyLimitBytes ?? 2 * 1024 * 1024,
+      limit: API_BODY_LIMIT_BYTES,
       type: ['application/json', 'application/*+json'],
     }),
   );
@@ -169,20 +145,20 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   router.use(methodGuard(router)); // after every route: 405 with Allow, or go-openapi's 404
   router.use(assistedErrorHandler(logger));
 
-  const intervalMs = options.monitorIntervalMs ?? Math.max(100, Math.min(options.hostMaxDisconnectionMs / 3, 30_000));
+  const intervalMs = options.monitorIntervalMs ?? hostMonitorIntervalMs(settings);
   const monitor =
     options.runMonitor === false
       ? undefined
-      : startMonitor({ repo, logger, intervalMs, maxDisconnectionMs: options.hostMaxDisconnectionMs, now: ctx.now });
+      : startMonitor({ repo, logger, intervalMs, maxDisconnectionMs: settings.hostMaxDisconnectionMs, now: ctx.now });
   const retention =
     options.runMonitor === false
       ? undefined
       : startEventRetention({
           repo,
           logger,
-          settings: events,
+          settings: settings.events,
           now: ctx.now,
-          ...(options.eventRetentionIntervalMs ? { intervalMs: options.eventRetentionIntervalMs } : {}),
+          intervalMs: options.eventRetentionIntervalMs,
         });
 
   const needKeys = (): LocalKeys => {

@@ -3,8 +3,7 @@
 // The pull secret, image-token key and agent token are never rendered
 // (`pull_secret_set: true` instead). Optional fields are omitted rather than null.
 import type { EventRecord, HostRecord, InfraEnvRecord } from './model.js';
-
-export const API_PREFIX = '/api/assisted-install/v2';
+import { API_PREFIX } from '../url-grammar.js';
 
 /** Upstream's zero time: what `expires_at` says when the URL does not expire. */
 export const NEVER_EXPIRES = '0001-01-01T00:00:00.000Z';

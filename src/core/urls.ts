@@ -4,13 +4,22 @@
 // PXE: /images/{id}/pxe-initrd, /boot-artifacts/kernel, /boot-artifacts/rootfs with
 // arch/version query (+ api_key / image_token when auth requires; kernel and rootfs carry
 // infra_env_id, which only feeds boot events). `version` is the
-// catalog image's openshift_version. Only builds strings; does not serve anything.
+// catalog image's openshift_version. Only builds strings (the paths from the URL shapes of
+// src/url-grammar.ts, which the image face serves); does not serve anything.
 import { BadRequestError } from '../errors.js';
+import { URL_SHAPE, type UrlShape, fillPath } from '../url-grammar.js';
 import type { ImageType } from './model.js';
 
 export const MAX_ISO_URL_LENGTH = 255; // BMC virtual media refuses longer URLs
 
 export type IsoAuth = { kind: 'byid' } | { kind: 'byapikey'; apiKey: string } | { kind: 'bytoken'; token: string };
+
+/** The path-style ISO URL shape of each kind of ISO URL. */
+const ISO_SHAPE: Record<IsoAuth['kind'], UrlShape> = {
+  byid: URL_SHAPE.isoById,
+  byapikey: URL_SHAPE.isoByApiKey,
+  bytoken: URL_SHAPE.isoByToken,
+};
 
 function join(base: string, suffix: string): string {
   return `${base.replace(/\/+$/, '')}/${suffix.replace(/^\/+/, '')}`;
@@ -29,10 +38,9 @@ export function isoUrl(
   type: ImageType,
 ): string {
   const key = auth.kind === 'byid' ? infraEnvId : auth.kind === 'byapikey' ? auth.apiKey : auth.token;
-  return join(
-    imageBase,
-    `${auth.kind}/${encodeURIComponent(key)}/${encodeURIComponent(version)}/${arch}/${isoFileName(type)}`,
-  );
+  const shape = ISO_SHAPE[auth.kind];
+  const first = shape.credential?.param ?? 'id';
+  return join(imageBase, fillPath(shape, { [first]: key, version, arch, filename: isoFileName(type) }));
 }
 
 export function assertIsoUrlLength(url: string): void {
@@ -63,13 +71,14 @@ export function pxeUrls(
   const bootQ = new URLSearchParams(q);
   bootQ.set('infra_env_id', infraEnvId);
   return {
-    initrd: `${join(imageBase, `images/${infraEnvId}/pxe-initrd`)}?${initrdQ.toString()}`,
-    kernel: `${join(imageBase, 'boot-artifacts/kernel')}?${bootQ.toString()}`,
-    rootfs: `${join(imageBase, 'boot-artifacts/rootfs')}?${bootQ.toString()}`,
+    initrd: `${join(imageBase, fillPath(URL_SHAPE.pxeInitrd, { id: infraEnvId }))}?${initrdQ.toString()}`,
+    kernel: `${join(imageBase, fillPath(URL_SHAPE.bootArtifact, { kind: 'kernel' }))}?${bootQ.toString()}`,
+    rootfs: `${join(imageBase, fillPath(URL_SHAPE.bootArtifact, { kind: 'rootfs' }))}?${bootQ.toString()}`,
   };
 }
 
-/** `<SERVICE_BASE_URL>/api/assisted-install/v2/infra-envs/{id}/downloads/files?...` */
+/** `<SERVICE_BASE_URL><API_PREFIX>/infra-envs/{id}/downloads/files?...` */
 export function filesUrl(serviceBase: string, infraEnvId: string, query: Record<string, string>): string {
-  return `${join(serviceBase, `api/assisted-install/v2/infra-envs/${infraEnvId}/downloads/files`)}?${new URLSearchParams(query).toString()}`;
+  const path = fillPath(URL_SHAPE.infraEnvFiles, { infra_env_id: infraEnvId });
+  return `${join(serviceBase, path)}?${new URLSearchParams(query).toString()}`;
 }

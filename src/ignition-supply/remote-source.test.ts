@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamError } from '../errors.js';
 import { statusForError } from '../error-status.js';
 import { Metrics } from '../metrics.js';
-import { FakeAssistedService, type Seen } from '../test-support/fake-assisted-service.js';
+import { FakeAssistedService, type Seen } from '../../test/support/fake-assisted-service.js';
 import { CachedIgnitionSource } from './cached-source.js';
 import { RemoteIgnitionSource, parseKernelArguments } from './remote-source.js';
 

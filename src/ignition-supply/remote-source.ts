@@ -10,9 +10,8 @@ import { BadRequestError, UpstreamError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import { redactText, redactUrl } from '../redact.js';
 import { isUuid } from '../uuid.js';
+import { API_PREFIX as API } from '../url-grammar.js';
 import type { Credential, DiscoveryCustomization, DiscoveryRequest, IgnitionSource } from './source.js';
-
-const API = '/api/assisted-install/v2';
 
 export interface RemoteSourceOptions {
   /** e.g. `http://assisted-service:8090` */

@@ -9,9 +9,10 @@
 // Does NOT: authorize the download (the IgnitionSource forwards the token upstream for that),
 // or log the token.
 import { LRUCache } from 'lru-cache';
-import { UnauthorizedError, UpstreamError } from '../errors.js';
+import { describeError, UnauthorizedError, UpstreamError } from '../errors.js';
 import { redactText, redactUrl } from '../redact.js';
 import { isUuid } from '../uuid.js';
+import { API_PREFIX } from '../url-grammar.js';
 import type { UrlTokenResolver } from './url-token-resolver.js';
 
 /** How long an answer is trusted: also how long a revoked token can still open an ISO here. */
@@ -54,19 +55,18 @@ export class RemoteUrlTokenResolver implements UrlTokenResolver {
 
   private async ask(token: string): Promise<Answer> {
     const timeoutMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const where = `${redactUrl(this.baseUrl)}/api/assisted-install/v2/image-url-tokens/self`;
+    const where = `${redactUrl(this.baseUrl)}${API_PREFIX}/image-url-tokens/self`;
     let response: Response;
     let body: string;
     try {
-      response = await (this.options.fetch ?? fetch)(`${this.baseUrl}/api/assisted-install/v2/image-url-tokens/self`, {
+      response = await (this.options.fetch ?? fetch)(`${this.baseUrl}${API_PREFIX}/image-url-tokens/self`, {
         headers: { 'Image-Token': token, Accept: 'application/json' },
         signal: AbortSignal.timeout(timeoutMs),
         redirect: 'error',
       });
       body = await response.text();
     } catch (err) {
-      const reason =
-        (err as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (err as Error).message;
+      const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : describeError(err);
       throw new UpstreamError(
         `assisted-service is unreachable: resolving an image URL token at ${where}: ${redactText(reason)}`,
         undefined,

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT } from '../config.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { UnavailableError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { ManagedImageStore } from './managed-image-store.js';

@@ -10,8 +10,9 @@
 // stop the others from being served. It does not download or open anything.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { describeError } from '../errors.js';
 import { rootfsUrlKarg } from '../iso/minimal-kargs.js';
-import { type CpuArchitecture, normalizeArchitecture } from './catalog/catalog-image.js';
+import { type CpuArchitecture, normalizeArchitecture } from './architecture.js';
 
 /**
  * A rootfs_url lands in an ISO's kargs areas (~1 KiB, shared with the default kargs) and on the
@@ -43,7 +44,7 @@ export function parseOsImages(text: string, origin: string): OsImagesConfig {
   } catch (err) {
     return {
       entries: [],
-      problems: [`${origin}: not valid ${origin.match(/\.ya?ml$/) ? 'YAML' : 'JSON'}: ${(err as Error).message}`],
+      problems: [`${origin}: not valid ${origin.match(/\.ya?ml$/) ? 'YAML' : 'JSON'}: ${describeError(err)}`],
     };
   }
   if (!Array.isArray(raw)) return { entries: [], problems: [`${origin}: expected a list of images`] };
@@ -73,7 +74,7 @@ export function osImagesFromEnvironment(env: NodeJS.ProcessEnv): OsImagesConfig 
     try {
       text = readFileSync(env.OS_IMAGES_FILE, 'utf8');
     } catch (err) {
-      return { entries: [], problems: [`OS_IMAGES_FILE ${env.OS_IMAGES_FILE}: ${(err as Error).message}`] };
+      return { entries: [], problems: [`OS_IMAGES_FILE ${env.OS_IMAGES_FILE}: ${describeError(err)}`] };
     }
     return parseOsImages(text, env.OS_IMAGES_FILE);
   }
@@ -151,7 +152,7 @@ function checkRootfsUrl(value: unknown): string | undefined {
   try {
     rootfsUrlKarg(value);
   } catch (err) {
-    return `"rootfs_url": ${(err as Error).message.replace(/^the rootfs URL for the minimal ISO /, '')}`;
+    return `"rootfs_url": ${describeError(err).replace(/^the rootfs URL for the minimal ISO /, '')}`;
   }
   return undefined;
 }

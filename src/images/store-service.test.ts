@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArtifactService } from '../artifacts/artifact-service.js';
-import { createApp } from '../http/app.js';
+import { createApp } from '../http/face/app.js';
 import type { IgnitionSource } from '../ignition-supply/source.js';
 import { createLogger } from '../logger.js';
 import { Metrics } from '../metrics.js';
@@ -18,7 +18,7 @@ import { ManagedImageStore } from './managed-image-store.js';
 import { HAVE_ZIP, entry, fixtureBytes, makeZip, sha256 } from './test-support/images.js';
 import { IsoServer } from './test-support/iso-server.js';
 import { waitFor } from './test-support/wait.js';
-import { unavailable } from '../test-support/requirements.js';
+import { unavailable } from '../../test/support/requirements.js';
 
 const ID = '0b0c2f5e-7c8d-4e6f-9a1b-2c3d4e5f6a7b';
 const ignition: IgnitionSource = {

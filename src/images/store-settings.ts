@@ -30,6 +30,7 @@
 // Invalid values throw ImageSettingsError naming the variable (never echoing a header value).
 import { readFileSync } from 'node:fs';
 import { parseDuration } from '../duration.js';
+import { withContext } from '../errors.js';
 import { MAX_QUARANTINE_KEEP } from './cache/quarantine.js';
 import type { SourceSettings } from './fetch/origin.js';
 import { ProxySettings } from './fetch/proxy-env.js';
@@ -250,12 +251,11 @@ function headersFrom(raw: string | undefined): Record<string, string> {
 
 function caFrom(file: string | undefined): string | undefined {
   if (!file) return undefined;
-  let pem: string;
-  try {
-    pem = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new ImageSettingsError('OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE', `cannot be read: ${(err as Error).message}`);
-  }
+  const pem = withContext(
+    'cannot be read',
+    () => readFileSync(file, 'utf8'),
+    (message) => new ImageSettingsError('OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE', message),
+  );
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
     throw new ImageSettingsError('OS_IMAGE_DOWNLOAD_TRUSTED_CA_FILE', `${file} holds no PEM certificate`);
   }

@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 
 import { FormatError } from '../errors.js';
-import { HAVE_XZ } from '../test-support/probes.js';
-import { toolWorks, unavailable } from '../test-support/requirements.js';
+import { HAVE_XZ } from '../../test/support/probes.js';
+import { toolWorks, unavailable } from '../../test/support/requirements.js';
 import { decodeStream } from './compression.js';
 import { writeCpio } from './cpio.js';
 import { readEmbedArea } from './embed-archive.js';

@@ -8,7 +8,7 @@
 
 import { crc32, gzipSync, inflateRawSync } from 'node:zlib';
 
-import { FormatError } from '../errors.js';
+import { FormatError, withContext } from '../errors.js';
 import { decompressedTooLarge } from './decompress-limit.js';
 
 export const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
@@ -56,14 +56,19 @@ export function gunzipMember(bytes: Uint8Array, maxOutput = Number.POSITIVE_INFI
   if (flags & FHCRC) offset += 2;
   need(offset, 'header');
 
-  let inflated: { buffer: Buffer; engine: { bytesWritten: number } };
-  try {
-    const limit = Number.isFinite(maxOutput) ? { maxOutputLength: Math.max(1, maxOutput) } : {};
-    inflated = inflateRawSync(buf.subarray(offset), { info: true, ...limit }) as unknown as typeof inflated;
-  } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw decompressedTooLarge(maxOutput, cause);
-    throw new FormatError(`corrupt gzip data: ${(cause as Error).message}`, { offset }, { cause });
-  }
+  const limit = Number.isFinite(maxOutput) ? { maxOutputLength: Math.max(1, maxOutput) } : {};
+  const inflated = withContext(
+    'corrupt gzip data',
+    () =>
+      inflateRawSync(buf.subarray(offset), { info: true, ...limit }) as unknown as {
+        buffer: Buffer;
+        engine: { bytesWritten: number };
+      },
+    (message, cause) =>
+      (cause as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE'
+        ? decompressedTooLarge(maxOutput, cause)
+        : new FormatError(message, { offset }, { cause }),
+  );
   const trailer = offset + inflated.engine.bytesWritten;
   need(trailer + 8, 'trailer');
   const data = inflated.buffer;

@@ -8,7 +8,7 @@
 
 import { Decompress } from 'fzstd';
 
-import { FormatError } from '../errors.js';
+import { FormatError, withContext } from '../errors.js';
 import { decompressedTooLarge } from './decompress-limit.js';
 
 const MAGIC = 0xfd2fb528;
@@ -84,11 +84,10 @@ export function zstdDecodeFrames(bytes: Uint8Array, maxOutput = Number.POSITIVE_
     if (total > maxOutput) throw decompressedTooLarge(maxOutput);
     chunks.push(chunk);
   });
-  try {
-    decoder.push(bytes, true);
-  } catch (cause) {
-    if (cause instanceof FormatError) throw cause;
-    throw new FormatError(`corrupt zstd data: ${(cause as Error).message}`, {}, { cause });
-  }
+  withContext(
+    'corrupt zstd data',
+    () => decoder.push(bytes, true),
+    (message, cause) => (cause instanceof FormatError ? cause : new FormatError(message, {}, { cause })),
+  );
   return Buffer.concat(chunks);
 }

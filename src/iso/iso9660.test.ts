@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { FormatError } from '../errors.js';
-import { unavailable } from '../test-support/requirements.js';
+import { unavailable } from '../../test/support/requirements.js';
 import { IsoFs, openIsoFs, SECTOR_SIZE, withIsoFs } from './iso9660.js';
 import {
   buildFlavors,

@@ -12,9 +12,9 @@
 // Does NOT: read Joliet or El Torito, follow Rock Ridge relocation, support interleaved files or
 // non-contiguous multi-extent files (FormatError), write anything, or read whole images.
 
-import { open, type FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 
-import { FormatError } from '../errors.js';
+import { FormatError, withContext } from '../errors.js';
 import type { Extent } from './manifest.js';
 import {
   directoryRecords,
@@ -81,12 +81,11 @@ export class IsoFs {
 
   /** Opens and parses `path`; the caller must `close()` the result. */
   static async open(path: string, limits: Partial<ParseBudgetLimits> = {}): Promise<IsoFs> {
-    let fh: FileHandle;
-    try {
-      fh = await open(path, 'r');
-    } catch (err) {
-      throw new FormatError(`opening ISO image ${path}: ${(err as Error).message}`, { path }, { cause: err });
-    }
+    const fh = await withContext(
+      `opening ISO image ${path}`,
+      () => open(path, 'r'),
+      (message, cause) => new FormatError(message, { path }, { cause }),
+    );
     try {
       return await IsoFs.fromHandle(fh, path, true, limits);
     } catch (err) {
@@ -225,12 +224,11 @@ export class IsoFs {
     this.assertInside(dir, `directory ${dir.name}`);
     this.budget.chargeDirectory(dir.length);
     const buf = await this.readAt(dir.offset, dir.length, `directory ${dir.name}`);
-    let records: DirectoryRecord[];
-    try {
-      records = [...directoryRecords(buf)].filter((r) => !isSelfOrParent(r));
-    } catch (err) {
-      throw this.error(doing, (err as Error).message, err);
-    }
+    const records: DirectoryRecord[] = withContext(
+      `${doing} of ${this.path}`,
+      () => [...directoryRecords(buf)].filter((r) => !isSelfOrParent(r)),
+      this.contextError,
+    );
     this.budget.chargeRecords(records.length);
     const charge = new DirectoryCharge();
     const entries: IsoEntry[] = [];
@@ -249,15 +247,19 @@ export class IsoFs {
     doing: string,
     charge: DirectoryCharge,
   ): Promise<string | undefined> {
-    if (this.suspSkip === undefined) return undefined;
-    try {
-      const readAt = (o: number, l: number) => this.readAt(o, l, 'Rock Ridge continuation area');
-      return await rockRidgeName(record.systemUse, this.suspSkip, readAt, this.budget, charge);
-    } catch (err) {
-      if (err instanceof FormatError) throw err;
-      throw this.error(doing, (err as Error).message, err);
-    }
+    const skip = this.suspSkip;
+    if (skip === undefined) return undefined;
+    const readAt = (o: number, l: number) => this.readAt(o, l, 'Rock Ridge continuation area');
+    return withContext(
+      `${doing} of ${this.path}`,
+      () => rockRidgeName(record.systemUse, skip, readAt, this.budget, charge),
+      (message, cause) => (cause instanceof FormatError ? cause : this.contextError(message, cause)),
+    );
   }
+
+  /** A FormatError naming this image, for withContext. */
+  private readonly contextError = (message: string, cause: unknown): FormatError =>
+    new FormatError(message, { path: this.path }, { cause });
 
   private error(doing: string, reason: string, cause?: unknown): FormatError {
     return new FormatError(
@@ -373,14 +375,15 @@ async function readPrimaryVolumeDescriptor(
       throw new FormatError(`${doing}: file ends before the volume descriptor set terminator`, { path, size });
     }
     const sector = await readExactly(fh, path, size, offset, SECTOR_SIZE, `volume descriptor #${i + 1}`);
-    let type: number;
-    try {
-      type = descriptorType(sector);
-      if (type === TYPE_PRIMARY && primary === undefined) primary = parsePrimaryVolumeDescriptor(sector);
-    } catch (err) {
-      const what = i === 0 ? 'not an ISO 9660 image' : `volume descriptor #${i + 1}`;
-      throw new FormatError(`${doing}: ${what}: ${(err as Error).message}`, { path }, { cause: err });
-    }
+    const type = withContext(
+      `${doing}: ${i === 0 ? 'not an ISO 9660 image' : `volume descriptor #${i + 1}`}`,
+      () => {
+        const t = descriptorType(sector);
+        if (t === TYPE_PRIMARY && primary === undefined) primary = parsePrimaryVolumeDescriptor(sector);
+        return t;
+      },
+      (message, cause) => new FormatError(message, { path }, { cause }),
+    );
     if (type === TYPE_TERMINATOR) break;
     if (i === MAX_DESCRIPTORS - 1) {
       throw new FormatError(
@@ -408,11 +411,13 @@ async function detectSusp(
 ): Promise<number | undefined> {
   const length = Math.min(root.length, SECTOR_SIZE);
   const sector = await readExactly(fh, path, size, root.offset, length, 'root directory');
-  try {
-    const first = directoryRecords(sector).next();
-    if (first.done === true || !isSelfOrParent(first.value)) return undefined;
-    return suspSkipLength(first.value.systemUse);
-  } catch (err) {
-    throw new FormatError(`reading root directory of ${path}: ${(err as Error).message}`, { path }, { cause: err });
-  }
+  return withContext(
+    `reading root directory of ${path}`,
+    () => {
+      const first = directoryRecords(sector).next();
+      if (first.done === true || !isSelfOrParent(first.value)) return undefined;
+      return suspSkipLength(first.value.systemUse);
+    },
+    (message, cause) => new FormatError(message, { path }, { cause }),
+  );
 }

@@ -4,7 +4,7 @@
 // Does: bounded read of one file, JSON.parse, typed field accessors.
 // Does NOT: know what the fields mean (src/iso/ignition-area.ts, kargs-areas.ts do).
 
-import { FormatError } from '../errors.js';
+import { FormatError, withContext } from '../errors.js';
 import type { IsoEntry, IsoFs } from './iso9660.js';
 
 /** These files are a few hundred bytes; anything large is not what we think it is. */
@@ -31,12 +31,11 @@ export class JsonFileContext {
 /** Reads and parses a JSON object from `entry`. */
 export async function readJsonObject(iso: IsoFs, entry: IsoEntry, ctx: JsonFileContext): Promise<JsonObject> {
   const bytes = await iso.readFile(entry, MAX_JSON_BYTES);
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString('utf8'));
-  } catch (err) {
-    throw ctx.error(`malformed JSON: ${(err as Error).message}`, err);
-  }
+  const value: unknown = withContext(
+    'malformed JSON',
+    () => JSON.parse(bytes.toString('utf8')),
+    (message, cause) => ctx.error(message, cause),
+  );
   return asObject(value, 'top level', ctx);
 }
 

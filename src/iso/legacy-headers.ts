@@ -14,7 +14,7 @@
 // Does NOT: check the offsets they hold against the image (src/iso/ignition-area.ts and
 // src/iso/kargs-areas.ts do).
 
-import { FormatError } from '../errors.js';
+import { FormatError, withContext } from '../errors.js';
 import type { IsoFs } from './iso9660.js';
 
 export const SYSTEM_AREA_SIZE = 32 * 1024;
@@ -74,15 +74,11 @@ export async function readLegacyKargsHeader(iso: IsoFs): Promise<LegacyKargsHead
 
 async function readHeader<T>(iso: IsoFs, name: string, parse: (tail: Buffer) => T | undefined): Promise<T | undefined> {
   const tail = await iso.readAt(LEGACY_HEADERS_OFFSET, LEGACY_HEADERS_LENGTH, 'System Area embed headers');
-  try {
-    return parse(tail);
-  } catch (err) {
-    throw new FormatError(
-      `reading ${name} header of ${iso.path}: ${(err as Error).message}`,
-      { path: iso.path },
-      { cause: err },
-    );
-  }
+  return withContext(
+    `reading ${name} header of ${iso.path}`,
+    () => parse(tail),
+    (message, cause) => new FormatError(message, { path: iso.path }, { cause }),
+  );
 }
 
 function u64(buf: Buffer, pos: number, what: string): number {

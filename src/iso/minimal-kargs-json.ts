@@ -10,7 +10,7 @@
 // Does: pure parse/serialise. Does NOT: locate the file or decide the new default
 // (src/iso/minimal-kargs-patches.ts, src/iso/minimal-kargs.ts).
 
-import { FormatError } from '../errors.js';
+import { describeError, FormatError } from '../errors.js';
 
 /** coreos-installer's KargEmbedInfo, with optional fields as present in the original file. */
 export interface KargEmbedInfo {
@@ -30,7 +30,7 @@ export function parseKargEmbedInfo(bytes: Buffer, where: string): KargEmbedInfo 
   try {
     json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch (err) {
-    throw fail(`not valid UTF-8 JSON (${(err as Error).message})`);
+    throw fail(`not valid UTF-8 JSON (${describeError(err)})`);
   }
   if (!isObject(json)) throw fail('not a JSON object');
   const count = (v: unknown, name: string): number => {

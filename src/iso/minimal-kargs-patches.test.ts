@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { FormatError, PayloadTooLargeError } from '../errors.js';
-import { unavailable } from '../test-support/requirements.js';
+import { unavailable } from '../../test/support/requirements.js';
 import { withIsoFs } from './iso9660.js';
 import { parseLiveIso } from './live-layout.js';
 import type { LiveManifest } from './manifest.js';

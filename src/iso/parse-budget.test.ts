@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormatError } from '../errors.js';
-import { unavailable } from '../test-support/requirements.js';
+import { unavailable } from '../../test/support/requirements.js';
 import { SECTOR_SIZE } from './directory-record.js';
 import { withIsoFs } from './iso9660.js';
 import { parseLiveIso } from './live-layout.js';

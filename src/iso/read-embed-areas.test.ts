@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { unavailable } from '../test-support/requirements.js';
+import { unavailable } from '../../test/support/requirements.js';
 import { encodeKargsArea } from './kargs-codec.js';
 import { parseLiveIso } from './live-layout.js';
 import type { KargsAreas, LiveManifest } from './manifest.js';

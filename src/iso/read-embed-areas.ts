@@ -7,7 +7,7 @@
 
 import { open, type FileHandle } from 'node:fs/promises';
 
-import { FormatError } from '../errors.js';
+import { FormatError, withContext } from '../errors.js';
 import { decodeKargsArea, locationChars } from './kargs-codec.js';
 import type { KargsAreas, KargsLocation, LiveManifest } from './manifest.js';
 import { readExactly } from './read-range.js';
@@ -45,12 +45,14 @@ async function withReader<T>(
 ): Promise<T> {
   const ownHandle = typeof source === 'string';
   const name = typeof source === 'string' ? source : `file descriptor ${source.fd}`;
-  let fh: FileHandle;
-  try {
-    fh = typeof source === 'string' ? await open(source, 'r') : source;
-  } catch (err) {
-    throw new FormatError(`opening ${name}: ${(err as Error).message}`, { path: name }, { cause: err });
-  }
+  const fh: FileHandle =
+    typeof source === 'string'
+      ? await withContext(
+          `opening ${name}`,
+          () => open(source, 'r'),
+          (message, cause) => new FormatError(message, { path: name }, { cause }),
+        )
+      : source;
   try {
     const size = (await fh.stat()).size;
     return await fn((offset, length, what) => readExactly(fh, name, size, offset, length, what), name);

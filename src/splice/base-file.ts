@@ -10,7 +10,7 @@
 // store drops the fence of a file it unlinks on purpose (eviction) so streams under way finish.
 // It does not parse anything and does not know about patches (src/splice/spliced-file.ts).
 import fs from 'node:fs';
-import { FormatError } from '../errors.js';
+import { describeError, FormatError } from '../errors.js';
 
 export interface BaseFileIdentity {
   /** Stable identity of the bytes: a sha256 when known, else device/inode/size/mtime. */
@@ -121,7 +121,7 @@ export class BaseFile implements BaseFileIdentity {
       if (st.size !== e.size || st.mtimeMs !== e.mtimeMs || st.ctimeMs !== e.ctimeMs || st.ino !== e.ino)
         reason = 'the file changed since it was verified';
     } catch (err) {
-      reason = `the file cannot be checked (${(err as Error).message})`;
+      reason = `the file cannot be checked (${describeError(err)})`;
     }
     if (reason !== undefined) {
       this.changed = reason;

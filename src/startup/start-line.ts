@@ -7,6 +7,7 @@
 //
 // Does: render the text. Does NOT: decide whether a terminal is attached (src/cli/serve.ts) or
 // compute any URL (./reachability.ts). Next: src/cli/serve.ts.
+import { API_PREFIX } from '../url-grammar.js';
 
 export interface StartSummary {
   version: string;
@@ -21,12 +22,10 @@ export interface StartSummary {
   warnings: string[];
 }
 
-export const API_PATH = '/api/assisted-install/v2';
-
 export function startLines(s: StartSummary): string {
   const parts: string[] = [];
   if (s.serviceBaseUrl !== undefined) {
-    parts.push(`console ${s.serviceBaseUrl}/`, `API ${s.serviceBaseUrl}${API_PATH}`);
+    parts.push(`console ${s.serviceBaseUrl}/`, `API ${s.serviceBaseUrl}${API_PREFIX}`);
     parts.push(
       s.authType === 'local' && s.adminTokenFile
         ? `admin token in ${s.adminTokenFile}`

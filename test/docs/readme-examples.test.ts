@@ -19,10 +19,10 @@ import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_IMAGE_PATH } from '../../src/config.js';
+import { DEMO_IMAGE_PATH } from '../../src/package-root.js';
 import { isLoopbackHost } from '../../src/startup/routable-address.js';
-import { REPO_ROOT } from '../../src/test-support/probes.js';
-import { toolWorks, unavailable } from '../../src/test-support/requirements.js';
+import { REPO_ROOT } from '../support/probes.js';
+import { toolWorks, unavailable } from '../support/requirements.js';
 import { buildCli, type BuiltCli } from '../support/build-cli.js';
 import { freePort } from '../support/serve-child.js';
 import { readmeBlocks } from './support/readme-blocks.js';

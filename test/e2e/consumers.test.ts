@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { unavailable } from '../../src/test-support/requirements.js';
+import { unavailable } from '../support/requirements.js';
 import { IGNITION_BINARY } from '../../src/core/discovery-ignition/test-support/real-ignition.js';
 import { REPO_ROOT } from './support/paths.js';
 

@@ -15,7 +15,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { unavailable } from '../../src/test-support/requirements.js';
+import { unavailable } from '../support/requirements.js';
 import { e2eContext, readyContext, type ReadyContext } from './support/context.js';
 import { agentOutcome, expectIgnitionApplied, expectSecureBoot } from './support/guest-checks.js';
 import { createInfraEnv } from './support/infraenv.js';

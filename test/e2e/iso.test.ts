@@ -22,7 +22,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { unavailable } from '../../src/test-support/requirements.js';
+import { unavailable } from '../support/requirements.js';
 import { e2eContext, readyContext, type ReadyContext } from './support/context.js';
 import {
   createInfraEnv,
@@ -48,7 +48,7 @@ const SECTOR = 2048;
 
 /**
  * Skips the running test, saying why where the default reporter shows it; under CI=true fails it
- * instead (unavailable(), src/test-support/requirements.ts), so a green CI run booted every case.
+ * instead (unavailable(), test/support/requirements.ts), so a green CI run booted every case.
  */
 function skip(t: TestContext, reason: string): never {
   unavailable({ [`e2e: ${reason}`]: false });

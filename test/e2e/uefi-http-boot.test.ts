@@ -7,7 +7,7 @@
 // applies the spliced config, and the guest registers.
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { unavailable } from '../../src/test-support/requirements.js';
+import { unavailable } from '../support/requirements.js';
 import { e2eContext, readyContext, type ReadyContext } from './support/context.js';
 import { agentOutcome, expectIgnitionApplied, expectSecureBoot } from './support/guest-checks.js';
 import { createHttpBootLan, HAVE_HTTP_BOOT_LAN, type HttpBootLan } from './support/http-boot-lan.js';

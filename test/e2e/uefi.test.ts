@@ -21,8 +21,13 @@ import path from 'node:path';
 import type { Browser } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HAVE_CHROMIUM, launchChromium, openPage } from '../../src/console/test-support/browser.js';
-import { makeCa, makeLeaf, type TestCa, type TestLeaf } from '../../src/http/tls/test-support/certificates.js';
-import { unavailable } from '../../src/test-support/requirements.js';
+import {
+  makeCa,
+  makeLeaf,
+  type TestCa,
+  type TestLeaf,
+} from '../../src/http/transport/tls/test-support/certificates.js';
+import { unavailable } from '../support/requirements.js';
 import { e2eContext, readyContext, type ReadyContext } from './support/context.js';
 import { agentOutcome, expectIgnitionApplied, expectSecureBoot } from './support/guest-checks.js';
 import { createInfraEnv, ignitionFile, NIC_MAC } from './support/infraenv.js';

@@ -40,7 +40,7 @@ import {
   parseUnitWithSystemd,
 } from '../../src/core/discovery-ignition/test-support/systemd-tools.js';
 import { embeddedBackend, http as rawHttp, PULL_SECRET } from '../../src/core/test-support/harness.js';
-import { unavailable } from '../../src/test-support/requirements.js';
+import { unavailable } from '../support/requirements.js';
 import { fuzzParameters, fuzzRuns } from './support/budget.js';
 import { recordFigures } from './support/figures.js';
 import { exitWithin, freePort, poll, startCli } from './support/children.js';

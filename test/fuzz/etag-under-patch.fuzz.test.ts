@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_IMAGE_PATH } from '../../src/config.js';
+import { DEMO_IMAGE_PATH } from '../../src/package-root.js';
 import { parseLiveIso } from '../../src/iso/live-layout.js';
 import type { LiveManifest } from '../../src/iso/manifest.js';
 import type { RunningService } from '../../src/service.js';

@@ -10,9 +10,9 @@
 // or from its Content-Length, or an incomplete response; a crash is a 5xx.
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { planResponse, type ResponsePlan } from '../../src/http/response-plan.js';
-import { parseMultipart, useServeHarness } from '../../src/http/test-support/serve-harness.js';
-import { positionalRep } from '../../src/http/test-support/test-representations.js';
+import { planResponse, type ResponsePlan } from '../../src/http/representation/response-plan.js';
+import { parseMultipart, useServeHarness } from '../../src/http/representation/test-support/serve-harness.js';
+import { positionalRep } from '../../src/http/representation/test-support/test-representations.js';
 import { fuzzParameters } from './support/budget.js';
 import { recordFigures } from './support/figures.js';
 

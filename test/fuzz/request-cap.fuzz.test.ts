@@ -1,4 +1,4 @@
-// Fuzz category "request-cap": MAX_CONCURRENT_REQUESTS (src/http/request-cap.ts) under batches of
+// Fuzz category "request-cap": MAX_CONCURRENT_REQUESTS (src/http/face/request-cap.ts) under batches of
 // concurrent artifact requests whose clients behave at random: abort before any answer, abort at
 // the headers, read some bytes then abort, stall then abort, or read the whole body; GET or HEAD,
 // over the ISO, PXE initrd and boot-artifact routes. The image role of the real service runs on
@@ -22,14 +22,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ID, type ImageService, X86_ISO, request, startImageService } from '../support/image-service.js';
 import {
-  ID,
-  type ImageService,
-  X86_ISO,
-  request,
-  startImageService,
-} from '../../src/http/test-support/image-service.js';
-import { type StallMode, type StallingClient, stallingGet } from '../../src/http/test-support/stalling-clients.js';
+  type StallMode,
+  type StallingClient,
+  stallingGet,
+} from '../../src/http/transport/test-support/stalling-clients.js';
 import { FUZZ_SEED, fuzzRuns } from './support/budget.js';
 import { recordFigures } from './support/figures.js';
 

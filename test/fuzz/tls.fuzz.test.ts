@@ -1,4 +1,4 @@
-// Fuzz category "tls": native TLS (src/http/tls/) under hostile input, three ways.
+// Fuzz category "tls": native TLS (src/http/transport/tls/, src/http/face/plain-route-policy.ts) under hostile input, three ways.
 //   plain-route policy  random request targets assembled from path and query fragments (dot
 //                       segments, percent-encodings, repeated and bracketed names, other routes);
 //                       whatever the plain-HTTP port admits must, as the app's own query parser
@@ -26,10 +26,15 @@ import tls from 'node:tls';
 import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type LimitedServer, createLimitedServer } from '../../src/http/listener-limits.js';
-import { plainHttpRefusal } from '../../src/http/tls/plain-route-policy.js';
-import { makeCa, makeLeaf, type TestCa, type TestLeaf } from '../../src/http/tls/test-support/certificates.js';
-import { TlsMaterialError, loadTlsMaterial } from '../../src/http/tls/tls-material.js';
+import { type LimitedServer, createLimitedServer } from '../../src/http/transport/listener-limits.js';
+import { plainHttpRefusal } from '../../src/http/face/plain-route-policy.js';
+import {
+  makeCa,
+  makeLeaf,
+  type TestCa,
+  type TestLeaf,
+} from '../../src/http/transport/tls/test-support/certificates.js';
+import { TlsMaterialError, loadTlsMaterial } from '../../src/http/transport/tls/tls-material.js';
 import { createLogger } from '../../src/logger.js';
 import { FUZZ_SEED, fuzzParameters, fuzzRuns } from './support/budget.js';
 import { recordFigures } from './support/figures.js';

@@ -23,7 +23,7 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBu
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { loadConfig } from '../../src/config.js';
-import { healthRoutes } from '../../src/http/routes/health.js';
+import { healthRoutes } from '../../src/http/face/routes/health.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DEPLOY = path.join(REPO_ROOT, 'deploy', 'kubernetes');

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import semver from 'semver';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../src/test-support/probes.js';
+import { REPO_ROOT } from '../support/probes.js';
 
 interface LockPackage {
   version?: string;

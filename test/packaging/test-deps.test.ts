@@ -1,11 +1,11 @@
 // One list of the Debian packages the suites need (scripts/install-test-deps.sh), used by
 // `npm test` and `.ci/run` alike, and named in the README's Tests section; .ci/run sets CI=true
-// so a missing tool fails the run instead of skipping (src/test-support/requirements.ts).
+// so a missing tool fails the run instead of skipping (test/support/requirements.ts).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../src/test-support/probes.js';
+import { REPO_ROOT } from '../support/probes.js';
 
 const SCRIPT = path.join(REPO_ROOT, 'scripts', 'install-test-deps.sh');
 const read = (file: string) => readFileSync(path.join(REPO_ROOT, file), 'utf8');

@@ -5,6 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readdir, readlink } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
+import { API_PREFIX } from '../../src/url-grammar.js';
 import { REPO_ROOT } from './build-cli.js';
 
 /** First start includes initdb (≈1 s idle, several on a loaded machine). */
@@ -84,7 +85,7 @@ export async function startServe(
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null)
       throw new Error(`bootsmith serve exited during start:\n${output()}`);
-    const ok = await fetch(`${url}/api/assisted-install/v2/infra-envs`).then(
+    const ok = await fetch(`${url}${API_PREFIX}/infra-envs`).then(
       (r) => r.status === 200,
       () => false,
     );
@@ -95,7 +96,7 @@ export async function startServe(
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { child, url, api: `${url}/api/assisted-install/v2`, output, exited };
+  return { child, url, api: `${url}${API_PREFIX}`, output, exited };
 }
 
 /** PIDs of the PostgreSQL processes (postmaster and backends) running on DATA_DIR. */

@@ -3,19 +3,19 @@
 // token), JSON requests with a timeout each, and API errors turned into one line naming the
 // request and the service's reason. The token is never printed.
 // Does NOT: retry, page, or know any endpoint's meaning (the verbs do).
-import type { OptionSpec, ParsedArgs } from '../args.js';
-import { optionValue } from '../args.js';
+import { type OptionValues, valueOption } from '../options.js';
+import { describeError } from '../../errors.js';
 import { CliError, type CliIo } from '../verb.js';
+import { API_PREFIX } from '../../url-grammar.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
-export const API_PREFIX = '/api/assisted-install/v2';
 /** One API call: the service answers in milliseconds; a minute means it is stuck. */
 export const REQUEST_TIMEOUT_MS = 60_000;
 
-export const CLIENT_OPTIONS: OptionSpec[] = [
-  { long: 'url', value: 'URL', help: `the service [default: $BOOTSMITH_URL or ${DEFAULT_URL}]` },
-  { long: 'token', value: 'TOKEN', help: 'API token [default: $BOOTSMITH_TOKEN]' },
-];
+export const CLIENT_OPTIONS = {
+  url: valueOption({ long: 'url', value: 'URL', help: `the service [default: $BOOTSMITH_URL or ${DEFAULT_URL}]` }),
+  token: valueOption({ long: 'token', value: 'TOKEN', help: 'API token [default: $BOOTSMITH_TOKEN]' }),
+};
 
 export class ApiClient {
   constructor(
@@ -23,8 +23,8 @@ export class ApiClient {
     private readonly token: string | undefined,
   ) {}
 
-  static from(args: ParsedArgs, io: CliIo): ApiClient {
-    const url = optionValue(args, 'url') ?? io.env.BOOTSMITH_URL ?? DEFAULT_URL;
+  static from(options: OptionValues<typeof CLIENT_OPTIONS>, io: Pick<CliIo, 'env'>): ApiClient {
+    const url = options.url ?? io.env.BOOTSMITH_URL ?? DEFAULT_URL;
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -33,7 +33,7 @@ export class ApiClient {
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
       throw new CliError('--url', 'must be http:// or https://');
-    const token = optionValue(args, 'token') ?? (io.env.BOOTSMITH_TOKEN || undefined);
+    const token = options.token ?? (io.env.BOOTSMITH_TOKEN || undefined);
     return new ApiClient(parsed.origin + parsed.pathname.replace(/\/+$/, ''), token);
   }
 
@@ -54,7 +54,7 @@ export class ApiClient {
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
     } catch (err) {
-      const cause = (err as { cause?: { message?: string } }).cause?.message ?? (err as Error).message;
+      const cause = (err as { cause?: { message?: string } }).cause?.message ?? describeError(err);
       throw new CliError(this.baseUrl, `${what}: ${cause}`, { cause: err });
     }
     const text = await response.text();

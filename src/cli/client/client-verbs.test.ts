@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli, type BuiltCli } from '../../../test/support/build-cli.js';
 import { inventory } from '../../core/test-support/harness.js';
 import { startServe, type ServeChild } from '../../../test/support/serve-child.js';
-import { toolWorks, unavailable } from '../../test-support/requirements.js';
+import { toolWorks, unavailable } from '../../../test/support/requirements.js';
 import { startTmuxSession } from '../test-support/tmux-session.js';
 
 const SUITE_TIMEOUT_MS = 300_000;

@@ -1,8 +1,8 @@
 // `bootsmith events [--infra-env ID] [--host ID] [--follow]`: prints events, oldest first, one line
 // each (time, severity, message); `--follow` keeps polling and prints only events not yet shown.
 // Does NOT: filter by severity (use grep).
-import { flag, optionValue } from '../args.js';
-import type { Verb } from '../verb.js';
+import { flagOption, valueOption } from '../options.js';
+import { defineVerb } from '../verb.js';
 import { ApiClient, CLIENT_OPTIONS } from './api-client.js';
 import { pollLoop, POLL_OPTIONS } from './poll-loop.js';
 
@@ -16,24 +16,21 @@ interface EventView {
 /** Events remembered to avoid printing one twice while following; older keys are dropped. */
 const MAX_SEEN = 50_000;
 
-export const eventsVerb: Verb = {
-  spec: {
-    name: 'bootsmith events',
-    summary: 'Print events (of an InfraEnv or a host); --follow keeps printing new ones',
-    options: [
-      { long: 'infra-env', value: 'ID', help: 'only this InfraEnv' },
-      { long: 'host', value: 'ID', help: 'only this host' },
-      { long: 'follow', short: 'f', help: 'keep polling for new events until Ctrl-C' },
-      ...POLL_OPTIONS,
-      ...CLIENT_OPTIONS,
-    ],
-    positionals: [],
+export const eventsVerb = defineVerb({
+  name: 'bootsmith events',
+  summary: 'Print events (of an InfraEnv or a host); --follow keeps printing new ones',
+  options: {
+    infraEnv: valueOption({ long: 'infra-env', value: 'ID', help: 'only this InfraEnv' }),
+    host: valueOption({ long: 'host', value: 'ID', help: 'only this host' }),
+    follow: flagOption({ long: 'follow', short: 'f', help: 'keep polling for new events until Ctrl-C' }),
+    ...POLL_OPTIONS,
+    ...CLIENT_OPTIONS,
   },
-  async run(args, io) {
-    const client = ApiClient.from(args, io);
+  positionals: {},
+  async run({ options }, io) {
+    const client = ApiClient.from(options, io);
     const query = new URLSearchParams({ order: 'ascending', limit: '-1' });
-    const infraEnv = optionValue(args, 'infra-env');
-    const host = optionValue(args, 'host');
+    const { infraEnv, host } = options;
     if (infraEnv !== undefined) query.set('infra_env_id', infraEnv);
     if (host !== undefined) query.set('host_id', host);
     const seen = new Set<string>();
@@ -47,8 +44,8 @@ export const eventsVerb: Verb = {
         io.stdout.write(`${e.event_time ?? ''}  ${(e.severity ?? '').padEnd(8)} ${e.message ?? ''}\n`);
       }
     };
-    if (flag(args, 'follow')) await pollLoop(args, 'bootsmith events', step);
+    if (options.follow) await pollLoop(options, 'bootsmith events', step);
     else await step();
     return 0;
   },
-};
+});

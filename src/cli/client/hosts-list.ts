@@ -3,8 +3,8 @@
 // otherwise) until Ctrl-C. HOSTNAME is the name the console shows: the requested hostname, else
 // the hostname the agent reported in its inventory.
 // Does NOT: change hosts.
-import { flag, type ParsedArgs } from '../args.js';
-import type { CliIo, Verb } from '../verb.js';
+import { flagOption, optionalArgument } from '../options.js';
+import { defineVerb } from '../verb.js';
 import { ApiClient, CLIENT_OPTIONS } from './api-client.js';
 import type { InfraEnvView } from './infraenv-read.js';
 import { pollLoop, POLL_OPTIONS } from './poll-loop.js';
@@ -47,28 +47,28 @@ async function hostsTable(client: ApiClient, id: string | undefined): Promise<st
   return renderTable(['HOST', 'INFRAENV', 'HOSTNAME', 'STATUS', 'INFO'], rows);
 }
 
-async function run(args: ParsedArgs, io: CliIo): Promise<number> {
-  const client = ApiClient.from(args, io);
-  const id = args.positionals[0];
-  if (!flag(args, 'watch')) {
-    io.stdout.write(await hostsTable(client, id));
-    return 0;
-  }
-  const tty = io.stdout.isTTY === true;
-  await pollLoop(args, 'bootsmith hosts list', async () => {
-    const table = await hostsTable(client, id);
-    const stamp = `hosts at ${new Date().toISOString().slice(11, 19)} (Ctrl-C to stop)\n`;
-    io.stdout.write(tty ? `${CLEAR_SCREEN}${stamp}${table}` : `${stamp}${table}\n`);
-  });
-  return 0;
-}
-
-export const hostsList: Verb = {
-  spec: {
-    name: 'bootsmith hosts list',
-    summary: 'List hosts and their states (of one InfraEnv, or all)',
-    options: [{ long: 'watch', short: 'w', help: 'refresh until Ctrl-C' }, ...POLL_OPTIONS, ...CLIENT_OPTIONS],
-    positionals: ['INFRAENV_ID?'],
+export const hostsList = defineVerb({
+  name: 'bootsmith hosts list',
+  summary: 'List hosts and their states (of one InfraEnv, or all)',
+  options: {
+    watch: flagOption({ long: 'watch', short: 'w', help: 'refresh until Ctrl-C' }),
+    ...POLL_OPTIONS,
+    ...CLIENT_OPTIONS,
   },
-  run,
-};
+  positionals: { infraEnvId: optionalArgument('INFRAENV_ID') },
+  async run({ options, positionals }, io) {
+    const client = ApiClient.from(options, io);
+    const id = positionals.infraEnvId;
+    if (!options.watch) {
+      io.stdout.write(await hostsTable(client, id));
+      return 0;
+    }
+    const tty = io.stdout.isTTY === true;
+    await pollLoop(options, 'bootsmith hosts list', async () => {
+      const table = await hostsTable(client, id);
+      const stamp = `hosts at ${new Date().toISOString().slice(11, 19)} (Ctrl-C to stop)\n`;
+      io.stdout.write(tty ? `${CLEAR_SCREEN}${stamp}${table}` : `${stamp}${table}\n`);
+    });
+    return 0;
+  },
+});

@@ -8,9 +8,10 @@ import { createWriteStream } from 'node:fs';
 import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
 
-import { flag, optionValue, UsageError } from '../args.js';
+import { UsageError } from '../args.js';
+import { argument, flagOption, valueOption } from '../options.js';
 import { ProgressMeter } from '../output/progress-meter.js';
-import { CliError, type Verb } from '../verb.js';
+import { CliError, defineVerb } from '../verb.js';
 import { ApiClient, CLIENT_OPTIONS } from './api-client.js';
 import type { InfraEnvView } from './infraenv-read.js';
 
@@ -24,33 +25,31 @@ async function sizeOf(file: string): Promise<number> {
   );
 }
 
-export const infraenvDownload: Verb = {
-  spec: {
-    name: 'bootsmith infraenv download',
-    summary: "Download an InfraEnv's discovery ISO (resumes an interrupted download)",
-    options: [
-      { long: 'type', short: 't', value: 'full|minimal', help: 'image type [default: full]' },
-      { long: 'output', short: 'o', value: 'FILE', help: 'where to write the ISO (required)' },
-      { long: 'quiet', short: 'q', help: 'no progress output' },
-      ...CLIENT_OPTIONS,
-    ],
-    positionals: ['ID'],
+export const infraenvDownload = defineVerb({
+  name: 'bootsmith infraenv download',
+  summary: "Download an InfraEnv's discovery ISO (resumes an interrupted download)",
+  options: {
+    type: valueOption({ long: 'type', short: 't', value: 'full|minimal', help: 'image type [default: full]' }),
+    output: valueOption({ long: 'output', short: 'o', value: 'FILE', help: 'where to write the ISO (required)' }),
+    quiet: flagOption({ long: 'quiet', short: 'q', help: 'no progress output' }),
+    ...CLIENT_OPTIONS,
   },
-  async run(args, io) {
-    const out = optionValue(args, 'output');
+  positionals: { id: argument('ID') },
+  async run({ options, positionals }, io) {
+    const out = options.output;
     if (out === undefined)
       throw new UsageError(
         'bootsmith infraenv download: -o FILE is required',
         'usage: bootsmith infraenv download --help',
       );
-    const type = optionValue(args, 'type') ?? 'full';
+    const type = options.type ?? 'full';
     if (type !== 'full' && type !== 'minimal')
       throw new UsageError(
         'bootsmith infraenv download: --type is full or minimal',
         'usage: bootsmith infraenv download --help',
       );
-    const client = ApiClient.from(args, io);
-    const id = args.positionals[0]!;
+    const client = ApiClient.from(options, io);
+    const id = positionals.id;
     const env = await client.call<InfraEnvView>('GET', `/infra-envs/${encodeURIComponent(id)}`);
     const origin = env.download_url ? new URL(env.download_url).origin : client.baseUrl;
     const query = new URLSearchParams({
@@ -85,7 +84,7 @@ export const infraenvDownload: Verb = {
       const newEtag = response.headers.get('etag');
       if (newEtag) await writeFile(etagFile, newEtag);
       const sink = createWriteStream(part, { flags: resumed ? 'a' : 'w' });
-      const meter = new ProgressMeter(out, total, { quiet: flag(args, 'quiet'), stderr: io.stderr });
+      const meter = new ProgressMeter(out, total, { quiet: options.quiet, stderr: io.stderr });
       meter.add(start);
       let received = start;
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
@@ -112,4 +111,4 @@ export const infraenvDownload: Verb = {
       clearTimeout(idle);
     }
   },
-};
+});

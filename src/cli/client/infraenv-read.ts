@@ -2,7 +2,8 @@
 // verbs. `list` prints a table (id, name, version, arch, image type); `show` prints the InfraEnv as
 // JSON with the pull secret left out.
 // Does NOT: change an InfraEnv (PATCH is not exposed yet).
-import type { Verb } from '../verb.js';
+import { argument } from '../options.js';
+import { defineVerb } from '../verb.js';
 import { ApiClient, CLIENT_OPTIONS } from './api-client.js';
 import { renderTable } from './table.js';
 
@@ -16,10 +17,13 @@ export interface InfraEnvView {
   [key: string]: unknown;
 }
 
-export const infraenvList: Verb = {
-  spec: { name: 'bootsmith infraenv list', summary: 'List InfraEnvs', options: CLIENT_OPTIONS, positionals: [] },
-  async run(args, io) {
-    const envs = await ApiClient.from(args, io).call<InfraEnvView[]>('GET', '/infra-envs');
+export const infraenvList = defineVerb({
+  name: 'bootsmith infraenv list',
+  summary: 'List InfraEnvs',
+  options: CLIENT_OPTIONS,
+  positionals: {},
+  async run({ options }, io) {
+    const envs = await ApiClient.from(options, io).call<InfraEnvView[]>('GET', '/infra-envs');
     const rows = envs.map((e) => [
       e.id,
       e.name ?? '',
@@ -30,35 +34,31 @@ export const infraenvList: Verb = {
     io.stdout.write(renderTable(['ID', 'NAME', 'VERSION', 'ARCH', 'IMAGE TYPE'], rows));
     return 0;
   },
-};
+});
 
-export const infraenvShow: Verb = {
-  spec: {
-    name: 'bootsmith infraenv show',
-    summary: 'Show one InfraEnv as JSON',
-    options: CLIENT_OPTIONS,
-    positionals: ['ID'],
-  },
-  async run(args, io) {
-    const env = await ApiClient.from(args, io).call<InfraEnvView>(
+export const infraenvShow = defineVerb({
+  name: 'bootsmith infraenv show',
+  summary: 'Show one InfraEnv as JSON',
+  options: CLIENT_OPTIONS,
+  positionals: { id: argument('ID') },
+  async run({ options, positionals }, io) {
+    const env = await ApiClient.from(options, io).call<InfraEnvView>(
       'GET',
-      `/infra-envs/${encodeURIComponent(args.positionals[0]!)}`,
+      `/infra-envs/${encodeURIComponent(positionals.id)}`,
     );
     delete env.pull_secret;
     io.stdout.write(`${JSON.stringify(env, null, 2)}\n`);
     return 0;
   },
-};
+});
 
-export const infraenvDelete: Verb = {
-  spec: {
-    name: 'bootsmith infraenv delete',
-    summary: 'Delete an InfraEnv',
-    options: CLIENT_OPTIONS,
-    positionals: ['ID'],
-  },
-  async run(args, io) {
-    await ApiClient.from(args, io).call('DELETE', `/infra-envs/${encodeURIComponent(args.positionals[0]!)}`);
+export const infraenvDelete = defineVerb({
+  name: 'bootsmith infraenv delete',
+  summary: 'Delete an InfraEnv',
+  options: CLIENT_OPTIONS,
+  positionals: { id: argument('ID') },
+  async run({ options, positionals }, io) {
+    await ApiClient.from(options, io).call('DELETE', `/infra-envs/${encodeURIComponent(positionals.id)}`);
     return 0;
   },
-};
+});

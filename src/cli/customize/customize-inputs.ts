@@ -10,7 +10,8 @@ import type { Readable } from 'node:stream';
 
 import { BadRequestError } from '../../errors.js';
 import { keyfileName, type NetworkKeyfile } from '../../initrd/embed-archive.js';
-import { optionValue, optionValues, UsageError, type OptionSpec, type ParsedArgs } from '../args.js';
+import { UsageError } from '../args.js';
+import { listOption, type OptionValues, valueOption } from '../options.js';
 import { splitKargs } from '../iso/kargs-edit.js';
 import { parseIgnitionObject, readInput } from '../iso/read-input.js';
 import { readKeyfiles } from '../iso/read-keyfiles.js';
@@ -33,26 +34,56 @@ const CONSOLE_PATTERN = /^(?:tty0|hvc0|ttysclp0|(?:ttyS|ttyAMA)[0-9]+(?:,[0-9]+(
 /** Characters a systemd unit name may hold (hook units are named after the script). */
 const UNIT_NAME_CHARS = /^[A-Za-z0-9:_.\\-]+$/;
 
-export const CUSTOMIZE_OPTIONS: OptionSpec[] = [
-  { long: 'dest-ignition', value: 'PATH', repeat: true, help: 'Ignition config fragment for the installed system' },
-  { long: 'dest-device', value: 'PATH', help: 'install to this device without confirmation' },
-  { long: 'dest-console', value: 'SPEC', repeat: true, help: 'kernel and bootloader console for the installed system' },
-  { long: 'dest-karg-append', value: 'ARG', repeat: true, help: 'kernel argument to add to the installed system' },
-  { long: 'dest-karg-delete', value: 'ARG', repeat: true, help: 'kernel argument to delete from the installed system' },
-  {
+export const CUSTOMIZE_OPTIONS = {
+  destIgnition: listOption({
+    long: 'dest-ignition',
+    value: 'PATH',
+    help: 'Ignition config fragment for the installed system',
+  }),
+  destDevice: valueOption({ long: 'dest-device', value: 'PATH', help: 'install to this device without confirmation' }),
+  destConsole: listOption({
+    long: 'dest-console',
+    value: 'SPEC',
+    help: 'kernel and bootloader console for the installed system',
+  }),
+  destKargAppend: listOption({
+    long: 'dest-karg-append',
+    value: 'ARG',
+    help: 'kernel argument to add to the installed system',
+  }),
+  destKargDelete: listOption({
+    long: 'dest-karg-delete',
+    value: 'ARG',
+    help: 'kernel argument to delete from the installed system',
+  }),
+  networkKeyfile: listOption({
     long: 'network-keyfile',
     value: 'PATH',
-    repeat: true,
     help: 'NetworkManager keyfile for live and installed system',
-  },
-  { long: 'network-nmstate', value: 'PATH', help: 'nmstate YAML, converted to keyfiles (needs --mac-map)' },
-  { long: 'mac-map', value: 'NAME=MAC', repeat: true, help: 'bind interface NAME of the nmstate YAML to a MAC' },
-  { long: 'ignition-ca', value: 'PATH', repeat: true, help: 'PEM CA bundle Ignition trusts (live and installed)' },
-  { long: 'pre-install', value: 'PATH', repeat: true, help: 'script to run before installation' },
-  { long: 'post-install', value: 'PATH', repeat: true, help: 'script to run after installation' },
-  { long: 'installer-config', value: 'PATH', repeat: true, help: 'coreos-installer config file (YAML)' },
-  { long: 'live-ignition', value: 'PATH', repeat: true, help: 'Ignition config fragment merged into the live config' },
-];
+  }),
+  networkNmstate: valueOption({
+    long: 'network-nmstate',
+    value: 'PATH',
+    help: 'nmstate YAML, converted to keyfiles (needs --mac-map)',
+  }),
+  macMap: listOption({ long: 'mac-map', value: 'NAME=MAC', help: 'bind interface NAME of the nmstate YAML to a MAC' }),
+  ignitionCa: listOption({
+    long: 'ignition-ca',
+    value: 'PATH',
+    help: 'PEM CA bundle Ignition trusts (live and installed)',
+  }),
+  preInstall: listOption({ long: 'pre-install', value: 'PATH', help: 'script to run before installation' }),
+  postInstall: listOption({ long: 'post-install', value: 'PATH', help: 'script to run after installation' }),
+  installerConfig: listOption({ long: 'installer-config', value: 'PATH', help: 'coreos-installer config file (YAML)' }),
+  liveIgnition: listOption({
+    long: 'live-ignition',
+    value: 'PATH',
+    help: 'Ignition config fragment merged into the live config',
+  }),
+};
+
+/** The values of CUSTOMIZE_OPTIONS (a verb that declares them passes its `args.options`). */
+export type CustomizeOptions = OptionValues<typeof CUSTOMIZE_OPTIONS>;
 
 export interface NamedFile {
   /** The file's base name (used to name what the live system gets). */
@@ -120,12 +151,11 @@ function checkKarg(option: string, arg: string): string {
   return arg;
 }
 
-async function readNetwork(args: ParsedArgs, stdin: Readable, verb: string): Promise<NetworkKeyfile[]> {
-  const keyfiles = await readKeyfiles(optionValues(args, 'network-keyfile'), stdin);
-  const nmstate = optionValue(args, 'network-nmstate');
-  if (nmstate !== undefined)
-    keyfiles.push(...(await nmstateKeyfiles(nmstate, optionValues(args, 'mac-map'), stdin, verb)));
-  else if (optionValues(args, 'mac-map').length > 0)
+async function readNetwork(options: CustomizeOptions, stdin: Readable, verb: string): Promise<NetworkKeyfile[]> {
+  const keyfiles = await readKeyfiles(options.networkKeyfile, stdin);
+  const nmstate = options.networkNmstate;
+  if (nmstate !== undefined) keyfiles.push(...(await nmstateKeyfiles(nmstate, options.macMap, stdin, verb)));
+  else if (options.macMap.length > 0)
     throw new UsageError(`${verb}: --mac-map needs --network-nmstate`, `usage: ${verb} --help`);
   const seen = new Set<string>();
   for (const k of keyfiles) {
@@ -143,11 +173,15 @@ async function readNetwork(args: ParsedArgs, stdin: Readable, verb: string): Pro
 }
 
 /** Reads and checks everything CUSTOMIZE_OPTIONS name; `verb` names usage errors. */
-export async function readCustomizeInputs(args: ParsedArgs, stdin: Readable, verb: string): Promise<CustomizeInputs> {
-  const destDevice = optionValue(args, 'dest-device');
+export async function readCustomizeInputs(
+  options: CustomizeOptions,
+  stdin: Readable,
+  verb: string,
+): Promise<CustomizeInputs> {
+  const destDevice = options.destDevice;
   if (destDevice !== undefined && (!path.isAbsolute(destDevice) || /[\s\x00-\x1f]/.test(destDevice)))
     throw new CliError('--dest-device', `${JSON.stringify(destDevice)} is not an absolute device path`);
-  const destConsole = optionValues(args, 'dest-console');
+  const destConsole = options.destConsole;
   for (const spec of destConsole) {
     if (spec.startsWith('console=')) throw new CliError('--dest-console', 'spec should not start with "console="');
     if (!CONSOLE_PATTERN.test(spec))
@@ -156,26 +190,24 @@ export async function readCustomizeInputs(args: ParsedArgs, stdin: Readable, ver
   const inputs: CustomizeInputs = {
     destIgnition: [],
     destConsole,
-    destKargAppend: optionValues(args, 'dest-karg-append').map((a) => checkKarg('dest-karg-append', a)),
-    destKargDelete: optionValues(args, 'dest-karg-delete').map((a) => checkKarg('dest-karg-delete', a)),
-    networkKeyfiles: await readNetwork(args, stdin, verb),
+    destKargAppend: options.destKargAppend.map((a) => checkKarg('dest-karg-append', a)),
+    destKargDelete: options.destKargDelete.map((a) => checkKarg('dest-karg-delete', a)),
+    networkKeyfiles: await readNetwork(options, stdin, verb),
     ignitionCa: [],
-    preInstall: await readScripts(optionValues(args, 'pre-install'), stdin),
-    postInstall: await readScripts(optionValues(args, 'post-install'), stdin),
+    preInstall: await readScripts(options.preInstall, stdin),
+    postInstall: await readScripts(options.postInstall, stdin),
     installerConfig: [],
     liveIgnition: [],
   };
   if (destDevice !== undefined) inputs.destDevice = destDevice;
-  for (const file of optionValues(args, 'dest-ignition'))
-    inputs.destIgnition.push(await readVersionedIgnition(file, stdin));
-  for (const file of optionValues(args, 'live-ignition'))
-    inputs.liveIgnition.push(await readVersionedIgnition(file, stdin));
-  for (const file of optionValues(args, 'ignition-ca')) {
+  for (const file of options.destIgnition) inputs.destIgnition.push(await readVersionedIgnition(file, stdin));
+  for (const file of options.liveIgnition) inputs.liveIgnition.push(await readVersionedIgnition(file, stdin));
+  for (const file of options.ignitionCa) {
     const data = await readLimited(file, stdin, MAX_CA_BUNDLE_BYTES, 'a CA bundle');
     checkPem(file, data);
     inputs.ignitionCa.push(data);
   }
-  for (const file of optionValues(args, 'installer-config')) {
+  for (const file of options.installerConfig) {
     const data = await readLimited(file, stdin, MAX_INSTALLER_CONFIG_BYTES, 'an installer config');
     checkInstallerConfig(file, data);
     inputs.installerConfig.push({ name: path.basename(file), data });

@@ -17,6 +17,7 @@
 // Does NOT: read files (customize-inputs.ts) or write images.
 import type { CpioFileInput } from '../../initrd/cpio.js';
 import { editEmbedMembers } from '../../initrd/embed-edit.js';
+import { describeError } from '../../errors.js';
 import { CliError } from '../verb.js';
 import type { CustomizeInputs, NamedFile } from './customize-inputs.js';
 import { installerConfigYaml, type GeneratedInstallerConfig } from './installer-config.js';
@@ -79,7 +80,7 @@ export function planCustomization(inputs: CustomizeInputs, features: OsFeatures,
     try {
       run();
     } catch (err) {
-      throw new CliError(file, (err as Error).message);
+      throw new CliError(file, describeError(err));
     }
   };
   let installer: GeneratedInstallerConfig | undefined;

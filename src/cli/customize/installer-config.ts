@@ -7,6 +7,7 @@
 // Does NOT: check values further (coreos-installer does at install time) or read files.
 import { parse, stringify } from 'yaml';
 
+import { describeError } from '../../errors.js';
 import { CliError } from '../verb.js';
 
 const FLAG_KEYS = ['copy-network', 'offline', 'insecure', 'insecure-ignition', 'preserve-on-error', 'secure-ipl'];
@@ -38,7 +39,7 @@ export function checkInstallerConfig(name: string, bytes: Buffer): void {
   try {
     doc = parse(bytes.toString('utf8'));
   } catch (err) {
-    return fail(`not YAML: ${(err as Error).message.split('\n')[0]}`);
+    return fail(`not YAML: ${describeError(err).split('\n')[0]}`);
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return fail('the top level is not a YAML mapping');
   for (const [key, value] of Object.entries(doc)) {

@@ -10,10 +10,10 @@
 // Does NOT: run the installer (the live system does) or keep files of an earlier customisation.
 import { BadRequestError } from '../../errors.js';
 import type { Patch } from '../../splice/spliced-file.js';
-import { flag, optionValue, optionValues } from '../args.js';
+import { argument, flagOption, listOption, valueOption } from '../options.js';
 import { CUSTOMIZE_OPTIONS, readCustomizeInputs } from '../customize/customize-inputs.js';
 import { planCustomization } from '../customize/customize-plan.js';
-import { CliError, type Verb } from '../verb.js';
+import { CliError, defineVerb } from '../verb.js';
 import { QUIET } from './common-options.js';
 import { embedAreaPatch, openLiveIso, readEmbedContents, writeEditedIso, readCurrentKargs } from './iso-edit.js';
 import { applyKargsChanges } from './kargs-edit.js';
@@ -21,45 +21,50 @@ import { kargsAreasOf, kargsPatchesFor } from './kargs-write.js';
 
 const VERB = 'bootsmith iso customize';
 
-export const customizeIso: Verb = {
-  spec: {
-    name: VERB,
-    summary: 'Customize a CoreOS live ISO image (installer, Ignition, kargs, network) in one pass',
-    options: [
-      ...CUSTOMIZE_OPTIONS,
-      { long: 'live-karg-append', value: 'KARG', repeat: true, help: 'kernel argument to append for the live system' },
-      { long: 'live-karg-delete', value: 'KARG', repeat: true, help: 'kernel argument to delete for the live system' },
-      {
-        long: 'live-karg-replace',
-        value: 'KARG=OLD=NEW',
-        repeat: true,
-        help: 'kernel argument to replace for the live system',
-      },
-      { long: 'force', short: 'f', help: 'overwrite existing customisations' },
-      {
-        long: 'output',
-        short: 'o',
-        value: 'PATH',
-        help: 'write the ISO to a new file (`-` for stdout) instead of in place',
-      },
-      QUIET,
-    ],
-    positionals: ['ISO'],
+export const customizeIso = defineVerb({
+  name: VERB,
+  summary: 'Customize a CoreOS live ISO image (installer, Ignition, kargs, network) in one pass',
+  options: {
+    ...CUSTOMIZE_OPTIONS,
+    liveKargAppend: listOption({
+      long: 'live-karg-append',
+      value: 'KARG',
+      help: 'kernel argument to append for the live system',
+    }),
+    liveKargDelete: listOption({
+      long: 'live-karg-delete',
+      value: 'KARG',
+      help: 'kernel argument to delete for the live system',
+    }),
+    liveKargReplace: listOption({
+      long: 'live-karg-replace',
+      value: 'KARG=OLD=NEW',
+      help: 'kernel argument to replace for the live system',
+    }),
+    force: flagOption({ long: 'force', short: 'f', help: 'overwrite existing customisations' }),
+    output: valueOption({
+      long: 'output',
+      short: 'o',
+      value: 'PATH',
+      help: 'write the ISO to a new file (`-` for stdout) instead of in place',
+    }),
+    quiet: QUIET,
   },
-  async run(args, io) {
-    const inputs = await readCustomizeInputs(args, io.stdin, VERB);
+  positionals: { iso: argument('ISO') },
+  async run({ options, positionals }, io) {
+    const inputs = await readCustomizeInputs(options, io.stdin, VERB);
     const kargChanges = {
-      append: optionValues(args, 'live-karg-append'),
-      delete: optionValues(args, 'live-karg-delete'),
-      replace: optionValues(args, 'live-karg-replace'),
+      append: options.liveKargAppend,
+      delete: options.liveKargDelete,
+      replace: options.liveKargReplace,
     };
     const editKargs = kargChanges.append.length + kargChanges.delete.length + kargChanges.replace.length > 0;
-    const iso = await openLiveIso(args.positionals[0]!);
+    const iso = await openLiveIso(positionals.iso);
     const current = await readEmbedContents(iso);
     const currentKargs = await readCurrentKargs(iso);
     const customised =
       current.members.length > 0 || (currentKargs !== undefined && currentKargs !== iso.manifest.kargs?.default);
-    if (customised && !flag(args, 'force'))
+    if (customised && !options.force)
       throw new CliError(iso.path, 'this ISO image is already customized; use -f to force');
     const plan = planCustomization(inputs, iso.manifest.features, iso.path);
     const patches: Patch[] = [await embedAreaPatch(iso, plan.members)];
@@ -75,9 +80,9 @@ export const customizeIso: Verb = {
       }
       patches.push(...kargsPatchesFor(iso, kargs));
     }
-    const quiet = flag(args, 'quiet');
+    const quiet = options.quiet;
     if (!quiet) for (const note of plan.notes) io.stderr.write(`${note}\n`);
-    await writeEditedIso(iso, patches, { output: optionValue(args, 'output'), io, quiet });
+    await writeEditedIso(iso, patches, { output: options.output, io, quiet });
     return 0;
   },
-};
+});

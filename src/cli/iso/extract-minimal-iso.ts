@@ -16,30 +16,31 @@ import { withIsoFs } from '../../iso/iso9660.js';
 import { parseLiveIso } from '../../iso/live-layout.js';
 import { rebuildMinimalIso } from '../../iso/miniso/miniso.js';
 import { minimalKargsPatches, planMinimalKargs } from '../../iso/minimal-kargs-patches.js';
-import { flag, optionValue } from '../args.js';
+import { argument, optionalArgument, valueOption } from '../options.js';
 import { patchInPlace, STDOUT_NAME, tempPathFor, writeOutput } from '../output/write-output.js';
 import { ProgressMeter } from '../output/progress-meter.js';
-import { CliError, type Verb } from '../verb.js';
+import { CliError, defineVerb } from '../verb.js';
 import { QUIET } from './common-options.js';
 import { openLiveIso } from './iso-edit.js';
 
-export const extractMinimalIso: Verb = {
-  spec: {
-    name: 'bootsmith iso extract minimal-iso',
-    summary: 'Extract a minimal ISO from a CoreOS live ISO image',
-    options: [{ long: 'rootfs-url', value: 'URL', help: 'inject rootfs URL karg into minimal ISO' }, QUIET],
-    positionals: ['ISO', 'OUTPUT?'],
+export const extractMinimalIso = defineVerb({
+  name: 'bootsmith iso extract minimal-iso',
+  summary: 'Extract a minimal ISO from a CoreOS live ISO image',
+  options: {
+    rootfsUrl: valueOption({ long: 'rootfs-url', value: 'URL', help: 'inject rootfs URL karg into minimal ISO' }),
+    quiet: QUIET,
   },
-  async run(args, io) {
-    const iso = await openLiveIso(args.positionals[0]!);
+  positionals: { iso: argument('ISO'), output: optionalArgument('OUTPUT') },
+  async run({ options, positionals }, io) {
+    const iso = await openLiveIso(positionals.iso);
     if (iso.manifest.files.minisoData === undefined) {
       throw new CliError(iso.path, 'the image has no coreos/miniso.dat, so it cannot make a minimal ISO');
     }
-    const out = args.positionals[1] ?? STDOUT_NAME;
+    const out = positionals.output ?? STDOUT_NAME;
     if (out === '') throw new CliError(out, 'empty output file name');
     const tmp = tempPathFor(out === STDOUT_NAME ? path.join(os.tmpdir(), 'bootsmith-minimal.iso') : out);
     try {
-      const quiet = flag(args, 'quiet');
+      const quiet = options.quiet;
       let meter: ProgressMeter | undefined;
       const progress = {
         start: (total: number | undefined): void => {
@@ -52,7 +53,7 @@ export const extractMinimalIso: Verb = {
       };
       const { size } = await rebuildMinimalIso(iso.path, iso.manifest, tmp, { progress });
       meter?.finish();
-      const rootfsUrl = optionValue(args, 'rootfs-url');
+      const rootfsUrl = options.rootfsUrl;
       if (rootfsUrl !== undefined) {
         const manifest = await parseLiveIso(tmp);
         const plan = await withIsoFs(tmp, (fs) => planMinimalKargs(fs, manifest, rootfsUrl));
@@ -68,4 +69,4 @@ export const extractMinimalIso: Verb = {
     }
     return 0;
   },
-};
+});

@@ -14,9 +14,9 @@ import { editEmbedMembers } from '../../initrd/embed-edit.js';
 import { buildPxeInitrdTail } from '../../initrd/pxe-initrd.js';
 import { BaseFile } from '../../splice/base-file.js';
 import { SplicedFile } from '../../splice/spliced-file.js';
-import { flag, optionValue } from '../args.js';
+import { argument, valueOption } from '../options.js';
 import { writeSpliced } from '../output/write-output.js';
-import { CliError, type Verb } from '../verb.js';
+import { CliError, defineVerb } from '../verb.js';
 import { QUIET } from './common-options.js';
 import { DEFAULT_EMBED_COMPRESSION, openLiveIso, readEmbedContents } from './iso-edit.js';
 
@@ -25,16 +25,17 @@ export function pxeStem(isoPath: string): string {
   return path.basename(isoPath).replace(/\.iso$/i, '');
 }
 
-export const extractPxe: Verb = {
-  spec: {
-    name: 'bootsmith iso extract pxe',
-    summary: 'Extract PXE files (kernel, initrd, rootfs) from an ISO image',
-    options: [{ long: 'output-dir', short: 'o', value: 'DIR', help: 'output directory [default: .]' }, QUIET],
-    positionals: ['ISO'],
+export const extractPxe = defineVerb({
+  name: 'bootsmith iso extract pxe',
+  summary: 'Extract PXE files (kernel, initrd, rootfs) from an ISO image',
+  options: {
+    outputDir: valueOption({ long: 'output-dir', short: 'o', value: 'DIR', help: 'output directory [default: .]' }),
+    quiet: QUIET,
   },
-  async run(args, io) {
-    const iso = await openLiveIso(args.positionals[0]!);
-    const dir = optionValue(args, 'output-dir') ?? '.';
+  positionals: { iso: argument('ISO') },
+  async run({ options, positionals }, io) {
+    const iso = await openLiveIso(positionals.iso);
+    const dir = options.outputDir ?? '.';
     const { kernel, initrd, rootfs } = iso.manifest.files;
     if (kernel === undefined || initrd === undefined || rootfs === undefined) {
       throw new CliError(iso.path, 'the image has no images/pxeboot kernel, initrd and rootfs');
@@ -57,7 +58,7 @@ export const extractPxe: Verb = {
       ];
       for (const [name, file] of outputs) {
         const dest = path.join(dir, `${stem}-${name}`);
-        await writeSpliced(file, dest, { io, quiet: flag(args, 'quiet'), label: dest });
+        await writeSpliced(file, dest, { io, quiet: options.quiet, label: dest });
         io.stdout.write(`${dest}\n`);
       }
     } finally {
@@ -65,4 +66,4 @@ export const extractPxe: Verb = {
     }
     return 0;
   },
-};
+});

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { parseLiveIso } from '../../iso/live-layout.js';
-import { REPO_ROOT } from '../../test-support/probes.js';
+import { REPO_ROOT } from '../../../test/support/probes.js';
 import { runCaptured } from '../test-support/captured-io.js';
 import { deviceNumbers, imageSize, iso9660VolumeSize, sysfsBlockDeviceSize } from './image-size.js';
 

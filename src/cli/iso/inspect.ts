@@ -2,18 +2,17 @@
 // boot files, features) as JSON, plus what the embed area and kargs areas hold now: the member
 // names of the embed archive (never their contents) and the current kargs.
 // Does NOT: print the Ignition config (`iso ignition show` does).
-import type { Verb } from '../verb.js';
+import { argument } from '../options.js';
+import { defineVerb } from '../verb.js';
 import { openLiveIso, readEmbedContents, readCurrentKargs } from './iso-edit.js';
 
-export const inspectIso: Verb = {
-  spec: {
-    name: 'bootsmith iso inspect',
-    summary: 'Print the CoreOS live layout of an ISO image as JSON',
-    options: [],
-    positionals: ['ISO'],
-  },
-  async run(args, io) {
-    const iso = await openLiveIso(args.positionals[0]!);
+export const inspectIso = defineVerb({
+  name: 'bootsmith iso inspect',
+  summary: 'Print the CoreOS live layout of an ISO image as JSON',
+  options: {},
+  positionals: { iso: argument('ISO') },
+  async run({ positionals }, io) {
+    const iso = await openLiveIso(positionals.iso);
     const embed = await readEmbedContents(iso);
     const kargs = await readCurrentKargs(iso);
     const report = {
@@ -23,4 +22,4 @@ export const inspectIso: Verb = {
     io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return 0;
   },
-};
+});

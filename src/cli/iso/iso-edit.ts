@@ -15,7 +15,7 @@ import { parseLiveIsoFs } from '../../iso/live-layout.js';
 import type { LiveManifest } from '../../iso/manifest.js';
 import { kargsInAreas } from '../../iso/read-embed-areas.js';
 import { readExactly } from '../../iso/read-range.js';
-import { FormatError, PayloadTooLargeError } from '../../errors.js';
+import { FormatError, PayloadTooLargeError, withContext } from '../../errors.js';
 import { imageSize, sizedReader } from './image-size.js';
 import { CliError, type CliIo } from '../verb.js';
 import { patchInPlace, writeSpliced } from '../output/write-output.js';
@@ -35,12 +35,11 @@ export interface LiveIsoFile {
 
 export async function openLiveIso(path: string): Promise<LiveIsoFile> {
   if (path === '') throw new CliError(path, 'empty file name');
-  let fh;
-  try {
-    fh = await open(path, 'r');
-  } catch (err) {
-    throw new FormatError(`opening ISO image ${path}: ${(err as Error).message}`, { path }, { cause: err });
-  }
+  const fh = await withContext(
+    `opening ISO image ${path}`,
+    () => open(path, 'r'),
+    (message, cause) => new FormatError(message, { path }, { cause }),
+  );
   let iso: IsoFs | undefined;
   try {
     iso = await IsoFs.fromHandle(sizedReader(fh, await imageSize(fh, path)), path, true);
@@ -73,17 +72,11 @@ export async function readEmbedContents(iso: LiveIsoFile): Promise<EmbedContents
   const area = iso.manifest.ignition;
   const bytes = await readImageRange(iso, area.offset, area.length, `Ignition embed area (${area.file})`);
   if (bytes.every((b) => b === 0)) return { networkKeyfiles: [], members: [] };
-  try {
-    return await readEmbedArea(bytes, MAX_EMBED_DECOMPRESSED_BYTES);
-  } catch (err) {
-    throw new CliError(
-      iso.path,
-      `the embed area (${iso.manifest.ignition.file}) holds no readable archive: ${(err as Error).message}`,
-      {
-        cause: err,
-      },
-    );
-  }
+  return withContext(
+    `the embed area (${area.file}) holds no readable archive`,
+    () => readEmbedArea(bytes, MAX_EMBED_DECOMPRESSED_BYTES),
+    (message, cause) => new CliError(iso.path, message, { cause }),
+  );
 }
 
 /** The patch that writes `members` into the embed area (an empty list zeroes it, as pristine). */

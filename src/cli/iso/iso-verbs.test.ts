@@ -1,8 +1,12 @@
-// The offline ISO and PXE verbs, run as the built CLI in child processes on every coreos-installer
-// fixture ISO (../shared/fixtures/coreos-installer): embed → show → remove gives back the original
-// bytes (in place, to a new file and to stdout), kargs modify/show/reset keep every area
-// consistent, extract minimal-iso is byte-identical to the SHA-256 recorded in miniso.dat, and
-// the exit codes and one-line errors of the failure cases.
+// The offline ISO and PXE verbs on every coreos-installer fixture ISO
+// (../shared/fixtures/coreos-installer), run in this process through the command tree with
+// captured standard streams (src/cli/test-support/captured-io.ts): embed → show → remove gives
+// back the original bytes (in place, to a new file and to stdout), kargs modify/show/reset keep
+// every area consistent, extract minimal-iso is byte-identical to the SHA-256 recorded in
+// miniso.dat, and the exit codes and one-line errors of the failure cases. Then one smoke test
+// per verb group (iso ignition, iso kargs, iso network, iso extract, iso customize, pxe) runs the
+// built CLI as a child process, as a user does: the same commands through main.ts, real stdin,
+// stdout, stderr and exit status.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,39 +21,30 @@ import { parseLiveIso } from '../../iso/live-layout.js';
 import { readMinisoData } from '../../iso/miniso/miniso.js';
 import { readEmbeddedKargs } from '../../iso/read-embed-areas.js';
 import { FixtureSet, fixtureNames, HAVE_FIXTURES, HAVE_XZ } from '../../iso/test-support/fixtures.js';
-import { unavailable } from '../../test-support/requirements.js';
+import { unavailable } from '../../../test/support/requirements.js';
+import { runCaptured, type CapturedRun } from '../test-support/captured-io.js';
 
-/** tsc of the whole service plus ~60 child runs on a loaded two-core machine. */
-const SUITE_TIMEOUT_MS = 300_000;
+/** Decompressing the fixtures and ~60 verb runs in this process on a loaded two-core machine. */
+const SUITE_TIMEOUT_MS = 180_000;
+/** tsc of the whole service (the smoke tests run the built CLI) on a loaded two-core machine. */
+const BUILD_TIMEOUT_MS = 300_000;
+/** One child run of the CLI. */
+const CHILD_TIMEOUT_MS = 60_000;
 
-interface Run {
-  code: number;
-  stdout: Buffer;
-  stderr: string;
-}
+type Run = CapturedRun;
 
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+const ignition = Buffer.from('{"ignition":{"version":"3.4.0"},"storage":{"files":[{"path":"/etc/cli-test"}]}}\n');
+const SMOKE_ISO = 'embed-areas-2023-07.x86_64.iso';
 
 describe.skipIf(unavailable({ fixtures: HAVE_FIXTURES, xz: HAVE_XZ }))(
   'bootsmith iso/pxe verbs on coreos-installer fixtures',
   () => {
-    let built: BuiltCli;
     let fixtures: FixtureSet;
     let n = 0;
 
     const run = (args: string[], stdin?: Buffer): Promise<Run> =>
-      new Promise((resolve) => {
-        const child = execFile(
-          process.execPath,
-          [built.cli, ...args],
-          { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
-          (err, stdout, stderr) => {
-            const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-            resolve({ code, stdout, stderr: stderr.toString('utf8') });
-          },
-        );
-        child.stdin!.end(stdin ?? Buffer.alloc(0));
-      });
+      runCaptured(args, stdin === undefined ? {} : { stdin });
     const ok = async (args: string[], stdin?: Buffer): Promise<Run> => {
       const r = await run(args, stdin);
       expect(r.stderr, `bootsmith ${args.join(' ')}`).toBe('');
@@ -62,17 +57,14 @@ describe.skipIf(unavailable({ fixtures: HAVE_FIXTURES, xz: HAVE_XZ }))(
       return dest;
     };
 
-    beforeAll(async () => {
+    beforeAll(() => {
       fixtures = FixtureSet.create('cli');
-      built = await buildCli();
     }, SUITE_TIMEOUT_MS);
-    afterAll(async () => {
-      await built?.remove();
+    afterAll(() => {
       fixtures?.remove();
     });
 
     const names = fixtureNames().filter((name) => name.startsWith('embed-areas-')); // synthetic.iso is no live ISO
-    const ignition = Buffer.from('{"ignition":{"version":"3.4.0"},"storage":{"files":[{"path":"/etc/cli-test"}]}}\n');
 
     it.each(names)(
       '%s: embed → show → remove gives back the original bytes, in place, -o FILE and -o -',
@@ -185,7 +177,7 @@ describe.skipIf(unavailable({ fixtures: HAVE_FIXTURES, xz: HAVE_XZ }))(
     });
 
     it('extract pxe writes kernel, initrd (with the embedded config appended) and rootfs', async () => {
-      const name = 'embed-areas-2023-07.x86_64.iso';
+      const name = SMOKE_ISO;
       const manifest = await parseLiveIso(fixtures.path(name));
       const original = readFileSync(fixtures.path(name));
       const iso = copy(name);
@@ -207,7 +199,7 @@ describe.skipIf(unavailable({ fixtures: HAVE_FIXTURES, xz: HAVE_XZ }))(
     });
 
     it('network embed / extract / remove beside the Ignition config; customize in one pass', async () => {
-      const name = 'embed-areas-2023-07.x86_64.iso';
+      const name = SMOKE_ISO;
       const original = readFileSync(fixtures.path(name));
       const iso = copy(name);
       const keyfile = path.join(fixtures.dir, 'eth0.nmconnection');
@@ -271,7 +263,7 @@ describe.skipIf(unavailable({ fixtures: HAVE_FIXTURES, xz: HAVE_XZ }))(
     });
 
     it('network embed --nmstate converts nmstate YAML through src/network/nmstate, bound to the NIC by --mac-map', async () => {
-      const iso = copy('embed-areas-2023-07.x86_64.iso');
+      const iso = copy(SMOKE_ISO);
       const yaml = path.join(fixtures.dir, 'net.yaml');
       writeFileSync(
         yaml,
@@ -351,12 +343,114 @@ describe.skipIf(unavailable({ fixtures: HAVE_FIXTURES, xz: HAVE_XZ }))(
       expect(r.stderr).toContain(notIso);
       const badConfig = path.join(fixtures.dir, 'bad.ign');
       writeFileSync(badConfig, 'not json');
-      const iso = copy('embed-areas-2023-07.x86_64.iso');
+      const iso = copy(SMOKE_ISO);
       const before = readFileSync(iso);
       const b = await run(['iso', 'ignition', 'embed', '-i', badConfig, iso]);
       expect(b.code).toBe(1);
       expect(b.stderr).toContain(`${badConfig}: not a valid Ignition config`);
       expect(readFileSync(iso).equals(before)).toBe(true);
+    });
+
+    describe('smoke: one child-process run of the built CLI per verb group', () => {
+      let built: BuiltCli;
+      const child = (args: string[], stdin?: Buffer): Promise<Run> =>
+        new Promise((resolve) => {
+          const proc = execFile(
+            process.execPath,
+            [built.cli, ...args],
+            { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024, timeout: CHILD_TIMEOUT_MS },
+            (err, stdout, stderr) => {
+              const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+              resolve({ code, stdout, stderr: stderr.toString('utf8') });
+            },
+          );
+          proc.stdin!.end(stdin ?? Buffer.alloc(0));
+        });
+      const childOk = async (args: string[], stdin?: Buffer): Promise<Run> => {
+        const r = await child(args, stdin);
+        expect(r.stderr, `bootsmith ${args.join(' ')}`).toBe('');
+        expect(r.code, `bootsmith ${args.join(' ')}: ${r.stderr}`).toBe(0);
+        return r;
+      };
+
+      beforeAll(async () => {
+        built = await buildCli();
+      }, BUILD_TIMEOUT_MS);
+      afterAll(async () => {
+        await built?.remove();
+      });
+
+      it('iso ignition: show without a config exits 1 with one line; embed from stdin, show, remove', async () => {
+        const original = readFileSync(fixtures.path(SMOKE_ISO));
+        const iso = copy(SMOKE_ISO);
+        const none = await child(['iso', 'ignition', 'show', iso]);
+        expect(none.code).toBe(1);
+        expect(none.stderr).toBe(`bootsmith: ${iso}: no embedded Ignition config\n`);
+        await childOk(['iso', 'ignition', 'embed', iso], ignition);
+        expect((await childOk(['iso', 'ignition', 'show', iso])).stdout.equals(ignition)).toBe(true);
+        await childOk(['iso', 'ignition', 'remove', iso]);
+        expect(readFileSync(iso).equals(original)).toBe(true);
+      });
+
+      it('iso kargs: modify, show, reset', async () => {
+        const original = readFileSync(fixtures.path(SMOKE_ISO));
+        const defaults = (await parseLiveIso(fixtures.path(SMOKE_ISO))).kargs!.default;
+        const iso = copy(SMOKE_ISO);
+        await childOk(['iso', 'kargs', 'modify', '-a', 'console=ttyS0', iso]);
+        expect((await childOk(['iso', 'kargs', 'show', iso])).stdout.toString()).toBe(`${defaults} console=ttyS0\n`);
+        await childOk(['iso', 'kargs', 'reset', iso]);
+        expect(readFileSync(iso).equals(original)).toBe(true);
+      });
+
+      it('iso network: embed a keyfile, extract it', async () => {
+        const iso = copy(SMOKE_ISO);
+        const keyfile = path.join(fixtures.dir, 'smoke-eth0.nmconnection');
+        writeFileSync(keyfile, '[connection]\nid=eth0\ntype=ethernet\n');
+        await childOk(['iso', 'network', 'embed', '-k', keyfile, iso]);
+        expect((await childOk(['iso', 'network', 'extract', iso])).stdout.toString()).toBe(
+          '# smoke-eth0.nmconnection\n[connection]\nid=eth0\ntype=ethernet\n',
+        );
+      });
+
+      it('iso extract: minimal-iso to stdout through a pipe, byte-identical to the recorded SHA-256', async () => {
+        const manifest = await parseLiveIso(fixtures.path(SMOKE_ISO));
+        const fh = await open(fixtures.path(SMOKE_ISO), 'r');
+        const data = await readMinisoData(
+          { fh, path: fixtures.path(SMOKE_ISO), size: manifest.size },
+          manifest,
+        ).finally(() => fh.close());
+        const piped = await childOk(['iso', 'extract', 'minimal-iso', '-q', fixtures.path(SMOKE_ISO)]);
+        expect(sha256(piped.stdout)).toBe(data.digest.toString('hex'));
+      });
+
+      it('iso customize: live kargs and Ignition in one pass to a new file', async () => {
+        const config = path.join(fixtures.dir, 'smoke-customize.ign');
+        writeFileSync(config, ignition);
+        const out = path.join(fixtures.dir, 'smoke-customized.iso');
+        await childOk([
+          'iso',
+          'customize',
+          '-q',
+          '--live-ignition',
+          config,
+          '--live-karg-append',
+          'console=ttyS0',
+          '-o',
+          out,
+          fixtures.path(SMOKE_ISO),
+        ]);
+        expect((await childOk(['iso', 'kargs', 'show', out])).stdout.toString()).toMatch(/ console=ttyS0\n$/);
+      });
+
+      it('pxe: ignition wrap from stdin, unwrap; --help exits 0; an unknown option exits 2', async () => {
+        const file = path.join(fixtures.dir, 'smoke-wrapped.img');
+        writeFileSync(file, (await childOk(['pxe', 'ignition', 'wrap'], ignition)).stdout);
+        expect((await childOk(['pxe', 'ignition', 'unwrap', file])).stdout.equals(ignition)).toBe(true);
+        expect((await childOk(['pxe', 'ignition', 'wrap', '--help'])).stdout.toString()).toContain(
+          'usage: bootsmith pxe ignition wrap',
+        );
+        expect((await child(['pxe', 'ignition', 'wrap', '--no-such-option'])).code).toBe(2);
+      });
     });
   },
   SUITE_TIMEOUT_MS,

@@ -5,33 +5,31 @@
 // `--nmstate FILE --mac-map NAME=MAC…` converts nmstate YAML instead (src/cli/network/nmstate-adapter.ts).
 // Does NOT: check that the keyfiles make sense (NetworkManager does at boot).
 import { editEmbedMembers } from '../../initrd/embed-edit.js';
-import { flag, optionValue } from '../args.js';
-import { CliError, type Verb } from '../verb.js';
+import { argument, flagOption } from '../options.js';
+import { CliError, defineVerb } from '../verb.js';
 import { NETWORK_OPTIONS, networkKeyfilesFrom } from '../network/network-input.js';
 import { OUTPUT_ISO, QUIET } from './common-options.js';
 import { embedAreaPatch, openLiveIso, readEmbedContents, writeEditedIso } from './iso-edit.js';
 
-export const networkEmbed: Verb = {
-  spec: {
-    name: 'bootsmith iso network embed',
-    summary: 'Embed network settings (NetworkManager keyfiles) in an ISO image',
-    options: [
-      ...NETWORK_OPTIONS,
-      { long: 'force', short: 'f', help: 'overwrite existing network settings' },
-      OUTPUT_ISO,
-      QUIET,
-    ],
-    positionals: ['ISO'],
+export const networkEmbed = defineVerb({
+  name: 'bootsmith iso network embed',
+  summary: 'Embed network settings (NetworkManager keyfiles) in an ISO image',
+  options: {
+    ...NETWORK_OPTIONS,
+    force: flagOption({ long: 'force', short: 'f', help: 'overwrite existing network settings' }),
+    output: OUTPUT_ISO,
+    quiet: QUIET,
   },
-  async run(args, io) {
-    const keyfiles = await networkKeyfilesFrom(args, io.stdin, 'bootsmith iso network embed');
-    const iso = await openLiveIso(args.positionals[0]!);
+  positionals: { iso: argument('ISO') },
+  async run({ options, positionals }, io) {
+    const keyfiles = await networkKeyfilesFrom(options, io.stdin, 'bootsmith iso network embed');
+    const iso = await openLiveIso(positionals.iso);
     const current = await readEmbedContents(iso);
-    if (current.networkKeyfiles.length > 0 && !flag(args, 'force')) {
+    if (current.networkKeyfiles.length > 0 && !options.force) {
       throw new CliError(iso.path, 'this ISO image already has embedded network settings; use -f to force');
     }
     const patch = await embedAreaPatch(iso, editEmbedMembers(current, { networkKeyfiles: keyfiles }));
-    await writeEditedIso(iso, [patch], { output: optionValue(args, 'output'), io, quiet: flag(args, 'quiet') });
+    await writeEditedIso(iso, [patch], { output: options.output, io, quiet: options.quiet });
     return 0;
   },
-};
+});

@@ -6,22 +6,27 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { optionValue } from '../args.js';
-import { CliError, type Verb } from '../verb.js';
+import { argument, valueOption } from '../options.js';
+import { CliError, defineVerb } from '../verb.js';
 import { openLiveIso, readEmbedContents } from './iso-edit.js';
 
-export const networkExtract: Verb = {
-  spec: {
-    name: 'bootsmith iso network extract',
-    summary: 'Extract embedded network settings from an ISO image',
-    options: [{ long: 'directory', short: 'C', value: 'DIR', help: 'write keyfiles into DIR instead of stdout' }],
-    positionals: ['ISO'],
+export const networkExtract = defineVerb({
+  name: 'bootsmith iso network extract',
+  summary: 'Extract embedded network settings from an ISO image',
+  options: {
+    directory: valueOption({
+      long: 'directory',
+      short: 'C',
+      value: 'DIR',
+      help: 'write keyfiles into DIR instead of stdout',
+    }),
   },
-  async run(args, io) {
-    const iso = await openLiveIso(args.positionals[0]!);
+  positionals: { iso: argument('ISO') },
+  async run({ options, positionals }, io) {
+    const iso = await openLiveIso(positionals.iso);
     const { networkKeyfiles } = await readEmbedContents(iso);
     if (networkKeyfiles.length === 0) throw new CliError(iso.path, 'no embedded network settings');
-    const dir = optionValue(args, 'directory');
+    const dir = options.directory;
     if (dir !== undefined)
       await mkdir(dir, { recursive: true }).catch((err: Error) => {
         throw new CliError(dir, err.message, { cause: err });
@@ -41,4 +46,4 @@ export const networkExtract: Verb = {
     }
     return 0;
   },
-};
+});

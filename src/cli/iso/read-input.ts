@@ -4,6 +4,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 
+import { describeError, withContext } from '../../errors.js';
 import { CliError } from '../verb.js';
 
 /** Larger than any embed area (256 KiB on x86_64) compresses to; bigger inputs are mistakes. */
@@ -32,7 +33,7 @@ export async function readInput(file: string | undefined, stdin: Readable): Prom
     return { name: file, bytes: await readFile(file) };
   } catch (err) {
     if (err instanceof CliError) throw err;
-    throw new CliError(file, (err as Error).message.replace(/^[A-Z]+: /, ''), { cause: err });
+    throw new CliError(file, describeError(err).replace(/^[A-Z]+: /, ''), { cause: err });
   }
 }
 
@@ -45,12 +46,11 @@ export async function readIgnitionConfig(file: string | undefined, stdin: Readab
 
 /** The JSON object of an Ignition config's bytes; a CliError naming `name` when it is not one. */
 export function parseIgnitionObject(name: string, bytes: Buffer): Record<string, unknown> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(bytes.toString('utf8'));
-  } catch (err) {
-    throw new CliError(name, `not a valid Ignition config: ${(err as Error).message}`);
-  }
+  const parsed: unknown = withContext(
+    'not a valid Ignition config',
+    () => JSON.parse(bytes.toString('utf8')),
+    (message, cause) => new CliError(name, message, { cause }),
+  );
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new CliError(name, 'not a valid Ignition config: the top level is not a JSON object');
   }

@@ -2,7 +2,7 @@
 // place when stderr is a terminal, plain lines at every tenth otherwise (logs, pipes, CI), and
 // nothing with `-q`. Always on stderr, so `-o -` keeps stdout clean.
 // Does: count bytes and render. Does NOT: copy anything or decide the total.
-import type { Writable } from 'node:stream';
+import type { CliOutput } from '../verb.js';
 
 /** Redraws are limited to this many per second on a terminal: a fast copy must not flood it. */
 const REDRAWS_PER_SECOND = 10;
@@ -12,7 +12,7 @@ const BAR_WIDTH = 30;
 
 export interface ProgressOptions {
   quiet: boolean;
-  stderr: Writable & { isTTY?: boolean };
+  stderr: CliOutput;
 }
 
 export function formatBytes(n: number): string {

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
+import { withContext } from '../../errors.js';
 import type { Patch, SplicedFile } from '../../splice/spliced-file.js';
 import { imageSize } from '../iso/image-size.js';
 import { CliError, type CliIo } from '../verb.js';
@@ -135,25 +136,27 @@ async function* splicedChunks(file: SplicedFile): AsyncGenerator<Buffer> {
  * `expectedSize` guards against a file that changed since it was parsed.
  */
 export async function patchInPlace(target: string, expectedSize: number, patches: readonly Patch[]): Promise<void> {
-  let fh: FileHandle;
+  const fh = await withContext(
+    'cannot open for writing',
+    () => open(target, 'r+'),
+    (message, cause) => new CliError(target, message, { cause }),
+  );
   try {
-    fh = await open(target, 'r+');
-  } catch (err) {
-    throw new CliError(target, `cannot open for writing: ${(err as Error).message}`, { cause: err });
-  }
-  try {
-    const size = await imageSize(fh, target);
-    if (size !== expectedSize)
-      throw new CliError(target, `changed size while being edited (${size} bytes, expected ${expectedSize})`);
-    for (const p of patches) {
-      const bytes = Buffer.alloc(p.length);
-      p.bytes.copy(bytes, 0, 0, Math.min(p.bytes.length, p.length));
-      await writeAll(fh, bytes, p.offset);
-    }
-    await fh.sync();
-  } catch (err) {
-    if (err instanceof CliError) throw err;
-    throw new CliError(target, `writing in place: ${(err as Error).message}`, { cause: err });
+    await withContext(
+      'writing in place',
+      async () => {
+        const size = await imageSize(fh, target);
+        if (size !== expectedSize)
+          throw new CliError(target, `changed size while being edited (${size} bytes, expected ${expectedSize})`);
+        for (const p of patches) {
+          const bytes = Buffer.alloc(p.length);
+          p.bytes.copy(bytes, 0, 0, Math.min(p.bytes.length, p.length));
+          await writeAll(fh, bytes, p.offset);
+        }
+        await fh.sync();
+      },
+      (message, cause) => (cause instanceof CliError ? cause : new CliError(target, message, { cause })),
+    );
   } finally {
     await fh.close();
   }

@@ -10,17 +10,19 @@
 // Does NOT: change the base initrd's bytes or set the kernel arguments PXE needs (printed).
 import { Readable } from 'node:stream';
 
+import { withContext } from '../../errors.js';
 import { compress } from '../../initrd/compression.js';
 import { writeCpio } from '../../initrd/cpio.js';
 import { IGNITION_PATH, NETWORK_KEYFILE_DIR } from '../../initrd/embed-archive.js';
 import { lastByPath, readInitrd } from '../../initrd/initrd.js';
-import { flag, optionValue, UsageError } from '../args.js';
+import { UsageError } from '../args.js';
 import { CUSTOMIZE_OPTIONS, readCustomizeInputs } from '../customize/customize-inputs.js';
 import { planCustomization, type OsFeatures } from '../customize/customize-plan.js';
 import { QUIET } from '../iso/common-options.js';
 import { DEFAULT_EMBED_COMPRESSION } from '../iso/iso-edit.js';
 import { writeOutput } from '../output/write-output.js';
-import { CliError, type Verb } from '../verb.js';
+import { argument, valueOption } from '../options.js';
+import { CliError, defineVerb } from '../verb.js';
 import { MAX_INITRD_DECOMPRESSED_BYTES, readImage } from './ignition-unwrap.js';
 
 const VERB = 'bootsmith pxe customize';
@@ -28,45 +30,48 @@ const VERB = 'bootsmith pxe customize';
 export const LIVE_STAMP_PATH = 'etc/coreos-live-initramfs';
 export const INITRD_FEATURES_PATH = 'etc/coreos/features.json';
 
-export const pxeCustomize: Verb = {
-  spec: {
-    name: VERB,
-    summary: 'Create a custom live PXE boot config (an initrd with the customisations appended)',
-    options: [
-      ...CUSTOMIZE_OPTIONS,
-      { long: 'output', short: 'o', value: 'PATH', help: 'output initrd (`-` for stdout); required' },
-      QUIET,
-    ],
-    positionals: ['INITRD'],
+export const pxeCustomize = defineVerb({
+  name: VERB,
+  summary: 'Create a custom live PXE boot config (an initrd with the customisations appended)',
+  options: {
+    ...CUSTOMIZE_OPTIONS,
+    output: valueOption({
+      long: 'output',
+      short: 'o',
+      value: 'PATH',
+      help: 'output initrd (`-` for stdout); required',
+    }),
+    quiet: QUIET,
   },
-  async run(args, io) {
-    const output = optionValue(args, 'output');
+  positionals: { initrd: argument('INITRD') },
+  async run({ options, positionals }, io) {
+    const output = options.output;
     if (output === undefined) throw new UsageError(`${VERB}: -o/--output is required`, `usage: ${VERB} --help`);
-    const inputs = await readCustomizeInputs(args, io.stdin, VERB);
-    const file = args.positionals[0]!;
-    const { name, bytes } = await readImage(file, io.stdin);
-    let entries;
-    try {
-      entries = lastByPath(await readInitrd(bytes, MAX_INITRD_DECOMPRESSED_BYTES));
-    } catch (err) {
-      throw new CliError(name, `not an initrd image: ${(err as Error).message}`, { cause: err });
-    }
+    const inputs = await readCustomizeInputs(options, io.stdin, VERB);
+    const { name, bytes } = await readImage(positionals.initrd, io.stdin);
+    const entries = lastByPath(
+      await withContext(
+        'not an initrd image',
+        () => readInitrd(bytes, MAX_INITRD_DECOMPRESSED_BYTES),
+        (message, cause) => new CliError(name, message, { cause }),
+      ),
+    );
     if (!entries.has(LIVE_STAMP_PATH)) throw new CliError(name, 'not a CoreOS live initramfs image');
     if (entries.has(IGNITION_PATH) || [...entries.keys()].some((p) => p.startsWith(`${NETWORK_KEYFILE_DIR}/`)))
       throw new CliError(name, 'input is already customized');
     let features: OsFeatures;
     const featuresJson = entries.get(INITRD_FEATURES_PATH);
     if (featuresJson !== undefined) {
-      try {
-        features = JSON.parse(Buffer.from(featuresJson.data).toString('utf8')) as OsFeatures;
-      } catch (err) {
-        throw new CliError(name, `parsing OS features (${INITRD_FEATURES_PATH}): ${(err as Error).message}`);
-      }
+      features = withContext(
+        `parsing OS features (${INITRD_FEATURES_PATH})`,
+        () => JSON.parse(Buffer.from(featuresJson.data).toString('utf8')) as OsFeatures,
+        (message, cause) => new CliError(name, message, { cause }),
+      );
       if (typeof features !== 'object' || features === null || Array.isArray(features))
         throw new CliError(name, `parsing OS features (${INITRD_FEATURES_PATH}): not a JSON object`);
     }
     const plan = planCustomization(inputs, features, name);
-    const quiet = flag(args, 'quiet');
+    const quiet = options.quiet;
     if (!quiet) for (const note of plan.notes) io.stderr.write(`${note}\n`);
     const archive =
       plan.members.length === 0 ? Buffer.alloc(0) : await compress(writeCpio(plan.members), DEFAULT_EMBED_COMPRESSION);
@@ -81,4 +86,4 @@ export const pxeCustomize: Verb = {
     });
     return 0;
   },
-};
+});

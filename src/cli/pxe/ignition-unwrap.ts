@@ -5,9 +5,10 @@
 // Does NOT: read ISOs (`iso ignition show` does).
 import { readFile, stat } from 'node:fs/promises';
 
+import { describeError, withContext } from '../../errors.js';
 import { readEmbedArea } from '../../initrd/embed-archive.js';
-import type { Verb } from '../verb.js';
-import { CliError } from '../verb.js';
+import { optionalArgument } from '../options.js';
+import { CliError, defineVerb } from '../verb.js';
 
 /** CoreOS PXE initrds are ~100 MiB; anything much larger is not an initrd. */
 export const MAX_INITRD_BYTES = 512 * 1024 * 1024;
@@ -36,27 +37,24 @@ export async function readImage(
     return { name: file, bytes: await readFile(file) };
   } catch (err) {
     if (err instanceof CliError) throw err;
-    throw new CliError(file, (err as Error).message, { cause: err });
+    throw new CliError(file, describeError(err), { cause: err });
   }
 }
 
-export const pxeIgnitionUnwrap: Verb = {
-  spec: {
-    name: 'bootsmith pxe ignition unwrap',
-    summary: 'Show the wrapped Ignition config in an initrd image',
-    options: [],
-    positionals: ['IMAGE?'],
-  },
-  async run(args, io) {
-    const { name, bytes } = await readImage(args.positionals[0], io.stdin);
-    let ignition: Buffer | undefined;
-    try {
-      ignition = (await readEmbedArea(bytes, MAX_INITRD_DECOMPRESSED_BYTES)).ignition;
-    } catch (err) {
-      throw new CliError(name, `not an initrd image: ${(err as Error).message}`, { cause: err });
-    }
+export const pxeIgnitionUnwrap = defineVerb({
+  name: 'bootsmith pxe ignition unwrap',
+  summary: 'Show the wrapped Ignition config in an initrd image',
+  options: {},
+  positionals: { image: optionalArgument('IMAGE') },
+  async run({ positionals }, io) {
+    const { name, bytes } = await readImage(positionals.image, io.stdin);
+    const { ignition } = await withContext(
+      'not an initrd image',
+      () => readEmbedArea(bytes, MAX_INITRD_DECOMPRESSED_BYTES),
+      (message, cause) => new CliError(name, message, { cause }),
+    );
     if (ignition === undefined) throw new CliError(name, 'no wrapped Ignition config');
     io.stdout.write(ignition);
     return 0;
   },
-};
+});

@@ -5,28 +5,31 @@
 import { compress } from '../../initrd/compression.js';
 import { writeCpio } from '../../initrd/cpio.js';
 import { embedMembers } from '../../initrd/embed-archive.js';
-import { flag, optionValue } from '../args.js';
-import type { Verb } from '../verb.js';
+import { valueOption } from '../options.js';
+import { defineVerb } from '../verb.js';
 import { DEFAULT_EMBED_COMPRESSION } from '../iso/iso-edit.js';
 import { QUIET } from '../iso/common-options.js';
 import { readIgnitionConfig } from '../iso/read-input.js';
 import { writeArchive } from './write-archive.js';
 
-export const pxeIgnitionWrap: Verb = {
-  spec: {
-    name: 'bootsmith pxe ignition wrap',
-    summary: 'Wrap an Ignition config in an initrd image',
-    options: [
-      { long: 'ignition-file', short: 'i', value: 'PATH', help: 'Ignition config to wrap [default: stdin]' },
-      { long: 'output', short: 'o', value: 'PATH', help: 'write to a file instead of stdout' },
-      QUIET,
-    ],
-    positionals: [],
+export const pxeIgnitionWrap = defineVerb({
+  name: 'bootsmith pxe ignition wrap',
+  summary: 'Wrap an Ignition config in an initrd image',
+  options: {
+    ignitionFile: valueOption({
+      long: 'ignition-file',
+      short: 'i',
+      value: 'PATH',
+      help: 'Ignition config to wrap [default: stdin]',
+    }),
+    output: valueOption({ long: 'output', short: 'o', value: 'PATH', help: 'write to a file instead of stdout' }),
+    quiet: QUIET,
   },
-  async run(args, io) {
-    const ignition = await readIgnitionConfig(optionValue(args, 'ignition-file'), io.stdin);
+  positionals: {},
+  async run({ options }, io) {
+    const ignition = await readIgnitionConfig(options.ignitionFile, io.stdin);
     const archive = await compress(writeCpio(embedMembers({ ignition })), DEFAULT_EMBED_COMPRESSION);
-    await writeArchive(archive, optionValue(args, 'output'), io, flag(args, 'quiet'));
+    await writeArchive(archive, options.output, io, options.quiet);
     return 0;
   },
-};
+});

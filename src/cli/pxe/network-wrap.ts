@@ -5,31 +5,29 @@
 import { compress } from '../../initrd/compression.js';
 import { writeCpio } from '../../initrd/cpio.js';
 import { editEmbedMembers } from '../../initrd/embed-edit.js';
-import { flag, optionValue } from '../args.js';
-import type { Verb } from '../verb.js';
+import { valueOption } from '../options.js';
+import { defineVerb } from '../verb.js';
 import { NETWORK_OPTIONS, networkKeyfilesFrom } from '../network/network-input.js';
 import { QUIET } from '../iso/common-options.js';
 import { DEFAULT_EMBED_COMPRESSION } from '../iso/iso-edit.js';
 import { writeArchive } from './write-archive.js';
 
-export const pxeNetworkWrap: Verb = {
-  spec: {
-    name: 'bootsmith pxe network wrap',
-    summary: 'Wrap network settings (NetworkManager keyfiles) in an initrd image',
-    options: [
-      ...NETWORK_OPTIONS,
-      { long: 'output', short: 'o', value: 'PATH', help: 'write to a file instead of stdout' },
-      QUIET,
-    ],
-    positionals: [],
+export const pxeNetworkWrap = defineVerb({
+  name: 'bootsmith pxe network wrap',
+  summary: 'Wrap network settings (NetworkManager keyfiles) in an initrd image',
+  options: {
+    ...NETWORK_OPTIONS,
+    output: valueOption({ long: 'output', short: 'o', value: 'PATH', help: 'write to a file instead of stdout' }),
+    quiet: QUIET,
   },
-  async run(args, io) {
+  positionals: {},
+  async run({ options }, io) {
     const members = editEmbedMembers(
       { members: [] },
-      { networkKeyfiles: await networkKeyfilesFrom(args, io.stdin, 'bootsmith pxe network wrap') },
+      { networkKeyfiles: await networkKeyfilesFrom(options, io.stdin, 'bootsmith pxe network wrap') },
     );
     const archive = await compress(writeCpio(members), DEFAULT_EMBED_COMPRESSION);
-    await writeArchive(archive, optionValue(args, 'output'), io, flag(args, 'quiet'));
+    await writeArchive(archive, options.output, io, options.quiet);
     return 0;
   },
-};
+});

@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../../images/cache/atomic-file.js';
+import { writeFileAtomic } from '../../fs/atomic-file.js';
 import { ConflictError, FormatError } from '../../errors.js';
 import type { Repository } from '../db/repository.js';
 

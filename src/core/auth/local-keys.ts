@@ -21,7 +21,7 @@ import {
   type CryptoKey,
 } from 'jose';
 import { UnauthorizedError } from '../../errors.js';
-import { writeFileAtomic } from '../../images/cache/atomic-file.js';
+import { writeFileAtomic } from '../../fs/atomic-file.js';
 import type { Repository } from '../db/repository.js';
 import {
   type AdminGeneration,

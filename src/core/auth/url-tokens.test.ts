@@ -7,11 +7,12 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DEMO_IMAGE_PATH, loadConfig } from '../../config.js';
+import { loadConfig } from '../../config.js';
+import { DEMO_IMAGE_PATH } from '../../package-root.js';
 import { createLogger } from '../../logger.js';
 import { type RunningService, startService } from '../../service.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AllInOne, API, DEMO_VERSION, PULL_SECRET, startAllInOne } from '../../test-support/all-in-one.js';
+import { type AllInOne, API, DEMO_VERSION, PULL_SECRET, startAllInOne } from '../../../test/support/all-in-one.js';
 import { MAX_LIVE_TOKENS_PER_INFRA_ENV, URL_TOKEN_LENGTH, isJwtShaped, standingUrlToken } from './url-tokens.js';
 
 const HOST = 'bmc-images.dc1.example-corp.io'; // 30 characters

@@ -7,7 +7,7 @@
 // key; for events, same time, subject and message) are kept, nothing is half-imported. Works on any SqlExecutor, including a PGlite-era
 // database opened only by the export command. The document holds pull secrets and keys:
 // callers write it 0600. Does not open databases itself.
-import { BadRequestError } from '../../errors.js';
+import { BadRequestError, withContext } from '../../errors.js';
 import type { SqlDatabase, SqlExecutor } from './sql.js';
 
 export const DUMP_FORMAT = 'bootsmith-db-export';
@@ -61,12 +61,11 @@ export async function exportDump(db: SqlExecutor): Promise<Dump> {
 
 /** Parses and checks a dump document; says what is wrong with a bad one. */
 export function parseDump(text: string): Dump {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (err) {
-    throw new BadRequestError(`not a JSON document: ${(err as Error).message}`);
-  }
+  const doc: unknown = withContext(
+    'not a JSON document',
+    () => JSON.parse(text),
+    (message) => new BadRequestError(message),
+  );
   const d = doc as Partial<Dump> | null;
   if (!d || d.format !== DUMP_FORMAT) throw new BadRequestError(`not a ${DUMP_FORMAT} document`);
   if (d.version !== DUMP_VERSION)

@@ -81,7 +81,7 @@ export async function openDatabase(options: {
   const server = await startEmbeddedServer({
     dataDir: options.dataDir,
     logger: options.logger ?? pino({ level: 'silent' }),
-    ...(options.embeddedPostgresUser ? { runAsUser: options.embeddedPostgresUser } : {}),
+    runAsUser: options.embeddedPostgresUser,
   });
   const t = server.target;
   const pool = new pg.Pool({

@@ -22,7 +22,6 @@ import { checkOverrideSize } from './override-limits.js';
 import { renderOverrideInWorker } from './render-worker.js';
 import { parseIgnition, validateIgnition, type IgnitionConfig } from './validate.js';
 
-export const DEFAULT_AGENT_IMAGE = 'quay.io/edge-infrastructure/assisted-installer-agent:latest';
 /** Where the agent reads the CA of SERVICE_BASE_URL from: upstream's HostCACertPath. */
 export const SERVICE_CA_CERT_PATH = '/etc/assisted-service/service-ca-cert.crt';
 export const TRUST_BUNDLE_PATH = '/etc/pki/ca-trust/source/anchors/assisted-infraenv-additional-trust-bundle.pem';

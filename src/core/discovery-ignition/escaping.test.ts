@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../errors.js';
-import { toolWorks, unavailable } from '../../test-support/requirements.js';
+import { toolWorks, unavailable } from '../../../test/support/requirements.js';
 import { parseInfraEnvParams } from '../infraenv/params.js';
 import type { InfraEnvRecord } from '../model.js';
 import { decodeDataUrl } from './data-url.js';

@@ -5,7 +5,7 @@
 // (the override as a merged child config). The merge is shown linear by counting its steps.
 import { describe, expect, it } from 'vitest';
 import { BadRequestError, PayloadTooLargeError } from '../../errors.js';
-import { unavailable } from '../../test-support/requirements.js';
+import { unavailable } from '../../../test/support/requirements.js';
 import { decodeDataUrl } from './data-url.js';
 import { mergeIgnition, type MergeCounter } from './merge.js';
 import {

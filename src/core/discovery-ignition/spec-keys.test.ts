@@ -5,7 +5,7 @@
 // Ignition 2.14 knows 3.4.0 only as an experimental draft without them (our table follows the
 // released 3.4.0 schema, which RHCOS's Ignition ≥ 2.15 uses).
 import { describe, expect, it } from 'vitest';
-import { unavailable } from '../../test-support/requirements.js';
+import { unavailable } from '../../../test/support/requirements.js';
 import { SPEC_KEYS, type SpecObject, unknownKeyProblem } from './spec-keys.js';
 import { HAVE_IGNITION_VALIDATE, ignitionValidate } from './test-support/real-ignition.js';
 

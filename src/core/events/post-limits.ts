@@ -9,7 +9,7 @@
 // Does NOT: share state between replicas (each replica enforces its own share, as with
 // HTTP_MAX_IDLE_PER_ADDRESS; N replicas admit up to N times the rate), persist anything, or
 // apply upstream's per-name EVENT_RATE_LIMITS (handlers/events.ts does, in the database).
-import type { EventSettings } from './event-limits.js';
+import type { EventSettings } from '../event-limits.js';
 
 /** Buckets kept: a few per active host; beyond this the least recently used are forgotten. */
 export const MAX_BUCKETS = 100_000;

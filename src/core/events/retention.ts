@@ -8,7 +8,7 @@
 // Does not: limit what is posted (post-limits.ts) or what one listing returns (handlers/events.ts).
 import type { Logger } from 'pino';
 import type { Repository } from '../db/repository.js';
-import type { EventSettings } from './event-limits.js';
+import type { EventSettings } from '../event-limits.js';
 
 export const EVENTS_PRUNE_LOCK = 7_236_003;
 /** Rows deleted per statement: a few milliseconds of PostgreSQL work, never a long lock. */

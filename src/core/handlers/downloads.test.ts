@@ -5,7 +5,7 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { backends, http, inventory, PULL_SECRET, sshKey } from '../test-support/harness.js';
-import { conforms, useApi } from './test-support/api-fixture.js';
+import { conforms, useApi } from '../test-support/api-fixture.js';
 
 for (const backend of backends()) {
   describe(`download handlers on ${backend.name}`, () => {

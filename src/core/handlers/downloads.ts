@@ -18,6 +18,7 @@ import type { InfraEnvRecord } from '../model.js';
 import { authorize, queryString, uuidParam, wrap } from '../http/request.js';
 import { filesUrl, pxeUrls } from '../urls.js';
 import { minimalInitrd } from '../infraenv/minimal-initrd.js';
+import { URL_SHAPE, apiRoutePath } from '../../url-grammar.js';
 
 const FILE_NAMES = ['discovery.ign', 'ipxe-script', 'static-network-config'];
 const SCRIPT_TYPES = ['discovery-image-always', 'boot-order-control'];
@@ -96,7 +97,7 @@ async function ipxeScript(ctx: CoreContext, infraEnv: InfraEnvRecord, req: Reque
 
 export function registerDownloadRoutes(router: Router, ctx: CoreContext): void {
   router.get(
-    '/v2/infra-envs/:infra_env_id/downloads/files',
+    apiRoutePath(URL_SHAPE.infraEnvFiles),
     wrap(async (req, res) => {
       const id = uuidParam(req, 'infra_env_id');
       const fileName = queryString(req, 'file_name');

@@ -5,7 +5,7 @@
 // Runs on the embedded PostgreSQL server, and on TEST_DATABASE_URL when it is set.
 import { describe, expect, it } from 'vitest';
 import { backends, http, inventory } from '../test-support/harness.js';
-import { conforms, frameworkError, useApi } from './test-support/api-fixture.js';
+import { conforms, frameworkError, useApi } from '../test-support/api-fixture.js';
 
 for (const backend of backends()) {
   describe(`host handlers on ${backend.name}`, () => {

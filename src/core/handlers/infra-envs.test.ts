@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { backends, http, PULL_SECRET, sshKey, startHarness } from '../test-support/harness.js';
-import { conforms, frameworkError, useApi } from './test-support/api-fixture.js';
+import { conforms, frameworkError, useApi } from '../test-support/api-fixture.js';
 
 for (const backend of backends()) {
   describe(`InfraEnv handlers on ${backend.name}`, () => {

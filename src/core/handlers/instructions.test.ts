@@ -5,7 +5,7 @@
 // Runs on the embedded PostgreSQL server, and on TEST_DATABASE_URL when it is set.
 import { describe, expect, it } from 'vitest';
 import { backends, http, inventory } from '../test-support/harness.js';
-import { conforms, useApi, waitFor } from './test-support/api-fixture.js';
+import { conforms, useApi, waitFor } from '../test-support/api-fixture.js';
 
 for (const backend of backends()) {
   describe(`agent instruction handlers on ${backend.name}`, () => {

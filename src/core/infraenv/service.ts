@@ -7,7 +7,8 @@
 // 255 characters. Does not parse HTTP; handlers/infra-envs.ts does.
 import { randomUUID } from 'node:crypto';
 import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../../errors.js';
-import { normalizeArchitecture, type CatalogImage } from '../../images/catalog/catalog-image.js';
+import { normalizeArchitecture } from '../../images/architecture.js';
+import type { CatalogImage } from '../../images/catalog/catalog-image.js';
 import { buildEmbedArchive } from '../../initrd/embed-archive.js';
 import { newImageTokenKey } from '../auth/image-tokens.js';
 import { URL_TOKEN_LENGTH } from '../auth/url-tokens.js';

@@ -1,7 +1,7 @@
 // Loads the assisted-service swagger (Swagger 2.0) into ajv for contract tests: its definitions,
 // and each operation's declared responses (by operationId and status).
 //
-// Reads the swagger from ../shared/contracts (SWAGGER_PATH, src/test-support/probes.ts); returns
+// Reads the swagger from ../shared/contracts (SWAGGER_PATH, test/support/probes.ts); returns
 // undefined when it is absent (contract.test.ts fails under CI then, see requirements.ts). Vendor extensions
 // (x-nullable, x-go-*) are ignored; `#/definitions/x` refs resolve within the document.
 import { existsSync, readFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import YAML from 'yaml';
 
-import { SWAGGER_PATH } from '../../test-support/probes.js';
+import { SWAGGER_PATH } from '../../../test/support/probes.js';
 
 export { SWAGGER_PATH };
 

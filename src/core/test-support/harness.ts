@@ -10,8 +10,12 @@ import { randomBytes } from 'node:crypto';
 import express from 'express';
 import pino from 'pino';
 import type { CatalogImage, ImageCatalog } from '../../images/catalog/catalog-image.js';
-import { normalizeArchitecture } from '../../images/catalog/catalog-image.js';
+import { normalizeArchitecture } from '../../images/architecture.js';
+import type { EventSettings } from '../event-limits.js';
 import { createCore, type Core, type CoreOptions } from '../index.js';
+import { type CoreEndpoints, type CoreSettings, DEFAULT_CORE_SETTINGS } from '../settings.js';
+import { API_BASE, API_PREFIX } from '../../url-grammar.js';
+import { DEFAULT_LISTENER_LIMITS } from '../../http/transport/listener-limits.js';
 
 export function fakeCatalog(images: Partial<CatalogImage>[] = [{}]): ImageCatalog {
   const all: CatalogImage[] = images.map((i) => ({
@@ -89,31 +93,67 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/**
+ * What a suite may change, in one flat object: any core setting (events: only the bounds it
+ * names), any endpoint, and the wiring of CoreOptions. The rest: the defaults of
+ * DEFAULT_CORE_SETTINGS, with AUTH_TYPE=none and example.test base URLs.
+ */
+export type CoreOverrides = Partial<Omit<CoreSettings, 'events'> & CoreEndpoints> & {
+  events?: Partial<EventSettings>;
+} & Partial<Omit<CoreOptions, 'settings' | 'endpoints'>>;
+
 export async function startHarness(
   storage: { dataDir: string; databaseUrl?: string },
-  overrides: Partial<CoreOptions> = {},
+  overrides: CoreOverrides = {},
 ): Promise<Harness> {
+  const {
+    serviceBaseUrl = 'http://api.example.test:8090',
+    imageServiceBaseUrl = 'http://img.example.test:8080',
+    pxeServiceBaseUrl,
+    pxeImageBaseUrl,
+    serviceCaCert,
+    events,
+    catalog = fakeCatalog(),
+    logger = pino({ level: 'silent' }),
+    onInfraEnvChange,
+    now,
+    runMonitor,
+    monitorIntervalMs,
+    eventRetentionIntervalMs,
+    ...settings
+  } = overrides;
   const core = await createCore({
-    dataDir: storage.dataDir,
-    ...(storage.databaseUrl ? { databaseUrl: storage.databaseUrl } : {}),
-    serviceBaseUrl: 'http://api.example.test:8090',
-    imageServiceBaseUrl: 'http://img.example.test:8080',
-    authType: 'none',
-    hostMaxDisconnectionMs: 180_000,
-    catalog: fakeCatalog(),
-    logger: pino({ level: 'silent' }),
-    ...overrides,
+    settings: {
+      ...DEFAULT_CORE_SETTINGS,
+      dataDir: storage.dataDir,
+      databaseUrl: storage.databaseUrl,
+      authType: 'none',
+      ...settings,
+      events: { ...DEFAULT_CORE_SETTINGS.events, ...events },
+    },
+    endpoints: { serviceBaseUrl, imageServiceBaseUrl, pxeServiceBaseUrl, pxeImageBaseUrl, serviceCaCert },
+    catalog,
+    logger,
+    onInfraEnvChange,
+    now,
+    runMonitor,
+    monitorIntervalMs,
+    eventRetentionIntervalMs,
   });
   const app = express();
-  app.use('/api/assisted-install', core.router);
+  app.use(API_BASE, core.router);
   const server = await new Promise<import('node:http').Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  // The product's idle timeout (HTTP_IDLE_TIMEOUT) rather than Node's 5 s: a suite that blocks this
+  // process (spawnSync of the CLI) would otherwise let the server close an idle keep-alive socket
+  // just as fetch reuses it (ECONNRESET).
+  server.keepAliveTimeout = DEFAULT_LISTENER_LIMITS.idleTimeoutMs;
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     core,
     baseUrl,
-    api: `${baseUrl}/api/assisted-install/v2`,
+    api: `${baseUrl}${API_PREFIX}`,
     async close() {
       await new Promise<void>((r) => server.close(() => r()));
       await core.close();

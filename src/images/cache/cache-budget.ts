@@ -15,7 +15,7 @@ import type { StoreCatalog } from '../catalog/store-catalog.js';
 import { type ImageSlot, setRecord } from '../loader/image-slot.js';
 import { ImageLoadError } from '../loader/load-error.js';
 import { formatBytes, formatDuration } from '../progress.js';
-import { removeFiles } from './atomic-file.js';
+import { removeFiles } from '../../fs/atomic-file.js';
 import { scanCache } from './cache-scan.js';
 import { QUARANTINE_DIR_NAME, type QuarantinedFile } from './quarantine.js';
 import { planEviction } from './disk-budget.js';

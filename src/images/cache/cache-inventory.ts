@@ -3,7 +3,7 @@
 // file sizes only — nothing is hashed, parsed or downloaded — plus the files that belong to no
 // configured image.
 import { readFile } from 'node:fs/promises';
-import { statIfExists } from './atomic-file.js';
+import { statIfExists } from '../../fs/atomic-file.js';
 import { CacheFiles, cacheName, imagesDirOf } from './cache-layout.js';
 import { scanCache } from './cache-scan.js';
 import { fileMismatch, readRecord, recordMismatch } from './cache-record.js';

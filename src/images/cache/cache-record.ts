@@ -14,7 +14,7 @@
 import type { Stats } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { LiveManifest } from '../../iso/manifest.js';
-import { writeFileAtomic } from './atomic-file.js';
+import { writeFileAtomic } from '../../fs/atomic-file.js';
 import { urlDigest } from './cache-layout.js';
 import { type OsImageEntry, redactUrl } from '../os-images-config.js';
 

@@ -1,7 +1,7 @@
 // Taking stock of ${DATA_DIR}/images at start: which files belong to which configured image
 // (and how many bytes each holds), which belong to none (unreferenced: removed first when the
 // disk budget needs room), and removing temp files of atomic writes a crash cut short, ours
-// (src/images/cache/atomic-file.ts) or the miniso library's (`.<name>.<pid>.<hex>.tmp`).
+// (src/fs/atomic-file.ts) or the miniso library's (`.<name>.<pid>.<hex>.tmp`).
 // Files in the quarantine folder (src/images/cache/quarantine.ts) count as unreferenced, named
 // `quarantine/<name>`, so the disk budget removes them first.
 // With `tidy` (the store at start) it also creates the directory when missing; without it
@@ -9,7 +9,7 @@
 // It decides nothing about the budget.
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { isTempFile, removeFiles } from './atomic-file.js';
+import { isTempFile, removeFiles } from '../../fs/atomic-file.js';
 import type { CacheFiles } from './cache-layout.js';
 import { QUARANTINE_DIR_NAME } from './quarantine.js';
 

@@ -10,7 +10,7 @@
 // Does NOT: decide that a file is corrupt (src/images/loader/compare-with-record.ts) or log.
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { removeFiles, renameDurably, writeFileAtomic } from './atomic-file.js';
+import { removeFiles, renameDurably, writeFileAtomic } from '../../fs/atomic-file.js';
 
 export const QUARANTINE_DIR_NAME = 'quarantine';
 

@@ -2,9 +2,8 @@
 // which versions/architectures exist and how large each one's Ignition embed area is.
 //
 // Implemented by the image store's catalog (src/images/catalog/store-catalog.ts). This module declares
-// the interface and the architecture-name normalisation; it does no I/O.
-
-export type CpuArchitecture = 'x86_64' | 'aarch64' | 'ppc64le' | 's390x';
+// the interface; it does no I/O. Architecture names: src/images/architecture.ts.
+import type { CpuArchitecture } from '../architecture.js';
 
 export interface CatalogImage {
   openshiftVersion: string;
@@ -29,18 +28,4 @@ export interface ImageCatalog {
   images(): CatalogImage[];
   /** `version` matches an image's version or openshift_version; arch aliases are accepted. */
   find(version: string, arch: string): CatalogImage | undefined;
-}
-
-const ARCH_ALIASES: Record<string, CpuArchitecture> = {
-  x86_64: 'x86_64',
-  amd64: 'x86_64',
-  aarch64: 'aarch64',
-  arm64: 'aarch64',
-  ppc64le: 'ppc64le',
-  s390x: 's390x',
-};
-
-/** Normalises `amd64`≡`x86_64`, `arm64`≡`aarch64`; undefined for unknown names. */
-export function normalizeArchitecture(arch: string): CpuArchitecture | undefined {
-  return ARCH_ALIASES[arch.toLowerCase()];
 }

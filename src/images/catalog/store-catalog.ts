@@ -11,7 +11,8 @@
 import { BadRequestError, NotFoundError, UnavailableError } from '../../errors.js';
 import type { LiveManifest } from '../../iso/manifest.js';
 import type { OsImageEntry } from '../os-images-config.js';
-import { type CatalogImage, type ImageCatalog, normalizeArchitecture } from './catalog-image.js';
+import { normalizeArchitecture } from '../architecture.js';
+import type { CatalogImage, ImageCatalog } from './catalog-image.js';
 import { type ImageStatus, type IntegrityStatus, catalogState, newIntegrityStatus, toHealth } from './image-status.js';
 import type { ImageStore, StoreHealth } from './image-store.js';
 import type { LiveImage } from './live-image.js';

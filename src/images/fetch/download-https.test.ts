@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unavailable } from '../../test-support/requirements.js';
+import { unavailable } from '../../../test/support/requirements.js';
 import { ImageLoadError } from '../loader/load-error.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../loader/retry-policy.js';
 import { HAVE_OPENSSL, fixtureBytes, selfSignedCert, sha256 } from '../test-support/images.js';

@@ -22,7 +22,7 @@ import { type Hash, createHash } from 'node:crypto';
 import { open, readFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { describeError } from '../../errors.js';
-import { removeFiles, statIfExists, writeFileAtomic } from '../cache/atomic-file.js';
+import { removeFiles, statIfExists, writeFileAtomic } from '../../fs/atomic-file.js';
 import { CacheFiles } from '../cache/cache-layout.js';
 import { diskFullCode, diskFullError } from '../cache/disk-full.js';
 import { HashingFileWriter } from './hashing-writer.js';

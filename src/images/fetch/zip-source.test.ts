@@ -3,7 +3,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { unavailable } from '../../test-support/requirements.js';
+import { unavailable } from '../../../test/support/requirements.js';
 import { HAVE_ZIP, entry, fixtureBytes, makeZip, sha256 } from '../test-support/images.js';
 import { storeHarness } from '../test-support/store-harness.js';
 

@@ -13,7 +13,7 @@
 // Does NOT: quarantine, log, write records or decide about serving.
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-import { statIfExists } from '../cache/atomic-file.js';
+import { statIfExists } from '../../fs/atomic-file.js';
 import { type VerifiedFile, fileMismatch, hasFullFingerprint, withFingerprint } from '../cache/cache-record.js';
 import { hashFile } from '../fetch/verify-iso.js';
 import { sleep } from './retry-policy.js';

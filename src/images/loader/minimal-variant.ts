@@ -8,7 +8,7 @@
 // It does not decide when to build or record anything.
 import { describeError } from '../../errors.js';
 import { stat } from 'node:fs/promises';
-import { fsyncPath, removeFiles, renameDurably } from '../cache/atomic-file.js';
+import { fsyncPath, removeFiles, renameDurably } from '../../fs/atomic-file.js';
 import type { CacheFiles } from '../cache/cache-layout.js';
 import { type VerifiedFile, withFingerprint } from '../cache/cache-record.js';
 import { ImageLoadError } from './load-error.js';

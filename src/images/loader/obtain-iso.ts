@@ -24,7 +24,7 @@ import { type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { describeError } from '../../errors.js';
-import { removeFiles, renameDurably, statIfExists } from '../cache/atomic-file.js';
+import { removeFiles, renameDurably, statIfExists } from '../../fs/atomic-file.js';
 import { CacheFiles } from '../cache/cache-layout.js';
 import {
   type CacheRecord,

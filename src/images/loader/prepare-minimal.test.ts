@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { unavailable } from '../../test-support/requirements.js';
+import { unavailable } from '../../../test/support/requirements.js';
 import { HAVE_XORRISO, HAVE_XZ, MINISO_FIXTURE, entry, isoWithMinisoDat, sha256 } from '../test-support/images.js';
 import { storeHarness } from '../test-support/store-harness.js';
 import { type RebuildMinimalIso, rebuildMinimalIsoFromMinisoDat } from './rebuild-minimal-iso.js';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { describeError } from '../../errors.js';
 import { BaseFile } from '../../splice/base-file.js';
-import { removeFiles } from '../cache/atomic-file.js';
+import { removeFiles } from '../../fs/atomic-file.js';
 import { MANIFEST_FORMAT_VERSION, type VerifiedFile, writeRecord } from '../cache/cache-record.js';
 import type { MinimalState } from '../catalog/live-image.js';
 import type { StoreCatalog } from '../catalog/store-catalog.js';

@@ -6,13 +6,13 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PACKAGE_ROOT } from '../../config.js';
+import { PACKAGE_ROOT } from '../../package-root.js';
 import type { OsImageEntry } from '../os-images-config.js';
 
 export const FIXTURE_ISO = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64.iso');
 /** `build-live-iso.sh --with-miniso`: x86_64.iso's tree plus a real coreos/miniso.dat. */
 export const MINISO_FIXTURE = path.join(PACKAGE_ROOT, 'fixtures', 'iso', 'x86_64-miniso.iso');
-export { HAVE_OPENSSL, HAVE_XORRISO, HAVE_XZ, HAVE_ZIP } from '../../test-support/probes.js';
+export { HAVE_OPENSSL, HAVE_XORRISO, HAVE_XZ, HAVE_ZIP } from '../../../test/support/probes.js';
 
 export function fixtureBytes(): Buffer {
   return readFileSync(FIXTURE_ISO);

@@ -20,7 +20,7 @@ import { randomBytes, createHash, type Hash } from 'node:crypto';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
-import { BootsmithError, FormatError } from '../../errors.js';
+import { BootsmithError, FormatError, withContext } from '../../errors.js';
 import type { LiveManifest } from '../manifest.js';
 import { MINISO_MAX_BYTES, MINISO_PATH, parseMinisoData, sectorOffset, type MinisoData } from './miniso-format.js';
 import { XzSliceReader, type Sink } from './miniso-xz.js';
@@ -45,21 +45,19 @@ export interface FullIso {
 }
 
 async function openFullIso(fullIsoPath: string): Promise<FullIso> {
-  try {
-    const fh = await open(fullIsoPath, 'r');
-    try {
-      return { fh, path: fullIsoPath, size: (await fh.stat()).size };
-    } catch (err) {
-      await fh.close();
-      throw err;
-    }
-  } catch (err) {
-    throw new FormatError(
-      `opening full ISO ${fullIsoPath}: ${(err as Error).message}`,
-      { path: fullIsoPath },
-      { cause: err },
-    );
-  }
+  return withContext(
+    `opening full ISO ${fullIsoPath}`,
+    async () => {
+      const fh = await open(fullIsoPath, 'r');
+      try {
+        return { fh, path: fullIsoPath, size: (await fh.stat()).size };
+      } catch (err) {
+        await fh.close();
+        throw err;
+      }
+    },
+    (message, cause) => new FormatError(message, { path: fullIsoPath }, { cause }),
+  );
 }
 
 /** Decodes the image's coreos/miniso.dat; FormatError when the image has none or it is corrupt. */

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { FormatError } from '../../errors.js';
-import { HAVE_CPIO, HAVE_ISOLINUX } from '../../test-support/probes.js';
-import { unavailable } from '../../test-support/requirements.js';
+import { HAVE_CPIO, HAVE_ISOLINUX } from '../../../test/support/probes.js';
+import { unavailable } from '../../../test/support/requirements.js';
 import { parseLiveIso } from '../live-layout.js';
 import type { LiveManifest } from '../manifest.js';
 import {

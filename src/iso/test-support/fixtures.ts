@@ -10,10 +10,17 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { FIXTURE_DIR, HAVE_FIXTURES } from '../../test-support/probes.js';
+import { FIXTURE_DIR, HAVE_FIXTURES } from '../../../test/support/probes.js';
 
-// The probes live in one module (src/test-support/probes.ts); re-exported for the iso suites.
-export { FIXTURE_DIR, HAVE_FIXTURES, HAVE_XORRISO, HAVE_XZ, REPO_ROOT, SHARED_DIR } from '../../test-support/probes.js';
+// The probes live in one module (test/support/probes.ts); re-exported for the iso suites.
+export {
+  FIXTURE_DIR,
+  HAVE_FIXTURES,
+  HAVE_XORRISO,
+  HAVE_XZ,
+  REPO_ROOT,
+  SHARED_DIR,
+} from '../../../test/support/probes.js';
 
 export function makeTempDir(prefix: string): string {
   return mkdtempSync(path.join(tmpdir(), `bootsmith-iso-${prefix}-`));

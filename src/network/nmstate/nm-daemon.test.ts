@@ -11,7 +11,7 @@
 //      add type bond|vlan` answers "Unknown device type"), so bonds and VLANs cannot be
 //      created here: the bridge cases stand for the controller/port mechanism bonds share.
 import { afterEach, describe, expect, it } from 'vitest';
-import { unavailable } from '../../test-support/requirements.js';
+import { unavailable } from '../../../test/support/requirements.js';
 import { convertHosts, type HostNetworkInput } from './convert.js';
 import { stableUuid } from './render-host.js';
 import { loadCorpus } from './test-support/corpus.js';

@@ -5,7 +5,7 @@
 // bond modes and options, VLAN ids and parents, bridge settings, addresses, routes and DNS.
 // A negative case proves the check can fail: a keyfile NetworkManager refuses.
 import { describe, expect, it } from 'vitest';
-import { unavailable } from '../../test-support/requirements.js';
+import { unavailable } from '../../../test/support/requirements.js';
 import { convertHosts } from './convert.js';
 import { loadCorpus, readKeyfile } from './test-support/corpus.js';
 import { HAVE_NMCLI_OFFLINE, nmcliNormalize } from './test-support/nmcli.js';

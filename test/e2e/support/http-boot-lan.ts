@@ -11,7 +11,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { toolWorks } from '../../../src/test-support/requirements.js';
+import { toolWorks } from '../../support/requirements.js';
 
 /** dnsmasq reports its DHCP range within a second; this bounds a start that never comes. */
 const DNSMASQ_START_MS = 15_000;

@@ -16,6 +16,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { describeError } from '../../../errors.js';
 import { findPostgresBinaries, type PostgresBinaries } from './binaries.js';
 import {
   binariesRunnableBy,
@@ -187,7 +188,7 @@ export async function startEmbeddedServer(options: EmbeddedServerOptions): Promi
         (err: unknown) => {
           logger.error(
             {
-              err: (err as Error).message,
+              err: describeError(err),
               nextInMs: RESTART_BACKOFF_MS[Math.min(attempt, RESTART_BACKOFF_MS.length - 1)],
             },
             'embedded PostgreSQL failed to restart',

@@ -15,8 +15,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { REPO_ROOT } from '../../../test-support/probes.js';
-import { toolWorks } from '../../../test-support/requirements.js';
+import { REPO_ROOT } from '../../../../test/support/probes.js';
+import { toolWorks } from '../../../../test/support/requirements.js';
 import { readTree, type TreeEntry } from './applied-tree.js';
 
 /** Debian's Ignition binary (the copy its dracut module installs as /usr/bin/ignition); IGNITION_BINARY overrides. */

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { toolWorks } from '../../../test-support/requirements.js';
+import { toolWorks } from '../../../../test/support/requirements.js';
 
 const SYSTEMD_BINARY = '/lib/systemd/systemd';
 const RUN_TIMEOUT_MS = 60_000;

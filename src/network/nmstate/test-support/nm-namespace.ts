@@ -14,7 +14,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { toolWorks } from '../../../test-support/requirements.js';
+import { toolWorks } from '../../../../test/support/requirements.js';
 import type { Keyfile } from '../convert.js';
 
 /** Bound on start-up (NetworkManager completes in a few seconds with the short DHCP/RA waits below). */

@@ -1,0 +1,111 @@
+// Glue between an artifact (a SplicedFile plus its modification time) and the range
+// layer: builds the Representation, records bytes served and streams in flight per
+// artifact in the metrics, and logs artifacts that fail while streaming. No routing logic.
+//
+// Per-request work is kept to what differs per request: the Representation of an artifact
+// (and so the range layer's header strings memoized on it, see src/http/representation/response-plan.ts) is made
+// once per (file, filename, Last-Modified) and reused by every Range request of a storm, and
+// the metric children of each artifact label are looked up once per Metrics.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { ArtifactService, ServedArtifact } from '../../artifacts/artifact-service.js';
+import type { UrlTokenResolver } from '../../ignition-supply/url-token-resolver.js';
+import type { Metrics } from '../../metrics.js';
+import type { SplicedFile } from '../../splice/spliced-file.js';
+import type { ArtifactObserver } from './artifact-observer.js';
+import { redactedRequestTarget } from '../../redact.js';
+import type { Representation } from '../representation/representation.js';
+import { serveRepresentation } from '../representation/serve-representation.js';
+
+export type ArtifactLabel =
+  'full-iso' | 'minimal-iso' | 'pxe-initrd' | 'kernel' | 'rootfs' | 'initrd' | 'ins-file' | 'initrd-addrsize';
+
+/** What every image-side route needs. */
+export interface ImageRouteContext {
+  artifacts: ArtifactService;
+  metrics: Metrics;
+  logger: Logger;
+  /** Opaque `/bytoken/` URL tokens (in-process core); absent in remote mode. */
+  urlTokens?: UrlTokenResolver | undefined;
+  /** Boot events: told about served ISO / PXE artifact requests (already deduped). */
+  observer?: ArtifactObserver | undefined;
+}
+
+export function sendArtifact(
+  req: IncomingMessage,
+  res: ServerResponse,
+  { metrics, logger }: ImageRouteContext,
+  label: ArtifactLabel,
+  representation: Representation,
+): Promise<void> {
+  const m = labelled(metrics, label);
+  return serveRepresentation(req, res, representation, {
+    onBytes: m.onBytes,
+    onStreamStart: m.onStreamStart,
+    onStreamEnd: m.onStreamEnd,
+    onError: (err) =>
+      logger.error({ err, artifact: label, path: redactedRequestTarget(req) }, 'serving artifact failed'),
+  });
+}
+
+interface LabelledHooks {
+  onBytes(bytes: number): void;
+  onStreamStart(): void;
+  onStreamEnd(): void;
+}
+
+/** Metric hooks of one artifact label, made once per Metrics (prom-client children skip the label hashing). */
+const hooksByMetrics = new WeakMap<Metrics, Map<ArtifactLabel, LabelledHooks>>();
+
+function labelled(metrics: Metrics, label: ArtifactLabel): LabelledHooks {
+  let byLabel = hooksByMetrics.get(metrics);
+  if (byLabel === undefined) {
+    byLabel = new Map();
+    hooksByMetrics.set(metrics, byLabel);
+  }
+  let hooks = byLabel.get(label);
+  if (hooks === undefined) {
+    const bytes = metrics.bytesServed.labels({ artifact: label });
+    const streams = metrics.streamsInFlight.labels({ artifact: label });
+    hooks = {
+      onBytes: (n) => bytes.inc(n),
+      onStreamStart: () => streams.inc(),
+      onStreamEnd: () => streams.dec(),
+    };
+    byLabel.set(label, hooks);
+  }
+  return hooks;
+}
+
+/**
+ * Representations kept per file: one per filename and Last-Modified. A file is one InfraEnv's
+ * artifact (one filename) or a boot artifact shared by all (fixed names); the bound only stops
+ * an unusual caller from growing the map without end.
+ */
+const MAX_REPRESENTATIONS_PER_FILE = 16;
+const representations = new WeakMap<SplicedFile, Map<string, Representation>>();
+
+export function artifactRepresentation(artifact: ServedArtifact, filename: string): Representation {
+  const { file } = artifact;
+  const key = `${artifact.lastModified.getTime()}|${filename}`;
+  let perFile = representations.get(file);
+  const known = perFile?.get(key);
+  if (known !== undefined) return known;
+  const representation: Representation = {
+    size: file.size,
+    etag: file.etag,
+    lastModified: artifact.lastModified,
+    filename,
+    stream: (start, end) => file.stream(start, end),
+    readInto: (target, targetOffset, length, position, callback) =>
+      file.readInto(target, targetOffset, length, position, callback),
+  };
+  if (perFile === undefined) {
+    perFile = new Map();
+    representations.set(file, perFile);
+  } else if (perFile.size >= MAX_REPRESENTATIONS_PER_FILE) {
+    perFile.clear();
+  }
+  perFile.set(key, representation);
+  return representation;
+}
