@@ -19,6 +19,9 @@ import type { Logger } from 'pino';
 import { ArtifactService } from './artifacts/artifact-service.js';
 import type { Config } from './config.js';
 import { type Core, createCore } from './core/index.js';
+import { bmcRoutes } from './bmc/api/bmc-routes.js';
+import { type BmcSide, createBmcSide } from './bmc/bmc-service.js';
+import { bmcSettingsOf } from './bmc/settings.js';
 import { createApp } from './http/face/app.js';
 import {
   type ArtifactObserver,
@@ -232,6 +235,7 @@ export async function startService(
   // re-render it per request); the core invalidates an InfraEnv's entries on every change.
   let ignitionCache: CachedIgnitionSource | undefined;
   let core: Core | undefined;
+  let bmc: BmcSide | undefined;
   try {
     if (config.role !== 'image') {
       core = await createCore({
@@ -241,7 +245,30 @@ export async function startService(
         logger,
         now: options.now,
         onInfraEnvChange: (id) => ignitionCache?.invalidate(id),
+        checkStaticNetwork: (id, entries) => bmc?.service.checkMacInterfaceMap(id, entries) ?? Promise.resolve(),
       }).finally(databaseStarted);
+      // The BMC side (src/bmc/): records and jobs in the core's database; every replica with the
+      // API runs jobs (one replica per job: leases), and its image side reports its jobs' ISO reads.
+      const repo = core.extension.repo;
+      bmc = createBmcSide({
+        db: core.extension.db,
+        core: {
+          getInfraEnv: (id) => repo.getInfraEnv(id),
+          infraEnvExists: (id) => repo.infraEnvExists(id),
+          insertUrlTokens: (rows) => repo.insertUrlTokens(rows),
+          insertEvent: (event) => repo.insertEvent(event),
+        },
+        settings: bmcSettingsOf(config),
+        dataDir: config.dataDir,
+        bases: {
+          imageServiceBaseUrl,
+          // the plain port serves ISOs only with HTTP_ROUTES=all (BMCs without HTTPS virtual media)
+          imageHttpBaseUrl: plainServer && config.tls?.httpRoutes === 'all' ? pxeImageBaseUrl : undefined,
+        },
+        imageUrlTtlMs: config.imageUrlTtlMs,
+        logger,
+        ...(options.now ? { now: options.now } : {}),
+      });
     }
 
     let artifacts: ArtifactService | undefined;
@@ -269,6 +296,7 @@ export async function startService(
         now ? () => now().getTime() : Date.now,
       );
     }
+    const bmcSide = bmc;
     handler = createApp({
       logger,
       metrics,
@@ -276,6 +304,16 @@ export async function startService(
       artifacts,
       urlTokens,
       observer,
+      ...(bmcSide && artifacts ? { tokenReads: { tokenRead: (report) => bmcSide.reads.report(report) } } : {}),
+      ...(bmcSide && core
+        ? {
+            extensionRouter: bmcRoutes({
+              service: bmcSide.service,
+              authorizeAdmin: core.extension.authorizeAdmin,
+              errorHandler: core.extension.errorHandler,
+            }),
+          }
+        : {}),
       requestCap: { max: config.maxConcurrentRequests, ...config.artifactSlots },
       coreRouter: core?.router,
       databaseHealth: core?.databaseHealth,
@@ -290,6 +328,7 @@ export async function startService(
     certificates?.stop();
     server.close();
     plainServer?.close();
+    await bmc?.close();
     await core?.close();
     await imageStore.close();
     throw err;
@@ -328,6 +367,7 @@ export async function startService(
   const closeBehindListener = async () => {
     process.off('SIGHUP', onHangup);
     certificates?.stop();
+    await bmc?.close(); // jobs stop at a step boundary and are released for another replica
     await core?.close(); // the embedded PostgreSQL stops here, after the streams
     await imageStore.close(); // stops downloads (their .part files are kept for resume)
     await imagesLoaded;

@@ -335,7 +335,11 @@ describe('BMC job engine (PostgreSQL, emulated BMCs)', () => {
       add(s, 'refused', `https://127.0.0.1:${refused}`),
       add(s, 'fine', fine.rootUrl),
     ]);
-    const [tls, port, ok] = await Promise.all([a, b, c].map((v) => finished(v.last_job!.id, 90_000)));
+    const [tls, port, ok] = (await Promise.all([a, b, c].map((v) => finished(v.last_job!.id, 90_000)))) as [
+      JobRecord,
+      JobRecord,
+      JobRecord,
+    ];
     expect(ok.state).toBe('succeeded');
     for (const [j, pattern] of [
       [tls, /^BMC "silent": discover: TLS handshake timed out/],

@@ -302,8 +302,8 @@ export class JobRunner {
       status: r.status,
       detail: r.detail,
       ...(data ? { data } : {}),
-      startedAt: r.startedAt.toISOString(),
-      finishedAt: new Date(r.startedAt.getTime() + r.ms).toISOString(),
+      // On this service's clock (as every other time of the job, and the hosts' registration times).
+      ...times(new Date(this.deps.now().getTime() - r.ms), this.deps.now()),
       calls: r.calls,
       retries: r.retries,
     });

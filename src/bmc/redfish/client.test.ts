@@ -13,8 +13,8 @@ import {
   startVirtualBmc,
   type TestCertificates,
 } from '../../../test/support/redfish-emulator/index.js';
-import { HAVE_OPENSSL, REPO_ROOT } from '../../test-support/probes.js';
-import { unavailable } from '../../test-support/requirements.js';
+import { HAVE_OPENSSL, REPO_ROOT } from '../../../test/support/probes.js';
+import { unavailable } from '../../../test/support/requirements.js';
 import { runBootDiscovery } from './boot-discovery.js';
 import { RedfishClient } from './client.js';
 import type { ProfileId } from './profiles.js';

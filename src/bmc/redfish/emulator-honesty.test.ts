@@ -15,8 +15,8 @@ import {
   startVirtualBmc,
   type TestCertificates,
 } from '../../../test/support/redfish-emulator/index.js';
-import { HAVE_OPENSSL, REPO_ROOT } from '../../test-support/probes.js';
-import { toolWorks, unavailable } from '../../test-support/requirements.js';
+import { HAVE_OPENSSL, REPO_ROOT } from '../../../test/support/probes.js';
+import { toolWorks, unavailable } from '../../../test/support/requirements.js';
 
 const ISO = path.join(REPO_ROOT, 'fixtures', 'iso', 'x86_64.iso');
 const SUSHY_SCRIPT = path.join(REPO_ROOT, 'test', 'support', 'redfish-emulator', 'clients', 'sushy_boot.py');

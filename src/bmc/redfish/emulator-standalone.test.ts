@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HAVE_OPENSSL, REPO_ROOT } from '../../test-support/probes.js';
-import { unavailable } from '../../test-support/requirements.js';
+import { HAVE_OPENSSL, REPO_ROOT } from '../../../test/support/probes.js';
+import { unavailable } from '../../../test/support/requirements.js';
 import { RedfishClient } from './client.js';
 
 const RUN = path.join(REPO_ROOT, 'test', 'support', 'redfish-emulator', 'run.mjs');

@@ -12,8 +12,8 @@ import {
   startVirtualBmc,
   type TestCertificates,
 } from '../../../test/support/redfish-emulator/index.js';
-import { HAVE_OPENSSL } from '../../test-support/probes.js';
-import { unavailable } from '../../test-support/requirements.js';
+import { HAVE_OPENSSL } from '../../../test/support/probes.js';
+import { unavailable } from '../../../test/support/requirements.js';
 import { RedfishClient, type RedfishClientOptions } from './client.js';
 import { RedfishError } from './errors.js';
 import { RETRY_DELAYS_MS } from './limits.js';

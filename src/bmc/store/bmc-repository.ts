@@ -21,7 +21,8 @@ const SQL = {
   insertBmc: insertSql(BMCS),
   updateBmc: updateByKeySql(BMCS, ['id']),
   selectBmcs: selectSql(BMCS),
-  insertJob: insertSql(BMC_JOBS),
+  /** bmc_jobs_one_active's predicate, spelled as the index (migration 7) so PostgreSQL infers it. */
+  insertJobIfFree: `${insertSql(BMC_JOBS)} ON CONFLICT (bmc_id) WHERE state IN ('queued', 'running') DO NOTHING RETURNING id`,
   selectJobs: selectSql(BMC_JOBS),
   upsertReads: upsertSql(BMC_JOB_READS, ['jobId', 'replica']),
   selectReads: selectSql(BMC_JOB_READS),
@@ -143,20 +144,16 @@ export class BmcRepository {
 
   /** Queues a job; a ConflictError naming the BMC when it has a queued or running job already. */
   async insertJob(rec: JobRecord, bmcName: string): Promise<void> {
-    try {
-      await this.ex.query(SQL.insertJob, paramsOf(BMC_JOBS, rec));
-    } catch (err) {
-      if (uniqueViolation(err) === 'bmc_jobs_one_active') {
-        const active = await this.activeJob(rec.bmcId);
-        throw new ConflictError(
-          `BMC ${JSON.stringify(bmcName)} has a ${active?.state ?? 'running'} job already` +
-            (active ? ` (${active.action} ${active.id}, since ${active.createdAt.toISOString()})` : '') +
-            ': one job per BMC at a time',
-          { bmc: bmcName, ...(active ? { jobId: active.id } : {}) },
-        );
-      }
-      throw err;
-    }
+    // No error on the constraint (it would abort a surrounding transaction): nothing inserted instead.
+    const rows = await this.ex.query(SQL.insertJobIfFree, paramsOf(BMC_JOBS, rec));
+    if (rows.length > 0) return;
+    const active = await this.activeJob(rec.bmcId);
+    throw new ConflictError(
+      `BMC ${JSON.stringify(bmcName)} has a ${active?.state ?? 'running'} job already` +
+        (active ? ` (${active.action} ${active.id}, since ${active.createdAt.toISOString()})` : '') +
+        ': one job per BMC at a time',
+      { bmc: bmcName, ...(active ? { jobId: active.id } : {}) },
+    );
   }
 
   async getJob(id: string): Promise<JobRecord | undefined> {
