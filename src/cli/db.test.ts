@@ -120,7 +120,7 @@ describe('bootsmith db export|import', () => {
     );
     // importing again adds no InfraEnv or host twice
     expect((await run(['import', file], { DATA_DIR: target })).stdout).toMatch(
-      /infra_envs: 0 added, image_url_tokens: 0 added, hosts: 0 added/,
+      /infra_envs: 0 added, bmcs: 0 added, image_url_tokens: 0 added, hosts: 0 added/,
     );
 
     const moved = await startHarness({ dataDir: target });
