@@ -99,7 +99,7 @@ export async function runBootDiscovery(
           : 'by InsertMedia';
       const fell =
         inserted.fellThrough.length > 0
-          ? ` after ${inserted.fellThrough.map((f) => `${f.slot} (${f.why})`).join(', ')}`
+          ? ` after ${inserted.fellThrough.map((f) => `slot ${f.slot} (${f.why})`).join(', ')}`
           : '';
       return {
         detail: `inserted into slot ${inserted.slot} ${via}${fell}`,
