@@ -1,5 +1,6 @@
 // Starts one bootsmith process for its role: listens, loads the base images, creates the
-// in-process assisted core (roles all/core) or the remote Ignition source (when
+// in-process assisted core (roles all/core) and the BMC side on its database (src/bmc/: the
+// extension API, the job engine, the reads of job URLs), or the remote Ignition source (when
 // ASSISTED_SERVICE_URL is set), and builds the app. `close()` undoes it all.
 //
 // The process is live at once; base images load in the background and are reported per
