@@ -43,6 +43,7 @@ import { fdBudgetProblem } from './http/face/request-cap-budget.js';
 import { CachedIgnitionSource } from './ignition-supply/cached-source.js';
 import { RemoteIgnitionSource } from './ignition-supply/remote-source.js';
 import { RemoteUrlTokenResolver } from './ignition-supply/remote-url-tokens.js';
+import { RemoteTokenReads } from './ignition-supply/remote-token-reads.js';
 import type { IgnitionSource } from './ignition-supply/source.js';
 import { ManagedImageStore } from './images/managed-image-store.js';
 import { Metrics } from './metrics.js';
@@ -237,6 +238,7 @@ export async function startService(
   let ignitionCache: CachedIgnitionSource | undefined;
   let core: Core | undefined;
   let bmc: BmcSide | undefined;
+  let remoteReads: RemoteTokenReads | undefined;
   try {
     if (config.role !== 'image') {
       core = await createCore({
@@ -290,6 +292,9 @@ export async function startService(
       urlTokens = config.assistedServiceUrl
         ? new RemoteUrlTokenResolver({ baseUrl: config.assistedServiceUrl })
         : core?.urlTokenResolver;
+      // Reads of BMC boot jobs' URLs go to the fronted core, whose jobs follow them.
+      if (config.assistedServiceUrl && !core)
+        remoteReads = new RemoteTokenReads({ baseUrl: config.assistedServiceUrl, logger });
       const now = options.now;
       observer = new DedupingArtifactObserver(
         config.assistedServiceUrl || !core ? loggingArtifactObserver(logger) : core.artifactObserver,
@@ -305,11 +310,16 @@ export async function startService(
       artifacts,
       urlTokens,
       observer,
-      ...(bmcSide && artifacts ? { tokenReads: { tokenRead: (report) => bmcSide.reads.report(report) } } : {}),
+      ...(bmcSide && artifacts
+        ? { tokenReads: { tokenRead: (report) => bmcSide.reads.report(report) } }
+        : remoteReads
+          ? { tokenReads: remoteReads }
+          : {}),
       ...(bmcSide && core
         ? {
             extensionRouter: bmcRoutes({
               service: bmcSide.service,
+              reads: bmcSide.reads,
               authorizeAdmin: core.extension.authorizeAdmin,
               errorHandler: core.extension.errorHandler,
             }),
@@ -369,6 +379,7 @@ export async function startService(
     process.off('SIGHUP', onHangup);
     certificates?.stop();
     await bmc?.close(); // jobs stop at a step boundary and are released for another replica
+    await remoteReads?.close();
     await core?.close(); // the embedded PostgreSQL stops here, after the streams
     await imageStore.close(); // stops downloads (their .part files are kept for resume)
     await imagesLoaded;

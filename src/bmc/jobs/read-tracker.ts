@@ -26,6 +26,8 @@ import { addRange, mergeRanges } from './read-coverage.js';
 export interface TokenReadReport {
   /** sha256 (base64url) of the URL's short token. */
   tokenHash: string;
+  /** The token itself may ride along (the image face passes it); never kept or logged here. */
+  token?: string;
   method: 'GET' | 'HEAD';
   /** The byte ranges served, half-open; none for a HEAD. */
   ranges: readonly ReadRange[];

@@ -18,6 +18,12 @@ import { parseRange } from '../representation/range.js';
 /** One answered request of an ISO opened by a short token. Ranges are half-open [start, end). */
 export interface TokenReadReport {
   tokenHash: string;
+  /**
+   * The token itself, for an observer that must prove it to the core it fronts (remote mode:
+   * src/ignition-supply/remote-token-reads.ts sends it in a header, as it resolves tokens). Never
+   * logged or stored; an in-process observer uses only the hash.
+   */
+  token: string;
   method: 'GET' | 'HEAD';
   ranges: readonly [number, number][];
   size: number;
@@ -64,6 +70,7 @@ export function watchTokenRead(
     const address = req.socket.remoteAddress ?? 'unknown';
     observer.tokenRead({
       tokenHash: tokenHash(token),
+      token,
       method,
       ranges,
       size,
