@@ -54,6 +54,8 @@ declare -A NEEDED_BY=(
 	[skopeo]="registry sources: pushes test images, reads the generated registries.conf and policy.json"
 	[umoci]="registry sources: builds test images (OCI layouts)"
 	[apache2-utils]="registry sources: htpasswd for the test registries"
+	[python3-sushy]="the Redfish emulator checked by Ironic's library (sushy)"
+	[redfishtool]="the Redfish emulator checked by redfishtool"
 )
 PACKAGES=(
 	xorriso isolinux syslinux-common mtools dosfstools cpio xz-utils zstd gzip curl zip openssl
@@ -62,6 +64,7 @@ PACKAGES=(
 	ignition systemd linux-image-amd64 kmod passwd policycoreutils
 	ovmf shim-signed grub-efi-amd64-signed dnsmasq-base iproute2
 	docker-registry skopeo umoci apache2-utils
+	python3-sushy redfishtool
 	postgresql haproxy chromium zbar-tools
 )
 

@@ -287,3 +287,40 @@ describe('event bounds', () => {
     expect(JSON.stringify(core)).not.toContain('not-for-the-core');
   });
 });
+
+describe('BMC settings', () => {
+  it('defaults, durations, and bounds naming the variable', () => {
+    const d = loadConfig({});
+    expect(d).toMatchObject({
+      bmcCredentialsKeyFile: undefined,
+      bmcIsoReadTimeoutMs: 10 * 60_000,
+      bmcBootTimeoutMs: 15 * 60_000,
+      bmcRegisterTimeoutMs: 30 * 60_000,
+      bmcJobsMaxRunning: 256,
+      bmcJobLeaseMs: 30_000,
+    });
+    const c = loadConfig({
+      BMC_CREDENTIALS_KEY_FILE: 'secrets/bmc.key',
+      BMC_ISO_READ_TIMEOUT: '90s',
+      BMC_REGISTER_TIMEOUT: '1h',
+      BMC_JOBS_MAX_RUNNING: '8',
+      BMC_JOB_LEASE: '10s',
+    });
+    expect(c.bmcCredentialsKeyFile).toMatch(/^\/.*secrets\/bmc\.key$/);
+    expect(c).toMatchObject({
+      bmcIsoReadTimeoutMs: 90_000,
+      bmcRegisterTimeoutMs: 3_600_000,
+      bmcJobsMaxRunning: 8,
+      bmcJobLeaseMs: 10_000,
+    });
+    for (const [name, bad] of [
+      ['BMC_ISO_READ_TIMEOUT', 'soon'],
+      ['BMC_BOOT_TIMEOUT', '25h'],
+      ['BMC_JOBS_MAX_RUNNING', '0'],
+      ['BMC_JOB_LEASE', '1s'],
+      ['BMC_JOB_LEASE', '1h'],
+    ] as const) {
+      expect(() => loadConfig({ [name]: bad }), `${name}=${bad}`).toThrow(new RegExp(name));
+    }
+  });
+});

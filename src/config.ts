@@ -34,13 +34,14 @@ import {
 } from './images/store-settings.js';
 import { type EventSettings, parseEventRateLimits } from './core/event-limits.js';
 import { type CoreSettings, DEFAULT_CORE_SETTINGS } from './core/settings.js';
+import { type BmcSettings, DEFAULT_BMC_SETTINGS } from './bmc/settings.js';
 
 export { parseDuration };
 
 export type Role = 'all' | 'image' | 'core';
 
 /** Every setting; the core's (dataDir, databaseUrl, authType, events, …) are declared in CoreSettings. */
-export interface Config extends CoreSettings {
+export interface Config extends CoreSettings, BmcSettings {
   role: Role;
   listenAddress: string;
   listenPort: number;
@@ -144,6 +145,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     shutdownGraceMs:
       integer(env, 'SHUTDOWN_GRACE_SECONDS', DEFAULT_SHUTDOWN_GRACE_MS / 1000, 0, MAX_SHUTDOWN_GRACE_SECONDS) * 1000,
     events: eventSettings(env),
+    ...bmcSettings(env),
+  };
+}
+
+/** The longest a followed boot step may be given: a day (a longer one is a typo). */
+const MAX_BMC_STEP_TIMEOUT_MS = 24 * 3_600_000;
+
+function bmcSettings(env: NodeJS.ProcessEnv): BmcSettings {
+  const d = DEFAULT_BMC_SETTINGS;
+  const stepTimeout = (name: string, fallback: number): number => {
+    const value = duration(env, name, fallback);
+    if (value > MAX_BMC_STEP_TIMEOUT_MS)
+      throw new ConfigError(`${name} must be at most 24h, not ${JSON.stringify(env[name])}`);
+    return value;
+  };
+  const leaseMs = duration(env, 'BMC_JOB_LEASE', d.bmcJobLeaseMs);
+  if (leaseMs < 3_000 || leaseMs > 600_000)
+    throw new ConfigError(`BMC_JOB_LEASE must be from 3s to 10m, not ${JSON.stringify(env.BMC_JOB_LEASE)}`);
+  return {
+    bmcCredentialsKeyFile: env.BMC_CREDENTIALS_KEY_FILE
+      ? path.resolve(env.BMC_CREDENTIALS_KEY_FILE)
+      : d.bmcCredentialsKeyFile,
+    bmcIsoReadTimeoutMs: stepTimeout('BMC_ISO_READ_TIMEOUT', d.bmcIsoReadTimeoutMs),
+    bmcBootTimeoutMs: stepTimeout('BMC_BOOT_TIMEOUT', d.bmcBootTimeoutMs),
+    bmcRegisterTimeoutMs: stepTimeout('BMC_REGISTER_TIMEOUT', d.bmcRegisterTimeoutMs),
+    bmcJobsMaxRunning: integer(env, 'BMC_JOBS_MAX_RUNNING', d.bmcJobsMaxRunning, 1, 10_000),
+    bmcJobLeaseMs: leaseMs,
   };
 }
 

@@ -5,7 +5,8 @@
 // percent-encoded spellings, short tokens where no route expects one (`/x/<token>`,
 // `/bytoken;x/<token>`, an unknown query parameter), errors (404, 401, 416, 400), an image side fronting the core
 // remotely (with an unreachable upstream too), and a base image whose source URL carries
-// userinfo and an S3-style presigned query.
+// userinfo and an S3-style presigned query. Issue 27: BMCs added and updated with passwords (one
+// wrong), a boot job whose own /bytoken/ URL a BMC reads, the credentials key file; /metrics too.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,8 @@ import { loadConfig } from './config.js';
 import { DEMO_IMAGE_PATH } from './package-root.js';
 import { createLogger } from './logger.js';
 import { type RunningService, startService } from './service.js';
+import { startVirtualBmc } from '../test/support/redfish-emulator/index.js';
+import type { EmulatedBmc } from '../test/support/redfish-emulator/index.js';
 
 const API = '/api/assisted-install/v2';
 const REGISTRY_PASSWORD = 'reg-user:Sup3r-s3cret-registry-pass';
@@ -26,6 +29,9 @@ const SOURCE_PASSWORD = 'src-pass-7f3a9c';
 const AMZ_SIGNATURE = '9d1c0ffee2b7a1e5c3f4d8a6b2e1c0d9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3';
 const AMZ_CREDENTIAL = 'AKIAEXAMPLESECRET42/20261123/us-east-1/s3/aws4_request';
 const UPSTREAM_PASSWORD = 'upstream-pass-91b2';
+const BMC_PASSWORD = 'bmc-Pa55word-c4lvin';
+const BMC_NEW_PASSWORD = 'bmc-N3w-pass-5e2d';
+const BMC_WRONG_PASSWORD = 'bmc-wr0ng-pass-77';
 
 interface Running {
   service: RunningService;
@@ -34,6 +40,8 @@ interface Running {
 
 const logs: string[] = [];
 const started: Running[] = [];
+const emulated: EmulatedBmc[] = [];
+let metricsText = '';
 
 async function start(env: Record<string, string>): Promise<RunningService> {
   const dir = await mkdtemp(path.join(tmpdir(), 'bootsmith-logsecrets-'));
@@ -180,6 +188,51 @@ describe('no secret reaches any log line (LOG_LEVEL=debug)', () => {
       await res.arrayBuffer();
     }
 
+    // BMCs: added with a password, one wrong, one changed; a boot job whose own URL its BMC reads.
+    const bmcs = '/api/bootsmith/v1/bmcs';
+    const bmcCall = (method: string, p: string, body?: unknown) =>
+      fetch(core.url + p, {
+        method,
+        headers: { 'Content-Type': 'application/json', ...adminAuth },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const { bmc, guest } = await startVirtualBmc({
+      name: 'secret-bmc',
+      profile: 'generic',
+      username: 'root',
+      password: BMC_NEW_PASSWORD,
+      initialPower: 'On',
+    });
+    emulated.push(bmc);
+    const addBmc = async (name: string, password: string) => {
+      const res = await bmcCall('POST', bmcs, {
+        name,
+        address: bmc.rootUrl,
+        username: 'root',
+        password,
+        infra_env_id: id,
+      });
+      statuses[`bmc add ${name}`] = res.status;
+      await res.arrayBuffer();
+    };
+    await addBmc('secret-bmc', BMC_PASSWORD);
+    await addBmc('wrong-bmc', BMC_WRONG_PASSWORD);
+    statuses['bmc update'] = (await bmcCall('PATCH', `${bmcs}/secret-bmc`, { password: BMC_NEW_PASSWORD })).status;
+    let jobRes = await bmcCall('POST', `${bmcs}/secret-bmc/jobs`, { action: 'boot-discovery', eject: 'never' });
+    for (let i = 0; i < 50 && jobRes.status === 409; i++) {
+      await new Promise((r) => setTimeout(r, 200)); // the refresh queued by the add is still running
+      jobRes = await bmcCall('POST', `${bmcs}/secret-bmc/jobs`, { action: 'boot-discovery', eject: 'never' });
+    }
+    statuses['bmc boot'] = jobRes.status;
+    for (let i = 0; i < 150 && !guest.boots.at(-1)?.done; i++) await new Promise((r) => setTimeout(r, 200));
+    const jobUrl = guest.boots.at(-1)?.url ?? '';
+    statuses['bmc job url read'] = guest.boots.at(-1)?.done ? 200 : 0;
+    const jobToken = new URL(jobUrl).pathname.split('/')[2]!;
+    const keyFile = (await readFile(path.join(coreDir, 'auth', 'bmc-credentials.key'), 'utf8')).trim();
+    await new Promise((r) => setTimeout(r, 3_000)); // the job follows the reads: its steps are logged
+    metricsText = await (await fetch(`${core.url}/metrics`)).text();
+    secrets.push(BMC_PASSWORD, BMC_NEW_PASSWORD, BMC_WRONG_PASSWORD, jobToken, keyFile);
+
     // The image side fronting the core remotely, with credentials forwarded upstream.
     const remote = await start({ BOOTSMITH_ROLE: 'image', ASSISTED_SERVICE_URL: core.url });
     for (const target of [
@@ -208,6 +261,7 @@ describe('no secret reaches any log line (LOG_LEVEL=debug)', () => {
   }, 120_000);
 
   afterAll(async () => {
+    for (const b of emulated.splice(0)) await b.close();
     for (const r of started.splice(0).reverse()) {
       await r.service.close();
       await rm(r.dir, { recursive: true, force: true });
@@ -230,6 +284,14 @@ describe('no secret reaches any log line (LOG_LEVEL=debug)', () => {
     expect(text).toContain('"msg":"request"');
     expect(text).toMatch(/BYAPIKEY\/\[redacted\]/);
     expect(text).toMatch(/4\.18/);
+    expect(statuses).toMatchObject({
+      'bmc add secret-bmc': 201,
+      'bmc add wrong-bmc': 201,
+      'bmc update': 200,
+      'bmc boot': 201,
+      'bmc job url read': 200,
+    });
+    expect(text).toContain('"msg":"BMC call"');
   });
 
   it('no log line holds any secret, in any spelling', () => {
@@ -242,5 +304,10 @@ describe('no secret reaches any log line (LOG_LEVEL=debug)', () => {
       }
     }
     expect(leaks).toEqual([]);
+  });
+
+  it('/metrics holds no secret either', () => {
+    expect(metricsText).toContain('bootsmith_');
+    for (const secret of secrets) for (const spelling of spellings(secret)) expect(metricsText).not.toContain(spelling);
   });
 });

@@ -1,5 +1,6 @@
 // Starts one bootsmith process for its role: listens, loads the base images, creates the
-// in-process assisted core (roles all/core) or the remote Ignition source (when
+// in-process assisted core (roles all/core) and the BMC side on its database (src/bmc/: the
+// extension API, the job engine, the reads of job URLs), or the remote Ignition source (when
 // ASSISTED_SERVICE_URL is set), and builds the app. `close()` undoes it all.
 //
 // The process is live at once; base images load in the background and are reported per
@@ -19,6 +20,9 @@ import type { Logger } from 'pino';
 import { ArtifactService } from './artifacts/artifact-service.js';
 import type { Config } from './config.js';
 import { type Core, createCore } from './core/index.js';
+import { bmcRoutes } from './bmc/api/bmc-routes.js';
+import { type BmcSide, createBmcSide } from './bmc/bmc-service.js';
+import { bmcSettingsOf } from './bmc/settings.js';
 import { createApp } from './http/face/app.js';
 import {
   type ArtifactObserver,
@@ -39,6 +43,7 @@ import { fdBudgetProblem } from './http/face/request-cap-budget.js';
 import { CachedIgnitionSource } from './ignition-supply/cached-source.js';
 import { RemoteIgnitionSource } from './ignition-supply/remote-source.js';
 import { RemoteUrlTokenResolver } from './ignition-supply/remote-url-tokens.js';
+import { RemoteTokenReads } from './ignition-supply/remote-token-reads.js';
 import type { IgnitionSource } from './ignition-supply/source.js';
 import { hostRegistryFiles } from './images/fetch/oci/registries-conf-render.js';
 import { ManagedImageStore } from './images/managed-image-store.js';
@@ -233,6 +238,8 @@ export async function startService(
   // re-render it per request); the core invalidates an InfraEnv's entries on every change.
   let ignitionCache: CachedIgnitionSource | undefined;
   let core: Core | undefined;
+  let bmc: BmcSide | undefined;
+  let remoteReads: RemoteTokenReads | undefined;
   try {
     if (config.role !== 'image') {
       core = await createCore({
@@ -249,7 +256,30 @@ export async function startService(
         logger,
         now: options.now,
         onInfraEnvChange: (id) => ignitionCache?.invalidate(id),
+        checkStaticNetwork: (id, entries) => bmc?.service.checkMacInterfaceMap(id, entries) ?? Promise.resolve(),
       }).finally(databaseStarted);
+      // The BMC side (src/bmc/): records and jobs in the core's database; every replica with the
+      // API runs jobs (one replica per job: leases), and its image side reports its jobs' ISO reads.
+      const repo = core.extension.repo;
+      bmc = createBmcSide({
+        db: core.extension.db,
+        core: {
+          getInfraEnv: (id) => repo.getInfraEnv(id),
+          infraEnvExists: (id) => repo.infraEnvExists(id),
+          insertUrlTokens: (rows) => repo.insertUrlTokens(rows),
+          insertEvent: (event) => repo.insertEvent(event),
+        },
+        settings: bmcSettingsOf(config),
+        dataDir: config.dataDir,
+        bases: {
+          imageServiceBaseUrl,
+          // the plain port serves ISOs only with HTTP_ROUTES=all (BMCs without HTTPS virtual media)
+          imageHttpBaseUrl: plainServer && config.tls?.httpRoutes === 'all' ? pxeImageBaseUrl : undefined,
+        },
+        imageUrlTtlMs: config.imageUrlTtlMs,
+        logger,
+        ...(options.now ? { now: options.now } : {}),
+      });
     }
 
     let artifacts: ArtifactService | undefined;
@@ -270,6 +300,9 @@ export async function startService(
       urlTokens = config.assistedServiceUrl
         ? new RemoteUrlTokenResolver({ baseUrl: config.assistedServiceUrl })
         : core?.urlTokenResolver;
+      // Reads of BMC boot jobs' URLs go to the fronted core, whose jobs follow them.
+      if (config.assistedServiceUrl && !core)
+        remoteReads = new RemoteTokenReads({ baseUrl: config.assistedServiceUrl, logger });
       const now = options.now;
       observer = new DedupingArtifactObserver(
         config.assistedServiceUrl || !core ? loggingArtifactObserver(logger) : core.artifactObserver,
@@ -277,6 +310,7 @@ export async function startService(
         now ? () => now().getTime() : Date.now,
       );
     }
+    const bmcSide = bmc;
     handler = createApp({
       logger,
       metrics,
@@ -284,6 +318,21 @@ export async function startService(
       artifacts,
       urlTokens,
       observer,
+      ...(bmcSide && artifacts
+        ? { tokenReads: { tokenRead: (report) => bmcSide.reads.report(report) } }
+        : remoteReads
+          ? { tokenReads: remoteReads }
+          : {}),
+      ...(bmcSide && core
+        ? {
+            extensionRouter: bmcRoutes({
+              service: bmcSide.service,
+              reads: bmcSide.reads,
+              authorizeAdmin: core.extension.authorizeAdmin,
+              errorHandler: core.extension.errorHandler,
+            }),
+          }
+        : {}),
       requestCap: { max: config.maxConcurrentRequests, ...config.artifactSlots },
       coreRouter: core?.router,
       databaseHealth: core?.databaseHealth,
@@ -298,6 +347,7 @@ export async function startService(
     certificates?.stop();
     server.close();
     plainServer?.close();
+    await bmc?.close();
     await core?.close();
     await imageStore.close();
     throw err;
@@ -336,6 +386,8 @@ export async function startService(
   const closeBehindListener = async () => {
     process.off('SIGHUP', onHangup);
     certificates?.stop();
+    await bmc?.close(); // jobs stop at a step boundary and are released for another replica
+    await remoteReads?.close();
     await core?.close(); // the embedded PostgreSQL stops here, after the streams
     await imageStore.close(); // stops downloads (their .part files are kept for resume)
     await imagesLoaded;

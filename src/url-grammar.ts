@@ -20,6 +20,11 @@
 export const API_BASE = '/api/assisted-install';
 /** The assisted API's v2 prefix, the root of every API path a client calls. */
 export const API_PREFIX = `${API_BASE}/v2`;
+/**
+ * bootsmith's own extension of the API (BMC records and jobs: src/bmc/api/), apart from upstream's
+ * namespace. No URL under it carries a credential or an artifact, so none is a row of the table.
+ */
+export const EXTENSION_API_PREFIX = '/api/bootsmith/v1';
 
 /** The credential a path parameter carries: an image token (JWT or short opaque token) or an API key. */
 export type PathCredentialKind = 'image-token' | 'api-key';

@@ -18,7 +18,7 @@ import type {
 import type { ImageStore } from '../images/catalog/image-store.js';
 import type { LiveImage, MinimalVariant } from '../images/catalog/live-image.js';
 import type { EmbedCompression } from '../initrd/embed-archive.js';
-import type { Extent } from '../iso/manifest.js';
+import type { Extent, LiveManifest } from '../iso/manifest.js';
 import type { BaseFile } from '../splice/base-file.js';
 import { SplicedFile } from '../splice/spliced-file.js';
 import { URL_SHAPE, fillPath } from '../url-grammar.js';
@@ -36,6 +36,19 @@ export interface ArtifactRequest {
 export interface ServedArtifact {
   file: SplicedFile;
   lastModified: Date;
+  /**
+   * A discovery ISO's boot files as it places them: the kernel, the initramfs and the Ignition
+   * embed area (what a boot loader reads to start the live system; see src/bmc/jobs/read-coverage.ts).
+   */
+  bootExtents?: readonly Extent[];
+}
+
+/** The kernel, the initramfs and the Ignition embed area of a live ISO's manifest. */
+export function bootExtentsOf(manifest: LiveManifest): Extent[] {
+  const { kernel, initrd } = manifest.files;
+  return [kernel, initrd, { offset: manifest.ignition.offset, length: manifest.ignition.length }].filter(
+    (e): e is Extent => e !== undefined && e.length > 0,
+  );
 }
 
 export type BootArtifactKind = 'kernel' | 'rootfs' | 'initrd' | 'ins-file';
@@ -63,13 +76,17 @@ export class ArtifactService {
   async discoveryIso(request: ArtifactRequest, imageType: DiscoveryImageType): Promise<ServedArtifact> {
     const image = this.images.resolve(request.version, request.arch);
     if (imageType === 'full-iso') {
-      return this.customized(image.base, request, 'full-iso', (c) => buildDiscoveryIso(image, c, this.compression));
+      const served = await this.customized(image.base, request, 'full-iso', (c) =>
+        buildDiscoveryIso(image, c, this.compression),
+      );
+      return { ...served, bootExtents: bootExtentsOf(image.manifest) };
     }
     const minimal = minimalVariant(image);
     const plan = await this.minimalPlans.get(minimal, this.rootfsUrl(image));
-    return this.customized(minimal.base, request, 'minimal-iso', (c) =>
+    const served = await this.customized(minimal.base, request, 'minimal-iso', (c) =>
       buildMinimalIso(minimal, plan, c, this.compression),
     );
+    return { ...served, bootExtents: bootExtentsOf(minimal.manifest) };
   }
 
   async pxeInitrd(request: ArtifactRequest): Promise<ServedArtifact> {

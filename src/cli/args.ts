@@ -47,7 +47,9 @@ export interface ParsedArgs {
 
 /** Help text for a verb. */
 export function helpText(spec: VerbSpec): string {
-  const args = spec.positionals.map((p) => (p.endsWith('?') ? `[${p.slice(0, -1)}]` : p)).join(' ');
+  const args = spec.positionals
+    .map((p) => (p.endsWith('?') ? `[${p.slice(0, -1)}]` : p.endsWith('...') ? `[${p}]` : p))
+    .join(' ');
   const lines = [spec.summary, '', `usage: ${spec.name} [options]${args ? ` ${args}` : ''}`, '', 'options:'];
   const rows = spec.options.map((o) => {
     const names = `${o.short ? `-${o.short}, ` : '    '}--${o.long}${o.value ? ` ${o.value}` : ''}`;
@@ -110,8 +112,11 @@ export function parseArgs(argv: readonly string[], spec: VerbSpec): ParsedArgs {
     }
   }
   if (help) return { options, positionals, help };
-  const required = spec.positionals.filter((p) => !p.endsWith('?')).length;
+  // `NAME?` may be left out; a last `NAME...` takes any number (none included).
+  const required = spec.positionals.filter((p) => !p.endsWith('?') && !p.endsWith('...')).length;
+  const rest = spec.positionals.at(-1)?.endsWith('...') === true;
   if (positionals.length < required) fail(`missing argument ${spec.positionals[positionals.length]}`);
-  if (positionals.length > spec.positionals.length) fail(`unexpected argument ${positionals[spec.positionals.length]}`);
+  if (!rest && positionals.length > spec.positionals.length)
+    fail(`unexpected argument ${positionals[spec.positionals.length]}`);
   return { options, positionals, help };
 }

@@ -33,6 +33,15 @@ describe('bootsmith --help, everywhere', () => {
       'iso kargs modify',
       'pxe ignition wrap',
       'infraenv show',
+      'bmc add',
+      'bmc list',
+      'bmc show',
+      'bmc boot',
+      'bmc eject',
+      'bmc power',
+      'bmc refresh',
+      'bmc remove',
+      'bmc import',
     ])
       expect(paths).toContain(p);
     expect(TREE.filter((c) => c.verb).length).toBeGreaterThanOrEqual(30);

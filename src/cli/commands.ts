@@ -4,11 +4,13 @@
 //   bootsmith serve [--role all|image|core]   run the service (configuration from the environment)
 //   bootsmith iso …, bootsmith pxe …           offline ISO/PXE verbs as coreos-installer's (src/cli/iso, src/cli/pxe)
 //   bootsmith infraenv …, hosts list, events   client verbs against a running service (src/cli/client)
+//   bootsmith bmc add|list|show|boot|…         BMCs and their jobs on a running service (src/cli/client/bmc)
 //   bootsmith images pull|list                 fetch and verify the configured base images / show the cache
 //   bootsmith auth rotate-admin                new admin token (DATA_DIR/auth/admin-token); the old one stops working
 //   bootsmith db export|import                 move InfraEnvs and hosts as JSON (also out of a PGlite-era DATA_DIR)
 // Does: map words to verbs and print the top-level usage. Does NOT: implement any verb.
 import { AUTH_GROUP, AUTH_USAGE } from './auth.js';
+import { BMC_GROUP } from './client/bmc/bmc-command.js';
 import { eventsVerb, HOSTS_GROUP, INFRAENV_GROUP } from './client/client-command.js';
 import { DB_GROUP, DB_USAGE } from './db.js';
 import { IMAGES_GROUP, IMAGES_USAGE } from './images.js';
@@ -22,6 +24,7 @@ export const USAGE = `usage:
   bootsmith iso ignition|kargs|network|extract|customize|reset|inspect …   (bootsmith iso --help)
   bootsmith pxe ignition|network|customize …                          (bootsmith pxe --help)
   bootsmith infraenv create|list|show|delete|download …, bootsmith hosts list, bootsmith events
+  bootsmith bmc add|update|list|show|boot|eject|power|refresh|remove|import|macs …   (bootsmith bmc --help)
 ${IMAGES_USAGE}
 ${AUTH_USAGE}
 ${DB_USAGE}
@@ -36,6 +39,7 @@ export const BOOTSMITH: VerbGroup = {
     infraenv: INFRAENV_GROUP,
     hosts: HOSTS_GROUP,
     events: eventsVerb,
+    bmc: BMC_GROUP,
     images: IMAGES_GROUP,
     auth: AUTH_GROUP,
     db: DB_GROUP,

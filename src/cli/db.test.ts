@@ -116,11 +116,11 @@ describe('bootsmith db export|import', () => {
     const imported = await run(['import', file], { DATA_DIR: target });
     expect(imported.stderr).toBe('');
     expect(imported.stdout).toMatch(
-      /infra_envs: 1 added, image_url_tokens: 0 added, hosts: 1 added, events: \d+ added/,
+      /infra_envs: 1 added, bmcs: 0 added, image_url_tokens: 0 added, hosts: 1 added, events: \d+ added/,
     );
     // importing again adds no InfraEnv or host twice
     expect((await run(['import', file], { DATA_DIR: target })).stdout).toMatch(
-      /infra_envs: 0 added, image_url_tokens: 0 added, hosts: 0 added/,
+      /infra_envs: 0 added, bmcs: 0 added, image_url_tokens: 0 added, hosts: 0 added/,
     );
 
     const moved = await startHarness({ dataDir: target });

@@ -1,9 +1,10 @@
-// `bootsmith db export|import`: moving the core's InfraEnvs, hosts, events and signing keys
-// between databases as JSON (src/core/db/dump.ts).
+// `bootsmith db export|import`: moving the core's InfraEnvs, BMC records, hosts, events and
+// signing keys between databases as JSON (src/core/db/dump.ts).
 //
 //   export [--pglite] [--out FILE]  the configured database (DATABASE_URL, or the embedded server
 //                                   in DATA_DIR), or with --pglite the PGlite-era DATA_DIR/db;
-//                                   to FILE (written 0600: it holds pull secrets) or stdout
+//                                   to FILE (written 0600: it holds pull secrets) or stdout;
+//                                   BMCs without their credentials unless --include-bmc-credentials
 //   import FILE                     into the configured database, in one transaction
 //
 // Run it while `bootsmith serve` is stopped when the database is the embedded one (the
@@ -20,13 +21,17 @@ import { argument, flagOption, valueOption } from './options.js';
 import { openPgliteCopy } from './pglite-source.js';
 import { type CliIo, defineVerb, runGroup, type VerbGroup, withoutStdin } from './verb.js';
 
-export const DB_USAGE = `  bootsmith db export [--pglite] [--out FILE]
+export const DB_USAGE = `  bootsmith db export [--pglite] [--out FILE] [--include-bmc-credentials]
   bootsmith db import FILE`;
 
 export const dbExport = defineVerb({
   name: 'bootsmith db export',
-  summary: 'Export InfraEnvs, hosts, events and signing keys as JSON (pull secrets included: written 0600)',
+  summary: 'Export InfraEnvs, BMCs, hosts, events and signing keys as JSON (pull secrets included: written 0600)',
   options: {
+    includeBmcCredentials: flagOption({
+      long: 'include-bmc-credentials',
+      help: "keep the BMCs' sealed credentials (they open only with the same BMC_CREDENTIALS_KEY_FILE / DATA_DIR/auth/bmc-credentials.key)",
+    }),
     pglite: flagOption({
       long: 'pglite',
       help: 'read the PGlite-era DATA_DIR/db (a copy) instead of the configured database',
@@ -34,7 +39,7 @@ export const dbExport = defineVerb({
     out: valueOption({ long: 'out', value: 'FILE', help: 'write to FILE (0600) instead of stdout' }),
   },
   positionals: {},
-  run: ({ options }, io) => exportCommand(options.pglite, options.out, io),
+  run: ({ options }, io) => exportCommand(options.pglite, options.out, options.includeBmcCredentials, io),
 });
 
 export const dbImport = defineVerb({
@@ -61,14 +66,19 @@ function configured(io: CliIo, config: Config): Promise<SqlDatabase> {
   });
 }
 
-async function exportCommand(pglite: boolean, out: string | undefined, io: CliIo): Promise<number> {
+async function exportCommand(
+  pglite: boolean,
+  out: string | undefined,
+  includeBmcCredentials: boolean,
+  io: CliIo,
+): Promise<number> {
   const config = commandConfig(io);
   if (config === 2) return 2;
   try {
     const source = pglite ? await openPgliteCopy(pgliteDir(config.dataDir)) : await configured(io, config);
     let text: string;
     try {
-      text = `${JSON.stringify(await exportDump(source), null, 2)}\n`;
+      text = `${JSON.stringify(await exportDump(source, { includeBmcCredentials }), null, 2)}\n`;
     } finally {
       await source.close();
     }

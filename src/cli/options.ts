@@ -51,12 +51,20 @@ export interface OptionalArgument {
   readonly name: string;
   readonly optional: true;
 }
-export type TypedPositional = RequiredArgument | OptionalArgument;
+/** The last positional only: every remaining argument, in order (none included). */
+export interface RestArguments {
+  readonly name: string;
+  readonly optional: true;
+  readonly rest: true;
+}
+export type TypedPositional = RequiredArgument | OptionalArgument | RestArguments;
 
 /** A positional argument that must be given; `name` is how help and usage errors call it. */
 export const argument = (name: string): RequiredArgument => ({ name, optional: false });
 /** A positional argument that may be left out (only after the required ones). */
 export const optionalArgument = (name: string): OptionalArgument => ({ name, optional: true });
+/** Every remaining argument (`NAME...`), as a list; only as the last positional. */
+export const restArguments = (name: string): RestArguments => ({ name, optional: true, rest: true });
 
 export type OptionSet = Readonly<Record<string, TypedOption>>;
 export type PositionalSet = Readonly<Record<string, TypedPositional>>;
@@ -66,7 +74,11 @@ export type OptionValues<O extends OptionSet> = {
   readonly [K in keyof O]: O[K] extends ListOption ? string[] : O[K] extends ValueOption ? string | undefined : boolean;
 };
 export type PositionalValues<P extends PositionalSet> = {
-  readonly [K in keyof P]: P[K] extends OptionalArgument ? string | undefined : string;
+  readonly [K in keyof P]: P[K] extends RestArguments
+    ? string[]
+    : P[K] extends OptionalArgument
+      ? string | undefined
+      : string;
 };
 
 /** What a verb's `run` gets: every declared field, typed. */
@@ -87,7 +99,9 @@ export function verbSpec(name: string, summary: string, options: OptionSet, posi
       repeat: o.kind === 'list',
       help: o.help,
     })),
-    positionals: Object.values(positionals).map((p) => (p.optional ? `${p.name}?` : p.name)),
+    positionals: Object.values(positionals).map((p) =>
+      'rest' in p ? `${p.name}...` : p.optional ? `${p.name}?` : p.name,
+    ),
   };
 }
 
@@ -102,7 +116,9 @@ export function readArgs<O extends OptionSet, P extends PositionalSet>(
     const given = parsed.options.get(o.long);
     values[field] = o.kind === 'flag' ? given !== undefined : o.kind === 'list' ? [...(given ?? [])] : given?.[0];
   }
-  const args: Record<string, string | undefined> = {};
-  Object.keys(positionals).forEach((field, i) => (args[field] = parsed.positionals[i]));
+  const args: Record<string, string | string[] | undefined> = {};
+  Object.entries(positionals).forEach(
+    ([field, p], i) => (args[field] = 'rest' in p ? parsed.positionals.slice(i) : parsed.positionals[i]),
+  );
   return { options: values as OptionValues<O>, positionals: args as PositionalValues<P> };
 }

@@ -8,6 +8,7 @@ import type { Authorizer } from './auth/authorizer.js';
 import type { LocalKeys } from './auth/local-keys.js';
 import type { UrlTokens } from './auth/url-tokens.js';
 import type { Repository } from './db/repository.js';
+import type { StaticNetworkConfigEntry } from './model.js';
 import type { DiscoveryRenderCache } from './discovery-ignition/render-cache.js';
 import type { EventPostLimiter } from './events/post-limits.js';
 import type { CoreEndpoints, CoreSettings } from './settings.js';
@@ -30,4 +31,9 @@ export interface CoreContext {
   now(): Date;
   /** Called after a change to an InfraEnv (update, delete, key rotation) has committed. */
   onInfraEnvChange(infraEnvId: string): void;
+  /**
+   * Checks an InfraEnv's new static network config against what else the process knows of its
+   * machines (the MACs its BMCs reported: src/bmc/); throws a BadRequestError to refuse it.
+   */
+  checkStaticNetwork?: (infraEnvId: string, entries: StaticNetworkConfigEntry[] | null) => Promise<void>;
 }

@@ -5,7 +5,7 @@
 // plus `auth` helpers (tokens for operators and tests). Takes its settings whole (./settings.ts:
 // the process's Config as is, and the endpoints resolved at start); applies no defaults to them.
 // Does not listen on a port.
-import express, { type Router } from 'express';
+import express, { type ErrorRequestHandler, type Request, type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ImageCatalog } from '../images/catalog/catalog-image.js';
 import type { IgnitionSource } from '../ignition-supply/source.js';
@@ -15,9 +15,9 @@ import { LocalKeys } from './auth/local-keys.js';
 import { UrlTokens } from './auth/url-tokens.js';
 import type { CoreContext } from './context.js';
 import { migrate } from './db/migrations.js';
-import { createRepository } from './db/repository.js';
+import { createRepository, type Repository } from './db/repository.js';
 import { pgliteEraNotice } from './db/pglite-era.js';
-import { openDatabase } from './db/sql.js';
+import { openDatabase, type SqlDatabase } from './db/sql.js';
 import { registerDownloadRoutes } from './handlers/downloads.js';
 import { registerEventRoutes } from './handlers/events.js';
 import { registerHostRoutes } from './handlers/hosts.js';
@@ -28,6 +28,8 @@ import { registerVersionRoutes } from './handlers/versions.js';
 import { methodGuard } from './http/method-guard.js';
 import { startMonitor } from './host/monitor.js';
 import { assistedErrorHandler } from './http/error-handler.js';
+import { authorize } from './http/request.js';
+import type { StaticNetworkConfigEntry } from './model.js';
 import { inputGuard } from './http/input-guard.js';
 import { DiscoveryRenderCache } from './discovery-ignition/render-cache.js';
 import { getInfraEnvOr404 } from './infraenv/service.js';
@@ -59,6 +61,8 @@ export interface CoreOptions {
   monitorIntervalMs?: number;
   /** The event retention's period; undefined = EVENTS_PRUNE_INTERVAL_MS. Tests shorten it. */
   eventRetentionIntervalMs?: number;
+  /** An InfraEnv update's static network config checked against its BMCs' MACs (src/bmc/); 400 to refuse. */
+  checkStaticNetwork?: (infraEnvId: string, entries: StaticNetworkConfigEntry[] | null) => Promise<void>;
 }
 
 export interface CoreAuthHelpers {
@@ -80,6 +84,18 @@ export interface Core {
   /** Records boot events (first ISO / PXE artifact request per client) for the image side. */
   artifactObserver: ArtifactObserver;
   auth: CoreAuthHelpers;
+  /**
+   * What bootsmith's extension API builds on (src/bmc/, mounted beside this router): the one
+   * database and the core's repository (its tables live in the same schema, migration 7), and
+   * the core's own check of an admin credential (AUTH_TYPE=local; anything passes with none).
+   */
+  extension: {
+    db: SqlDatabase;
+    repo: Repository;
+    authorizeAdmin(req: Request): Promise<void>;
+    /** The core's error answers (upstream's shapes, statuses from src/error-status.ts). */
+    errorHandler: ErrorRequestHandler;
+  };
   close(): Promise<void>;
 }
 
@@ -125,6 +141,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       urlTokens.forget(id);
       options.onInfraEnvChange?.(id);
     },
+    ...(options.checkStaticNetwork ? { checkStaticNetwork: options.checkStaticNetwork } : {}),
   };
 
   const router = express.Router();
@@ -172,6 +189,12 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       state: db.embedded ? db.embedded.state() : 'connected',
       notices: pgliteNotice ? [pgliteNotice] : [],
     }),
+    extension: {
+      db,
+      repo,
+      authorizeAdmin: (req) => authorize(ctx, req, {}),
+      errorHandler: assistedErrorHandler(logger),
+    },
     ignitionSource: createIgnitionSource(ctx),
     urlTokenResolver: createUrlTokenResolver(ctx),
     artifactObserver: createBootEventRecorder(ctx),

@@ -6,7 +6,7 @@
 import { type OptionValues, valueOption } from '../options.js';
 import { describeError } from '../../errors.js';
 import { CliError, type CliIo } from '../verb.js';
-import { API_PREFIX } from '../../url-grammar.js';
+import { API_PREFIX, EXTENSION_API_PREFIX } from '../../url-grammar.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
 /** One API call: the service answers in milliseconds; a minute means it is stuck. */
@@ -16,6 +16,19 @@ export const CLIENT_OPTIONS = {
   url: valueOption({ long: 'url', value: 'URL', help: `the service [default: $BOOTSMITH_URL or ${DEFAULT_URL}]` }),
   token: valueOption({ long: 'token', value: 'TOKEN', help: 'API token [default: $BOOTSMITH_TOKEN]' }),
 };
+
+/** The service answered with an error status (the message names the request and the reason). */
+export class ApiCallError extends CliError {
+  constructor(
+    subject: string,
+    reason: string,
+    readonly status: number,
+    /** The service's own words (its `reason` or `message`). */
+    readonly serviceReason: string,
+  ) {
+    super(subject, reason);
+  }
+}
 
 export class ApiClient {
   constructor(
@@ -42,9 +55,18 @@ export class ApiClient {
   }
 
   /** A JSON API call under /api/assisted-install/v2; returns the parsed body (undefined for 204). */
-  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const url = `${this.baseUrl}${API_PREFIX}${path}`;
-    const what = `${method} ${API_PREFIX}${path}`;
+  call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return this.callUnder<T>(API_PREFIX, method, path, body);
+  }
+
+  /** A JSON call of bootsmith's extension API (/api/bootsmith/v1: BMCs), the same way. */
+  callExtension<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return this.callUnder<T>(EXTENSION_API_PREFIX, method, path, body);
+  }
+
+  private async callUnder<T>(prefix: string, method: string, path: string, body?: unknown): Promise<T> {
+    const url = `${this.baseUrl}${prefix}${path}`;
+    const what = `${method} ${prefix}${path}`;
     let response: Response;
     try {
       response = await fetch(url, {
@@ -66,7 +88,7 @@ export class ApiClient {
       } catch {
         // not JSON: keep the text
       }
-      throw new CliError(this.baseUrl, `${what}: ${response.status} ${reason}`);
+      throw new ApiCallError(this.baseUrl, `${what}: ${response.status} ${reason}`, response.status, reason);
     }
     if (text.length === 0) return undefined as T;
     return JSON.parse(text) as T;

@@ -1,8 +1,10 @@
 // `bootsmith db export|import`: the core's data as one JSON document, and back.
 //
-// Exports every row of infra_envs, image_url_tokens (the short BMC URLs handed out: only their
-// hashes), hosts, events and service_keys (the signing keys, so agent and image tokens stay
-// valid) as JSON objects, through PostgreSQL's own to_jsonb, and
+// Exports every row of infra_envs, bmcs (BMC records: their sealed credentials only when asked,
+// `includeBmcCredentials`; they open only with the same BMC credentials key, which is never in
+// the database), image_url_tokens (the short BMC URLs handed out: only their hashes), hosts,
+// events and service_keys (the signing keys, so agent and image tokens stay valid) as JSON
+// objects; BMC jobs are the running service's state and are not exported, through PostgreSQL's own to_jsonb, and
 // imports them with jsonb_populate_recordset in one transaction: rows already present (same
 // key; for events, same time, subject and message) are kept, nothing is half-imported. Works on any SqlExecutor, including a PGlite-era
 // database opened only by the export command. The document holds pull secrets and keys:
@@ -21,6 +23,8 @@ export const DUMP_VERSION = 1;
  */
 const TABLES = [
   { name: 'infra_envs', conflict: '(id)', skip: [] as string[], order: 'id' },
+  // any conflict: the id, or another BMC of the same name (the target's is kept)
+  { name: 'bmcs', conflict: 'any', skip: [], order: 'name' },
   { name: 'image_url_tokens', conflict: '(token_hash)', skip: ['seq'], order: 'infra_env_id, seq' },
   { name: 'hosts', conflict: '(infra_env_id, id)', skip: [], order: 'infra_env_id, id' },
   { name: 'events', conflict: '', skip: ['seq'], order: 'seq' },
@@ -40,7 +44,10 @@ export interface Dump {
   tables: Record<TableName, Record<string, unknown>[]>;
 }
 
-export async function exportDump(db: SqlExecutor): Promise<Dump> {
+/** Columns left out of an export unless asked for (a BMC's sealed username and password). */
+const BMC_CREDENTIALS_COLUMN = 'credentials';
+
+export async function exportDump(db: SqlExecutor, options: { includeBmcCredentials?: boolean } = {}): Promise<Dump> {
   const tables = {} as Dump['tables'];
   for (const t of TABLES) {
     const [present] = await db.query<{ present: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS present`, [t.name]);
@@ -53,6 +60,7 @@ export async function exportDump(db: SqlExecutor): Promise<Dump> {
     );
     tables[t.name] = (row?.rows ?? []).map((r) => {
       for (const k of t.skip) delete r[k];
+      if (t.name === 'bmcs' && !options.includeBmcCredentials) r[BMC_CREDENTIALS_COLUMN] = null;
       return r;
     });
   }
@@ -108,7 +116,7 @@ export async function importDump(db: SqlDatabase, dump: Dump): Promise<Record<Ta
         `WITH ins AS (
            INSERT INTO ${t.name} (${list})
            SELECT ${cols.map((c) => `r."${c}"`).join(', ')} FROM jsonb_populate_recordset(NULL::${t.name}, $1::jsonb) r
-           ${t.conflict ? `ON CONFLICT ${t.conflict} DO NOTHING` : EVENT_ALREADY_THERE}
+           ${t.conflict === 'any' ? 'ON CONFLICT DO NOTHING' : t.conflict ? `ON CONFLICT ${t.conflict} DO NOTHING` : EVENT_ALREADY_THERE}
            RETURNING 1)
          SELECT count(*)::text AS n FROM ins`,
         [JSON.stringify(rows)],

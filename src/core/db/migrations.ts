@@ -122,6 +122,71 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'events by time, for retention by age',
     sql: `CREATE INDEX events_event_time ON events (event_time);`,
   },
+  {
+    version: 7,
+    name: 'BMC records, BMC jobs (one active job per BMC), reads of a boot job ISO URL',
+    // The BMC side's tables (src/bmc/store/): the core never reads them. A BMC's credentials are
+    // an AES-256-GCM envelope sealed with a key kept outside the database (src/bmc/store/credentials.ts).
+    sql: `
+      CREATE TABLE bmcs (
+        id uuid PRIMARY KEY,
+        name text NOT NULL UNIQUE,
+        address text NOT NULL,
+        credentials text,
+        tls_verify text NOT NULL,
+        ca_pem text,
+        profile_override text,
+        infra_env_id uuid REFERENCES infra_envs (id) ON DELETE SET NULL,
+        boot_mode text NOT NULL,
+        eject text NOT NULL,
+        inventory jsonb,
+        inventory_at timestamptz,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL
+      );
+      CREATE INDEX bmcs_infra_env ON bmcs (infra_env_id);
+
+      CREATE TABLE bmc_jobs (
+        id uuid PRIMARY KEY,
+        bmc_id uuid NOT NULL REFERENCES bmcs (id) ON DELETE CASCADE,
+        action text NOT NULL,
+        state text NOT NULL,
+        params jsonb NOT NULL,
+        steps jsonb NOT NULL,
+        error text,
+        infra_env_id uuid,
+        image_token_hash text,
+        host_id uuid,
+        lease_owner text,
+        lease_expires_at timestamptz,
+        claims integer NOT NULL DEFAULT 0,
+        created_at timestamptz NOT NULL,
+        started_at timestamptz,
+        updated_at timestamptz NOT NULL,
+        finished_at timestamptz
+      );
+      -- One job per BMC at a time: a second queued or running job of the same BMC is refused here.
+      CREATE UNIQUE INDEX bmc_jobs_one_active ON bmc_jobs (bmc_id) WHERE state IN ('queued', 'running');
+      CREATE INDEX bmc_jobs_claimable ON bmc_jobs (state, lease_expires_at);
+      CREATE INDEX bmc_jobs_bmc ON bmc_jobs (bmc_id, created_at);
+      CREATE INDEX bmc_jobs_image_token ON bmc_jobs (image_token_hash) WHERE image_token_hash IS NOT NULL;
+
+      CREATE TABLE bmc_job_reads (
+        job_id uuid NOT NULL REFERENCES bmc_jobs (id) ON DELETE CASCADE,
+        replica text NOT NULL,
+        first_read_at timestamptz,
+        last_read_at timestamptz,
+        heads integer NOT NULL,
+        requests integer NOT NULL,
+        bytes bigint NOT NULL,
+        ranges jsonb NOT NULL,
+        boot_extents jsonb NOT NULL,
+        size bigint NOT NULL,
+        addresses jsonb NOT NULL,
+        PRIMARY KEY (job_id, replica)
+      );
+    `,
+  },
 ];
 
 /** Arbitrary constant naming the migration lock (pg advisory locks are keyed by bigint). */

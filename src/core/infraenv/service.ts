@@ -224,6 +224,8 @@ export async function updateInfraEnv(ctx: CoreContext, id: string, p: InfraEnvPa
       const image = resolveImage(ctx, p.openshiftVersion ?? rec.openshiftVersion, rec.cpuArchitecture);
       rec.openshiftVersion = image.openshiftVersion;
       applyParams(rec, p);
+      // A mac_interface_map naming a MAC none of the InfraEnv's BMCs reported is refused (400).
+      if (p.staticNetworkConfig !== undefined) await ctx.checkStaticNetwork?.(rec.id, rec.staticNetworkConfig);
       await ensureAgentToken(ctx, repo, rec);
       rec.updatedAt = ctx.now();
       await checkDeliverable(ctx, rec, image);

@@ -19,6 +19,7 @@ import type { ImageStore } from '../../images/catalog/image-store.js';
 import type { UrlTokenResolver } from '../../ignition-supply/url-token-resolver.js';
 import type { Metrics } from '../../metrics.js';
 import type { ArtifactObserver } from './artifact-observer.js';
+import type { TokenReadObserver } from './token-read-observer.js';
 import { answerImageError, imageErrorHandler } from './error-mapping.js';
 import { hotIsoRoute } from './hot-iso-route.js';
 import { redactedRequestTarget, redactUrl } from '../../redact.js';
@@ -29,7 +30,7 @@ import { metricsRoutes } from './routes/metrics.js';
 import { consoleRoutes } from '../../console/console-router.js';
 import { pxeInitrdRoutes } from './routes/pxe-initrd.js';
 import { DEFAULT_REQUEST_CAP, RequestCap, type RequestCapSettings } from './request-cap.js';
-import { API_BASE, URL_SHAPES, cappedPathPrefixes } from '../../url-grammar.js';
+import { API_BASE, EXTENSION_API_PREFIX, URL_SHAPES, cappedPathPrefixes } from '../../url-grammar.js';
 
 /** Where the artifact routes live (the capped URL shapes): the request cap applies here and nowhere else. */
 export const ARTIFACT_PATH_PREFIXES = cappedPathPrefixes(URL_SHAPES);
@@ -48,6 +49,10 @@ export interface AppParts {
   urlTokens?: UrlTokenResolver;
   /** Boot events (src/http/face/artifact-observer.ts), already wrapped for dedupe. */
   observer?: ArtifactObserver;
+  /** Reads of ISOs opened by short tokens (src/http/face/token-read-observer.ts): BMC boot jobs. */
+  tokenReads?: TokenReadObserver;
+  /** Present when this process serves the BMC extension API (mounted at EXTENSION_API_PREFIX). */
+  extensionRouter?: Router;
   /** The artifact slots (MAX_CONCURRENT_REQUESTS and its per-address share, minimum progress); defaults when absent. */
   requestCap?: RequestCapSettings;
   /** The serving certificate, for /health (present with native TLS). */
@@ -88,6 +93,7 @@ export function createApp(parts: AppParts): RequestListener {
   );
   app.use(metricsRoutes(parts.metrics));
   if (parts.coreRouter) app.use(API_BASE, parts.coreRouter);
+  if (parts.extensionRouter) app.use(EXTENSION_API_PREFIX, parts.extensionRouter);
   if (parts.coreRouter) app.use(consoleRoutes({ authType: parts.authType ?? 'none', warnings })); // the web console needs the API beside it
   let hotRoute: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
   if (parts.artifacts && cap) {
@@ -97,6 +103,7 @@ export function createApp(parts: AppParts): RequestListener {
       logger: parts.logger,
       urlTokens: parts.urlTokens,
       observer: parts.observer,
+      tokenReads: parts.tokenReads,
     };
     app.use(ARTIFACT_PATH_PREFIXES, cap.middleware);
     app.use(discoveryImageRoutes(context), pxeInitrdRoutes(context), bootArtifactRoutes(context));

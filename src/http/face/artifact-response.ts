@@ -13,6 +13,7 @@ import type { UrlTokenResolver } from '../../ignition-supply/url-token-resolver.
 import type { Metrics } from '../../metrics.js';
 import type { SplicedFile } from '../../splice/spliced-file.js';
 import type { ArtifactObserver } from './artifact-observer.js';
+import type { TokenReadObserver } from './token-read-observer.js';
 import { redactedRequestTarget } from '../../redact.js';
 import type { Representation } from '../representation/representation.js';
 import { serveRepresentation } from '../representation/serve-representation.js';
@@ -29,6 +30,8 @@ export interface ImageRouteContext {
   urlTokens?: UrlTokenResolver | undefined;
   /** Boot events: told about served ISO / PXE artifact requests (already deduped). */
   observer?: ArtifactObserver | undefined;
+  /** Every answered ISO request opened by a short opaque token (BMC boot jobs' own URLs). */
+  tokenReads?: TokenReadObserver | undefined;
 }
 
 export function sendArtifact(

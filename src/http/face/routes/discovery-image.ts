@@ -8,7 +8,8 @@
 // opaque token resolved by the UrlTokenResolver (the in-process core, or the core this image
 // side fronts), else 401. Like upstream, a
 // token opens its InfraEnv's ISO for whichever version/arch in the path the service has.
-// Each served request is reported to the boot-event observer.
+// Each served request is reported to the boot-event observer, and every answered request opened by
+// a short opaque token to the token-read observer (BMC boot jobs follow their own URL's reads).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Router } from 'express';
 import type { Credential, DiscoveryImageType } from '../../../ignition-supply/source.js';
@@ -16,6 +17,7 @@ import { type ImageRouteContext, artifactRepresentation, sendArtifact } from '..
 import { UnauthorizedError } from '../../../errors.js';
 import { type PathCredentialKind, type UrlShape, URL_SHAPE, URL_SHAPES, expressPath } from '../../../url-grammar.js';
 import { reportOf } from '../artifact-observer.js';
+import { watchTokenRead } from '../token-read-observer.js';
 import { credentialFromRequest } from '../request-credential.js';
 import {
   infraEnvIdFromToken,
@@ -86,6 +88,8 @@ export async function serveDiscoveryIso(
 ): Promise<void> {
   const artifact = await context.artifacts.discoveryIso(target, target.type);
   context.observer?.artifactRequested(reportOf(req, target.infraEnvId, target.type));
+  if (context.tokenReads && target.credential.kind === 'image-token' && !isJwtShaped(target.credential.value))
+    watchTokenRead(context.tokenReads, req, res, target.credential.value, artifact.file.size, artifact.bootExtents);
   const filename = `${target.infraEnvId}-discovery.iso`;
   await sendArtifact(req, res, context, target.type, artifactRepresentation(artifact, filename));
 }

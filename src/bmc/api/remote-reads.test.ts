@@ -1,0 +1,167 @@
+// A boot job on a core whose ISO URLs an image replica serves, fronting it over
+// ASSISTED_SERVICE_URL (`--role image`, as the Kubernetes base runs): the replica sends the reads
+// of the job's /bytoken/ URL to the core (POST /api/bootsmith/v1/token-reads, the token in
+// Image-Token), so the job sees its BMC read the ISO and cover the boot files. The endpoint refuses
+// malformed reports naming the field and answers 204 for a token that is no job's.
+import net from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../config.js';
+import { embeddedBackend } from '../../core/test-support/harness.js';
+import { createLogger } from '../../logger.js';
+import { type RunningService, startService } from '../../service.js';
+import { EXTENSION_API_PREFIX } from '../../url-grammar.js';
+import { type EmulatedBmc, startVirtualBmc, type VirtualGuest } from '../../../test/support/redfish-emulator/index.js';
+import type { JobView } from '../bmc-view.js';
+
+const API = '/api/assisted-install/v2';
+const BMCS = `${EXTENSION_API_PREFIX}/bmcs`;
+const UUID = 'c0ffee00-0000-4000-8000-000000000777';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function until<T>(what: string, withinMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${withinMs} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe('an image replica fronting the core sends the reads of job URLs', () => {
+  let storage: Awaited<ReturnType<ReturnType<typeof embeddedBackend>['create']>>;
+  let dir: string;
+  let core: RunningService;
+  let image: RunningService;
+  let bmc: EmulatedBmc;
+  let guest: VirtualGuest;
+
+  const call = async <T>(method: string, p: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(core.url + p, {
+      method,
+      headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    return { status: res.status, json: (text ? JSON.parse(text) : undefined) as T };
+  };
+
+  beforeAll(async () => {
+    storage = await embeddedBackend().create();
+    dir = await mkdtemp(path.join(tmpdir(), 'bmc-remote-reads-'));
+    const imagePort = await freePort();
+    const quiet = createLogger('warn', { write: () => undefined });
+    core = await startService(
+      loadConfig({
+        LISTEN_PORT: '0',
+        LISTEN_ADDRESS: '127.0.0.1',
+        DATA_DIR: path.join(dir, 'core'),
+        DATABASE_URL: storage.databaseUrl!,
+        AUTH_TYPE: 'none',
+        IMAGE_SERVICE_BASE_URL: `http://127.0.0.1:${imagePort}`,
+      }),
+      quiet,
+      { defaultMetrics: false },
+    );
+    await core.imagesLoaded;
+    image = await startService(
+      loadConfig(
+        {
+          LISTEN_PORT: String(imagePort),
+          LISTEN_ADDRESS: '127.0.0.1',
+          DATA_DIR: path.join(dir, 'image'),
+          ASSISTED_SERVICE_URL: core.url,
+        },
+        ['--role', 'image'],
+      ),
+      quiet,
+      { defaultMetrics: false },
+    );
+    await image.imagesLoaded;
+    ({ bmc, guest } = await startVirtualBmc({ name: 'remote', profile: 'generic', uuid: UUID }));
+  });
+  afterAll(async () => {
+    await bmc?.close();
+    await image?.close();
+    await core?.close();
+    await storage?.cleanup();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('the job follows reads served by the image replica to the end', async () => {
+    const env = await call<{ id: string }>('POST', `${API}/infra-envs`, {
+      name: 'remote-reads',
+      pull_secret: '{"auths":{"quay.io":{"auth":"dTpw"}}}',
+      openshift_version: '4.17',
+    });
+    expect(env.status).toBe(201);
+    const added = await call('POST', BMCS, {
+      name: 'remote',
+      address: bmc.rootUrl,
+      username: 'admin',
+      password: 'emulator-password',
+      infra_env_id: env.json.id,
+      eject: 'always',
+    });
+    expect(added.status).toBe(201);
+    await until('the refresh', 20_000, async () =>
+      (await call<{ state: string }>('GET', `${BMCS}/remote`)).json.state === 'ready' ? true : undefined,
+    );
+    const job = (await call<JobView>('POST', `${BMCS}/remote/jobs`, { action: 'boot-discovery' })).json;
+    await until('the guest to read through the image replica', 30_000, async () =>
+      guest.boots.at(-1)?.done ? true : undefined,
+    );
+    expect(guest.boots.at(-1)?.url).toMatch(new RegExp(`^${image.url}/bytoken/`));
+    await call('POST', `${API}/infra-envs/${env.json.id}/hosts`, { host_id: UUID, discovery_agent_version: 't' });
+    const done = await until('the job', 30_000, async () => {
+      const j = (await call<JobView>('GET', `${BMCS}/remote/jobs/${job.id}`)).json;
+      return j.state === 'succeeded' || j.state === 'failed' ? j : undefined;
+    });
+    expect(done.error).toBeNull();
+    expect(done.steps.find((s) => s.name === 'iso-read')?.detail).toMatch(
+      /^the BMC read the ISO \(first read .* from 127\.0\.0\.1\)$/,
+    );
+    expect(done.steps.find((s) => s.name === 'booted')?.detail).toMatch(/^the reads covered the boot files/);
+  });
+
+  it('refuses malformed reports naming the field; a token that is no job is 204 and nothing else', async () => {
+    const post = (body: unknown, token = 'x'.repeat(32)) =>
+      call<{ reason?: string }>(
+        'POST',
+        `${EXTENSION_API_PREFIX}/token-reads`,
+        body,
+        token ? { 'Image-Token': token } : {},
+      );
+    const read = {
+      method: 'GET',
+      ranges: [[0, 10]],
+      size: 100,
+      boot_extents: [],
+      address: '10.0.0.1',
+      at: new Date().toISOString(),
+    };
+    expect((await post({ reads: [read] })).status).toBe(204);
+    for (const [body, token, reason] of [
+      [{ reads: [read] }, '', 'Image-Token: a short image URL token is required'],
+      [{ reads: [{ ...read, method: 'PUT' }] }, undefined, 'reads[0].method: GET or HEAD'],
+      [{ reads: [{ ...read, ranges: [[10, 5]] }] }, undefined, 'reads[0].ranges: a range ends before it starts'],
+      [{ reads: [{ ...read, at: 'yesterday' }] }, undefined, 'reads[0].at: an ISO 8601 time'],
+      [{ reads: Array(257).fill(read) }, undefined, 'reads: a list of at most 256 reads'],
+    ] as const) {
+      const r = await post(body, token);
+      expect(r.status).toBe(400);
+      expect(r.json.reason).toBe(reason);
+    }
+  });
+});

@@ -1,0 +1,306 @@
+// The BMC side's operations, one function per thing the API and the CLI do: create, update,
+// delete, list and show BMC records; queue a job; check an InfraEnv's mac_interface_map against
+// what its BMCs report. And its assembly: the credentials keyring, the job engine, the follow
+// poller and the read tracker of this replica (createBmcSide).
+//
+// Rules: a name is unique (the database's); credentials are sealed before they are stored and
+// never returned; a new BMC gets a `refresh` job at once (its inventory shows before the host
+// ever boots, and a wrong password surfaces as that job's failure naming the BMC); a BMC with a
+// queued or running job is not deleted (409) unless forced; a boot job needs an InfraEnv (the
+// request's or the BMC's) that exists; the newest JOBS_KEPT_PER_BMC finished jobs are kept.
+// Does NOT: parse HTTP (./api/), talk to a BMC (./jobs/ does, through ./redfish/).
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
+import type { StaticNetworkConfigEntry } from '../core/model.js';
+import type { SqlDatabase } from '../core/db/sql.js';
+import { isUuid } from '../uuid.js';
+import type { BmcCreate, BmcPatch, JobRequest } from './bmc-input.js';
+import { renderBmc, renderJob, type BmcView, type JobView } from './bmc-view.js';
+import type { RedfishClientOptions } from './redfish/index.js';
+import type { BmcSettings } from './settings.js';
+import { BmcJobEngine } from './jobs/engine.js';
+import { FollowPoller } from './jobs/follow-poller.js';
+import { normalizeMac } from './jobs/host-match.js';
+import type { CoreAccess } from './jobs/job-runner.js';
+import { initialSteps } from './jobs/job-steps.js';
+import type { ImageBases } from './jobs/job-token.js';
+import { FOLLOW_INTERVAL_MS, JOBS_KEPT_PER_BMC } from './jobs/limits.js';
+import { ReadTracker, type TokenReadReport } from './jobs/read-tracker.js';
+import { BmcRepository } from './store/bmc-repository.js';
+import { CredentialsKeyring, KEY_ID_SERVICE_KEY } from './store/credentials.js';
+import type { BmcRecord, JobRecord } from './store/records.js';
+
+/** Jobs a BMC's listing returns at most. */
+export const MAX_JOBS_LISTED = JOBS_KEPT_PER_BMC;
+
+export class BmcService {
+  constructor(
+    readonly repo: BmcRepository,
+    private readonly core: CoreAccess & { infraEnvExists(id: string): Promise<boolean> },
+    private readonly keyring: CredentialsKeyring,
+    private readonly now: () => Date,
+    /** Tells this replica's engine a job is waiting (it would find it within a second anyway). */
+    private readonly onQueued: () => void = () => undefined,
+  ) {}
+
+  /** A BMC by id or by name; 404 naming it otherwise. */
+  async find(ref: string): Promise<BmcRecord> {
+    const found = isUuid(ref) ? await this.repo.getBmc(ref.toLowerCase()) : await this.repo.getBmcByName(ref);
+    if (!found) throw new NotFoundError(`no BMC ${JSON.stringify(ref)}`, { bmc: ref });
+    return found;
+  }
+
+  private async checkInfraEnv(id: string | null | undefined): Promise<void> {
+    if (id && !(await this.core.infraEnvExists(id)))
+      throw new BadRequestError(`infra_env_id: InfraEnv ${id} does not exist`, { infraEnvId: id });
+  }
+
+  async create(input: BmcCreate): Promise<BmcView> {
+    await this.checkInfraEnv(input.infraEnvId);
+    const box = await this.keyring.get();
+    const now = this.now();
+    const id = randomUUID();
+    const record: BmcRecord = {
+      id,
+      name: input.name,
+      address: input.address,
+      credentials: box.seal(id, { username: input.username, password: input.password }),
+      tlsVerify: input.insecure ? 'insecure' : input.caPem ? 'ca' : 'system',
+      caPem: input.caPem ?? null,
+      profileOverride: input.profile ?? null,
+      infraEnvId: input.infraEnvId ?? null,
+      bootMode: input.bootMode ?? 'UEFI',
+      eject: input.eject ?? 'auto',
+      inventory: null,
+      inventoryAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const job = this.newJob(record, { action: 'refresh' });
+    await this.repo.transaction(async (repo) => {
+      await repo.insertBmc(record);
+      await repo.insertJob(job, record.name);
+    });
+    this.onQueued();
+    return renderBmc(record, job);
+  }
+
+  async update(ref: string, patch: BmcPatch): Promise<BmcView> {
+    const current = await this.find(ref);
+    if (patch.infraEnvId !== undefined) await this.checkInfraEnv(patch.infraEnvId);
+    const next: BmcRecord = { ...current, updatedAt: this.now() };
+    if (patch.name !== undefined) next.name = patch.name;
+    if (patch.address !== undefined) next.address = patch.address;
+    if (patch.username !== undefined || patch.password !== undefined) {
+      const box = await this.keyring.get();
+      let username = patch.username;
+      let password = patch.password;
+      if (username === undefined || password === undefined) {
+        if (!current.credentials)
+          throw new BadRequestError('username and password: this BMC has no credentials yet; give both', {
+            bmc: current.name,
+          });
+        const old = box.open(current.id, current.name, current.credentials);
+        username ??= old.username;
+        password ??= old.password;
+      }
+      next.credentials = box.seal(current.id, { username, password });
+    }
+    if (patch.insecure !== undefined || patch.caPem !== undefined) {
+      const caPem = patch.caPem !== undefined ? patch.caPem : patch.insecure ? null : current.caPem;
+      const insecure = patch.insecure ?? (patch.caPem ? false : current.tlsVerify === 'insecure');
+      if (insecure && caPem) throw new BadRequestError('insecure: give either insecure or ca_pem, not both');
+      next.caPem = caPem;
+      next.tlsVerify = insecure ? 'insecure' : caPem ? 'ca' : 'system';
+    }
+    if (patch.profile !== undefined) next.profileOverride = patch.profile;
+    if (patch.infraEnvId !== undefined) next.infraEnvId = patch.infraEnvId;
+    if (patch.bootMode !== undefined) next.bootMode = patch.bootMode;
+    if (patch.eject !== undefined) next.eject = patch.eject;
+    await this.repo.updateBmc(next);
+    return renderBmc(next, (await this.repo.lastJobs([next.id])).get(next.id));
+  }
+
+  async remove(ref: string, force: boolean): Promise<void> {
+    const bmc = await this.find(ref);
+    const active = await this.repo.activeJob(bmc.id);
+    if (active && !force) {
+      throw new ConflictError(
+        `BMC ${JSON.stringify(bmc.name)} has a ${active.state} ${active.action} job (${active.id}); wait for it or remove with force`,
+        { bmc: bmc.name, jobId: active.id },
+      );
+    }
+    // Its jobs go with it (the runner of one still running stops at its next write).
+    await this.repo.deleteBmc(bmc.id);
+  }
+
+  async list(filter: { infraEnvId?: string } = {}): Promise<BmcView[]> {
+    const bmcs = await this.repo.listBmcs(filter);
+    const last = await this.repo.lastJobs(bmcs.map((b) => b.id));
+    return bmcs.map((b) => renderBmc(b, last.get(b.id)));
+  }
+
+  async show(ref: string): Promise<BmcView> {
+    const bmc = await this.find(ref);
+    return renderBmc(bmc, (await this.repo.lastJobs([bmc.id])).get(bmc.id));
+  }
+
+  async jobs(ref: string): Promise<JobView[]> {
+    const bmc = await this.find(ref);
+    return (await this.repo.listJobs(bmc.id, MAX_JOBS_LISTED)).map(renderJob);
+  }
+
+  async job(ref: string, jobId: string): Promise<JobView> {
+    const bmc = await this.find(ref);
+    const job = isUuid(jobId) ? await this.repo.getJob(jobId.toLowerCase()) : undefined;
+    if (!job || job.bmcId !== bmc.id)
+      throw new NotFoundError(`BMC ${JSON.stringify(bmc.name)} has no job ${JSON.stringify(jobId)}`);
+    return renderJob(job);
+  }
+
+  /** Queues a job; 409 naming the BMC when it has one queued or running. */
+  async queue(ref: string, request: JobRequest): Promise<JobView> {
+    const bmc = await this.find(ref);
+    if (request.action === 'boot-discovery') {
+      const infraEnvId = request.infraEnvId ?? bmc.infraEnvId;
+      if (!infraEnvId)
+        throw new BadRequestError(
+          `BMC ${JSON.stringify(bmc.name)} has no InfraEnv to boot: give infra_env_id, or attach one to the BMC`,
+          { bmc: bmc.name },
+        );
+      await this.checkInfraEnv(infraEnvId);
+    }
+    const job = this.newJob(bmc, request);
+    await this.repo.transaction(async (repo) => {
+      await repo.insertJob(job, bmc.name);
+      await repo.trimJobs(bmc.id, JOBS_KEPT_PER_BMC);
+    });
+    this.onQueued();
+    return renderJob(job);
+  }
+
+  private newJob(bmc: BmcRecord, request: JobRequest): JobRecord {
+    const now = this.now();
+    return {
+      id: randomUUID(),
+      bmcId: bmc.id,
+      action: request.action,
+      state: 'queued',
+      params:
+        request.action === 'boot-discovery'
+          ? { bootMode: request.bootMode ?? bmc.bootMode, eject: request.eject ?? bmc.eject }
+          : {},
+      steps: initialSteps(request.action),
+      error: null,
+      infraEnvId: request.action === 'boot-discovery' ? (request.infraEnvId ?? bmc.infraEnvId) : bmc.infraEnvId,
+      imageTokenHash: null,
+      hostId: null,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      claims: 0,
+      createdAt: now,
+      startedAt: null,
+      updatedAt: now,
+      finishedAt: null,
+    };
+  }
+
+  /**
+   * An InfraEnv's static network config against the MACs its BMCs reported: a 400 naming the first
+   * MAC no BMC of the InfraEnv has. No check while none of its BMCs has reported MACs.
+   */
+  async checkMacInterfaceMap(infraEnvId: string, entries: readonly StaticNetworkConfigEntry[] | null): Promise<void> {
+    if (!entries || entries.length === 0) return;
+    const bmcs = (await this.repo.listBmcs({ infraEnvId })).filter((b) => (b.inventory?.macs.length ?? 0) > 0);
+    if (bmcs.length === 0) return;
+    const known = new Set(bmcs.flatMap((b) => b.inventory!.macs.map(normalizeMac)));
+    for (const [i, entry] of entries.entries()) {
+      for (const m of entry.mac_interface_map ?? []) {
+        if (!known.has(normalizeMac(m.mac_address))) {
+          throw new BadRequestError(
+            `static_network_config[${i}].mac_interface_map: MAC ${m.mac_address} is not reported by any BMC of this InfraEnv ` +
+              `(${bmcs.map((b) => b.name).join(', ')}); check it, or refresh the BMCs (bootsmith bmc refresh)`,
+            { mac: m.mac_address },
+          );
+        }
+      }
+    }
+  }
+}
+
+/** The BMC side of one replica, assembled. */
+export interface BmcSide {
+  service: BmcService;
+  engine: BmcJobEngine;
+  /** The image side's hook: every answered `/bytoken/` ISO request. */
+  reads: { report(report: TokenReadReport): void };
+  close(): Promise<void>;
+}
+
+export interface BmcSideOptions {
+  db: SqlDatabase;
+  core: CoreAccess & { infraEnvExists(id: string): Promise<boolean> };
+  settings: BmcSettings;
+  dataDir: string;
+  bases: ImageBases;
+  imageUrlTtlMs: number;
+  logger: Logger;
+  now?: () => Date;
+  /** Run jobs here (default true; an image-only replica does not). */
+  runJobs?: boolean;
+  /** Engine and poller clocks, and Redfish waits (tests shorten them). */
+  claimIntervalMs?: number;
+  followIntervalMs?: number;
+  readsFlushIntervalMs?: number;
+  redfish?: Partial<Pick<RedfishClientOptions, 'timeouts' | 'retryDelaysMs' | 'sleep'>>;
+  owner?: string;
+}
+
+export function createBmcSide(options: BmcSideOptions): BmcSide {
+  const logger = options.logger.child({ component: 'bmc' });
+  const now = options.now ?? (() => new Date());
+  const repo = new BmcRepository(options.db);
+  const keyring = new CredentialsKeyring({
+    dataDir: options.dataDir,
+    keyFile: options.settings.bmcCredentialsKeyFile,
+    recordKeyId: (keyId) => repo.recordKeyId(KEY_ID_SERVICE_KEY, keyId),
+    replaceKeyIdIfUnused: (keyId) => repo.replaceKeyIdIfUnused(KEY_ID_SERVICE_KEY, keyId),
+  });
+  const poller = new FollowPoller(repo, options.followIntervalMs ?? FOLLOW_INTERVAL_MS);
+  const engine = new BmcJobEngine({
+    repo,
+    jobDeps: {
+      core: options.core,
+      keyring,
+      settings: options.settings,
+      bases: options.bases,
+      imageUrlTtlMs: options.imageUrlTtlMs,
+      poller,
+      ...(options.redfish ? { redfish: options.redfish } : {}),
+      logger,
+      now,
+    },
+    maxRunning: options.settings.bmcJobsMaxRunning,
+    leaseMs: options.settings.bmcJobLeaseMs,
+    ...(options.claimIntervalMs !== undefined ? { claimIntervalMs: options.claimIntervalMs } : {}),
+    ...(options.owner ? { owner: options.owner } : {}),
+    logger,
+  });
+  const tracker = new ReadTracker(repo, engine.owner, logger, options.readsFlushIntervalMs);
+  const runJobs = options.runJobs !== false;
+  const service = new BmcService(repo, options.core, keyring, now, () => {
+    if (runJobs) engine.wake();
+  });
+  if (runJobs) engine.start();
+  return {
+    service,
+    engine,
+    reads: tracker,
+    async close() {
+      await engine.stop();
+      poller.close();
+      await tracker.close();
+    },
+  };
+}

@@ -1,0 +1,564 @@
+// Runs one claimed job to its end (or until its replica stops or loses the lease): opens the BMC's
+// credentials for one Redfish client, runs the action's Redfish steps (phase 1's runBootDiscovery
+// for a boot), then, for a boot, follows it (follow-plan.ts) to registration and the eject.
+//
+// Every step is written to the job row as it ends (lease-guarded: a replica that lost the job
+// writes nothing and stops) and recorded as an InfraEnv event naming the BMC, the job and, once
+// known, the host. Where it resumes is ./job-steps.ts's resumePlan; a power call that may restart
+// the host is marked `running` before it is sent (in the same write that ends the step before it).
+// Failures end the job with the step's message, which names the BMC and the step (RedfishError);
+// anything else is a bug: the job fails with "internal error" and the error is logged.
+// Does NOT: claim, heartbeat or schedule (./engine.ts), decide the followed steps
+// (./follow-plan.ts), or ever put a password, a token or a full ISO URL into a step, an event or a log.
+import type { Logger } from 'pino';
+import { redactUrl } from '../../redact.js';
+import type { EventRecord, InfraEnvRecord } from '../../core/model.js';
+import type { UrlTokenRow } from '../../core/db/repository.js';
+import {
+  type BmcInventory,
+  type BootDiscoveryStep,
+  RedfishClient,
+  type RedfishClientOptions,
+  RedfishError,
+  runBootDiscovery,
+  type StepResult,
+} from '../redfish/index.js';
+import type { BmcSettings } from '../settings.js';
+import type { BmcRepository } from '../store/bmc-repository.js';
+import type { CredentialsKeyring } from '../store/credentials.js';
+import type { BmcRecord, JobRecord, JobStep } from '../store/records.js';
+import { ejectDecision } from './eject-policy.js';
+import { decideFollow, type FollowDecision } from './follow-plan.js';
+import type { FollowPoller } from './follow-poller.js';
+import { matchHost } from './host-match.js';
+import { FOLLOW_STEPS, type FollowStep, isBootDiscoveryStep, resumePlan } from './job-steps.js';
+import { type ImageBases, jobIsoUrls, jobToken } from './job-token.js';
+import { bootCoverage } from './read-coverage.js';
+
+/** What a job reads and writes of the core's tables (the core Repository satisfies it). */
+export interface CoreAccess {
+  getInfraEnv(id: string): Promise<InfraEnvRecord | undefined>;
+  insertUrlTokens(rows: UrlTokenRow[]): Promise<void>;
+  insertEvent(event: EventRecord): Promise<void>;
+}
+
+export interface JobDeps {
+  repo: BmcRepository;
+  core: CoreAccess;
+  keyring: CredentialsKeyring;
+  settings: BmcSettings;
+  bases: ImageBases;
+  /** IMAGE_URL_TTL: how long a job's ISO URL stays valid. */
+  imageUrlTtlMs: number;
+  poller: FollowPoller;
+  /** Options every Redfish client gets on top of the BMC's own (tests shorten the waits). */
+  redfish?: Partial<Pick<RedfishClientOptions, 'timeouts' | 'retryDelaysMs' | 'sleep'>>;
+  /** This replica, the lease owner. */
+  owner: string;
+  logger: Logger;
+  now(): Date;
+}
+
+/** The job is no longer this replica's to run (lease lost, replica stopping): stop without writing. */
+export class JobStopped extends Error {
+  constructor(why: string) {
+    super(why);
+    this.name = 'JobStopped';
+  }
+}
+
+export type RunOutcome = 'finished' | 'stopped';
+
+export class JobRunner {
+  private readonly controller = new AbortController();
+  private readonly log: Logger;
+  private bmc: BmcRecord | undefined;
+
+  constructor(
+    private job: JobRecord,
+    private readonly deps: JobDeps,
+  ) {
+    this.log = deps.logger.child({ bmcJob: job.id, bmcId: job.bmcId, action: job.action });
+  }
+
+  get id(): string {
+    return this.job.id;
+  }
+
+  /** Stops at the next step boundary (the current Redfish call finishes under its own timeouts). */
+  stop(why: string): void {
+    if (!this.controller.signal.aborted) this.controller.abort(new JobStopped(why));
+  }
+
+  private checkStopped(): void {
+    if (this.controller.signal.aborted) throw this.controller.signal.reason as JobStopped;
+  }
+
+  async run(): Promise<RunOutcome> {
+    try {
+      await this.runJob();
+      return 'finished';
+    } catch (err) {
+      if (err instanceof JobStopped) {
+        this.log.info({ why: err.message }, 'BMC job stopped on this replica');
+        return 'stopped';
+      }
+      this.log.error({ err }, 'BMC job failed with an internal error');
+      try {
+        await this.fail(
+          this.currentStep()?.name ?? this.job.steps[0]?.name ?? 'job',
+          `internal error: ${String((err as Error)?.message ?? err)}`,
+        );
+        return 'finished';
+      } catch (again) {
+        if (!(again instanceof JobStopped)) this.log.error({ err: again }, 'BMC job could not be marked failed');
+        return 'stopped';
+      }
+    }
+  }
+
+  private async runJob(): Promise<void> {
+    const bmc = await this.deps.repo.getBmc(this.job.bmcId);
+    if (!bmc) throw new JobStopped('the BMC was removed');
+    this.bmc = bmc;
+    const plan = resumePlan(this.job.action, this.job.steps);
+    if (plan.kind === 'fail') return this.fail(plan.step, plan.reason);
+    if (plan.kind === 'finished') return this.succeed();
+    const client = await this.openClient(bmc, plan.kind === 'run' ? plan.startAt : 'iso-read');
+    if (!client) return;
+    if (this.job.action === 'boot-discovery')
+      return this.runBoot(client, plan.kind === 'run' ? plan.startAt : undefined);
+    return this.runSimple(client, plan.kind === 'run' ? plan.startAt : 'discover');
+  }
+
+  // ---------------------------------------------------------------- the Redfish client
+
+  private async openClient(bmc: BmcRecord, step: string): Promise<RedfishClient | undefined> {
+    if (!bmc.credentials) {
+      await this.fail(
+        step,
+        `BMC ${JSON.stringify(bmc.name)} has no credentials (imported without --include-bmc-credentials): set them with \`bootsmith bmc update ${bmc.name} --username … --password-file …\``,
+      );
+      return undefined;
+    }
+    let credentials;
+    try {
+      credentials = (await this.deps.keyring.get()).open(bmc.id, bmc.name, bmc.credentials);
+    } catch (err) {
+      await this.fail(step, (err as Error).message);
+      return undefined;
+    }
+    try {
+      return await RedfishClient.open({
+        name: bmc.name,
+        address: bmc.address,
+        username: credentials.username,
+        password: credentials.password,
+        trust:
+          bmc.tlsVerify === 'insecure'
+            ? { verify: 'insecure' }
+            : bmc.tlsVerify === 'ca' && bmc.caPem
+              ? { verify: 'ca-pem', caPem: bmc.caPem }
+              : { verify: 'system' },
+        ...(bmc.profileOverride ? { profile: bmc.profileOverride } : {}),
+        ...this.deps.redfish,
+        log: (e) => {
+          if (e.retryInMs !== undefined) {
+            this.log.warn(
+              {
+                bmc: e.bmc,
+                step: e.step,
+                method: e.method,
+                path: e.path,
+                status: e.status,
+                failure: e.failure,
+                attempt: e.attempt,
+                retryInMs: e.retryInMs,
+              },
+              'BMC call retried',
+            );
+          } else {
+            this.log.debug(
+              {
+                bmc: e.bmc,
+                step: e.step,
+                method: e.method,
+                path: e.path,
+                status: e.status,
+                failure: e.failure,
+                ms: e.ms,
+              },
+              'BMC call',
+            );
+          }
+        },
+      });
+    } catch (err) {
+      if (!(err instanceof RedfishError)) throw err;
+      await this.fail(step, err.inStep(step).message);
+      return undefined;
+    }
+  }
+
+  // ---------------------------------------------------------------- eject, power, refresh
+
+  private async runSimple(client: RedfishClient, startAt: string): Promise<void> {
+    const names = this.job.steps.map((s) => s.name);
+    for (const name of names.slice(Math.max(0, names.indexOf(startAt)))) {
+      this.checkStopped();
+      const startedAt = this.deps.now();
+      const before = client.stats;
+      try {
+        let detail: string;
+        let data: Record<string, unknown> | undefined;
+        if (name === 'discover') {
+          const inventory = await client.inventory('discover');
+          await this.storeInventory(inventory);
+          detail = inventoryWords(inventory);
+          data = { profile: inventory.profile.id, macs: inventory.macs, powerState: inventory.system.powerState };
+        } else if (name === 'eject') {
+          const ejected = await client.ejectAll('eject');
+          detail = ejected.ejected.length > 0 ? `ejected slot(s) ${ejected.ejected.join(', ')}` : 'no slot held media';
+          data = { ...ejected };
+        } else if (name === 'power') {
+          const action = this.job.action === 'power-on' ? 'on' : this.job.action === 'power-off' ? 'off' : 'reset';
+          if (action === 'reset') {
+            // A reset sent twice restarts twice: mark it before the call, so a resume fails instead.
+            this.setStep(name, { status: 'running', startedAt: startedAt.toISOString() });
+            await this.save();
+          }
+          const power = await client.setPower(action, 'power');
+          detail = power.actions.length > 0 ? `${power.actions.join(' then ')} (power was ${power.from})` : power.why;
+          data = { from: power.from, actions: [...power.actions] };
+        } else {
+          throw new Error(`unknown step ${name} of ${this.job.action}`);
+        }
+        const cost = costSince(client, before);
+        const step = this.setStep(name, {
+          status: 'done',
+          detail,
+          ...(data ? { data } : {}),
+          ...times(startedAt, this.deps.now()),
+          ...cost,
+        });
+        await this.save();
+        await this.event(step);
+      } catch (err) {
+        if (!(err instanceof RedfishError)) throw err;
+        const cost = costSince(client, before);
+        this.setStep(name, { ...times(startedAt, this.deps.now()), ...cost });
+        return this.fail(name, err.inStep(name).message);
+      }
+    }
+    return this.succeed();
+  }
+
+  // ---------------------------------------------------------------- boot-discovery
+
+  private async runBoot(client: RedfishClient, startAt: string | undefined): Promise<void> {
+    const infraEnvId = this.job.infraEnvId;
+    const infraEnv = infraEnvId ? await this.deps.core.getInfraEnv(infraEnvId) : undefined;
+    if (!infraEnv) {
+      return this.fail(
+        startAt ?? 'iso-read',
+        `the InfraEnv ${infraEnvId ?? '(none)'} to boot does not exist (any more)`,
+      );
+    }
+    const { token, hash } = jobToken(infraEnv.imageTokenKey, this.job.id);
+    const now = this.deps.now();
+    await this.deps.core.insertUrlTokens([
+      {
+        tokenHash: hash,
+        infraEnvId: infraEnv.id,
+        standing: true,
+        expiresAt: new Date(now.getTime() + this.deps.imageUrlTtlMs),
+        createdAt: now,
+      },
+    ]);
+    if (this.job.imageTokenHash !== hash) {
+      this.job.imageTokenHash = hash;
+      await this.save();
+    }
+    if (startAt !== undefined && isBootDiscoveryStep(startAt)) {
+      const urls = jobIsoUrls(this.deps.bases, infraEnv, token);
+      const result = await runBootDiscovery(
+        client,
+        { ...urls, bootMode: this.job.params.bootMode ?? this.bmc!.bootMode },
+        { startAt, onStep: (r) => this.onBootStep(r) },
+      );
+      // The inventory the discover step read (serial, MACs, System UUID: what the host is matched by).
+      if (result.inventory) await this.storeInventory(result.inventory);
+      if (!result.ok) return this.fail(result.failedStep ?? 'power', result.error?.message ?? 'failed', false);
+    }
+    return this.follow(client, infraEnv.id);
+  }
+
+  private async onBootStep(r: StepResult): Promise<void> {
+    this.checkStopped();
+    if (r.status === 'skipped' && r.detail === 'done earlier') return; // settled before this claim
+    if (r.status === 'skipped') return; // after a failed step: left pending
+    const data = r.data ? sanitizeStepData(r.step, r.data) : undefined;
+    const step = this.setStep(r.step, {
+      status: r.status,
+      detail: r.detail,
+      ...(data ? { data } : {}),
+      // On this service's clock (as every other time of the job, and the hosts' registration times).
+      ...times(new Date(this.deps.now().getTime() - r.ms), this.deps.now()),
+      calls: r.calls,
+      retries: r.retries,
+    });
+    if (r.step === 'boot-override' && r.status === 'done') {
+      // The next call is the power action: marked in this write, so a resume never sends it twice.
+      this.setStep('power', { status: 'running', startedAt: this.deps.now().toISOString() });
+    }
+    await this.save();
+    if (r.status !== 'failed') await this.event(step);
+  }
+
+  private async follow(client: RedfishClient, infraEnvId: string): Promise<void> {
+    const insert = this.step('insert');
+    const power = this.step('power');
+    const since = insert?.startedAt ? new Date(insert.startedAt) : (this.job.startedAt ?? this.deps.now());
+    const poweredAt = power?.finishedAt ? new Date(power.finishedAt) : since;
+    const timeouts = {
+      isoReadMs: this.job.params.isoReadTimeoutMs ?? this.deps.settings.bmcIsoReadTimeoutMs,
+      bootMs: this.job.params.bootTimeoutMs ?? this.deps.settings.bmcBootTimeoutMs,
+      registerMs: this.job.params.registerTimeoutMs ?? this.deps.settings.bmcRegisterTimeoutMs,
+    };
+    for (;;) {
+      this.checkStopped();
+      let snapshot;
+      try {
+        snapshot = await this.deps.poller.next(this.job.id, infraEnvId, since);
+      } catch (err) {
+        this.checkStopped();
+        this.log.warn({ err }, 'BMC job: observing the boot failed; trying again');
+        continue;
+      }
+      const bmc = (await this.deps.repo.getBmc(this.job.bmcId)) ?? this.bmc!;
+      const identity = { systemUuid: bmc.inventory?.system.uuid, macs: bmc.inventory?.macs ?? [] };
+      const host = matchHost(snapshot.hosts, identity, since);
+      for (;;) {
+        this.checkStopped();
+        const steps = Object.fromEntries(FOLLOW_STEPS.map((n) => [n, this.step(n)])) as Record<
+          FollowStep,
+          JobStep | undefined
+        >;
+        const eject =
+          steps.registered?.status === 'done'
+            ? ejectDecision(this.job.params.eject ?? bmc.eject, await this.deps.core.getInfraEnv(infraEnvId))
+            : { eject: false, why: '' };
+        const decision: FollowDecision = decideFollow({
+          now: this.deps.now(),
+          poweredAt,
+          steps,
+          reads: {
+            firstReadAt: snapshot.reads.firstReadAt,
+            requests: snapshot.reads.requests,
+            heads: snapshot.reads.heads,
+            bytes: snapshot.reads.bytes,
+            addresses: snapshot.reads.addresses,
+            coverage: bootCoverage(snapshot.reads.ranges, snapshot.reads.bootExtents),
+          },
+          host,
+          bmcIdentity: identity,
+          eject,
+          timeouts,
+        });
+        switch (decision.kind) {
+          case 'wait':
+            break;
+          case 'mark':
+          case 'skip': {
+            const at = this.deps.now().toISOString();
+            const step = this.setStep(decision.step, {
+              status: decision.kind === 'mark' ? 'done' : 'skipped',
+              detail: decision.detail,
+              ...(decision.kind === 'mark' && decision.data ? { data: decision.data } : {}),
+              startedAt: this.step(decision.step)?.startedAt ?? at,
+              finishedAt: at,
+            });
+            if (decision.kind === 'mark' && decision.hostId) this.job.hostId = decision.hostId;
+            await this.save();
+            await this.event(step);
+            continue;
+          }
+          case 'eject': {
+            const done = await this.ejectMedia(client, decision.why);
+            if (!done) return;
+            continue;
+          }
+          case 'fail':
+            return this.fail(decision.step, decision.reason);
+          case 'done':
+            return this.succeed();
+        }
+        break; // wait: the next round
+      }
+    }
+  }
+
+  private async ejectMedia(client: RedfishClient, why: string): Promise<boolean> {
+    const startedAt = this.deps.now();
+    const before = client.stats;
+    this.setStep('eject-media', { status: 'running', startedAt: startedAt.toISOString() });
+    await this.save();
+    try {
+      const ejected = await client.ejectAll('eject-media');
+      const step = this.setStep('eject-media', {
+        status: 'done',
+        detail: `${ejected.ejected.length > 0 ? `ejected slot(s) ${ejected.ejected.join(', ')}` : 'no slot held media any more'} (${why})`,
+        data: { ...ejected },
+        ...times(startedAt, this.deps.now()),
+        ...costSince(client, before),
+      });
+      if (this.job.imageTokenHash) await this.deps.repo.revokeUrlToken(this.job.imageTokenHash);
+      await this.save();
+      await this.event(step);
+      return true;
+    } catch (err) {
+      if (!(err instanceof RedfishError)) throw err;
+      this.setStep('eject-media', { ...times(startedAt, this.deps.now()), ...costSince(client, before) });
+      await this.fail('eject-media', err.inStep('eject-media').message);
+      return false;
+    }
+  }
+
+  // ---------------------------------------------------------------- the record
+
+  private step(name: string): JobStep | undefined {
+    return this.job.steps.find((s) => s.name === name);
+  }
+
+  private currentStep(): JobStep | undefined {
+    return this.job.steps.find((s) => s.status === 'running') ?? this.job.steps.find((s) => s.status === 'pending');
+  }
+
+  private setStep(name: string, patch: Partial<JobStep>): JobStep {
+    const index = this.job.steps.findIndex((s) => s.name === name);
+    const next: JobStep = { ...(this.job.steps[index] ?? { name, status: 'pending', detail: '' }), ...patch, name };
+    if (index < 0) this.job.steps.push(next);
+    else this.job.steps[index] = next;
+    return next;
+  }
+
+  private async storeInventory(inventory: BmcInventory): Promise<void> {
+    await this.deps.repo.setInventory(this.job.bmcId, inventory, this.deps.now());
+    if (this.bmc) this.bmc = { ...this.bmc, inventory, inventoryAt: this.deps.now() };
+  }
+
+  private async save(): Promise<void> {
+    const ok = await this.deps.repo.saveJob(this.deps.owner, this.job.id, this.job, this.deps.now());
+    if (!ok) throw new JobStopped('the lease on the job was lost (another replica took it over, or it was removed)');
+  }
+
+  private async fail(stepName: string, reason: string, markStep = true): Promise<void> {
+    const at = this.deps.now();
+    if (markStep) {
+      const existing = this.step(stepName);
+      this.setStep(stepName, {
+        status: 'failed',
+        detail: reason,
+        startedAt: existing?.startedAt ?? at.toISOString(),
+        finishedAt: existing?.finishedAt ?? at.toISOString(),
+      });
+    }
+    this.job.state = 'failed';
+    this.job.error = reason;
+    this.job.finishedAt = at;
+    await this.save();
+    const step = this.step(stepName);
+    if (step) await this.event(step);
+    await this.jobEvent('failed', reason);
+  }
+
+  private async succeed(): Promise<void> {
+    this.job.state = 'succeeded';
+    this.job.error = null;
+    this.job.finishedAt = this.deps.now();
+    await this.save();
+    const words =
+      this.job.action === 'boot-discovery'
+        ? `host ${this.job.hostId ?? '?'} registered; media ${this.step('eject-media')?.status === 'done' ? 'ejected' : 'kept'}`
+        : (this.job.steps
+            .map((s) => s.detail)
+            .filter((d) => d !== '')
+            .at(-1) ?? 'done');
+    await this.jobEvent('succeeded', words);
+  }
+
+  private async event(step: JobStep): Promise<void> {
+    const name =
+      step.status === 'failed' ? 'bmc_step_failed' : step.status === 'skipped' ? 'bmc_step_skipped' : 'bmc_step_done';
+    await this.insertEvent(
+      name,
+      step.status === 'failed' ? 'error' : 'info',
+      `${step.name}: ${step.detail}`,
+      step.name,
+    );
+  }
+
+  private async jobEvent(outcome: 'succeeded' | 'failed', words: string): Promise<void> {
+    await this.insertEvent(
+      outcome === 'failed' ? 'bmc_job_failed' : 'bmc_job_succeeded',
+      outcome === 'failed' ? 'error' : 'info',
+      `${this.job.action} ${outcome}: ${words}`,
+      undefined,
+    );
+  }
+
+  private async insertEvent(
+    name: string,
+    severity: 'info' | 'error',
+    words: string,
+    step: string | undefined,
+  ): Promise<void> {
+    const bmcName = this.bmc?.name ?? this.job.bmcId;
+    try {
+      await this.deps.core.insertEvent({
+        name,
+        severity,
+        message: `BMC ${JSON.stringify(bmcName)}: ${words}`,
+        eventTime: this.deps.now(),
+        infraEnvId: this.job.infraEnvId ?? this.bmc?.infraEnvId ?? null,
+        hostId: this.job.hostId,
+        clusterId: null,
+        props: JSON.stringify({
+          bmc_id: this.job.bmcId,
+          bmc_name: bmcName,
+          job_id: this.job.id,
+          action: this.job.action,
+          ...(step ? { step } : {}),
+        }),
+      });
+    } catch (err) {
+      this.log.warn({ err }, 'BMC job event not recorded');
+    }
+  }
+}
+
+/** The URL a boot inserted, as a step may show it: the token redacted. */
+function sanitizeStepData(step: BootDiscoveryStep, data: Record<string, unknown>): Record<string, unknown> {
+  if (step !== 'insert' || typeof data.url !== 'string') return data;
+  return { ...data, url: redactUrl(data.url) };
+}
+
+function inventoryWords(inventory: BmcInventory): string {
+  const s = inventory.system;
+  return (
+    `profile ${inventory.profile.id} (${inventory.profile.reason}); ${[s.manufacturer, s.model].filter(Boolean).join(' ') || 'model unknown'}` +
+    `${s.serialNumber ? `, serial ${s.serialNumber}` : ''}; power ${s.powerState ?? 'unknown'}; ${inventory.macs.length} MAC(s), ${inventory.virtualMedia.length} slot(s)`
+  );
+}
+
+function times(startedAt: Date, finishedAt: Date): { startedAt: string; finishedAt: string } {
+  return { startedAt: startedAt.toISOString(), finishedAt: finishedAt.toISOString() };
+}
+
+function costSince(
+  client: RedfishClient,
+  before: { calls: number; retries: number },
+): { calls: number; retries: number } {
+  const now = client.stats;
+  return { calls: now.calls - before.calls, retries: now.retries - before.retries };
+}

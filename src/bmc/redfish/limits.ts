@@ -1,0 +1,73 @@
+// Every clock and cap of a Redfish call, in one place, each with the reason for its value.
+//
+// Does: name the defaults the transport (transport.ts, http-call.ts) applies to each call to a BMC.
+// Does NOT: read settings (phase 2 passes overrides through RedfishClientOptions), or apply them.
+// Next: http-call.ts, which enforces them on one attempt; retry-policy.ts decides about the next.
+
+/**
+ * TCP connect must finish within this. BMCs sit on a management LAN one or two hops away; a
+ * SYN that is not answered in 10 s will not be, and a refused port fails at once anyway.
+ */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * After TCP connects, the TLS handshake must finish within this. BMC CPUs are slow (an RSA-2048
+ * handshake takes 1–3 s on older iDRAC/iLO); a BMC that accepts TCP and never answers the
+ * ClientHello fails after this, without a retry.
+ */
+export const TLS_HANDSHAKE_TIMEOUT_MS = 15_000;
+
+/**
+ * After the request is sent, the whole response (status, headers, body) must arrive within this.
+ * Redfish actions are synchronous on many BMCs: iDRAC mounts the image inside InsertMedia and
+ * answers after 10–20 s. Connect + TLS + request = 55 s, so one call never outlives the 60 s the
+ * issue allows for an unreachable or hung BMC.
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * Largest response body read from a BMC. The biggest resources we read are collections and
+ * ComputerSystem documents of a few KiB (an iDRAC ComputerSystem is ~12 KiB); 4 MiB is hundreds of
+ * times that, and a body past it is a broken or hostile BMC: the call fails with `too-large`.
+ */
+export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Delays before the 2nd, 3rd and 4th attempt of a call that met a 5xx or a connection reset.
+ * Four attempts is sushy's cap for InsertMedia; Ironic retries virtual media 3 times 3 s apart
+ * (a Dell eject still in progress answers 500: storyboard 2008504). We start at Ironic's 3 s and
+ * double, so a BMC restarting its web server gets 21 s. Injectable (tests use zeros).
+ */
+export const RETRY_DELAYS_MS: readonly number[] = [3_000, 6_000, 12_000];
+
+/**
+ * Members read from any one collection (Systems, Managers, VirtualMedia, EthernetInterfaces). A
+ * server has a handful of each; a BMC listing more is malformed for our purposes, and reading
+ * every member of an endless list would be a loop without a bound.
+ */
+export const MAX_COLLECTION_MEMBERS = 64;
+
+/** Characters of a BMC's own error message kept in our errors (they name the cause; the rest is noise). */
+export const MAX_BMC_MESSAGE_CHARS = 300;
+
+/**
+ * Insert payload adjustments tried on one slot (adding TransferProtocolType, TransferMethod,
+ * dropping Inserted/WriteProtected) before going on to the next slot. Each adjustment answers a
+ * specific 400; three covers every combination we know of.
+ */
+export const MAX_PAYLOAD_ADJUSTMENTS = 3;
+
+/**
+ * After an insert is accepted, the slot is read back until it shows the image: this many reads,
+ * INSERT_VERIFY_INTERVAL_MS apart. BMCs that mount asynchronously (iLO) show it within a second or
+ * two; a BMC that accepted and silently ignored the body (Lenovo without Inserted) never does.
+ */
+export const INSERT_VERIFY_READS = 5;
+export const INSERT_VERIFY_INTERVAL_MS = 1_000;
+
+/**
+ * After ForceOff (the last-resort restart, power-plan.ts), the System is read until it reports Off:
+ * this many reads, POWER_OFF_POLL_INTERVAL_MS apart (30 s; a forced off takes a few seconds).
+ */
+export const POWER_OFF_POLLS = 15;
+export const POWER_OFF_POLL_INTERVAL_MS = 2_000;

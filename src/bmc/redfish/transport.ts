@@ -1,0 +1,257 @@
+// Calls to one BMC: Basic auth, JSON in and out, the clocks of http-call.ts, bounded retries
+// (retry-policy.ts), typed errors naming the BMC, the step and the status, and a log event per
+// attempt. The password lives in one private field and leaves it only as the Authorization header.
+//
+// Authentication is HTTP Basic on every call, no Redfish session: nothing to create, refresh or
+// leak (a BMC has a handful of session slots, and a crashed job would hold one until it expires),
+// and every BMC that offers sessions also accepts Basic (DSP0266 requires both).
+//
+// Does: refuse to follow a link to another origin (the credentials only ever go to the BMC's own
+// address), parse bodies as JSON (`malformed` otherwise), read Redfish error documents into the
+// error (error-body.ts), and scrub the password, the user:password pair and its base64 from
+// anything the BMC sends back before it reaches an error or a log.
+// Does NOT: know about Systems or VirtualMedia (discovery.ts, client.ts do). Next: discovery.ts.
+import { setTimeout as delay } from 'node:timers/promises';
+import { redactText, redactUrl } from '../../redact.js';
+import { readErrorBody, type RedfishErrorInfo } from './error-body.js';
+import { RedfishError } from './errors.js';
+import { type CallOutcome, type CallTimeouts, httpCall } from './http-call.js';
+import {
+  CONNECT_TIMEOUT_MS,
+  MAX_BMC_MESSAGE_CHARS,
+  MAX_RESPONSE_BYTES,
+  REQUEST_TIMEOUT_MS,
+  RETRY_DELAYS_MS,
+  TLS_HANDSHAKE_TIMEOUT_MS,
+} from './limits.js';
+import { nextDelayMs } from './retry-policy.js';
+import type { TlsSettings } from './tls-trust.js';
+
+export interface TransportOptions {
+  /** The BMC's name, as errors and logs show it. */
+  bmc: string;
+  /** `https://host[:port]` (address.ts). */
+  origin: string;
+  username: string;
+  password: string;
+  tls: TlsSettings;
+  timeouts?: Partial<CallTimeouts>;
+  /** Delays before each retry; its length is the number of retries. Default RETRY_DELAYS_MS. */
+  retryDelaysMs?: readonly number[];
+  maxResponseBytes?: number;
+  /** Waits between attempts (tests make it instant; default: a timer). */
+  sleep?: (ms: number) => Promise<void>;
+  /** Called once per attempt, after it ended. Holds no secrets; the path is redacted. */
+  log?: (event: RedfishCallEvent) => void;
+}
+
+export interface RedfishCallEvent {
+  bmc: string;
+  step: string;
+  method: string;
+  path: string;
+  attempt: number;
+  status?: number;
+  failure?: string;
+  ms: number;
+  /** Set when another attempt follows after this many ms. */
+  retryInMs?: number;
+}
+
+export interface RedfishResponse {
+  status: number;
+  /** The parsed body; undefined when there was none (204). */
+  json: unknown;
+  /** The ETag header, or `@odata.etag` of the body. */
+  etag: string | undefined;
+  /** Methods of the Allow header, upper case. */
+  allow: string[];
+  location: string | undefined;
+}
+
+export interface CallStats {
+  /** Attempts sent to the BMC, retries included. */
+  calls: number;
+  /** Attempts that were retries. */
+  retries: number;
+}
+
+export class RedfishTransport {
+  readonly bmc: string;
+  readonly origin: string;
+  readonly stats: CallStats = { calls: 0, retries: 0 };
+  readonly #authorization: string;
+  readonly #secrets: string[];
+  private readonly timeouts: CallTimeouts;
+  private readonly retryDelaysMs: readonly number[];
+  private readonly maxBytes: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly options: TransportOptions) {
+    this.bmc = options.bmc;
+    this.origin = new URL(options.origin).origin;
+    const pair = `${options.username}:${options.password}`;
+    const basic = Buffer.from(pair, 'utf8').toString('base64');
+    this.#authorization = `Basic ${basic}`;
+    this.#secrets = [pair, basic, options.password].filter((s) => s.length > 0);
+    this.timeouts = {
+      connectMs: options.timeouts?.connectMs ?? CONNECT_TIMEOUT_MS,
+      tlsMs: options.timeouts?.tlsMs ?? TLS_HANDSHAKE_TIMEOUT_MS,
+      requestMs: options.timeouts?.requestMs ?? REQUEST_TIMEOUT_MS,
+    };
+    this.retryDelaysMs = options.retryDelaysMs ?? RETRY_DELAYS_MS;
+    this.maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+    this.sleep = options.sleep ?? ((ms) => delay(ms).then(() => undefined));
+  }
+
+  /**
+   * The path of `ref` (an `@odata.id`, an action target, a Location) on this BMC. A reference to
+   * another origin is refused as `malformed`: the credentials never go anywhere else.
+   */
+  pathOf(step: string, ref: string): string {
+    let url: URL;
+    try {
+      url = new URL(ref, this.origin);
+    } catch {
+      throw this.error(
+        { step, failure: 'malformed' },
+        `the BMC gave an unusable link ${JSON.stringify(this.scrub(ref).slice(0, 200))}`,
+      );
+    }
+    if (url.origin !== this.origin || (!ref.startsWith('/') && !/^https?:\/\//i.test(ref))) {
+      throw this.error(
+        { step, failure: 'malformed' },
+        `the BMC links to ${JSON.stringify(redactUrl(this.scrub(url.origin)))}, outside its own address; not followed`,
+      );
+    }
+    return url.pathname + url.search;
+  }
+
+  /** GET a Redfish resource: the body must be a JSON object. */
+  async getResource(step: string, path: string): Promise<{ doc: Record<string, unknown>; response: RedfishResponse }> {
+    const response = await this.request(step, 'GET', path);
+    const doc = response.json;
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+      throw this.error(
+        { step, failure: 'malformed', method: 'GET', path, status: response.status },
+        'the body is not a JSON object',
+      );
+    }
+    return { doc: doc as Record<string, unknown>, response };
+  }
+
+  /**
+   * One Redfish call with retries. Resolves for 2xx; throws RedfishError for anything else, with
+   * the BMC's message and MessageIds (`details.messageIds`) when it sent a Redfish error.
+   */
+  async request(
+    step: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<RedfishResponse> {
+    const target = this.pathOf(step, path);
+    const url = new URL(target, this.origin);
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8');
+    for (let attempt = 1; ; attempt++) {
+      const started = Date.now();
+      this.stats.calls++;
+      if (attempt > 1) this.stats.retries++;
+      const outcome = await httpCall({
+        method,
+        url,
+        headers: {
+          Accept: 'application/json',
+          'OData-Version': '4.0',
+          ...(payload ? { 'Content-Type': 'application/json' } : {}),
+          ...headers,
+          Authorization: this.#authorization,
+        },
+        ...(payload ? { body: payload } : {}),
+        tls: this.options.tls,
+        timeouts: this.timeouts,
+        maxBytes: this.maxBytes,
+      });
+      const result = outcome.ok ? { status: outcome.status } : { failure: outcome.failure };
+      const success = outcome.ok && outcome.status >= 200 && outcome.status <= 299;
+      const retryInMs = success ? undefined : nextDelayMs(attempt, result, this.retryDelaysMs);
+      this.options.log?.({
+        bmc: this.bmc,
+        step,
+        method,
+        path: redactUrl(target),
+        attempt,
+        ...result,
+        ms: Date.now() - started,
+        ...(retryInMs !== undefined ? { retryInMs } : {}),
+      });
+      if (retryInMs !== undefined) {
+        await this.sleep(retryInMs);
+        continue;
+      }
+      return this.settle(step, method, target, attempt, outcome);
+    }
+  }
+
+  private settle(step: string, method: string, path: string, attempts: number, outcome: CallOutcome): RedfishResponse {
+    const call = { step, method, path, attempts };
+    if (!outcome.ok) throw this.error({ ...call, failure: outcome.failure }, this.scrub(outcome.detail));
+    const text = outcome.body.toString('utf8');
+    let json: unknown;
+    let parsed = true;
+    if (text.trim() !== '') {
+      try {
+        json = JSON.parse(text);
+      } catch {
+        parsed = false;
+      }
+    }
+    if (outcome.status < 200 || outcome.status > 299) {
+      const info: RedfishErrorInfo = readErrorBody(json);
+      throw this.error(
+        {
+          ...call,
+          status: outcome.status,
+          failure: outcome.status === 401 || outcome.status === 403 ? 'unauthorized' : 'http',
+          ...(info.message ? { bmcMessage: this.scrub(info.message).slice(0, MAX_BMC_MESSAGE_CHARS) } : {}),
+          messageIds: info.messageIds.map((id) => this.scrub(id).slice(0, 120)),
+          relatedProperties: info.relatedProperties.map((p) => this.scrub(p).slice(0, 120)),
+        },
+        outcome.status === 401 ? 'check the user name and password' : undefined,
+      );
+    }
+    if (!parsed) {
+      throw this.error({ ...call, status: outcome.status, failure: 'malformed' }, 'the body is not valid JSON');
+    }
+    const header = (name: string): string | undefined => {
+      const v = outcome.headers[name];
+      return typeof v === 'string' ? v : Array.isArray(v) ? v[0] : undefined;
+    };
+    const bodyEtag =
+      typeof json === 'object' && json !== null && typeof (json as Record<string, unknown>)['@odata.etag'] === 'string'
+        ? ((json as Record<string, unknown>)['@odata.etag'] as string)
+        : undefined;
+    return {
+      status: outcome.status,
+      json,
+      etag: header('etag') ?? bodyEtag,
+      allow: (header('allow') ?? '')
+        .split(',')
+        .map((m) => m.trim().toUpperCase())
+        .filter((m) => m !== ''),
+      location: header('location'),
+    };
+  }
+
+  /** Text from the BMC with every spelling of our credentials removed, then the generic redaction. */
+  scrub(text: string): string {
+    let out = text;
+    for (const secret of this.#secrets) out = out.split(secret).join('[redacted]');
+    return redactText(out);
+  }
+
+  private error(d: Omit<ConstructorParameters<typeof RedfishError>[0], 'bmc'>, explanation?: string): RedfishError {
+    return new RedfishError({ bmc: this.bmc, ...d }, explanation);
+  }
+}

@@ -1,0 +1,111 @@
+// BMC records in `bootsmith db export|import` (src/core/db/dump.ts) on PostgreSQL: exported without
+// their sealed credentials unless asked; with them, the import opens them with the same key only;
+// a BMC whose name the target has under another id is left as the target has it; jobs stay behind.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportDump, importDump } from '../../core/db/dump.js';
+import { migrate } from '../../core/db/migrations.js';
+import { openDatabase, type SqlDatabase } from '../../core/db/sql.js';
+import { embeddedBackend } from '../../core/test-support/harness.js';
+import { BmcRepository } from './bmc-repository.js';
+import { CredentialsBox } from './credentials.js';
+import type { BmcRecord } from './records.js';
+
+const PASSWORD = 'export-test-pw-9';
+
+describe('BMC records in db export/import', () => {
+  const dbs: SqlDatabase[] = [];
+  const cleanups: (() => Promise<void>)[] = [];
+  async function database(): Promise<SqlDatabase> {
+    const storage = await embeddedBackend().create();
+    cleanups.push(storage.cleanup);
+    const db = await openDatabase({ databaseUrl: storage.databaseUrl!, dataDir: storage.dataDir });
+    await migrate(db);
+    dbs.push(db);
+    return db;
+  }
+  let source: SqlDatabase;
+  const box = new CredentialsBox(randomBytes(32));
+  const record = (name: string): BmcRecord => {
+    const id = randomUUID();
+    return {
+      id,
+      name,
+      address: 'https://10.0.0.9/redfish/v1',
+      credentials: box.seal(id, { username: 'root', password: PASSWORD }),
+      tlsVerify: 'insecure',
+      caPem: null,
+      profileOverride: 'supermicro',
+      infraEnvId: null,
+      bootMode: 'Legacy',
+      eject: 'never',
+      inventory: null,
+      inventoryAt: null,
+      createdAt: new Date('2026-01-01T00:00:00.000Z'),
+      updatedAt: new Date('2026-01-01T00:00:00.000Z'),
+    };
+  };
+  const a = record('exp-a');
+  beforeAll(async () => {
+    source = await database();
+    const repo = new BmcRepository(source);
+    await repo.insertBmc(a);
+    await repo.insertJob(
+      {
+        id: randomUUID(),
+        bmcId: a.id,
+        action: 'refresh',
+        state: 'queued',
+        params: {},
+        steps: [],
+        error: null,
+        infraEnvId: null,
+        imageTokenHash: null,
+        hostId: null,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        claims: 0,
+        createdAt: new Date(),
+        startedAt: null,
+        updatedAt: new Date(),
+        finishedAt: null,
+      },
+      a.name,
+    );
+  });
+  afterAll(async () => {
+    for (const db of dbs) await db.close();
+    for (const c of cleanups) await c();
+  });
+
+  it('leaves the sealed credentials out unless asked, and never holds the password', async () => {
+    const plain = await exportDump(source);
+    expect(plain.tables.bmcs).toEqual([
+      expect.objectContaining({ name: 'exp-a', credentials: null, profile_override: 'supermicro' }),
+    ]);
+    const withCredentials = await exportDump(source, { includeBmcCredentials: true });
+    expect(withCredentials.tables.bmcs[0]?.credentials).toBe(a.credentials);
+    expect(JSON.stringify(withCredentials)).not.toContain(PASSWORD);
+    expect(Object.keys(withCredentials.tables)).not.toContain('bmc_jobs');
+  });
+
+  it('imports them; the credentials open with the same key; a name the target has is kept', async () => {
+    const target = await database();
+    const repo = new BmcRepository(target);
+    const clash = record('exp-a');
+    await repo.insertBmc({ ...clash, address: 'https://target/redfish/v1' });
+    const other = record('exp-b');
+    await new BmcRepository(source).insertBmc(other);
+    const added = await importDump(target, await exportDump(source, { includeBmcCredentials: true }));
+    expect(added.bmcs).toBe(1);
+    expect((await repo.getBmcByName('exp-a'))?.address).toBe('https://target/redfish/v1');
+    const imported = (await repo.getBmcByName('exp-b'))!;
+    expect(box.open(imported.id, imported.name, imported.credentials!)).toEqual({
+      username: 'root',
+      password: PASSWORD,
+    });
+    expect(() => new CredentialsBox(randomBytes(32)).open(imported.id, imported.name, imported.credentials!)).toThrow(
+      /sealed with BMC credentials key .*, this service has key/,
+    );
+  });
+});

@@ -1,0 +1,224 @@
+// The `bootsmith bmc` verbs run in-process (the whole command tree) against the all-in-one service
+// (test/support/all-in-one.ts: real HTTP, PostgreSQL, the image side serving the demo ISO) and
+// emulated BMCs with virtual guests that read the ISO through bootsmith:
+//   add (the check reads the inventory; a wrong password fails naming the BMC), import (CSV and
+//   YAML, a bad row reported alone), list, show (JSON, no password), power/refresh/eject, macs;
+//   `bmc boot --all --infra-env ID --wait registered`: two BMCs reach "registered" (their hosts
+//   register as the guest's agent would) with the media ejected, one answering 5xx fails alone
+//   with its reason, exit 1 naming it; remove. No password in any output.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AllInOne, API, DEMO_VERSION, PULL_SECRET, startAllInOne } from '../../../../test/support/all-in-one.js';
+import {
+  type EmulatedBmc,
+  emulatedMacs,
+  startVirtualBmc,
+  type VirtualGuest,
+} from '../../../../test/support/redfish-emulator/index.js';
+import { runCliCaptured } from '../../test-support/captured-io.js';
+import type { BmcView } from './bmc-client.js';
+
+const PASSWORD = 'cli-test-Secr3t';
+
+describe('bootsmith bmc verbs against a running service', () => {
+  let svc: AllInOne;
+  let dir: string;
+  let infraEnvId: string;
+  const bmcs: { bmc: EmulatedBmc; guest: VirtualGuest; uuid: string }[] = [];
+  const outputs: string[] = [];
+
+  const cli = async (...argv: string[]) => {
+    const r = await runCliCaptured(argv, { BOOTSMITH_URL: svc.service.url });
+    const run = { code: r.code, stdout: r.stdout.toString('utf8'), stderr: r.stderr };
+    outputs.push(run.stdout, run.stderr);
+    return run;
+  };
+
+  beforeAll(async () => {
+    svc = await startAllInOne();
+    dir = await mkdtemp(path.join(tmpdir(), 'bmc-cli-'));
+    await writeFile(path.join(dir, 'pw'), `${PASSWORD}\n`);
+    await writeFile(path.join(dir, 'wrong'), 'not-the-password\n');
+    for (let i = 0; i < 4; i++) {
+      const uuid = `c0ffee00-0000-4000-8000-0000000000${10 + i}`;
+      const { bmc, guest } = await startVirtualBmc({
+        name: `cli-${i}`,
+        profile: ['dell-idrac', 'lenovo-xcc', 'supermicro', 'generic'][i]!,
+        username: 'root',
+        password: PASSWORD,
+        macs: emulatedMacs(100 + i),
+        uuid,
+        initialPower: i % 2 ? 'On' : 'Off',
+      });
+      bmcs.push({ bmc, guest, uuid });
+    }
+    const res = await svc.call('POST', `${API}/infra-envs`, {
+      name: 'cli-fleet',
+      pull_secret: PULL_SECRET,
+      openshift_version: DEMO_VERSION,
+      cpu_architecture: 'x86_64',
+      image_type: 'minimal-iso',
+    });
+    infraEnvId = ((await res.json()) as { id: string }).id;
+  });
+  afterAll(async () => {
+    for (const b of bmcs) await b.bmc.close();
+    await svc?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('add checks the BMC: its inventory, or the reason naming it', async () => {
+    const ok = await cli(
+      'bmc',
+      'add',
+      'n0',
+      '--address',
+      bmcs[0]!.bmc.systemUrl,
+      '--username',
+      'root',
+      '--password-file',
+      path.join(dir, 'pw'),
+      '--infra-env',
+      infraEnvId,
+    );
+    expect(ok.stderr).toBe('');
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(
+      /^n0: ready: dell-idrac PowerEdge R660, serial EMU-cli-0, power Off, MACs 52:54:00:00:64:00 52:54:00:00:64:01\n$/,
+    );
+    const bad = await cli(
+      'bmc',
+      'add',
+      'wrong',
+      '--address',
+      bmcs[3]!.bmc.rootUrl,
+      '--username',
+      'root',
+      '--password-file',
+      path.join(dir, 'wrong'),
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(
+      /^bootsmith: BMC wrong: added, but the check failed: BMC "wrong": discover: the BMC refused the credentials .*HTTP 401/,
+    );
+    expect((await cli('bmc', 'remove', 'wrong')).code).toBe(0);
+    const missing = await cli('bmc', 'add', 'x', '--address', 'h', '--username', 'root');
+    expect(missing).toMatchObject({ code: 1, stderr: 'bootsmith: --password-file: is required\n' });
+  });
+
+  it('import takes CSV and YAML, reports a bad row alone', async () => {
+    await writeFile(
+      path.join(dir, 'fleet.csv'),
+      `name,address,username,password_file,infra_env_id\nn1,${bmcs[1]!.bmc.systemUrl},root,pw,${infraEnvId}\nn1,${bmcs[1]!.bmc.systemUrl},root,pw,\n`,
+    );
+    const csv = await cli('bmc', 'import', path.join(dir, 'fleet.csv'));
+    expect(csv.code).toBe(1);
+    expect(csv.stdout).toMatch(/^n1: added \(/);
+    expect(csv.stderr).toContain('fleet.csv: line 3 (n1):');
+    expect(csv.stderr).toContain('409 a BMC named "n1" exists already');
+    await writeFile(
+      path.join(dir, 'fleet.yaml'),
+      `- { name: n2, address: "${bmcs[2]!.bmc.systemUrl}", username: root, password_file: pw }\n- { name: n3, address: "${bmcs[3]!.bmc.rootUrl}", username: root, password_file: pw }\n`,
+    );
+    const yaml = await cli('bmc', 'import', path.join(dir, 'fleet.yaml'), '--infra-env', infraEnvId);
+    expect(yaml.stderr).toBe('');
+    expect(
+      yaml.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(':')[0]),
+    ).toEqual(['n2', 'n3']);
+    const bad = await cli('bmc', 'import', path.join(dir, 'pw'));
+    expect(bad.code).toBe(1);
+    // a password file given by mistake: its line is not echoed
+    expect(bad.stderr).toBe(
+      `bootsmith: ${path.join(dir, 'pw')}: line 1: column 1 is none of (name, address, username, password_file, infra_env_id, insecure, ca_file, profile, boot_mode, eject)\n`,
+    );
+  });
+
+  it('list, show, refresh, power, eject, macs', async () => {
+    const list = await cli('bmc', 'list', '--infra-env', infraEnvId);
+    expect(list.stdout.split('\n')[0]).toMatch(/^NAME +STATE +PROFILE +POWER +INFRAENV +LAST JOB$/);
+    expect(list.stdout).toMatch(/\nn0 +ready +dell-idrac +Off/);
+    const refresh = await cli('bmc', 'refresh', 'n3');
+    expect(refresh).toMatchObject({ code: 0, stderr: '' });
+    const show = JSON.parse((await cli('bmc', 'show', 'n3')).stdout) as BmcView;
+    expect(show).toMatchObject({
+      name: 'n3',
+      state: 'ready',
+      credentials: 'stored',
+      inventory: { profile: { id: 'generic' } },
+    });
+    const on = await cli('bmc', 'power', 'n0', 'on');
+    expect(on.stdout).toMatch(/^n0: power-on succeeded: power: On \(power was off\)\n$/);
+    const off = await cli('bmc', 'power', 'n0', 'off');
+    expect(off.stdout).toMatch(/^n0: power-off succeeded: power: ForceOff/);
+    expect((await cli('bmc', 'power', 'n0', 'sideways')).stderr).toBe(
+      'bootsmith: sideways: the power action is on, off or reset\n',
+    );
+    expect((await cli('bmc', 'eject', 'n2')).code).toBe(0);
+    const macs = JSON.parse((await cli('bmc', 'macs', '--infra-env', infraEnvId, '--nic', 'eno1')).stdout) as {
+      bmc: string;
+      mac_interface_map: { mac_address: string; logical_nic_name: string }[];
+    }[];
+    expect(macs.find((m) => m.bmc === 'n0')?.mac_interface_map).toEqual([
+      { mac_address: '52:54:00:00:64:00', logical_nic_name: 'eno1' },
+      { mac_address: '52:54:00:00:64:01', logical_nic_name: 'eth1' },
+    ]);
+  });
+
+  it('boot --all --infra-env --wait registered: each BMC succeeds or fails alone', async () => {
+    // n3 answers every call with 503: its job fails after the bounded retries, alone
+    bmcs[3]!.bmc.setFaults({ serverErrors: { times: 'always', status: 503 } });
+    // the hosts register once their guest read the ISO, as the agent on it would
+    const registered = new Set<number>();
+    const agents = setInterval(() => {
+      bmcs.slice(0, 3).forEach((b, i) => {
+        if (registered.has(i) || !b.guest.boots.at(-1)?.done) return;
+        registered.add(i);
+        void svc.call('POST', `${API}/infra-envs/${infraEnvId}/hosts`, {
+          host_id: b.uuid,
+          discovery_agent_version: 'cli',
+        });
+      });
+    }, 200);
+    const boot = await cli(
+      'bmc',
+      'boot',
+      '--all',
+      '--infra-env',
+      infraEnvId,
+      '--wait',
+      'registered',
+      '--timeout',
+      '3m',
+    );
+    clearInterval(agents);
+    expect(boot.code).toBe(1);
+    for (const n of ['n0', 'n1', 'n2']) {
+      expect(boot.stdout).toContain(`${n}: registered done: host `);
+      expect(boot.stdout).toMatch(
+        new RegExp(
+          `${n}: eject-media done: ejected slot\\(s\\) .* \\(a minimal ISO loads its root file system into RAM\\)`,
+        ),
+      );
+      expect(boot.stdout).toMatch(new RegExp(`\\n${n} +registered +eject-media +c0ffee00`));
+    }
+    expect(boot.stderr).toMatch(
+      /^bootsmith: 1 of 4 BMC\(s\) did not reach registered:\n {2}n3: BMC "n3": discover: the BMC answered with an error \(GET \/redfish\/v1 → HTTP 503, 4 attempts/,
+    );
+    for (const b of bmcs.slice(0, 3)) expect(b.bmc.model.slots.every((s) => !s.inserted)).toBe(true);
+    const usage = await cli('bmc', 'boot', '--all');
+    expect(usage).toMatchObject({ code: 1, stderr: 'bootsmith: --all: needs --infra-env\n' });
+  });
+
+  it('remove, and never a password in any output', async () => {
+    expect((await cli('bmc', 'remove', 'n3')).code).toBe(0);
+    expect((await cli('bmc', 'show', 'n3')).stderr).toMatch(/404 no BMC "n3"/);
+    const all = outputs.join('\n') + svc.logs.join('\n');
+    expect(all).not.toContain(PASSWORD);
+    expect(all).not.toContain(Buffer.from(`root:${PASSWORD}`).toString('base64'));
+  });
+});

@@ -1,0 +1,61 @@
+// Faults an emulated BMC can be told to show, per BMC, changeable while it runs:
+//
+//   serverErrors       answer N matching requests (or all) with a 5xx Redfish error, then normally
+//   resetConnections   destroy the connection of N matching requests (the client sees ECONNRESET)
+//   hang               accept N matching requests and never answer
+//   malformedJson      answer matching GETs with 200 and a body that is not JSON
+//   hugeJson           answer matching GETs with 200 and a JSON body of `bytes` bytes, streamed
+//   tlsNeverCompletes  (server start only) accept TCP and never answer the TLS ClientHello
+//   neverReadsIso      accept inserts (Inserted: true) but never attach the image to the guest
+// Wrong passwords need no fault: give the client another password.
+// Does NOT: apply them (server.ts and handler.ts do).
+
+export interface RequestMatch {
+  method?: string;
+  /** Substring of the path, or a pattern. */
+  path?: string | RegExp;
+}
+
+export interface CountedFault {
+  /** How many matching requests get the fault; 'always' for every one. */
+  times: number | 'always';
+  match?: RequestMatch;
+}
+
+export interface Faults {
+  serverErrors?: CountedFault & { status?: number };
+  resetConnections?: CountedFault;
+  hang?: CountedFault;
+  malformedJson?: { match?: RequestMatch };
+  hugeJson?: { bytes: number; match?: RequestMatch };
+  tlsNeverCompletes?: boolean;
+  neverReadsIso?: boolean;
+}
+
+export function matches(match: RequestMatch | undefined, method: string, path: string): boolean {
+  if (!match) return true;
+  if (match.method && match.method.toUpperCase() !== method.toUpperCase()) return false;
+  if (match.path === undefined) return true;
+  return typeof match.path === 'string' ? path.includes(match.path) : match.path.test(path);
+}
+
+/** Counts uses of each counted fault; `take` says whether this request gets it. */
+export class FaultCounter {
+  private used = new Map<string, number>();
+
+  take(name: string, fault: CountedFault | undefined, method: string, path: string): boolean {
+    if (!fault || !matches(fault.match, method, path)) return false;
+    const used = this.used.get(name) ?? 0;
+    if (fault.times !== 'always' && used >= fault.times) return false;
+    this.used.set(name, used + 1);
+    return true;
+  }
+
+  count(name: string): number {
+    return this.used.get(name) ?? 0;
+  }
+
+  reset(): void {
+    this.used.clear();
+  }
+}

@@ -1,0 +1,60 @@
+// The Redfish BMC emulator (test support), as a library: emulated BMCs on loopback with TLS, in
+// front of real qemu guests (qemu-guest.ts) or virtual ones that read the ISO like qemu's curl
+// driver (virtual-guest.ts). See README.md for the profiles, the faults and the standalone script.
+export { curlReadPlan, CURL_READAHEAD_BYTES, type ReadRange } from './curl-read-plan.js';
+export type { Faults, RequestMatch } from './faults.js';
+export { type EmulatedGuest, GuestMediaError, type GuestPower } from './guest.js';
+export { type BootRecord, BmcModel, type SlotState } from './handler.js';
+export { type IsoServer, startIsoServer } from './iso-server.js';
+export { EMULATOR_PROFILES, emulatorProfile, type EmulatorProfile } from './profiles.js';
+export { QemuGuest, type QemuGuestOptions } from './qemu-guest.js';
+export { type EmulatedBmc, type EmulatedBmcOptions, type RequestRecord, startEmulatedBmc } from './server.js';
+export { makeTestCertificates, type TestCertificates } from './test-ca.js';
+export { type VirtualBoot, VirtualGuest, type VirtualGuestOptions } from './virtual-guest.js';
+
+import type { Faults } from './faults.js';
+import type { GuestPower } from './guest.js';
+import { type EmulatedBmc, startEmulatedBmc } from './server.js';
+import { VirtualGuest } from './virtual-guest.js';
+
+/** MACs for the n-th emulated host: locally administered, stable per index. */
+export function emulatedMacs(index: number, count = 2): string[] {
+  return Array.from({ length: count }, (_v, nic) => {
+    const bytes = [0x52, 0x54, 0x00, (index >> 8) & 0xff, index & 0xff, nic];
+    return bytes.map((b) => b.toString(16).padStart(2, '0')).join(':');
+  });
+}
+
+/** One BMC with a virtual guest: the common case of unit tests and fleet benches. */
+export async function startVirtualBmc(options: {
+  name: string;
+  profile: string;
+  username?: string;
+  password?: string;
+  tls?: { certPem: string; keyPem: string };
+  /** CAs the virtual guest trusts for https:// images. */
+  imageCa?: string;
+  initialPower?: GuestPower;
+  macs?: string[];
+  uuid?: string;
+  faults?: Faults;
+  maxBytes?: number;
+}): Promise<{ bmc: EmulatedBmc; guest: VirtualGuest }> {
+  const guest = new VirtualGuest({
+    initialPower: options.initialPower ?? 'Off',
+    ...(options.imageCa ? { ca: options.imageCa } : {}),
+    ...(options.maxBytes !== undefined ? { read: { maxBytes: options.maxBytes } } : {}),
+  });
+  const bmc = await startEmulatedBmc({
+    name: options.name,
+    profile: options.profile,
+    username: options.username ?? 'admin',
+    password: options.password ?? 'emulator-password',
+    guest,
+    ...(options.tls ? { tls: options.tls } : {}),
+    ...(options.macs ? { macs: options.macs } : {}),
+    ...(options.uuid ? { uuid: options.uuid } : {}),
+    ...(options.faults ? { faults: options.faults } : {}),
+  });
+  return { bmc, guest };
+}

@@ -1,0 +1,187 @@
+// A guest without a VM: power is a variable, the CD drive is a URL, and a boot from the CD reads
+// the image over HTTP(S) the way qemu's curl driver does (curl-read-plan.ts) — HEAD when the
+// medium is inserted, then one Range GET at a time. Enough for fleets of hundreds of BMCs reading
+// through bootsmith's range layer, and for fast tests.
+//
+// Every request has a timeout (qemu's curl driver default is 5 s per request); a failed read ends
+// that boot with the error recorded, as a real guest's I/O error would.
+// Does NOT: run any code from the image.
+import http from 'node:http';
+import https from 'node:https';
+import { curlReadPlan, type CurlReadOptions, type ReadRange } from './curl-read-plan.js';
+import { type EmulatedGuest, GuestMediaError, type GuestPower } from './guest.js';
+
+/** qemu's curl block driver: `timeout` option default, seconds per request. */
+const CURL_REQUEST_TIMEOUT_MS = 5_000;
+
+export interface VirtualGuestOptions {
+  initialPower?: GuestPower;
+  /** CAs trusted for https:// images (as the qemu wrapper's bundle). */
+  ca?: string;
+  read?: CurlReadOptions;
+  requestTimeoutMs?: number;
+}
+
+export interface VirtualBoot {
+  at: Date;
+  fromCd: boolean;
+  url: string | undefined;
+  requests: number;
+  bytes: number;
+  done: boolean;
+  error?: string;
+}
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  bytes: number;
+}
+
+export class VirtualGuest implements EmulatedGuest {
+  readonly kind = 'virtual';
+  private power: GuestPower;
+  private url: string | undefined;
+  private size: number | undefined;
+  private readonly options: VirtualGuestOptions;
+  readonly boots: VirtualBoot[] = [];
+  /** Every request the guest made: HEAD at insert, GETs while booting. */
+  readonly requests: { method: string; url: string; range?: string; status?: number; error?: string }[] = [];
+  private current: Promise<void> = Promise.resolve();
+  private generation = 0;
+
+  constructor(options: VirtualGuestOptions = {}) {
+    this.options = options;
+    this.power = options.initialPower ?? 'Off';
+  }
+
+  powerState(): Promise<GuestPower> {
+    return Promise.resolve(this.power);
+  }
+
+  async powerOn(bootFromCd: boolean): Promise<void> {
+    this.power = 'On';
+    this.boot(bootFromCd);
+    return Promise.resolve();
+  }
+
+  async powerOff(): Promise<void> {
+    this.power = 'Off';
+    this.generation++;
+    return Promise.resolve();
+  }
+
+  async restart(bootFromCd: boolean): Promise<void> {
+    this.power = 'On';
+    this.boot(bootFromCd);
+    return Promise.resolve();
+  }
+
+  async acpiShutdown(): Promise<void> {
+    // No OS runs here: like a host idling at "no bootable device", the button press does nothing.
+    return Promise.resolve();
+  }
+
+  async insertMedia(url: string): Promise<void> {
+    const head = await this.request('HEAD', url, undefined);
+    if (head.status !== 200) throw new GuestMediaError(`HEAD ${url} answered ${head.status}`);
+    const length = Number(head.headers['content-length']);
+    if (!Number.isSafeInteger(length) || length <= 0)
+      throw new GuestMediaError(`HEAD ${url} gave no usable Content-Length`);
+    this.url = url;
+    this.size = length;
+  }
+
+  async ejectMedia(): Promise<void> {
+    this.url = undefined;
+    this.size = undefined;
+    return Promise.resolve();
+  }
+
+  media(): string | undefined {
+    return this.url;
+  }
+
+  /** Resolves when the boot in progress (if any) has finished reading. */
+  settled(): Promise<void> {
+    return this.current;
+  }
+
+  async close(): Promise<void> {
+    this.generation++;
+    await this.current.catch(() => undefined);
+  }
+
+  private boot(fromCd: boolean): void {
+    const generation = ++this.generation;
+    const record: VirtualBoot = {
+      at: new Date(),
+      fromCd,
+      url: fromCd ? this.url : undefined,
+      requests: 0,
+      bytes: 0,
+      done: false,
+    };
+    this.boots.push(record);
+    if (!fromCd || !this.url || this.size === undefined) {
+      record.done = true;
+      if (fromCd) record.error = 'no media in the CD drive';
+      return;
+    }
+    const url = this.url;
+    const plan = curlReadPlan(this.size, this.options.read);
+    this.current = this.readAll(url, plan, record, generation);
+  }
+
+  private async readAll(url: string, plan: ReadRange[], record: VirtualBoot, generation: number): Promise<void> {
+    for (const range of plan) {
+      if (generation !== this.generation) return; // powered off or reset meanwhile
+      const answer = await this.request('GET', url, `bytes=${range.start}-${range.end}`).catch((err: Error) => err);
+      record.requests++;
+      if (answer instanceof Error) {
+        record.error = answer.message;
+        return;
+      }
+      if (answer.status !== 206) {
+        record.error = `GET ${range.start}-${range.end} answered ${answer.status}`;
+        return;
+      }
+      record.bytes += answer.bytes;
+    }
+    record.done = true;
+  }
+
+  private request(method: string, url: string, range: string | undefined): Promise<Answer> {
+    const entry: (typeof this.requests)[number] = { method, url, ...(range ? { range } : {}) };
+    this.requests.push(entry);
+    const timeoutMs = this.options.requestTimeoutMs ?? CURL_REQUEST_TIMEOUT_MS;
+    return new Promise<Answer>((resolve, reject) => {
+      const target = new URL(url);
+      const client = target.protocol === 'https:' ? https : http;
+      const req = client.request(
+        target,
+        {
+          method,
+          agent: false,
+          headers: range ? { Range: range } : {},
+          ...(target.protocol === 'https:' && this.options.ca ? { ca: this.options.ca } : {}),
+        },
+        (res) => {
+          let bytes = 0;
+          res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+          res.on('end', () => {
+            entry.status = res.statusCode ?? 0;
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes });
+          });
+          res.on('error', reject);
+        },
+      );
+      req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${url}: no answer within ${timeoutMs} ms`)));
+      req.on('error', (err) => {
+        entry.error = err.message;
+        reject(new GuestMediaError(err.message));
+      });
+      req.end();
+    });
+  }
+}
