@@ -136,6 +136,22 @@ for (const backend of backends()) {
       await repo.insertJob(job(b.id), b.name); // the BMC is free again
     });
 
+    it("a BMC's last job is its active one, even beside a finished job of the same instant", async () => {
+      const b = bmc(`last-job-${randomUUID().slice(0, 8)}`);
+      await repo.insertBmc(b);
+      const at = new Date('2026-03-04T05:06:07.000Z');
+      // ids decide a tie otherwise: make the finished job's id sort first
+      const done = job(b.id, { id: `00000000${randomUUID().slice(8)}`, state: 'failed', createdAt: at });
+      const queued = job(b.id, { id: `ffffffff${randomUUID().slice(8)}`, createdAt: at });
+      await repo.insertJob(done, b.name);
+      await repo.insertJob(queued, b.name);
+      expect((await repo.lastJobs([b.id])).get(b.id)?.id).toBe(queued.id);
+      await repo.failQueued(queued.id, 'x', new Date());
+      const newer = job(b.id, { state: 'succeeded', createdAt: new Date(at.getTime() + 1_000) });
+      await repo.insertJob(newer, b.name);
+      expect((await repo.lastJobs([b.id])).get(b.id)?.id).toBe(newer.id);
+    });
+
     it('two replicas claiming at once take each job exactly once', async () => {
       const ids: string[] = [];
       for (let i = 0; i < 12; i++) {

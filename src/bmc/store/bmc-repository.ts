@@ -175,12 +175,13 @@ export class BmcRepository {
     return rows.map((row) => recordFromRow(BMC_JOBS, row));
   }
 
-  /** The newest job of each of these BMCs. */
+  /** Each BMC's last job: its active one if any (one at most), else the newest. */
   async lastJobs(bmcIds: string[]): Promise<Map<string, JobRecord>> {
     if (bmcIds.length === 0) return new Map();
     const rows = await this.ex.query(
       `SELECT DISTINCT ON (bmc_id) ${SQL.selectJobs.slice('SELECT '.length)}
-       WHERE bmc_id = ANY($1::uuid[]) ORDER BY bmc_id, created_at DESC, id`,
+       WHERE bmc_id = ANY($1::uuid[])
+       ORDER BY bmc_id, (state IN ('queued', 'running')) DESC, created_at DESC, id`,
       [bmcIds],
     );
     return new Map(rows.map((row) => recordFromRow(BMC_JOBS, row)).map((j) => [j.bmcId, j]));
