@@ -195,6 +195,9 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console: the BMCs
     await page.waitForSelector('#bmc-inventory .mac');
     expect(await page.$$eval('#bmc-inventory .mac', (els) => els.map((e) => e.textContent))).toEqual(MACS);
     expect(await text(page, '#bmc-summary')).toContain(good.rootUrl);
+    const added = (await (await aio.call('GET', `${BMCS}/node-1`)).json()) as { id: string; infra_env_id: string };
+    expect(added).toMatchObject({ id, infra_env_id: infraEnvId });
+    expect(await text(page, '#bmc-summary code')).toBe(id);
     expect(await page.$eval('#bmc-summary [data-tls]', (e) => e.getAttribute('data-tls'))).toBe('system');
     // the password: nowhere in the page or the tab's storage
     expect(await page.content()).not.toContain(PASSWORD);
