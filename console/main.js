@@ -4,6 +4,9 @@
 // handed to BMCs and hosts). Each view renders into <main> and returns a stop function the
 // router calls when the person leaves it. Does NOT: talk to the API beyond the sign-in check.
 import { ApiError, call, setToken, token } from './api.js';
+import { renderBmc } from './page-bmc.js';
+import { renderBmcForm } from './page-bmc-form.js';
+import { renderBmcs } from './page-bmcs.js';
 import { h, notice, replace } from './dom.js';
 import { renderEvents } from './page-events.js';
 import { renderHosts } from './page-hosts.js';
@@ -29,6 +32,9 @@ const ROUTES = [
   [new RegExp(`^/infra-envs/${ID}/hosts$`), (m) => renderHosts(main, m[1])],
   [/^\/events$/, (_m, query) => renderEvents(main, query)],
   [/^\/images$/, () => renderImages(main)],
+  [/^\/bmcs\/?$/, (_m, query) => renderBmcs(main, query)],
+  [/^\/bmcs\/new$/, (_m, query) => renderBmcForm(main, query)],
+  [new RegExp(`^/bmcs/${ID}$`), (m) => renderBmc(main, m[1])],
 ];
 
 function route() {
