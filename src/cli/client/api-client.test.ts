@@ -10,7 +10,7 @@ import { errorBody } from '../../core/http/error-handler.js';
 import { parseArgs } from '../args.js';
 import { readArgs, verbSpec } from '../options.js';
 import { CliError, type CliIo } from '../verb.js';
-import { ApiClient, CLIENT_OPTIONS, DEFAULT_URL } from './api-client.js';
+import { ApiClient, CLIENT_OPTIONS, DEFAULT_URL, NO_TOKEN_HINT } from './api-client.js';
 
 const SPEC = verbSpec('bootsmith test', '', CLIENT_OPTIONS, {});
 const io = (env: NodeJS.ProcessEnv): CliIo => ({ env }) as CliIo;
@@ -95,6 +95,7 @@ describe('ApiClient.call against a loopback server', () => {
         else if (req.url!.endsWith('/gone')) send(204, '');
         else if (req.url!.endsWith('/missing')) send(404, JSON.stringify(errorBody(404, 'infra-env not found')));
         else if (req.url!.endsWith('/forbidden')) send(403, JSON.stringify(errorBody(403, 'not yours')));
+        else if (req.url!.endsWith('/unauthorized')) send(401, JSON.stringify(errorBody(401, 'credential required')));
         else send(502, 'Bad Gateway from a proxy', 'text/plain');
       });
     });
@@ -136,6 +137,16 @@ describe('ApiClient.call against a loopback server', () => {
     ],
   ])('an error answer becomes one line: %s', async (_name, path, reason) => {
     await expect(new ApiClient(base, 'secret-token').call('GET', path)).rejects.toThrow(`${base}: ${reason}`);
+  });
+
+  it('a 401 to a call without a token says where the admin token is; with one it does not', async () => {
+    await expect(new ApiClient(base, undefined).call('GET', '/unauthorized')).rejects.toThrow(
+      `${base}: GET /api/assisted-install/v2/unauthorized: 401 credential required (${NO_TOKEN_HINT})`,
+    );
+    const withToken = await new ApiClient(base, 'wrong').call('GET', '/unauthorized').catch((e: unknown) => e);
+    expect((withToken as Error).message).toBe(
+      `${base}: GET /api/assisted-install/v2/unauthorized: 401 credential required`,
+    );
   });
 
   it('a service that is not there: one line naming the request and the cause', async () => {

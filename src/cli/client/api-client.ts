@@ -12,6 +12,11 @@ export const DEFAULT_URL = 'http://127.0.0.1:8080';
 /** One API call: the service answers in milliseconds; a minute means it is stuck. */
 export const REQUEST_TIMEOUT_MS = 60_000;
 
+/** What a 401 without a token says: where the token of a service started with the defaults is. */
+export const NO_TOKEN_HINT =
+  'no token given: pass --token or set BOOTSMITH_TOKEN, e.g. BOOTSMITH_TOKEN=$(cat data/auth/admin-token) ' +
+  "in the directory the service was started from (its DATA_DIR's auth/admin-token)";
+
 export const CLIENT_OPTIONS = {
   url: valueOption({ long: 'url', value: 'URL', help: `the service [default: $BOOTSMITH_URL or ${DEFAULT_URL}]` }),
   token: valueOption({ long: 'token', value: 'TOKEN', help: 'API token [default: $BOOTSMITH_TOKEN]' }),
@@ -88,7 +93,8 @@ export class ApiClient {
       } catch {
         // not JSON: keep the text
       }
-      throw new ApiCallError(this.baseUrl, `${what}: ${response.status} ${reason}`, response.status, reason);
+      const hint = response.status === 401 && !this.token ? ` (${NO_TOKEN_HINT})` : '';
+      throw new ApiCallError(this.baseUrl, `${what}: ${response.status} ${reason}${hint}`, response.status, reason);
     }
     if (text.length === 0) return undefined as T;
     return JSON.parse(text) as T;
