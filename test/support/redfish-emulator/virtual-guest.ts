@@ -20,6 +20,8 @@ export interface VirtualGuestOptions {
   ca?: string;
   read?: CurlReadOptions;
   requestTimeoutMs?: number;
+  /** Source address of its requests (e.g. 127.0.0.N: one address per BMC, as on a real network). */
+  localAddress?: string;
 }
 
 export interface VirtualBoot {
@@ -46,7 +48,15 @@ export class VirtualGuest implements EmulatedGuest {
   private readonly options: VirtualGuestOptions;
   readonly boots: VirtualBoot[] = [];
   /** Every request the guest made: HEAD at insert, GETs while booting. */
-  readonly requests: { method: string; url: string; range?: string; status?: number; error?: string }[] = [];
+  readonly requests: {
+    method: string;
+    url: string;
+    range?: string;
+    status?: number;
+    error?: string;
+    /** From sending the request to the end of the body. */
+    ms?: number;
+  }[] = [];
   private current: Promise<void> = Promise.resolve();
   private generation = 0;
 
@@ -155,6 +165,7 @@ export class VirtualGuest implements EmulatedGuest {
     const entry: (typeof this.requests)[number] = { method, url, ...(range ? { range } : {}) };
     this.requests.push(entry);
     const timeoutMs = this.options.requestTimeoutMs ?? CURL_REQUEST_TIMEOUT_MS;
+    const started = performance.now();
     return new Promise<Answer>((resolve, reject) => {
       const target = new URL(url);
       const client = target.protocol === 'https:' ? https : http;
@@ -164,6 +175,7 @@ export class VirtualGuest implements EmulatedGuest {
           method,
           agent: false,
           headers: range ? { Range: range } : {},
+          ...(this.options.localAddress ? { localAddress: this.options.localAddress } : {}),
           ...(target.protocol === 'https:' && this.options.ca ? { ca: this.options.ca } : {}),
         },
         (res) => {
@@ -171,6 +183,7 @@ export class VirtualGuest implements EmulatedGuest {
           res.on('data', (chunk: Buffer) => (bytes += chunk.length));
           res.on('end', () => {
             entry.status = res.statusCode ?? 0;
+            entry.ms = performance.now() - started;
             resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes });
           });
           res.on('error', reject);
