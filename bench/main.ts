@@ -39,6 +39,8 @@ const USAGE = `usage: node bench/run.mjs [options]            (npm run bench -- 
   --guests N             workload 9: qemu guests behind emulated BMCs (default 8)
   --bmcs N               workload 10: emulated BMCs with virtual guests (default 200; smoke 8)
   --bmc-profiles a,b     emulator profiles mixed over workload 9's guests (default all eight)
+  --bmc-connection-per-read  workload 10's guests open a connection per range read (default:
+                         one keep-alive connection per boot, as qemu's curl driver)
   --size-mib N           base ISO size in MiB: an incompressible random rootfs of N MiB
                          (default 1024; the ISO is ~1 MiB larger)
   --sparse               sparse zero padding instead of the random rootfs (flatters a
@@ -111,6 +113,7 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
     bmcs: smoke ? 8 : 200,
     bmcProfiles: [...QEMU_FLEET_PROFILES],
     bmcProfilesVirtual: [...VIRTUAL_FLEET_PROFILES],
+    bmcConnectionPerRead: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -135,6 +138,9 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
         break;
       case '--bmcs':
         o.bmcs = Math.max(1, int());
+        break;
+      case '--bmc-connection-per-read':
+        o.bmcConnectionPerRead = true;
         break;
       case '--bmc-profiles':
         o.bmcProfiles = value().split(',').filter(Boolean);
@@ -422,6 +428,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         bmcs: options.bmcs,
         bmcProfiles: options.bmcProfiles,
         bmcProfilesVirtual: options.bmcProfilesVirtual,
+        bmcConnectionPerRead: options.bmcConnectionPerRead,
       },
       background,
       figures,

@@ -158,11 +158,32 @@ export async function runCli(
   return { ...r, seconds: (performance.now() - t0) / 1000 };
 }
 
-/** CPU seconds of the service: its Node process, and with its embedded PostgreSQL's processes. */
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ). */
+const CLOCK_TICKS = 100;
+
+/**
+ * utime + stime + cutime + cstime of one process: its own CPU and that of its children it has
+ * reaped (PostgreSQL's postmaster reaps the backends that come and go), 0 when it is gone.
+ */
+function cpuWithReapedChildren(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // f[0] is field 3 (state): utime, stime, cutime, cstime are fields 14–17
+    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU seconds of the service: its Node process, and with its embedded PostgreSQL (every process
+ * of the tree alive now, plus the children they reaped: backends that exited meanwhile count too).
+ */
 export function serviceCpu(service: Bootsmith): { node: number; tree: number } {
   return {
     node: cpuSeconds(service.pid),
-    tree: processTree(service.pid).reduce((sum, pid) => sum + cpuSeconds(pid), 0),
+    tree: processTree(service.pid).reduce((sum, pid) => sum + cpuWithReapedChildren(pid), 0),
   };
 }
 

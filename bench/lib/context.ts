@@ -48,6 +48,8 @@ export interface Options {
   /** Emulator profiles mixed over workload 9's guests and workload 10's BMCs. */
   bmcProfiles: string[];
   bmcProfilesVirtual: string[];
+  /** Workload 10: a new connection per range read instead of qemu's one keep-alive connection per boot. */
+  bmcConnectionPerRead: boolean;
 }
 
 export interface Context {

@@ -125,6 +125,7 @@ export async function bmcFleetVirtual(ctx: Context): Promise<Figure[]> {
           uuid: randomUUID(),
           read: { extents: iso.bootExtents },
           localAddress: fleetAddress(i),
+          keepAlive: !o.bmcConnectionPerRead,
         }),
       );
     }
@@ -192,7 +193,12 @@ export async function bmcFleetVirtual(ctx: Context): Promise<Figure[]> {
     // plain ISO file): the range path's ratio, as the other range workloads measure it.
     const replay = async (url: string, serverCpu: () => number) => {
       const guests = fleet.map(
-        (_f, i) => new VirtualGuest({ read: { extents: iso.bootExtents }, localAddress: fleetAddress(i) }),
+        (_f, i) =>
+          new VirtualGuest({
+            read: { extents: iso.bootExtents },
+            localAddress: fleetAddress(i),
+            keepAlive: !o.bmcConnectionPerRead,
+          }),
       );
       for (const g of guests) await g.insertMedia(url);
       const c0 = serverCpu();
@@ -241,6 +247,7 @@ export async function bmcFleetVirtual(ctx: Context): Promise<Figure[]> {
     const firstReadAfter = (first - t0) / 1000;
     const details = {
       bmcs: n,
+      connections: o.bmcConnectionPerRead ? 'one per range read' : 'one keep-alive connection per boot (qemu curl)',
       profiles: o.bmcProfilesVirtual,
       readPlan: { ranges: plan.length, bytes: planBytes, extents: iso.bootExtents, iso: iso.path, isoBytes: iso.size },
       cliExitCode: boot.code,

@@ -44,6 +44,8 @@ export async function startVirtualBmc(options: {
   read?: CurlReadOptions;
   /** Source address of the guest's reads (one per BMC, as on a real network). */
   localAddress?: string;
+  /** A boot's reads on one keep-alive connection, as qemu's curl driver (default: one per read). */
+  keepAlive?: boolean;
 }): Promise<{ bmc: EmulatedBmc; guest: VirtualGuest }> {
   const read = options.read ?? (options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : undefined);
   const guest = new VirtualGuest({
@@ -51,6 +53,7 @@ export async function startVirtualBmc(options: {
     ...(options.imageCa ? { ca: options.imageCa } : {}),
     ...(read ? { read } : {}),
     ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+    ...(options.keepAlive ? { keepAlive: true } : {}),
   });
   const bmc = await startEmulatedBmc({
     name: options.name,
