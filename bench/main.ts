@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chartSvg } from './lib/chart.js';
 import { type Context, makeStarter, type Options } from './lib/context.js';
+import { bootableIso } from './lib/bmc-fleet.js';
 import { baseIso, type BaseIso, REAL_ROOTFS_MIB_MAX } from './lib/iso.js';
 import { stopAll } from './lib/proc.js';
 import { type Figure, markdownTable, table } from './lib/report.js';
@@ -21,6 +22,8 @@ import { freshFirstByte } from './workloads/fresh-first-byte.js';
 import { heartbeatRate } from './workloads/heartbeat.js';
 import { https } from './workloads/https.js';
 import { memory } from './workloads/memory.js';
+import { bmcFleetQemu, QEMU_FLEET_PROFILES } from './workloads/bmc-fleet-qemu.js';
+import { bmcFleetVirtual, VIRTUAL_FLEET_PROFILES } from './workloads/bmc-fleet-virtual.js';
 import { type Pair, startPair, stopPair } from './workloads/pair.js';
 import { rangeStorm } from './workloads/range-storm.js';
 import { startup } from './workloads/startup.js';
@@ -30,7 +33,14 @@ const USAGE = `usage: node bench/run.mjs [options]            (npm run bench -- 
   --smoke                a ~10 s-of-load variant for CI (64 MiB ISO, 1 repeat, short phases)
   --only 1,2,...         workloads to run (1 download, 2 range storm, 3 fresh first byte,
                          4 memory, 5 upstream economy, 6 heartbeat, 7 start and idle memory,
-                         8 HTTPS download and range storm against nginx with ssl); default all
+                         8 HTTPS download and range storm against nginx with ssl,
+                         9 bmc-fleet-qemu, 10 bmc-fleet-virtual; names work too); default all
+                         (--smoke: all but 9, which boots qemu guests)
+  --guests N             workload 9: qemu guests behind emulated BMCs (default 8)
+  --bmcs N               workload 10: emulated BMCs with virtual guests (default 200; smoke 8)
+  --bmc-profiles a,b     emulator profiles mixed over workload 9's guests (default all eight)
+  --bmc-connection-per-read  workload 10's guests open a connection per range read (default:
+                         one keep-alive connection per boot, as qemu's curl driver)
   --size-mib N           base ISO size in MiB: an incompressible random rootfs of N MiB
                          (default 1024; the ISO is ~1 MiB larger)
   --sparse               sparse zero padding instead of the random rootfs (flatters a
@@ -57,11 +67,20 @@ const USAGE = `usage: node bench/run.mjs [options]            (npm run bench -- 
   --no-write             print only
   --keep                 keep the run directory (logs, nginx config) in bench/work`;
 
+/** Workloads that also answer to a name in `--only`. */
+const WORKLOAD_NAMES: Readonly<Record<string, number>> = { 'bmc-fleet-qemu': 9, 'bmc-fleet-virtual': 10 };
+
+function workloadNumber(text: string): number {
+  const n = WORKLOAD_NAMES[text] ?? Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 10) throw new Error(`--only: no workload ${text}`);
+  return n;
+}
+
 function parseOptions(argv: readonly string[], benchDir: string): Options | string {
   const smoke = argv.includes('--smoke');
   const o: Options = {
     smoke,
-    only: new Set([1, 2, 3, 4, 5, 6, 7, 8]),
+    only: new Set(smoke ? [1, 2, 3, 4, 5, 6, 7, 8, 10] : [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
     sizeMiB: smoke ? 64 : 1024,
     bigSizeMiB: 0, // resolved below: it depends on --sparse
     sparse: false,
@@ -90,6 +109,11 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
     workDir: path.join(benchDir, 'work'),
     keep: false,
     write: true,
+    guests: 8,
+    bmcs: smoke ? 8 : 200,
+    bmcProfiles: [...QEMU_FLEET_PROFILES],
+    bmcProfilesVirtual: [...VIRTUAL_FLEET_PROFILES],
+    bmcConnectionPerRead: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -107,7 +131,19 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
       case '--smoke':
         break;
       case '--only':
-        o.only = new Set(value().split(',').map(Number));
+        o.only = new Set(value().split(',').map(workloadNumber));
+        break;
+      case '--guests':
+        o.guests = Math.max(1, int());
+        break;
+      case '--bmcs':
+        o.bmcs = Math.max(1, int());
+        break;
+      case '--bmc-connection-per-read':
+        o.bmcConnectionPerRead = true;
+        break;
+      case '--bmc-profiles':
+        o.bmcProfiles = value().split(',').filter(Boolean);
         break;
       case '--size-mib':
         o.sizeMiB = int();
@@ -212,7 +248,7 @@ function chartMeta(r: ResultsFile): { title: string; subtitle: string } {
   return {
     title: `bootsmith vs nginx, same run — ${r.date}${r.mode === 'smoke' ? ' (smoke)' : ''}`,
     subtitle:
-      `${gib} GiB CoreOS-style ISO (${r.iso.kind === 'real' ? 'random rootfs' : 'sparse'}) · ${r.machine?.cpus ?? os.cpus().length} × ${r.machine?.cpuModel ?? ''} · node ${process.version} · ` +
+      `${gib} GiB CoreOS-style ISO (${r.iso.kind === 'real' ? 'random rootfs' : r.iso.kind === 'bootable' ? 'bootable fixture' : 'sparse'}) · ${r.machine?.cpus ?? os.cpus().length} × ${r.machine?.cpuModel ?? ''} · node ${process.version} · ` +
       `nginx ${r.machine?.nginx ?? ''} (${r.settings.nginxWorkers} worker${r.settings.nginxSendfile === false ? ', sendfile off' : ''}) · ${r.settings.repeats} repeat(s)`,
   };
 }
@@ -278,7 +314,10 @@ export async function main(argv: readonly string[]): Promise<number> {
       `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, node ${machine.node}, nginx ${machine.nginx}, wrk ${machine.wrk}`,
     );
     const kind = options.sparse ? 'sparse' : 'real';
-    const base = await baseIso(repoRoot, options.workDir, options.sizeMiB, serviceMain, log, kind);
+    // workloads 9 and 10 serve the bootable fixture: a run of only those builds no large base
+    const base = [1, 2, 3, 4, 5, 6, 7, 8].some((n) => options.only.has(n))
+      ? await baseIso(repoRoot, options.workDir, options.sizeMiB, serviceMain, log, kind)
+      : (await bootableIso(repoRoot, serviceMain, log)).base;
     const profileDir = options.cpuProf ? path.join(options.workDir, 'profiles', stamp(started)) : undefined;
     const partial = {
       options,
@@ -331,6 +370,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     await step(6, 'agent heartbeat rate', () => heartbeatRate(c));
     await step(7, 'start and idle memory', () => startup(c));
     await step(8, 'HTTPS download and range storm', () => https(c));
+    await step(9, 'bmc-fleet-qemu', () => bmcFleetQemu(c));
+    await step(10, 'bmc-fleet-virtual', () => bmcFleetVirtual(c));
   } catch (err) {
     failures.push({ workload: 'setup', error: (err as Error).stack ?? String(err) });
     log(`FAILED: ${(err as Error).stack ?? String(err)}`);
@@ -383,6 +424,11 @@ export async function main(argv: readonly string[]): Promise<number> {
         heartbeatSeconds: options.heartbeatSeconds,
         seed: options.seed,
         cpuProfiling: options.cpuProf,
+        guests: options.guests,
+        bmcs: options.bmcs,
+        bmcProfiles: options.bmcProfiles,
+        bmcProfilesVirtual: options.bmcProfilesVirtual,
+        bmcConnectionPerRead: options.bmcConnectionPerRead,
       },
       background,
       figures,

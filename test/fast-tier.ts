@@ -119,4 +119,5 @@ export const FAST_TESTS: readonly string[] = [
   'test/packaging/dockerfile.test.ts',
   'test/packaging/kubernetes-manifests.test.ts',
   'test/packaging/test-tiers.test.ts',
+  'test/support/redfish-emulator/curl-read-plan.test.ts',
 ];

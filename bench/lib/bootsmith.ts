@@ -1,12 +1,14 @@
 // One bootsmith process under test, started from the built CLI exactly as it is deployed
 // (`node dist/src/cli/main.js serve`, configuration in the environment), plus the few API
 // calls the workloads need (InfraEnvs, host registration) and a /metrics reader.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { cpuSeconds, sleep, start, type Started, stop } from './proc.js';
 
 const API = '/api/assisted-install/v2';
+/** MAX_CONCURRENT_REQUESTS's default (README configuration table). */
+const MAX_CONCURRENT_REQUESTS_DEFAULT = 400;
 export const PULL_SECRET = JSON.stringify({
   auths: { 'quay.io': { auth: Buffer.from('bench:bench').toString('base64'), email: 'bench@example.com' } },
 });
@@ -28,6 +30,10 @@ export interface BootsmithOptions {
    * calls (health, API, metrics) go to a plain HTTP_LISTEN_PORT with HTTP_ROUTES=all (`controlUrl`).
    */
   tls?: { certFile: string; keyFile: string };
+  /** SERVICE_BASE_URL from the port (default: `url`), e.g. `https://10.0.2.2:<port>` for qemu guests' agents. */
+  serviceBaseUrl?: (port: number) => string;
+  /** IMAGE_SERVICE_HTTP_BASE_URL from the plain port (with `tls`). */
+  httpBaseUrl?: (plainPort: number) => string;
 }
 
 export interface InfraEnv {
@@ -56,6 +62,13 @@ export class Bootsmith {
     readonly controlUrl: string = url,
   ) {}
 
+  /** The admin token with AUTH_TYPE=local (read from DATA_DIR/auth/admin-token once it is ready). */
+  adminToken: string | undefined;
+
+  private authHeaders(): Record<string, string> {
+    return this.adminToken ? { Authorization: `Bearer ${this.adminToken}` } : {};
+  }
+
   get pid(): number {
     return this.process.pid;
   }
@@ -73,8 +86,13 @@ export class Bootsmith {
       LISTEN_ADDRESS: '127.0.0.1',
       DATA_DIR: options.dataDir,
       AUTH_TYPE: 'none',
+      // The load generators (wrk, curl) are one client address, 127.0.0.1: the default share of
+      // one address (32 artifact requests in flight) would refuse most of a 64-connection storm,
+      // which is a test of that cap, not of serving. The README's setting for one address that
+      // stands for many (a balancer): the global cap, here its default.
+      MAX_CONCURRENT_REQUESTS_PER_ADDRESS: String(MAX_CONCURRENT_REQUESTS_DEFAULT),
       IMAGE_SERVICE_BASE_URL: url,
-      SERVICE_BASE_URL: url,
+      SERVICE_BASE_URL: options.serviceBaseUrl ? options.serviceBaseUrl(port) : url,
       OS_IMAGES: JSON.stringify([
         {
           openshift_version: '4.17',
@@ -89,6 +107,7 @@ export class Bootsmith {
             HTTPS_KEY_FILE: options.tls.keyFile,
             HTTP_LISTEN_PORT: String(plainPort),
             HTTP_ROUTES: 'all',
+            ...(options.httpBaseUrl ? { IMAGE_SERVICE_HTTP_BASE_URL: options.httpBaseUrl(plainPort!) } : {}),
           }
         : {}),
       ...options.env,
@@ -116,6 +135,8 @@ export class Bootsmith {
         throw new Error(`bootsmith did not become ready within 180 s; see ${options.logFile}`);
       }
     }
+    if (env.AUTH_TYPE === 'local')
+      service.adminToken = readFileSync(`${options.dataDir}/auth/admin-token`, 'utf8').trim();
     return service;
   }
 
@@ -127,10 +148,10 @@ export class Bootsmith {
     return cpuSeconds(this.pid);
   }
 
-  async api<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const r = await fetch(this.controlUrl + API + path, {
+  async api<T>(method: string, path: string, body?: unknown, prefix: string = API): Promise<T> {
+    const r = await fetch(this.controlUrl + prefix + path, {
       method,
-      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      headers: { ...this.authHeaders(), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await r.text();
@@ -156,7 +177,7 @@ export class Bootsmith {
 
   /** Sum of the samples of `name` whose labels contain every given label pair. */
   async metric(name: string, labels: Record<string, string> = {}): Promise<number> {
-    const text = await (await fetch(`${this.controlUrl}/metrics`)).text();
+    const text = await (await fetch(`${this.controlUrl}/metrics`, { headers: this.authHeaders() })).text();
     return sumMetric(text, name, labels);
   }
 }

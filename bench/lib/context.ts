@@ -41,6 +41,15 @@ export interface Options {
   workDir: string;
   keep: boolean;
   write: boolean;
+  /** Workload 9: qemu guests behind emulated BMCs (`--guests`). */
+  guests: number;
+  /** Workload 10: emulated BMCs with virtual guests (`--bmcs`). */
+  bmcs: number;
+  /** Emulator profiles mixed over workload 9's guests and workload 10's BMCs. */
+  bmcProfiles: string[];
+  bmcProfilesVirtual: string[];
+  /** Workload 10: a new connection per range read instead of qemu's one keep-alive connection per boot. */
+  bmcConnectionPerRead: boolean;
 }
 
 export interface Context {

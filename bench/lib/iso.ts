@@ -19,8 +19,11 @@ export interface IsoLayout {
 /** build-live-iso.sh's `--rootfs-mib` limit: ISO 9660 level 1 keeps one file below 4 GiB. */
 export const REAL_ROOTFS_MIB_MAX = 4000;
 
-/** `real`: random-filled rootfs (default); `sparse`: zero padding punched into holes. */
-export type IsoKind = 'real' | 'sparse';
+/**
+ * `real`: random-filled rootfs (default); `sparse`: zero padding punched into holes; `bootable`:
+ * the e2e's bootable fixture (fixtures/build-bootable-iso.sh), the base of the BMC fleet workloads.
+ */
+export type IsoKind = 'real' | 'sparse' | 'bootable';
 
 export interface BaseIso {
   path: string;

@@ -1,7 +1,7 @@
 // The Redfish BMC emulator (test support), as a library: emulated BMCs on loopback with TLS, in
 // front of real qemu guests (qemu-guest.ts) or virtual ones that read the ISO like qemu's curl
 // driver (virtual-guest.ts). See README.md for the profiles, the faults and the standalone script.
-export { curlReadPlan, CURL_READAHEAD_BYTES, type ReadRange } from './curl-read-plan.js';
+export { curlReadPlan, CURL_READAHEAD_BYTES, type CurlReadOptions, type ReadRange } from './curl-read-plan.js';
 export type { Faults, RequestMatch } from './faults.js';
 export { type EmulatedGuest, GuestMediaError, type GuestPower } from './guest.js';
 export { type BootRecord, BmcModel, type SlotState } from './handler.js';
@@ -12,6 +12,7 @@ export { type EmulatedBmc, type EmulatedBmcOptions, type RequestRecord, startEmu
 export { makeTestCertificates, type TestCertificates } from './test-ca.js';
 export { type VirtualBoot, VirtualGuest, type VirtualGuestOptions } from './virtual-guest.js';
 
+import type { CurlReadOptions } from './curl-read-plan.js';
 import type { Faults } from './faults.js';
 import type { GuestPower } from './guest.js';
 import { type EmulatedBmc, startEmulatedBmc } from './server.js';
@@ -39,11 +40,20 @@ export async function startVirtualBmc(options: {
   uuid?: string;
   faults?: Faults;
   maxBytes?: number;
+  /** How the guest reads at a boot from CD (overrides `maxBytes`). */
+  read?: CurlReadOptions;
+  /** Source address of the guest's reads (one per BMC, as on a real network). */
+  localAddress?: string;
+  /** A boot's reads on one keep-alive connection, as qemu's curl driver (default: one per read). */
+  keepAlive?: boolean;
 }): Promise<{ bmc: EmulatedBmc; guest: VirtualGuest }> {
+  const read = options.read ?? (options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : undefined);
   const guest = new VirtualGuest({
     initialPower: options.initialPower ?? 'Off',
     ...(options.imageCa ? { ca: options.imageCa } : {}),
-    ...(options.maxBytes !== undefined ? { read: { maxBytes: options.maxBytes } } : {}),
+    ...(read ? { read } : {}),
+    ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+    ...(options.keepAlive ? { keepAlive: true } : {}),
   });
   const bmc = await startEmulatedBmc({
     name: options.name,

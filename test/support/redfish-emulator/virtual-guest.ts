@@ -20,6 +20,14 @@ export interface VirtualGuestOptions {
   ca?: string;
   read?: CurlReadOptions;
   requestTimeoutMs?: number;
+  /** Source address of its requests (e.g. 127.0.0.N: one address per BMC, as on a real network). */
+  localAddress?: string;
+  /**
+   * A boot's GETs reuse one keep-alive connection, as qemu's curl driver does (block/curl.c keeps
+   * its easy handles, and libcurl their connections, between reads). Default: a new connection
+   * per read.
+   */
+  keepAlive?: boolean;
 }
 
 export interface VirtualBoot {
@@ -46,7 +54,15 @@ export class VirtualGuest implements EmulatedGuest {
   private readonly options: VirtualGuestOptions;
   readonly boots: VirtualBoot[] = [];
   /** Every request the guest made: HEAD at insert, GETs while booting. */
-  readonly requests: { method: string; url: string; range?: string; status?: number; error?: string }[] = [];
+  readonly requests: {
+    method: string;
+    url: string;
+    range?: string;
+    status?: number;
+    error?: string;
+    /** From sending the request to the end of the body. */
+    ms?: number;
+  }[] = [];
   private current: Promise<void> = Promise.resolve();
   private generation = 0;
 
@@ -134,9 +150,28 @@ export class VirtualGuest implements EmulatedGuest {
   }
 
   private async readAll(url: string, plan: ReadRange[], record: VirtualBoot, generation: number): Promise<void> {
+    const agent = this.options.keepAlive
+      ? new (url.startsWith('https:') ? https.Agent : http.Agent)({ keepAlive: true, maxSockets: 1 })
+      : undefined;
+    try {
+      await this.readPlan(url, plan, record, generation, agent);
+    } finally {
+      agent?.destroy();
+    }
+  }
+
+  private async readPlan(
+    url: string,
+    plan: ReadRange[],
+    record: VirtualBoot,
+    generation: number,
+    agent: http.Agent | undefined,
+  ): Promise<void> {
     for (const range of plan) {
       if (generation !== this.generation) return; // powered off or reset meanwhile
-      const answer = await this.request('GET', url, `bytes=${range.start}-${range.end}`).catch((err: Error) => err);
+      const answer = await this.request('GET', url, `bytes=${range.start}-${range.end}`, agent).catch(
+        (err: Error) => err,
+      );
       record.requests++;
       if (answer instanceof Error) {
         record.error = answer.message;
@@ -151,10 +186,11 @@ export class VirtualGuest implements EmulatedGuest {
     record.done = true;
   }
 
-  private request(method: string, url: string, range: string | undefined): Promise<Answer> {
+  private request(method: string, url: string, range: string | undefined, agent?: http.Agent): Promise<Answer> {
     const entry: (typeof this.requests)[number] = { method, url, ...(range ? { range } : {}) };
     this.requests.push(entry);
     const timeoutMs = this.options.requestTimeoutMs ?? CURL_REQUEST_TIMEOUT_MS;
+    const started = performance.now();
     return new Promise<Answer>((resolve, reject) => {
       const target = new URL(url);
       const client = target.protocol === 'https:' ? https : http;
@@ -162,8 +198,9 @@ export class VirtualGuest implements EmulatedGuest {
         target,
         {
           method,
-          agent: false,
+          agent: agent ?? false,
           headers: range ? { Range: range } : {},
+          ...(this.options.localAddress ? { localAddress: this.options.localAddress } : {}),
           ...(target.protocol === 'https:' && this.options.ca ? { ca: this.options.ca } : {}),
         },
         (res) => {
@@ -171,6 +208,7 @@ export class VirtualGuest implements EmulatedGuest {
           res.on('data', (chunk: Buffer) => (bytes += chunk.length));
           res.on('end', () => {
             entry.status = res.statusCode ?? 0;
+            entry.ms = performance.now() - started;
             resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes });
           });
           res.on('error', reject);
