@@ -4,9 +4,10 @@
 // stopping replica hands its jobs over at once; a job found with a power call in flight fails
 // instead of restarting the host twice; an interrupted idempotent step runs again; a wrong
 // password, a BMC that never completes TLS and a refused port each fail their job alone with the
-// reason, within the bound the issue sets (60 s), on the real path; no password anywhere.
-import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+// reason, within the bound the issue sets (60 s), on the real path; no password anywhere; a replica
+// whose credentials key is not the database's claims nothing.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -219,6 +220,24 @@ describe('BMC job engine (PostgreSQL, emulated BMCs)', () => {
     // each BMC saw one discovery: the same number of requests as a lone refresh makes
     const counts = bmcs.slice(-8).map((b) => b.requests.length);
     expect(new Set(counts).size).toBe(1);
+  });
+
+  it('a replica whose credentials key is not the recorded one claims no job; one with the key runs it', async () => {
+    const queuing = side({ runJobs: false });
+    const { bmc } = await emulated('other-key-1');
+    const view = await add(queuing, 'other-key-1', bmc.rootUrl);
+    const otherKey = path.join(dir, 'other.key');
+    await writeFile(otherKey, randomBytes(32).toString('base64'));
+    side({ owner: 'replica-other-key' }, { bmcCredentialsKeyFile: otherKey });
+    await until('the refusal to claim in the log', 10_000, async () =>
+      logs.some((l) => l.includes('not claiming jobs on this replica')) ? true : undefined,
+    );
+    await new Promise((r) => setTimeout(r, 500)); // ten more claim rounds
+    expect(await job(view.last_job!.id)).toMatchObject({ state: 'queued', claims: 0 });
+    expect(logs.filter((l) => l.includes('not claiming jobs on this replica'))).toHaveLength(1);
+    side({ owner: 'replica-right-key' });
+    const done = await finished(view.last_job!.id);
+    expect(done).toMatchObject({ state: 'succeeded', claims: 1, leaseOwner: null });
   });
 
   it('a job found with a reset in flight fails with the reason; an interrupted eject runs again', async () => {

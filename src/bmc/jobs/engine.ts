@@ -5,6 +5,10 @@
 // `FOR UPDATE SKIP LOCKED` with a lease, every write is guarded by the lease owner
 // (store/bmc-repository.ts).
 //
+// A replica whose credentials key does not open (another key than the one the database records,
+// an unreadable key file) claims nothing: its runners could only fail the jobs, which a replica
+// with the right key runs instead; it logs why at warn, once a minute at most.
+//
 // Stopping (SIGTERM drain): no new claims; every runner stops at its next step boundary (a
 // Redfish call in flight ends under its own timeouts, STOP_WAIT_MS at most), and the jobs still
 // held are released at once, so another replica resumes them without waiting for the lease.
@@ -15,6 +19,9 @@ import type { Logger } from 'pino';
 import type { BmcRepository } from '../store/bmc-repository.js';
 import { type JobDeps, JobRunner } from './job-runner.js';
 import { CLAIM_INTERVAL_MS, STOP_WAIT_MS } from './limits.js';
+
+/** How often a replica whose key does not open says so. */
+const KEY_WARN_INTERVAL_MS = 60_000;
 
 export interface EngineOptions {
   repo: BmcRepository;
@@ -36,6 +43,8 @@ export class BmcJobEngine {
   private claiming: Promise<void> | undefined;
   private stopping = false;
   private stopped: Promise<void> | undefined;
+  private keyOpened = false;
+  private lastKeyWarning = -Infinity;
 
   constructor(private readonly options: EngineOptions) {
     this.owner = options.owner ?? `replica-${randomUUID()}`;
@@ -74,6 +83,7 @@ export class BmcJobEngine {
   private async claim(): Promise<void> {
     const room = this.options.maxRunning - this.runners.size;
     if (room <= 0 || this.stopping) return;
+    if (!(await this.keyOpens())) return;
     let jobs;
     try {
       jobs = await this.options.repo.claimJobs(this.owner, room, this.options.leaseMs);
@@ -97,6 +107,35 @@ export class BmcJobEngine {
         })
         .finally(() => this.runners.delete(job.id));
       this.runners.set(job.id, { runner, done });
+    }
+  }
+
+  /**
+   * Whether this replica's credentials key opens, asked only once a job waits (so a replica
+   * without BMCs creates no key file): a key the database does not record claims nothing.
+   */
+  private async keyOpens(): Promise<boolean> {
+    if (this.keyOpened) return true;
+    try {
+      if (!(await this.options.repo.hasClaimableJobs())) return false;
+    } catch (err) {
+      this.options.logger.warn({ err }, 'BMC jobs: claiming failed; trying again');
+      return false;
+    }
+    try {
+      await this.options.jobDeps.keyring.get();
+      this.keyOpened = true;
+      return true;
+    } catch (err) {
+      const now = Date.now();
+      if (now - this.lastKeyWarning >= KEY_WARN_INTERVAL_MS) {
+        this.lastKeyWarning = now;
+        this.options.logger.warn(
+          { reason: (err as Error).message },
+          'BMC jobs: not claiming jobs on this replica (its credentials key does not open)',
+        );
+      }
+      return false;
     }
   }
 

@@ -1,7 +1,8 @@
 // Two whole services (startService, as `bootsmith serve` runs) on one PostgreSQL — the embedded
 // server's, and TEST_DATABASE_URL's when set — with BMCs behind emulated BMCs whose virtual guests
 // read through whichever replica the job's URL names:
-//   - a replica with another BMC credentials key is refused, naming both key ids;
+//   - a replica with another BMC credentials key is refused, naming both key ids, and claims none
+//     of the jobs queued while it runs (the others run them all);
 //   - six boot jobs queued through one replica's API are each run exactly once (claims 1) by the
 //     two engines together, and each is followed to registration with reads served by one replica
 //     and recorded for a job the other may run;
@@ -109,6 +110,9 @@ for (const backend of backends()) {
         image_type: 'minimal-iso',
       });
       expect(env.status).toBe(201);
+      // a third replica with another key, up while the BMCs' first refreshes wait: it must claim
+      // none of them (its runners could only fail them with the key error)
+      const c = await replica('c', path.join(dir, 'other-key'));
       for (const [i, e] of emulated.entries()) {
         const added = await call<BmcView>(a, 'POST', BMCS, {
           name: `r${i}`,
@@ -119,8 +123,7 @@ for (const backend of backends()) {
         });
         expect(added.status).toBe(201);
       }
-      // a third replica with another key: its BMC operations are refused, naming both key ids
-      const c = await replica('c', path.join(dir, 'other-key'));
+      // its BMC operations are refused, naming both key ids
       const refused = await call<{ reason: string }>(c, 'POST', BMCS, {
         name: 'other',
         address: 'bmc.example',
@@ -131,14 +134,15 @@ for (const backend of backends()) {
       expect(refused.json.reason).toMatch(
         /^this service's BMC credentials key \(id [\w-]+\) is not the key the database's BMC credentials are sealed with \(id [\w-]+\): give every replica the same BMC_CREDENTIALS_KEY_FILE$/,
       );
-      await c.close();
-      services.splice(services.indexOf(c), 1);
-
-      // wait for the refreshes, then boot all six through replica a's API (a's engine is woken at once)
+      // wait for the refreshes (all run by a or b), then boot all six through replica a's API (a's
+      // engine is woken at once)
       await until('the refreshes', 30_000, async () => {
         const list = (await call<BmcView[]>(b, 'GET', BMCS)).json;
+        expect(list.filter((x) => x.state === 'error').map((x) => x.state_info)).toEqual([]);
         return list.every((x) => x.state === 'ready') ? true : undefined;
       });
+      await c.close();
+      services.splice(services.indexOf(c), 1);
       const jobs: JobView[] = [];
       for (let i = 0; i < 6; i++) {
         const q = await call<JobView>(a, 'POST', `${BMCS}/r${i}/jobs`, { action: 'boot-discovery' });

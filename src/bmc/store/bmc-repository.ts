@@ -199,6 +199,15 @@ export class BmcRepository {
     return rows.length;
   }
 
+  /** Whether any job waits for a replica (what claimJobs would take), without claiming it. */
+  async hasClaimableJobs(): Promise<boolean> {
+    const rows = await this.ex.query(
+      `SELECT 1 FROM bmc_jobs
+       WHERE state IN ('queued', 'running') AND (lease_expires_at IS NULL OR lease_expires_at < now()) LIMIT 1`,
+    );
+    return rows.length > 0;
+  }
+
   /**
    * Claims up to `limit` jobs for `owner`: queued ones, and running ones whose lease expired (their
    * replica died or stalled), oldest first. Rows another replica is claiming are skipped.
