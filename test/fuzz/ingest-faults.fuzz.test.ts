@@ -84,6 +84,30 @@ describe('ingest-faults', () => {
     return (await readdir(images).catch(() => [])).filter((f) => f.endsWith('.iso')).map((f) => path.join(images, f));
   }
 
+  /**
+   * The embedded PostgreSQL a killed `bootsmith serve` leaves running (the next start adopts or
+   * stops it; here nothing starts next): stopped before its directory is removed, or its last WAL
+   * writes race the removal (ENOTEMPTY).
+   */
+  async function stopLeftPostgres(dataDir: string): Promise<void> {
+    const pidText = await readFile(path.join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8').catch(() => '');
+    const pid = Number.parseInt(pidText.split('\n')[0] ?? '', 10);
+    if (!Number.isSafeInteger(pid) || pid <= 1) return;
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    if (!alive()) return;
+    process.kill(pid, 'SIGQUIT'); // PostgreSQL's immediate shutdown
+    const deadline = Date.now() + 10_000;
+    while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    if (alive()) process.kill(pid, 'SIGKILL');
+  }
+
   it('kill -9 during a download, then a restart: the verified file is the current version, never a mix', async () => {
     for (const [i, round] of ROUNDS.entries()) {
       const route = `/round-${i}.iso`;
@@ -149,7 +173,8 @@ describe('ingest-faults', () => {
       notes.push(
         `${round.runner}/${round.validator}${round.changes ? '/changed' : ''}: ${hits.length} requests, last ${hits.at(-1)?.range ?? 'whole object'} → ${got}`,
       );
-      await rm(dataDir, { recursive: true, force: true });
+      await stopLeftPostgres(dataDir);
+      await rm(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
     }
     expect(problems).toEqual([]);
   });
