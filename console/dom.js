@@ -111,3 +111,22 @@ export function timeElement(iso) {
 export function notice(kind, text) {
   return h('p', { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : 'status' }, text);
 }
+
+/** A labelled form control with its help text and an error line (hidden until a refusal names it). */
+export function formField(id, label, control, help) {
+  const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
+  control.id = id;
+  control.setAttribute('aria-describedby', [help ? `${id}-help` : '', `${id}-error`].filter(Boolean).join(' '));
+  return {
+    control,
+    error,
+    element: h(
+      'div',
+      { class: 'field' },
+      h('label', { for: id }, label),
+      help ? h('p', { class: 'help', id: `${id}-help` }, help) : null,
+      control,
+      error,
+    ),
+  };
+}

@@ -5,7 +5,7 @@
 // storage, cleared once the request is answered (accepted or refused). Does NOT: judge the input
 // (the API is the one judge) or wait for the BMC's first check (its page shows it live).
 import { ApiError, call, get } from './api.js';
-import { h, notice, replace } from './dom.js';
+import { formField as field, h, notice, replace } from './dom.js';
 import { infraEnvLabels } from './names.js';
 import { BMC_API, bmcFieldOf } from './bmc-parts.js';
 
@@ -14,24 +14,6 @@ const TLS_CHOICES = [
   ['ca', 'CA certificate (PEM)'],
   ['insecure', 'Insecure: do not check the certificate'],
 ];
-
-function field(id, label, control, help) {
-  const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
-  control.id = id;
-  control.setAttribute('aria-describedby', [help ? `${id}-help` : '', `${id}-error`].filter(Boolean).join(' '));
-  return {
-    control,
-    error,
-    element: h(
-      'div',
-      { class: 'field' },
-      h('label', { for: id }, label),
-      help ? h('p', { class: 'help', id: `${id}-help` }, help) : null,
-      control,
-      error,
-    ),
-  };
-}
 
 export function renderBmcForm(main, query) {
   let stopped = false;

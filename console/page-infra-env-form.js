@@ -4,7 +4,7 @@
 // named in the help, not offered); static networking has its own editor (per host: nmstate YAML
 // and MAC → interface rows, static-network-editor.js). Does NOT: validate what the API judges.
 import { ApiError, call, get } from './api.js';
-import { h, notice, replace } from './dom.js';
+import { formField as field, h, notice, replace } from './dom.js';
 import { staticNetworkEditor } from './static-network-editor.js';
 
 const ARCHITECTURES = ['x86_64', 'aarch64', 'ppc64le', 's390x'];
@@ -17,24 +17,6 @@ function kernelArgumentsOf(text) {
     .map((line) => line.trim())
     .filter((line) => line !== '')
     .map((value) => ({ operation: 'append', value }));
-}
-
-function field(id, label, control, help) {
-  const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
-  control.id = id;
-  control.setAttribute('aria-describedby', [help ? `${id}-help` : '', `${id}-error`].filter(Boolean).join(' '));
-  return {
-    control,
-    error,
-    element: h(
-      'div',
-      { class: 'field' },
-      h('label', { for: id }, label),
-      help ? h('p', { class: 'help', id: `${id}-help` }, help) : null,
-      control,
-      error,
-    ),
-  };
 }
 
 export function renderInfraEnvForm(main, id) {
