@@ -1,7 +1,16 @@
 import { Writable } from 'node:stream';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './logger.js';
-import { isCredentialName, redactText, redactUrl } from './redact.js';
+import {
+  cutMark,
+  isCredentialName,
+  MAX_REDACTED_LENGTH,
+  REDACTED,
+  redactJwts,
+  redactText,
+  redactUrl,
+} from './redact.js';
 
 const KEY = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
 
@@ -136,5 +145,98 @@ describe('opaque tokens outside the credential routes (issue 23, finding 7)', ()
     expect(redactText(`/tmp/${SHORT}/work.iso: no embedded Ignition config`)).toBe(
       '/tmp/[redacted]/work.iso: no embedded Ignition config',
     );
+  });
+});
+
+describe('bounded, linear redaction (issue 37, finding 1)', () => {
+  /** The pattern redactJwts replaces (it backtracked quadratically on many `eyJ` without dots). */
+  const JWT_PATTERN = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{8,}/g;
+  const pieces = [
+    'eyJ',
+    'eyJhbGciOi',
+    '.',
+    '..',
+    'a',
+    'Zz',
+    '0',
+    '-',
+    '_',
+    'abcdefgh',
+    '/',
+    '?',
+    ' ',
+    '%2E',
+    'é',
+    '😀',
+  ];
+
+  /** A run of 0–max base64url characters. */
+  const run = (max: number) =>
+    fc.array(fc.constantFrom('a', 'Z', '9', '-', '_'), { maxLength: max }).map((c) => c.join(''));
+  /** Near-JWTs: every part around its minimum length, `eyJ` somewhere or not, joined by one or two dots. */
+  const nearJwt = fc
+    .tuple(run(3), fc.constantFrom('eyJ', 'eyj', ''), run(6), run(6), run(10), fc.constantFrom('.', '..', '/'))
+    .map(([before, marker, first, second, third, dot]) => `${before}${marker}${first}${dot}${second}.${third}`);
+
+  it('redactJwts finds exactly what the JWT pattern matches', () => {
+    const same = (text: string): void => {
+      expect(redactJwts(text), text).toBe(text.replace(JWT_PATTERN, REDACTED));
+    };
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constantFrom(...pieces), nearJwt), { maxLength: 12 }), (parts) => {
+        same(parts.join(''));
+      }),
+      { numRuns: 10_000, seed: 37 },
+    );
+    for (const text of [
+      KEY,
+      `a${KEY}b`,
+      `x.${KEY}.${KEY}`,
+      `eyJeyJeyJ.abcd.abcdefgh`,
+      `eyJabc.abcd.abcdefgh`,
+      'eyJ'.repeat(100),
+    ])
+      same(text);
+  });
+
+  it.each([
+    ['eyJ without dots', `/x/${'eyJ'.repeat(30_000)}`, '/x/'],
+    ['a long token', `/x/${'Ab1'.repeat(30_000)}`, '/x/'],
+    ['many dots', `/x/${'eyJa.'.repeat(20_000)}`, '/x/'],
+    ['a query value', `/images/x?type=full-iso&q=${'eyJ'.repeat(30_000)}`, '/images/x?type=full-iso&q='],
+    ['unicode', `/x/${'é😀'.repeat(30_000)}`, undefined],
+  ])('cuts input over MAX_REDACTED_LENGTH before scanning it and marks the cut: %s', (_name, input, kept) => {
+    for (const redacted of [redactUrl(input), redactText(input), redactText(`no route for GET ${input}`)]) {
+      const mark = /…\[(\d+) characters cut\]$/.exec(redacted);
+      expect(mark, redacted.slice(0, 80)).not.toBeNull();
+      expect(redacted.length - mark![0].length).toBeLessThanOrEqual(MAX_REDACTED_LENGTH);
+      expect(redacted).toBe(redacted.slice(0, mark!.index) + cutMark(Number(mark![1])));
+      expect(redacted).not.toMatch(/[\uD800-\uDBFF]…/); // never half a character
+    }
+    if (kept !== undefined) expect(redactUrl(input)).toBe(kept + cutMark(input.length - kept.length));
+  });
+
+  it('never leaves a piece of a token the cut splits', () => {
+    const padding = `/x/${'a/'.repeat((MAX_REDACTED_LENGTH - 10) / 2)}`;
+    const input = `${padding}${KEY}/tail`;
+    expect(input.slice(0, MAX_REDACTED_LENGTH)).toContain('eyJ'); // the cut falls inside the key
+    for (const redacted of [redactUrl(input), redactText(input)]) {
+      expect(redacted.startsWith(padding)).toBe(true);
+      expect(redacted.slice(padding.length)).toBe(cutMark(input.length - padding.length));
+    }
+  });
+
+  it('keeps input up to the bound whole: a request target of Node’s largest head is not cut', () => {
+    const target = `/byapikey/${KEY}/${'a/'.repeat((MAX_REDACTED_LENGTH - 100) / 2)}full.iso`;
+    expect(target.length).toBeLessThanOrEqual(MAX_REDACTED_LENGTH);
+    expect(redactUrl(target)).toBe(target.replace(KEY, REDACTED));
+  });
+
+  it('a log line of a hostile string is bounded too', () => {
+    const lines: string[] = [];
+    const logger = createLogger('info', { write: (l: string) => lines.push(l) });
+    logger.info({ path: `/x/${'eyJ'.repeat(100_000)}` }, `refused ${'eyJ'.repeat(100_000)}`);
+    expect(lines[0]!.length).toBeLessThan(3 * MAX_REDACTED_LENGTH);
+    expect(lines[0]).toContain('characters cut]');
   });
 });

@@ -19,6 +19,13 @@
 //   - userinfo in absolute URLs (`https://user:pass@host/`);
 //   - log fields named like a credential (pull_secret, Authorization, Image-Token, …) at any depth.
 //
+// Every entry point reads at most MAX_REDACTED_LENGTH characters: longer input is cut before it is
+// scanned (the word the cut would split is dropped with the rest, so no part of a token is left)
+// and the answer ends with a mark saying how much was cut. The scan is linear in what it reads:
+// runs of characters are found by single-class patterns and a hand-written scanner (JWT shapes),
+// never by a pattern whose quantifiers can backtrack over each other (issue 37: a JWT regex took
+// seconds on 90 KB of `eyJ` in any client's request path, holding the event loop).
+//
 // It does not decide what is logged, and it is a second line of defence: code must not put
 // secrets into log calls in the first place. It never throws on malformed input.
 
@@ -60,8 +67,85 @@ const CREDENTIAL_NAMES = new Set([
   'privatekey',
 ]);
 
-/** A JWT (our API keys, image tokens, admin tokens) wherever it appears: in any path segment, in any text. */
-const JWT = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{8,}/g;
+/**
+ * Longest input one redaction reads, in UTF-16 code units. A request target is at most Node's
+ * header limit (16 KiB for the whole request head, `--max-http-header-size`), so no target a
+ * client can send by default is cut; error messages and stacks are far shorter. Longer input is
+ * cut before it is scanned (see cutForRedaction).
+ */
+export const MAX_REDACTED_LENGTH = 16_384;
+
+/** Ends a cut redaction: how many characters of the input were not read. */
+export function cutMark(cut: number): string {
+  return `…[${cut} characters cut]`;
+}
+
+/** A base64url character (the alphabet of JWT parts and opaque tokens). */
+function isBase64url(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2d || c === 0x5f;
+}
+
+/**
+ * `text` cut to MAX_REDACTED_LENGTH, and the mark to append to its redaction ('' when whole). The
+ * cut also drops the word it falls in (base64url characters, dots and percent escapes), so no
+ * piece of a token it splits is left for the redaction to miss.
+ */
+function cutForRedaction(text: string): { head: string; mark: string } {
+  if (text.length <= MAX_REDACTED_LENGTH) return { head: text, mark: '' };
+  let end = MAX_REDACTED_LENGTH;
+  while (end > 0 && isWordOfToken(text.charCodeAt(end - 1))) end--;
+  return { head: text.slice(0, end), mark: cutMark(text.length - end) };
+}
+
+/** Characters of a word a cut must not split: base64url, `.`, `%`, and a high surrogate (half a character). */
+function isWordOfToken(c: number): boolean {
+  return isBase64url(c) || c === 0x2e || c === 0x25 || (c >= 0xd800 && c <= 0xdbff);
+}
+
+/** End (exclusive) of the run of base64url characters starting at `i`. */
+function base64urlRunEnd(text: string, i: number): number {
+  let end = i;
+  while (end < text.length && isBase64url(text.charCodeAt(end))) end++;
+  return end;
+}
+
+/** Where the first `eyJ` in the run [from, end) starts that has 4+ characters after it, or -1. */
+function firstJwtStart(text: string, from: number, end: number): number {
+  for (let k = from; k + 7 <= end; k++) if (text.startsWith('eyJ', k)) return k;
+  return -1;
+}
+
+/**
+ * Every JWT-shaped stretch (our API keys, image tokens, admin tokens), wherever it appears,
+ * replaced by `[redacted]`: `eyJ` and at least 4 more base64url characters, a dot, at least 4, a
+ * dot, at least 8 — what `/eyJ[B]{4,}\.[B]{4,}\.[B]{8,}/g` (B: base64url) matches, found in one
+ * pass. A run of base64url characters is a JWT's first part when a dot, a run of 4+, a dot and a
+ * run of 8+ follow it and it holds `eyJ` with 4+ characters after it; the match starts at the
+ * first such `eyJ` and takes the whole third run. Each character is looked at a bounded number of
+ * times (as part of a first, second or third run), so the work is linear in the text.
+ */
+export function redactJwts(text: string): string {
+  let out = '';
+  let copied = 0;
+  let i = 0;
+  while (i < text.length) {
+    if (!isBase64url(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const end1 = base64urlRunEnd(text, i);
+    const end2 = text.charCodeAt(end1) === 0x2e ? base64urlRunEnd(text, end1 + 1) : end1;
+    const end3 = end2 - end1 > 4 && text.charCodeAt(end2) === 0x2e ? base64urlRunEnd(text, end2 + 1) : end2;
+    const start = end3 - end2 > 8 ? firstJwtStart(text, i, end1) : -1;
+    if (start >= 0) {
+      out += text.slice(copied, start) + REDACTED;
+      copied = i = end3;
+    } else {
+      i = end1;
+    }
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
 
 /** Shortest run that may be a token in a request target or URL, and in free text (see the header). */
 const TARGET_TOKEN_RUN = 20;
@@ -121,6 +205,11 @@ export function urlRedactor(shapes: readonly UrlShape[]): (target: string) => st
 }
 
 function redactUrlWith(target: string, credentialRoutes: ReadonlySet<string>, minTokenRun: number): string {
+  const { head, mark } = cutForRedaction(target);
+  return redactWholeUrl(head, credentialRoutes, minTokenRun) + mark;
+}
+
+function redactWholeUrl(target: string, credentialRoutes: ReadonlySet<string>, minTokenRun: number): string {
   let text = target;
   let prefix = '';
   const scheme = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)/i.exec(text);
@@ -157,12 +246,11 @@ export function redactedRequestTarget(req: { originalUrl?: string; url?: string 
 
 /** Free text (error messages, stacks) with every URL-like word in it redacted. */
 export function redactText(text: string): string {
-  return redactTokenRuns(
-    text
-      .replace(JWT, REDACTED)
-      .replace(/[^\s"'<>`()[\]{},]+/g, (word) => (/[/?=@]/.test(word) ? redactUrl(word, TEXT_TOKEN_RUN) : word)),
-    TEXT_TOKEN_RUN,
+  const { head, mark } = cutForRedaction(text);
+  const urlsRedacted = redactJwts(head).replace(/[^\s"'<>`()[\]{},]+/g, (word) =>
+    /[/?=@]/.test(word) ? redactWholeUrl(word, CREDENTIAL_ROUTES, TEXT_TOKEN_RUN) : word,
   );
+  return redactTokenRuns(urlsRedacted, TEXT_TOKEN_RUN) + mark;
 }
 
 /**
@@ -211,7 +299,7 @@ function redactPath(path: string, credentialRoutes: ReadonlySet<string>, minToke
     } else if (credentialRoutes.has(decodeRepeatedly(segment).toLowerCase())) {
       afterRoute = true;
     } else {
-      segments[i] = redactTokenRuns(segment.replace(JWT, REDACTED), minTokenRun);
+      segments[i] = redactTokenRuns(redactJwts(segment), minTokenRun);
     }
   }
   return segments.join('/');
@@ -224,7 +312,7 @@ function redactQuery(query: string, minTokenRun: number): string {
       if (part === '&' || part === ';') return part;
       const eq = part.indexOf('=');
       const name = eq >= 0 ? part.slice(0, eq) : part;
-      if (!isCredentialName(name.replace(/\+/g, ' '))) return redactTokenRuns(part.replace(JWT, REDACTED), minTokenRun);
+      if (!isCredentialName(name.replace(/\+/g, ' '))) return redactTokenRuns(redactJwts(part), minTokenRun);
       return eq >= 0 ? `${name}=${REDACTED}` : part;
     })
     .join('');

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { BOOTSMITH } from './commands.js';
 import { runCliCaptured } from './test-support/captured-io.js';
-import type { Verb, VerbGroup } from './verb.js';
+import { oneLine, type Verb, type VerbGroup } from './verb.js';
 
 function walk(group: VerbGroup, path: string[]): { path: string[]; verb?: Verb }[] {
   const found: { path: string[]; verb?: Verb }[] = [{ path }];
@@ -88,5 +88,19 @@ describe('bootsmith --help, everywhere', () => {
       expect(run.code, argv.join(' ')).toBe(2);
       expect(run.stderr, argv.join(' ')).toMatch(/usage/);
     }
+  });
+});
+
+describe('a failure is one line (oneLine, the run loop’s error line)', () => {
+  it.each([
+    ['newlines and the space around them', 'first\n  second \r\n third', 'first second third'],
+    ['other white space', 'kept  inner\tspaces', 'kept  inner\tspaces'],
+    [
+      'a long run of spaces, read once (issue 37)',
+      `long${' '.repeat(10_000)}run\nend`,
+      `long${' '.repeat(10_000)}run end`,
+    ],
+  ])('%s', (_name, message, line) => {
+    expect(oneLine(new Error(message))).toBe(line);
   });
 });

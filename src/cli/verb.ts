@@ -58,9 +58,10 @@ export class CliError extends Error {
   }
 }
 
-/** The message of any error as one line (secrets redacted; newlines folded). */
+/** The message of any error as one line (secrets redacted; each run of white space holding a newline folded to one space). */
 export function oneLine(err: unknown): string {
-  return redactText(describeError(err)).replace(/\s*\n\s*/g, ' ');
+  // one pass over each run (`\s*\n\s*` backtracked quadratically over long runs of spaces)
+  return redactText(describeError(err)).replace(/\s+/g, (space) => (space.includes('\n') ? ' ' : space));
 }
 
 export async function runVerb(verb: Verb, argv: readonly string[], io: CliIo): Promise<number> {

@@ -181,5 +181,7 @@ describe('parseOsImages', () => {
 
   it('redacts credentials and query strings from URLs', () => {
     expect(redactUrl('https://u:p@h/x.iso?X-Amz-Signature=s')).toBe('https://h/x.iso');
+    // not a URL: everything from the first `?` goes, however many follow (issue 37: read once)
+    expect(redactUrl(`not a url?X-Amz-Signature=s${'?'.repeat(50_000)}\nx`)).toBe('not a url');
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { FormatError, PayloadTooLargeError } from '../errors.js';
-import { decodeKargsArea, encodeKargsArea } from './kargs-codec.js';
+import { decodeKargsArea, encodeKargsArea, trimKargs } from './kargs-codec.js';
 import type { KargsAreas } from './manifest.js';
 
 const areas = (size: number, pad = '#', end = '\n'): KargsAreas => ({
@@ -20,6 +20,15 @@ describe('encodeKargsArea (coreos-installer set_kargs)', () => {
 
   it('trims the kargs first', () => {
     expect(encodeKargsArea('  a b \t', areas(8)).toString('latin1')).toBe('a b\n####');
+  });
+
+  it.each([
+    ['NEL, no-break and ideographic spaces (Unicode White_Space)', '\u0085\u00a0a b\u3000\n', 'a b'],
+    ['a BOM: JS white space, not Unicode White_Space (str::trim keeps it)', '\ufeffa\ufeff', '\ufeffa\ufeff'],
+    ['only white space', ' \t ', ''],
+    ['a long inner run, kept and read once (issue 37)', `a${' '.repeat(50_000)}b`, `a${' '.repeat(50_000)}b`],
+  ])('trimKargs trims White_Space at both ends only: %s', (_name, input, trimmed) => {
+    expect(trimKargs(input)).toBe(trimmed);
   });
 
   it('fits exactly size - 1 bytes of kargs', () => {

@@ -14,11 +14,18 @@
 import { FormatError, PayloadTooLargeError } from '../errors.js';
 import type { KargsAreas, KargsLocation } from './manifest.js';
 
-const EDGE_WHITESPACE = /^\p{White_Space}+|\p{White_Space}+$/gu;
+const WHITE_SPACE = /^\p{White_Space}$/u;
 
-/** Trims Unicode White_Space at both ends, like Rust's `str::trim`. */
+/**
+ * Trims Unicode White_Space at both ends, like Rust's `str::trim` (a character at a time from
+ * each end: `\p{White_Space}+$` backtracked quadratically over long inner runs of spaces).
+ */
 export function trimKargs(s: string): string {
-  return s.replace(EDGE_WHITESPACE, '');
+  let start = 0;
+  let end = s.length;
+  while (start < end && WHITE_SPACE.test(s[start]!)) start++;
+  while (end > start && WHITE_SPACE.test(s[end - 1]!)) end--;
+  return s.slice(start, end);
 }
 
 function trimEndAll(s: string, c: string): string {

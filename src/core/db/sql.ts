@@ -2,12 +2,18 @@
 // embedded server bootsmith starts in DATA_DIR/postgres (./embedded/server.ts).
 //
 // One engine, one code path: the repository, the migrations and the monitor's locks run the
-// same SQL on both. Connection failures (server down, restarting, refusing) become a typed
-// DatabaseUnavailableError, which the API answers with 503 + Retry-After. This module does
-// not know any table; it only opens, runs and closes.
+// same SQL on both. Connection failures (server down, restarting, refusing, a connection lost
+// mid-transaction) become a typed DatabaseUnavailableError; a request that waited its whole
+// connection timeout for a pooled connection while every one was in use becomes a
+// DatabaseBusyError (the database is up, bootsmith's pool is not keeping up). The API answers
+// both with 503 + Retry-After and says which. Every connection checked out of the pool (one per
+// transaction: the repository's, the migrations' and the monitor's advisory locks, the BMC job
+// claims) has an 'error' listener until it is back in the pool, so a server that dies under it
+// fails that transaction instead of the process. This module does not know any table; it only
+// opens, runs and closes.
 import type { Logger } from 'pino';
 import pino from 'pino';
-import { UnavailableError } from '../../errors.js';
+import { BootsmithError, UnavailableError } from '../../errors.js';
 import { type EmbeddedServer, startEmbeddedServer } from './embedded/server.js';
 
 export interface SqlExecutor {
@@ -31,10 +37,34 @@ const CONNECT_TIMEOUT_MS = 5_000;
 /** What a client is told to wait before trying again while the database is unreachable. */
 export const DATABASE_RETRY_AFTER_SECONDS = 2;
 
+/** What a client is told to wait before trying again when every pooled connection was busy. */
+export const POOL_BUSY_RETRY_AFTER_SECONDS = 1;
+
 export class DatabaseUnavailableError extends UnavailableError {
   constructor(reason: string) {
-    super(`database unavailable (${reason}); retry shortly`, DATABASE_RETRY_AFTER_SECONDS, { reason });
+    super(`database unavailable: ${reason}; retry shortly`, DATABASE_RETRY_AFTER_SECONDS, { reason });
   }
+}
+
+/** Every pooled connection stayed in use for the whole wait: bootsmith is busy, the database is not down. */
+export class DatabaseBusyError extends UnavailableError {
+  constructor(poolMax: number, waitedMs: number, waiting?: number) {
+    super(
+      `database busy: all ${poolMax} pooled connections stayed in use for ${waitedMs / 1000} s` +
+        `${waiting === undefined ? '' : ` (${waiting} more requests waiting)`}; retry shortly`,
+      POOL_BUSY_RETRY_AFTER_SECONDS,
+      { poolMax, waitedMs, ...(waiting === undefined ? {} : { waiting }) },
+    );
+  }
+}
+
+/**
+ * node-postgres's pool gave up waiting for a free connection (connectionTimeoutMillis while all
+ * `max` were checked out). Its timeout for opening a new connection says "Connection terminated
+ * due to connection timeout" instead: that one is the server not answering.
+ */
+export function isPoolWaitTimeout(err: unknown): boolean {
+  return (err as { message?: unknown } | undefined)?.message === 'timeout exceeded when trying to connect';
 }
 
 /** SQLSTATE classes/codes and socket errors that mean "the server is not there right now". */
@@ -51,15 +81,36 @@ export function isConnectionError(err: unknown): boolean {
   )
     return true;
   const message = typeof e?.message === 'string' ? e.message : '';
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down|in recovery mode)/i.test(
+  return /Connection terminated|connection timeout|Client has encountered a connection error|the database system is (starting up|shutting down|in recovery mode)/i.test(
     message,
   );
 }
 
-function translate(err: unknown): unknown {
-  if (err instanceof UnavailableError || !isConnectionError(err)) return err;
-  const e = err as { code?: string; message?: string };
-  return new DatabaseUnavailableError(e.code || e.message || 'connection failed');
+/** The typed error for a database failure that means "not now" (503), else `err` as it is. */
+export function translateDatabaseError(err: unknown, pool?: Pick<import('pg').Pool, 'waitingCount'>): unknown {
+  if (err instanceof UnavailableError) return err;
+  if (isPoolWaitTimeout(err)) return new DatabaseBusyError(POOL_MAX, CONNECT_TIMEOUT_MS, pool?.waitingCount);
+  if (!isConnectionError(err)) return err;
+  return new DatabaseUnavailableError(reasonOf(err));
+}
+
+/** What a connection failure means, for the 503's message (the code or driver message it came from in brackets). */
+const REASONS: readonly (readonly [RegExp, string])[] = [
+  [/^57P01$/, 'the server is shutting down'],
+  [/^57P02$/, 'the server is recovering from a crash'],
+  [/^57P03$/, 'the server is starting up'],
+  [/^53300$/, 'the server accepts no more connections'],
+  [/^(ECONNREFUSED|ENOENT)$/, 'nothing listens at its address (down or restarting)'],
+  [/^(ECONNRESET|EPIPE)$|^Connection terminated unexpectedly$|not queryable/, 'the connection to it was lost'],
+  [/^(ETIMEDOUT|EHOSTUNREACH)$|connection timeout/, 'it does not answer'],
+  [/^08/, 'the connection to it failed'],
+];
+
+function reasonOf(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown };
+  const raw = (typeof e.code === 'string' && e.code) || (typeof e.message === 'string' && e.message) || '';
+  const meaning = REASONS.find(([pattern]) => pattern.test(raw))?.[1];
+  return meaning ? `${meaning} (${raw})` : raw || 'connection failed';
 }
 
 export async function openDatabase(options: {
@@ -97,22 +148,33 @@ export async function openDatabase(options: {
 }
 
 function poolDatabase(pool: import('pg').Pool, embedded?: EmbeddedServer): SqlDatabase {
-  pool.on('error', () => undefined); // idle client errors surface on the next query
+  // Idle connections: the pool drops one that fails and says so here; the next query opens another.
+  pool.on('error', () => undefined);
   let closing: Promise<void> | undefined;
   const run = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
     } catch (err) {
-      throw translate(err);
+      throw translateDatabaseError(err, pool);
     }
   };
   return {
     ...(embedded ? { embedded } : {}),
+    // pool.query listens for its connection's errors itself while it holds it
     query: <T>(sql: string, params?: unknown[]) => run(async () => (await pool.query(sql, params)).rows as T[]),
     exec: (sql: string) => run(async () => void (await pool.query(sql))),
     transaction: <T>(fn: (tx: SqlExecutor) => Promise<T>) =>
       run(async () => {
         const client = await pool.connect();
+        // Checked out, the connection has no listener of the pool's: without this one a server
+        // that dies under it (kill -9, crash recovery, a network cut) emits an 'error' nobody
+        // hears, and the process exits. The statement running fails with the error, the next
+        // one with "not queryable"; either way the transaction fails and the connection is dropped.
+        let lost: Error | undefined;
+        const onError = (err: Error) => {
+          lost ??= err;
+        };
+        client.on('error', onError);
         let broken = false;
         try {
           await client.query('BEGIN');
@@ -123,11 +185,15 @@ function poolDatabase(pool: import('pg').Pool, embedded?: EmbeddedServer): SqlDa
           await client.query('COMMIT');
           return result;
         } catch (err) {
-          broken = isConnectionError(err);
-          await client.query('ROLLBACK').catch(() => undefined);
+          broken = lost !== undefined || isConnectionError(err);
+          if (!broken) await client.query('ROLLBACK').catch(() => undefined);
+          // the connection died under code that turned its failure into something else
+          if (lost !== undefined && !(err instanceof BootsmithError))
+            throw new DatabaseUnavailableError(reasonOf(lost));
           throw err;
         } finally {
           client.release(broken);
+          client.off('error', onError);
         }
       }),
     close() {

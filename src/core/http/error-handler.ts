@@ -4,16 +4,16 @@
 // with the image side) and render 401/403 as `{code, message}` (infra_error); what upstream's
 // generated server answers before its handlers run (FrameworkError: binding, schema 6xx → 422,
 // unknown route 404, wrong method 405 with `Allow`; and express.json's parse errors) as
-// go-openapi's `{code, message}`; everything else as `{kind:"Error", id, href, code, reason}`. Database connection failures that escaped sql.ts
-// become 503 with Retry-After. Internal errors are logged without request bodies and answered
-// with a generic reason.
+// go-openapi's `{code, message}`; everything else as `{kind:"Error", id, href, code, reason}`.
+// Database connection failures and pool waits that escaped sql.ts become its typed 503s with
+// Retry-After. Internal errors are logged without request bodies and answered with a generic reason.
 // Does NOT: decide statuses (src/error-status.ts does) or import the image side's HTTP tree.
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { BootsmithError } from '../../errors.js';
 import { errorStatus } from '../../error-status.js';
 import { redactedRequestTarget } from '../../redact.js';
-import { DatabaseUnavailableError, isConnectionError } from '../db/sql.js';
+import { translateDatabaseError } from '../db/sql.js';
 import { FrameworkError } from '../validation/framework-error.js';
 
 export function errorBody(status: number, message: string): Record<string, unknown> {
@@ -39,12 +39,9 @@ export function sendError(res: Response, status: number, message: string): void 
 export function assistedErrorHandler(logger: Logger) {
   return (thrown: unknown, req: Request, res: Response, next: NextFunction): void => {
     void next;
-    // the database is down or restarting: 503 + Retry-After, never a 500 with a stack
-    // (sql.ts already types these; this catches any connection error that escaped it)
-    const err =
-      !(thrown instanceof BootsmithError) && isConnectionError(thrown)
-        ? new DatabaseUnavailableError('connection failed')
-        : thrown;
+    // the database is down or restarting, or the pool busy: 503 + Retry-After, never a 500 with
+    // a stack (sql.ts already types these; this catches any that escaped it)
+    const err = thrown instanceof BootsmithError ? thrown : translateDatabaseError(thrown);
     if (res.headersSent) {
       res.destroy();
       return;

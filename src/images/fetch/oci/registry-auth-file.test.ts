@@ -53,6 +53,12 @@ describe('findCredentials', () => {
     const f = parseAuthFile(JSON.stringify({ auths: { 'a.example': { auth: b64('u:p:a:s:s') } } }), 'f');
     expect(findCredentials([f], 'a.example', 'x')).toEqual({ username: 'u', password: 'p:a:s:s' });
   });
+
+  it('drops NUL padding around the password, not inside it', () => {
+    const inner = `p${'\0'.repeat(50_000)}w`; // read once (issue 37: /\0+$/ backtracked over inner NULs)
+    const f = parseAuthFile(JSON.stringify({ auths: { 'a.example': { auth: b64(`u:\0\0${inner}\0`) } } }), 'f');
+    expect(findCredentials([f], 'a.example', 'x')).toEqual({ username: 'u', password: inner });
+  });
 });
 
 describe('parseAuthFile', () => {

@@ -107,9 +107,18 @@ function credentialsOf(value: unknown, key: string, source: string): RegistryCre
     const decoded = Buffer.from(entry.auth, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) fail('has an "auth" that does not decode to user:password');
-    return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1).replace(/^\0+|\0+$/g, '') };
+    return { username: decoded.slice(0, colon), password: trimNuls(decoded.slice(colon + 1)) };
   }
   if (typeof entry.username === 'string' && typeof entry.password === 'string' && entry.username !== '')
     return { username: entry.username, password: entry.password };
   return undefined; // identitytoken-only or empty entries: nothing we can use
+}
+
+/** `text` without NUL padding at either end (in one pass; `/\0+$/` backtracked quadratically over inner NULs). */
+function trimNuls(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text.charCodeAt(start) === 0) start++;
+  while (end > start && text.charCodeAt(end - 1) === 0) end--;
+  return text.slice(start, end);
 }
