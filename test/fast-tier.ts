@@ -17,6 +17,7 @@ export const FAST_TESTS: readonly string[] = [
   'src/bmc/jobs/read-coverage.test.ts',
   'src/bmc/redfish/address.test.ts',
   'src/bmc/redfish/boot-override.test.ts',
+  'src/bmc/redfish/bounded-json.test.ts',
   'src/bmc/redfish/error-body.test.ts',
   'src/bmc/redfish/insert-payload.test.ts',
   'src/bmc/redfish/power-plan.test.ts',
