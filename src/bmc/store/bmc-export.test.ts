@@ -65,6 +65,7 @@ describe('BMC records in db export/import', () => {
         leaseOwner: null,
         leaseExpiresAt: null,
         claims: 0,
+        lostLeases: 0,
         createdAt: new Date(),
         startedAt: null,
         updatedAt: new Date(),
