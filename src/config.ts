@@ -56,6 +56,11 @@ export interface Config extends CoreSettings, BmcSettings {
   serviceBaseUrl: string | undefined;
   /** Remote assisted-service for Ignition lookups; undefined = in-process core. */
   assistedServiceUrl: string | undefined;
+  /**
+   * IMAGE_REPLICA_KEY_FILE: the key a core and the `--role image` replicas fronting it share; the
+   * replicas sign their reports of BMC job URL reads with it (src/ignition-supply/replica-proof.ts).
+   */
+  imageReplicaKeyFile: string | undefined;
   ignitionCacheTtlMs: number;
   embedCompression: EmbedCompression;
   logLevel: string;
@@ -125,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     imageServiceBaseUrl: optionalBaseUrl(env, 'IMAGE_SERVICE_BASE_URL'),
     serviceBaseUrl: optionalBaseUrl(env, 'SERVICE_BASE_URL'),
     assistedServiceUrl,
+    imageReplicaKeyFile: env.IMAGE_REPLICA_KEY_FILE || undefined,
     ignitionCacheTtlMs: integer(env, 'IGNITION_CACHE_TTL_SECONDS', 60, 0, 86_400) * 1000,
     embedCompression: oneOf(env, 'EMBED_COMPRESSION', ['gzip', 'xz'] as const, 'gzip'),
     authType: oneOf(env, 'AUTH_TYPE', ['none', 'local'] as const, core.authType),

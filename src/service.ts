@@ -44,6 +44,7 @@ import { CachedIgnitionSource } from './ignition-supply/cached-source.js';
 import { RemoteIgnitionSource } from './ignition-supply/remote-source.js';
 import { RemoteUrlTokenResolver } from './ignition-supply/remote-url-tokens.js';
 import { RemoteTokenReads } from './ignition-supply/remote-token-reads.js';
+import { loadReplicaKey } from './ignition-supply/replica-proof.js';
 import type { IgnitionSource } from './ignition-supply/source.js';
 import { hostRegistryFiles } from './images/fetch/oci/registries-conf-render.js';
 import { ManagedImageStore } from './images/managed-image-store.js';
@@ -240,6 +241,10 @@ export async function startService(
   let core: Core | undefined;
   let bmc: BmcSide | undefined;
   let remoteReads: RemoteTokenReads | undefined;
+  // The key image replicas sign their reports of BMC job URL reads with, and the core checks them by.
+  const replicaKey = config.imageReplicaKeyFile ? await loadReplicaKey(config.imageReplicaKeyFile) : undefined;
+  if (replicaKey && 'problem' in replicaKey)
+    logger.error({ problem: replicaKey.problem }, 'image replica key unusable: reports of BMC job URL reads fail');
   try {
     if (config.role !== 'image') {
       core = await createCore({
@@ -302,7 +307,11 @@ export async function startService(
         : core?.urlTokenResolver;
       // Reads of BMC boot jobs' URLs go to the fronted core, whose jobs follow them.
       if (config.assistedServiceUrl && !core)
-        remoteReads = new RemoteTokenReads({ baseUrl: config.assistedServiceUrl, logger });
+        remoteReads = new RemoteTokenReads({
+          baseUrl: config.assistedServiceUrl,
+          logger,
+          replicaKey: replicaKey && 'key' in replicaKey ? replicaKey.key : undefined,
+        });
       const now = options.now;
       observer = new DedupingArtifactObserver(
         config.assistedServiceUrl || !core ? loggingArtifactObserver(logger) : core.artifactObserver,
@@ -329,6 +338,7 @@ export async function startService(
               service: bmcSide.service,
               reads: bmcSide.reads,
               authorizeAdmin: core.extension.authorizeAdmin,
+              replicaKey,
               errorHandler: core.extension.errorHandler,
             }),
           }

@@ -199,6 +199,7 @@ export class BmcService {
       leaseOwner: null,
       leaseExpiresAt: null,
       claims: 0,
+      lostLeases: 0,
       createdAt: now,
       startedAt: null,
       updatedAt: now,

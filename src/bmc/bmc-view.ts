@@ -31,6 +31,8 @@ export interface JobView {
   }[];
   /** Times a replica took the job up (more than 1: resumed after a restart). */
   claims: number;
+  /** Times it was taken up from a replica that died or stalled while running it. */
+  lost_leases: number;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -119,6 +121,7 @@ export function renderJob(job: JobRecord): JobView {
       ...(s.data ? { data: s.data } : {}),
     })),
     claims: job.claims,
+    lost_leases: job.lostLeases,
     created_at: job.createdAt.toISOString(),
     started_at: job.startedAt?.toISOString() ?? null,
     finished_at: job.finishedAt?.toISOString() ?? null,

@@ -2,18 +2,23 @@
 // `POST /api/bootsmith/v1/token-reads` (the real endpoint and a real job are
 // src/bmc/api/remote-reads.test.ts): the first read of a token goes at once, later ones in batches
 // of at most MAX_READS_PER_POST, what waits per token is bounded, a core that never answers is cut
-// off by the timeout and logged once without the token, and close() sends what waits.
+// off by the timeout and logged once without the token, close() sends what waits, and with a
+// replica key each report carries its signature (a core that refuses says which setting to give).
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../logger.js';
 import { MAX_READS_PER_POST, RemoteTokenReads, type RemoteTokenRead } from './remote-token-reads.js';
+import { isReplicaProof } from './replica-proof.js';
 
 const TOKEN = 'Secret0123456789_-Secret01234567';
 
 interface Post {
   token: string | undefined;
   reads: number;
+  body: string;
+  proof: string | undefined;
 }
 
 let server: http.Server | undefined;
@@ -23,14 +28,20 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function core(answer: 'ok' | 'hang'): Promise<{ url: string; posts: Post[] }> {
+async function core(answer: 'ok' | 'hang' | 'refuse'): Promise<{ url: string; posts: Post[] }> {
   const posts: Post[] = [];
   server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
-      posts.push({ token: req.headers['image-token'] as string | undefined, reads: JSON.parse(body).reads.length });
+      posts.push({
+        token: req.headers['image-token'] as string | undefined,
+        reads: JSON.parse(body).reads.length,
+        body,
+        proof: req.headers['bootsmith-replica-proof'] as string | undefined,
+      });
       if (answer === 'ok') res.writeHead(204).end();
+      if (answer === 'refuse') res.writeHead(401).end();
     });
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
@@ -66,7 +77,7 @@ describe('reads of job URLs sent to the fronted core', () => {
     const reads = new RemoteTokenReads({ baseUrl: url, logger: captured().logger, intervalMs: 100 });
     reads.tokenRead(read());
     await until(() => posts.length === 1);
-    expect(posts[0]).toEqual({ token: TOKEN, reads: 1 });
+    expect(posts[0]).toMatchObject({ token: TOKEN, reads: 1, proof: undefined });
     for (let i = 0; i < 5_000; i++) reads.tokenRead(read());
     await until(() => posts.reduce((n, p) => n + p.reads, 0) >= 1 + MAX_READS_PER_POST * 4);
     await reads.close();
@@ -100,5 +111,19 @@ describe('reads of job URLs sent to the fronted core', () => {
     reads.tokenRead(read('Other0123456789_-Other0123456789'));
     await reads.close();
     expect(posts.map((p) => p.reads)).toEqual([1, 1, 1]);
+  });
+
+  it('signs every report with the replica key; a refusal names the setting to give', async () => {
+    const key = randomBytes(32);
+    const { url, posts } = await core('refuse');
+    const { logger, lines } = captured();
+    const reads = new RemoteTokenReads({ baseUrl: url, logger, replicaKey: key, intervalMs: 50 });
+    reads.tokenRead(read());
+    await until(() => lines.some((l) => l.includes('not sent to the core')));
+    await reads.close();
+    expect(posts).toHaveLength(1);
+    expect(isReplicaProof(key, TOKEN, posts[0]!.body, posts[0]!.proof)).toBe(true);
+    expect(lines.join('\n')).toContain('the core takes only reports signed with its IMAGE_REPLICA_KEY_FILE');
+    expect(lines.join('\n')).not.toContain(posts[0]!.proof!);
   });
 });

@@ -1,18 +1,21 @@
 // Token reads for an image side that fronts a bootsmith core over ASSISTED_SERVICE_URL: the reads
 // of `/bytoken/` ISO URLs it serves are sent to the core's `POST /api/bootsmith/v1/token-reads`
-// (the token in the Image-Token header, as remote-url-tokens.ts resolves it), so a BMC boot job
+// (the token in the Image-Token header, as remote-url-tokens.ts resolves it; the report signed
+// with IMAGE_REPLICA_KEY_FILE, replica-proof.ts, which the core requires), so a BMC boot job
 // running on the core sees its BMC read the ISO and the boot files covered.
 //
 // Does: batch the reports per token (at most MAX_READS_PER_POST a request), send a token's first
 // read at once and the rest at most once a second, bound what waits (MAX_PENDING_TOKENS tokens,
 // 4 × MAX_READS_PER_POST reads each; beyond, reads are dropped until the next send) and every call
 // (a timeout); log a failed send at warn, once per
-// minute at most, and drop that batch (a job that misses reads fails later with its reason).
+// minute at most (a refusal names IMAGE_REPLICA_KEY_FILE), and drop that batch (a job that misses
+// reads fails later with its reason).
 // Does NOT: resolve or authorize tokens (the core does), log a token, or retry.
 import type { Logger } from 'pino';
 import { describeError } from '../errors.js';
 import { redactText, redactUrl } from '../redact.js';
 import { EXTENSION_API_PREFIX } from '../url-grammar.js';
+import { REPLICA_KEY_SETTING, REPLICA_PROOF_HEADER, replicaProof } from './replica-proof.js';
 
 /** Reads sent in one request: a second of a BMC's range storm (qemu reads ~30 ranges a second). */
 export const MAX_READS_PER_POST = 256;
@@ -43,7 +46,16 @@ export class RemoteTokenReads {
   private readonly baseUrl: string;
   private sending: Promise<void> = Promise.resolve();
 
-  constructor(private readonly options: { baseUrl: string; logger: Logger; intervalMs?: number; timeoutMs?: number }) {
+  constructor(
+    private readonly options: {
+      baseUrl: string;
+      logger: Logger;
+      /** IMAGE_REPLICA_KEY_FILE's key: every report is signed with it (unsigned without one). */
+      replicaKey?: Buffer | undefined;
+      intervalMs?: number;
+      timeoutMs?: number;
+    },
+  ) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
   }
 
@@ -86,24 +98,34 @@ export class RemoteTokenReads {
 
   private async post(token: string, reads: RemoteTokenRead[]): Promise<void> {
     const url = `${this.baseUrl}${EXTENSION_API_PREFIX}/token-reads`;
+    const body = JSON.stringify({
+      reads: reads.map((r) => ({
+        method: r.method,
+        ranges: r.ranges,
+        size: r.size,
+        boot_extents: r.bootExtents,
+        address: r.address,
+        at: r.at.toISOString(),
+      })),
+    });
+    const key = this.options.replicaKey;
     try {
       const response = await fetch(url, {
         method: 'POST',
-        headers: { 'Image-Token': token, 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          reads: reads.map((r) => ({
-            method: r.method,
-            ranges: r.ranges,
-            size: r.size,
-            boot_extents: r.bootExtents,
-            address: r.address,
-            at: r.at.toISOString(),
-          })),
-        }),
+        headers: {
+          'Image-Token': token,
+          'Content-Type': 'application/json',
+          ...(key ? { [REPLICA_PROOF_HEADER]: replicaProof(key, token, body) } : {}),
+        },
+        body,
         signal: AbortSignal.timeout(this.options.timeoutMs ?? TIMEOUT_MS),
         redirect: 'error',
       });
       await response.arrayBuffer();
+      if (response.status === 401 || response.status === 403)
+        throw new Error(
+          `HTTP ${response.status}: the core takes only reports signed with its ${REPLICA_KEY_SETTING}: give it and this replica the same file`,
+        );
       if (response.status !== 204) throw new Error(`HTTP ${response.status}`);
     } catch (err) {
       const now = Date.now();

@@ -51,9 +51,48 @@ describe('BMC API: records (AUTH_TYPE=local)', () => {
     await svc?.close();
   });
 
-  it('is admin only', async () => {
+  it('is admin only: who may set a BMC address is the admin; an InfraEnv credential is not enough', async () => {
     const res = await fetch(`${svc.service.url}${BMCS}`);
     expect(res.status).toBe(401);
+    const env = await json<{ id: string }>(
+      await svc.call('POST', `${API}/infra-envs`, {
+        name: 'authz',
+        pull_secret: PULL_SECRET,
+        openshift_version: DEMO_VERSION,
+      }),
+      201,
+    );
+    const { url } = await json<{ url: string }>(
+      await svc.call('GET', `${API}/infra-envs/${env.id}/downloads/image-url`),
+      200,
+    );
+    const imageToken = url.split('/')[4]!;
+    const address = { name: 'authz', address: 'https://127.0.0.1:1', username: 'u', password: 'p' };
+    const credentials: Record<string, string>[] = [
+      {},
+      { 'Image-Token': imageToken },
+      { Authorization: `Bearer ${imageToken}` },
+    ];
+    for (const headers of credentials) {
+      for (const [method, p] of [
+        ['POST', BMCS],
+        ['PATCH', `${BMCS}/rack1-n01`],
+      ] as const) {
+        const r = await fetch(`${svc.service.url}${p}`, {
+          method,
+          headers: { 'Content-Type': 'application/json', ...headers },
+          body: JSON.stringify(address),
+        });
+        expect(r.status, `${method} ${p} with ${Object.keys(headers).join() || 'nothing'}`).toBe(401);
+      }
+    }
+    // without IMAGE_REPLICA_KEY_FILE, reports of job URL reads are the admin's too (not the URL token's)
+    const report = await fetch(`${svc.service.url}${EXTENSION_API_PREFIX}/token-reads`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Image-Token': imageToken },
+      body: JSON.stringify({ reads: [] }),
+    });
+    expect(report.status).toBe(401);
   });
 
   it('creates, lists, shows, updates and deletes; refuses bad fields, duplicates and a second job', async () => {

@@ -1,6 +1,7 @@
 // bootsmith's extension API for BMCs, mounted at EXTENSION_API_PREFIX (/api/bootsmith/v1, apart
 // from upstream's /api/assisted-install): one handler per endpoint, all admin-only
-// (AUTH_TYPE=local: the admin token; AUTH_TYPE=none: anyone, as the rest of the API).
+// (AUTH_TYPE=local: the admin token; AUTH_TYPE=none: anyone, as the rest of the API) — who may
+// set a BMC's address, and so where the service connects with its credentials, is who holds it.
 //
 //   POST   /bmcs                       create (201): sealed credentials, a refresh job queued at once
 //   GET    /bmcs[?infra_env_id=ID]     list, each with state, last job and inventory
@@ -11,9 +12,11 @@
 //   GET    /bmcs/{bmc}/jobs            the BMC's jobs, newest first
 //   GET    /bmcs/{bmc}/jobs/{job}      one job with its steps
 //   POST   /token-reads                reads of a `/bytoken/` ISO URL served by an image side fronting
-//                                      this core (src/ignition-supply/remote-token-reads.ts): no admin
-//                                      credential, the token in Image-Token is the proof; 204 whether
-//                                      or not it is a job's (nothing is revealed)
+//                                      this core (src/ignition-supply/remote-token-reads.ts), the token
+//                                      in Image-Token: signed with IMAGE_REPLICA_KEY_FILE when this core
+//                                      has one (src/ignition-supply/replica-proof.ts: the URL token alone
+//                                      would let whoever saw the URL mark a job booted), else admin-only
+//                                      as the rest; 204 whether or not it is a job's (nothing is revealed)
 //
 // Errors are the core's answers (upstream's body shapes, statuses from src/error-status.ts): 400
 // naming the field, 401/403, 404 naming the BMC, 409 naming the BMC and the job, 503 while the
@@ -23,8 +26,14 @@ import { queryBoolean, queryUuid } from '../../core/http/request.js';
 import { methodGuard } from '../../core/http/method-guard.js';
 import { parseBmcBody, parseJobBody } from '../bmc-input.js';
 import type { BmcService } from '../bmc-service.js';
-import { BadRequestError } from '../../errors.js';
+import { BadRequestError, UnauthorizedError, UnavailableError } from '../../errors.js';
 import { hashUrlToken } from '../../core/auth/url-tokens.js';
+import {
+  isReplicaProof,
+  REPLICA_KEY_SETTING,
+  REPLICA_PROOF_HEADER,
+  type ReplicaKey,
+} from '../../ignition-supply/replica-proof.js';
 import type { TokenReadReport } from '../jobs/read-tracker.js';
 import type { ReadRange } from '../store/records.js';
 
@@ -81,7 +90,26 @@ export interface BmcRouteParts {
   /** This replica's read tracker (jobs/read-tracker.ts). */
   reads: { report(report: TokenReadReport): void };
   authorizeAdmin(req: Request): Promise<void>;
+  /** IMAGE_REPLICA_KEY_FILE's key (or why it is unusable); undefined when not set. */
+  replicaKey: ReplicaKey | undefined;
   errorHandler: ErrorRequestHandler;
+}
+
+/** How long a client is told to wait while the replica key is unusable (a mounted Secret being filled). */
+const REPLICA_KEY_RETRY_SECONDS = 60;
+
+/**
+ * Who may report reads of a job URL: an image replica that signed the report with this core's
+ * key; without a key, whoever the extension API lets in (the admin, or anyone with AUTH_TYPE=none).
+ */
+async function authorizeReadReport(parts: BmcRouteParts, req: Request, body: Buffer): Promise<void> {
+  const configured = parts.replicaKey;
+  if (configured === undefined) return parts.authorizeAdmin(req);
+  if ('problem' in configured) throw new UnavailableError(configured.problem, REPLICA_KEY_RETRY_SECONDS);
+  if (!isReplicaProof(configured.key, req.get('image-token') ?? '', body, req.get(REPLICA_PROOF_HEADER)))
+    throw new UnauthorizedError(
+      `${REPLICA_PROOF_HEADER}: reports of a job URL's reads are taken from image replicas that sign them with this core's ${REPLICA_KEY_SETTING}`,
+    );
 }
 
 function handle(parts: BmcRouteParts, fn: (req: Request, res: Response) => Promise<void>): RequestHandler {
@@ -100,7 +128,15 @@ function param(req: Request, name: string): string {
 export function bmcRoutes(parts: BmcRouteParts): Router {
   const { service } = parts;
   const router = Router();
-  router.use(express.json({ limit: BMC_API_BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
+  // The body as sent, for the signature of a read report (the parsed one may re-serialize otherwise).
+  const sent = new WeakMap<object, Buffer>();
+  router.use(
+    express.json({
+      limit: BMC_API_BODY_LIMIT_BYTES,
+      type: ['application/json', 'application/*+json'],
+      verify: (req, _res, buf) => void sent.set(req, buf),
+    }),
+  );
 
   router.post(
     '/bmcs',
@@ -161,12 +197,12 @@ export function bmcRoutes(parts: BmcRouteParts): Router {
     }),
   );
   router.post('/token-reads', (req, res, next) => {
-    try {
-      for (const report of parseRemoteReads(req.get('image-token'), req.body)) parts.reads.report(report);
-      res.status(204).end();
-    } catch (err) {
-      next(err);
-    }
+    authorizeReadReport(parts, req, sent.get(req) ?? Buffer.alloc(0))
+      .then(() => {
+        for (const report of parseRemoteReads(req.get('image-token'), req.body)) parts.reads.report(report);
+        res.status(204).end();
+      })
+      .catch(next);
   });
   router.use(methodGuard(router));
   router.use(parts.errorHandler);

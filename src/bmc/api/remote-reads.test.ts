@@ -1,10 +1,13 @@
 // A boot job on a core whose ISO URLs an image replica serves, fronting it over
 // ASSISTED_SERVICE_URL (`--role image`, as the Kubernetes base runs): the replica sends the reads
 // of the job's /bytoken/ URL to the core (POST /api/bootsmith/v1/token-reads, the token in
-// Image-Token), so the job sees its BMC read the ISO and cover the boot files. The endpoint refuses
-// malformed reports naming the field and answers 204 for a token that is no job's.
+// Image-Token, signed with the IMAGE_REPLICA_KEY_FILE both share), so the job sees its BMC read the
+// ISO and cover the boot files. The endpoint refuses a report without the replica's signature (the
+// URL token alone is no proof: 401, nothing counted), malformed reports naming the field, and
+// answers 204 for a token that is no job's.
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,12 +16,14 @@ import { embeddedBackend } from '../../core/test-support/harness.js';
 import { createLogger } from '../../logger.js';
 import { type RunningService, startService } from '../../service.js';
 import { EXTENSION_API_PREFIX } from '../../url-grammar.js';
+import { REPLICA_PROOF_HEADER, replicaProof } from '../../ignition-supply/replica-proof.js';
 import { type EmulatedBmc, startVirtualBmc, type VirtualGuest } from '../../../test/support/redfish-emulator/index.js';
 import type { JobView } from '../bmc-view.js';
 
 const API = '/api/assisted-install/v2';
 const BMCS = `${EXTENSION_API_PREFIX}/bmcs`;
 const UUID = 'c0ffee00-0000-4000-8000-000000000777';
+const REPLICA_KEY = randomBytes(32);
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -60,6 +65,8 @@ describe('an image replica fronting the core sends the reads of job URLs', () =>
   beforeAll(async () => {
     storage = await embeddedBackend().create();
     dir = await mkdtemp(path.join(tmpdir(), 'bmc-remote-reads-'));
+    const keyFile = path.join(dir, 'replica.key');
+    await writeFile(keyFile, `${REPLICA_KEY.toString('base64')}\n`, { mode: 0o600 });
     const imagePort = await freePort();
     const quiet = createLogger('warn', { write: () => undefined });
     core = await startService(
@@ -70,6 +77,7 @@ describe('an image replica fronting the core sends the reads of job URLs', () =>
         DATABASE_URL: storage.databaseUrl!,
         AUTH_TYPE: 'none',
         IMAGE_SERVICE_BASE_URL: `http://127.0.0.1:${imagePort}`,
+        IMAGE_REPLICA_KEY_FILE: keyFile,
       }),
       quiet,
       { defaultMetrics: false },
@@ -82,6 +90,7 @@ describe('an image replica fronting the core sends the reads of job URLs', () =>
           LISTEN_ADDRESS: '127.0.0.1',
           DATA_DIR: path.join(dir, 'image'),
           ASSISTED_SERVICE_URL: core.url,
+          IMAGE_REPLICA_KEY_FILE: keyFile,
         },
         ['--role', 'image'],
       ),
@@ -135,14 +144,49 @@ describe('an image replica fronting the core sends the reads of job URLs', () =>
     expect(done.steps.find((s) => s.name === 'booted')?.detail).toMatch(/^the reads covered the boot files/);
   });
 
+  it("a report without the replica's signature marks nothing: the URL token alone is no proof", async () => {
+    // A BMC that accepts the insert and never reads: the job waits at iso-read, its URL in the slot
+    // for anyone who can read the BMC's Redfish answers.
+    bmc.setFaults({ neverReadsIso: true });
+    const job = (await call<JobView>('POST', `${BMCS}/remote/jobs`, { action: 'boot-discovery' })).json;
+    const image = await until('the insert', 30_000, async () => bmc.model.slots.find((s) => s.inserted)?.image);
+    const token = /\/bytoken\/([^/]+)\//.exec(image)![1]!;
+    const forged = JSON.stringify({
+      reads: [{ method: 'GET', ranges: [[0, 1_000]], size: 1_000, boot_extents: [[0, 1_000]], address: '10.9.9.9', at: new Date().toISOString() }],
+    }); // prettier-ignore
+    const report = (headers: Record<string, string>) =>
+      fetch(`${core.url}${EXTENSION_API_PREFIX}/token-reads`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Image-Token': token, ...headers },
+        body: forged,
+      });
+    const refusals = [
+      await report({}),
+      await report({ [REPLICA_PROOF_HEADER]: replicaProof(randomBytes(32), token, forged) }),
+      await report({ [REPLICA_PROOF_HEADER]: replicaProof(REPLICA_KEY, token, `${forged} `) }),
+    ];
+    expect(refusals.map((r) => r.status)).toEqual([401, 401, 401]);
+    expect(((await refusals[0]!.json()) as { message: string }).message).toBe(
+      `${REPLICA_PROOF_HEADER}: reports of a job URL's reads are taken from image replicas that sign them with this core's IMAGE_REPLICA_KEY_FILE`,
+    );
+    // two follow rounds later the job still waits for its BMC to read
+    await new Promise((r) => setTimeout(r, 5_000));
+    const waiting = (await call<JobView>('GET', `${BMCS}/remote/jobs/${job.id}`)).json;
+    expect(waiting.steps.find((s) => s.name === 'iso-read')?.status).toBe('pending');
+    // the same report signed as the replica signs it is counted: the signature is what decides
+    expect((await report({ [REPLICA_PROOF_HEADER]: replicaProof(REPLICA_KEY, token, forged) })).status).toBe(204);
+    await until('the signed report to count', 20_000, async () => {
+      const j = (await call<JobView>('GET', `${BMCS}/remote/jobs/${job.id}`)).json;
+      return j.steps.find((s) => s.name === 'iso-read')?.status === 'done' ? true : undefined;
+    });
+  });
+
   it('refuses malformed reports naming the field; a token that is no job is 204 and nothing else', async () => {
     const post = (body: unknown, token = 'x'.repeat(32)) =>
-      call<{ reason?: string }>(
-        'POST',
-        `${EXTENSION_API_PREFIX}/token-reads`,
-        body,
-        token ? { 'Image-Token': token } : {},
-      );
+      call<{ reason?: string }>('POST', `${EXTENSION_API_PREFIX}/token-reads`, body, {
+        ...(token ? { 'Image-Token': token } : {}),
+        [REPLICA_PROOF_HEADER]: replicaProof(REPLICA_KEY, token, JSON.stringify(body)),
+      });
     const read = {
       method: 'GET',
       ranges: [[0, 10]],

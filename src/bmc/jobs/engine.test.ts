@@ -288,6 +288,29 @@ describe('BMC job engine (PostgreSQL, emulated BMCs)', () => {
     expect(bmc.model.slots.every((slot) => !slot.inserted)).toBe(true);
   });
 
+  it('a job whose replicas kept dying while they ran it is not resumed again: it fails naming why', async () => {
+    const s = side({ runJobs: false });
+    const { bmc } = await emulated('crashing-1');
+    const view = await add(s, 'crashing-1', bmc.rootUrl);
+    // as after the replica running this refresh died MAX_RESUMES_AFTER_LOST_LEASE times in a row (each
+    // restart resumed it, and it took the process down again): the next claim is one lost lease more
+    await db.query(
+      `UPDATE bmc_jobs SET state = 'running', lease_owner = 'dead-replica', lease_expires_at = now() - interval '1 s',
+         claims = 3, lost_leases = 3 WHERE id = $1`,
+      [view.last_job!.id],
+    );
+    side();
+    const failed = await finished(view.last_job!.id);
+    expect(failed).toMatchObject({ state: 'failed', claims: 4, lostLeases: 4, leaseOwner: null });
+    expect(failed.error).toBe(
+      "the replica running this job died or stalled 4 times while it was at discover; not resumed again (at most 3 times): see those replicas' logs for why, then start a new job",
+    );
+    // the BMC was not called again
+    expect(bmc.requests).toEqual([]);
+    const shown = await s.service.show('crashing-1');
+    expect(shown).toMatchObject({ state: 'error', last_job: { lost_leases: 4 } });
+  });
+
   it('a replica that lost the lease stops without writing; a stopping replica releases its jobs at once', async () => {
     const slowSettings = { bmcIsoReadTimeoutMs: 600_000, bmcJobLeaseMs: 600 };
     const a = side({ owner: 'replica-old' }, slowSettings);

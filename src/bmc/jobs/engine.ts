@@ -97,7 +97,10 @@ export class BmcJobEngine {
         continue;
       }
       if (job.claims > 1)
-        this.options.logger.info({ bmcJob: job.id, claims: job.claims }, 'BMC job resumed on this replica');
+        this.options.logger.info(
+          { bmcJob: job.id, claims: job.claims, lostLeases: job.lostLeases },
+          'BMC job resumed on this replica',
+        );
       const runner = new JobRunner(job, { ...this.options.jobDeps, repo: this.options.repo, owner: this.owner });
       const done = runner
         .run()

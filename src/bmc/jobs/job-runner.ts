@@ -7,7 +7,8 @@
 // known, the host. Where it resumes is ./job-steps.ts's resumePlan; a power call that may restart
 // the host is marked `running` before it is sent (in the same write that ends the step before it).
 // Failures end the job with the step's message, which names the BMC and the step (RedfishError);
-// anything else is a bug: the job fails with "internal error" and the error is logged.
+// anything else is a bug: the job fails with "internal error" and the error is logged. A job taken
+// over from dead or stalled replicas more than MAX_RESUMES_AFTER_LOST_LEASE times fails at once.
 // Does NOT: claim, heartbeat or schedule (./engine.ts), decide the followed steps
 // (./follow-plan.ts), or ever put a password, a token or a full ISO URL into a step, an event or a log.
 import type { Logger } from 'pino';
@@ -33,6 +34,7 @@ import type { FollowPoller } from './follow-poller.js';
 import { matchHost } from './host-match.js';
 import { FOLLOW_STEPS, type FollowStep, isBootDiscoveryStep, resumePlan } from './job-steps.js';
 import { type ImageBases, jobIsoUrls, jobToken } from './job-token.js';
+import { MAX_RESUMES_AFTER_LOST_LEASE } from './limits.js';
 import { bootCoverage } from './read-coverage.js';
 
 /** What a job reads and writes of the core's tables (the core Repository satisfies it). */
@@ -121,6 +123,13 @@ export class JobRunner {
     const bmc = await this.deps.repo.getBmc(this.job.bmcId);
     if (!bmc) throw new JobStopped('the BMC was removed');
     this.bmc = bmc;
+    if (this.job.lostLeases > MAX_RESUMES_AFTER_LOST_LEASE) {
+      const at = this.currentStep()?.name ?? this.job.steps[0]?.name ?? 'job';
+      return this.fail(
+        at,
+        `the replica running this job died or stalled ${this.job.lostLeases} times while it was at ${at}; not resumed again (at most ${MAX_RESUMES_AFTER_LOST_LEASE} times): see those replicas' logs for why, then start a new job`,
+      );
+    }
     const plan = resumePlan(this.job.action, this.job.steps);
     if (plan.kind === 'fail') return this.fail(plan.step, plan.reason);
     if (plan.kind === 'finished') return this.succeed();

@@ -31,6 +31,14 @@ export const TOKEN_LOOKUP_TTL_MS = 60_000;
 export const TOKEN_MISS_TTL_MS = 5_000;
 export const TOKEN_LOOKUP_MAX_ENTRIES = 10_000;
 
+/**
+ * Times a job is resumed after its replica died or stalled while running it (a lost lease). A job
+ * whose own run takes its process down (a BMC answer that exhausts memory, a bug) would otherwise
+ * be resumed after every restart, crashing each one; three more tries cover replicas that die for
+ * other reasons (a node drained, an OOM elsewhere) during a half-hour boot.
+ */
+export const MAX_RESUMES_AFTER_LOST_LEASE = 3;
+
 /** Finished jobs kept per BMC (the API shows the last ones; older ones are deleted when a job is queued). */
 export const JOBS_KEPT_PER_BMC = 20;
 

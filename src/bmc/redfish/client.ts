@@ -18,6 +18,7 @@ import { adjustInsert, holdsMedia, type MediaRequest, planEject, planInsert } fr
 import {
   INSERT_VERIFY_INTERVAL_MS,
   INSERT_VERIFY_READS,
+  MAX_INVENTORY_BYTES,
   MAX_PAYLOAD_ADJUSTMENTS,
   POWER_OFF_POLL_INTERVAL_MS,
   POWER_OFF_POLLS,
@@ -173,13 +174,16 @@ export class RedfishClient {
     return this.wrap(step, () => readSlots(this.transport, topology, step));
   }
 
-  /** Serial, model, power state, MACs, boot and reset capabilities, slots: what is known before the host ever boots. */
+  /**
+   * Serial, model, power state, MACs, boot and reset capabilities, slots: what is known before the
+   * host ever boots. At most MAX_INVENTORY_BYTES as JSON (`too-large` naming the bound otherwise).
+   */
   async inventory(step = 'inventory'): Promise<BmcInventory> {
     const topology = await this.topology(step);
     const system = await this.readSystem(step);
     const macs = await this.wrap(step, () => readMacs(this.transport, system, step));
     const slots = await this.readSlots(step);
-    return {
+    const inventory: BmcInventory = {
       address: this.address.display,
       profile: {
         id: topology.profile.id,
@@ -218,6 +222,14 @@ export class RedfishClient {
         image: s.image,
       })),
     };
+    const bytes = Buffer.byteLength(JSON.stringify(inventory));
+    if (bytes > MAX_INVENTORY_BYTES) {
+      throw new RedfishError(
+        { bmc: this.name, step, failure: 'too-large' },
+        `the inventory is ${bytes.toLocaleString('en-US')} bytes, beyond MAX_INVENTORY_BYTES (${MAX_INVENTORY_BYTES.toLocaleString('en-US')}); not stored`,
+      );
+    }
+    return inventory;
   }
 
   /**

@@ -4,11 +4,13 @@
 // Reset action's allowable values (inline, or from its ActionInfo as Supermicro and OpenBMC list
 // them). Then detects the vendor profile (profiles.ts) unless one was given.
 //
-// Every link goes through the transport's origin check; every collection is capped
-// (MAX_COLLECTION_MEMBERS). Errors name the step (`discover`, or the caller's).
+// Every link goes through the transport's origin check; a collection listing more than
+// MAX_COLLECTION_MEMBERS fails the read (`too-large`, naming the bound) rather than being walked.
+// Errors name the step (`discover`, or the caller's).
 // Does NOT: change anything on the BMC. Next: client.ts caches the topology and acts on it.
 import type { BmcAddress } from './address.js';
 import { RedfishError } from './errors.js';
+import { MAX_COLLECTION_MEMBERS, MAX_INVENTORY_BYTES } from './limits.js';
 import { type Detection, detectProfile, PROFILES, type ProfileId, type VendorProfile } from './profiles.js';
 import {
   type ManagerInfo,
@@ -54,7 +56,7 @@ export async function discoverTopology(
     system.managedByRefs.length > 0
       ? system.managedByRefs
       : root.managersRef
-        ? memberRefs((await t.getResource(step, t.pathOf(step, root.managersRef))).doc)
+        ? await readCollection(t, step, t.pathOf(step, root.managersRef))
         : [];
   const managers: ManagerInfo[] = [];
   for (const ref of managerRefs) {
@@ -95,7 +97,7 @@ async function onlySystem(t: RedfishTransport, root: ServiceRootInfo, step: stri
   if (!root.systemsRef) {
     throw new RedfishError({ bmc: t.bmc, step, failure: 'malformed' }, 'the service root has no Systems link');
   }
-  const systems = memberRefs((await t.getResource(step, t.pathOf(step, root.systemsRef))).doc);
+  const systems = await readCollection(t, step, t.pathOf(step, root.systemsRef));
   if (systems.length === 0) {
     throw new RedfishError({ bmc: t.bmc, step, failure: 'unsupported' }, 'the BMC lists no Systems');
   }
@@ -106,6 +108,18 @@ async function onlySystem(t: RedfishTransport, root: ServiceRootInfo, step: stri
     );
   }
   return t.pathOf(step, systems[0] as string);
+}
+
+/** The member references of the collection at `path`; more than MAX_COLLECTION_MEMBERS fail the read. */
+async function readCollection(t: RedfishTransport, step: string, path: string): Promise<string[]> {
+  const refs = memberRefs((await t.getResource(step, path)).doc);
+  if (refs.length > MAX_COLLECTION_MEMBERS) {
+    throw new RedfishError(
+      { bmc: t.bmc, step, failure: 'too-large', method: 'GET', path },
+      `the collection lists ${refs.length} members, beyond MAX_COLLECTION_MEMBERS (${MAX_COLLECTION_MEMBERS})`,
+    );
+  }
+  return refs;
 }
 
 /** The System as it is now, with the Reset allowable values filled in from the ActionInfo when not inline. */
@@ -119,14 +133,26 @@ export async function readSystemAt(t: RedfishTransport, path: string, step: stri
   return system;
 }
 
-/** Every slot of every VirtualMedia collection, in collection order. */
+/**
+ * Every slot of every VirtualMedia collection, in collection order. The slots are part of the
+ * inventory: once what they hold passes MAX_INVENTORY_BYTES the read fails, before the next one.
+ */
 export async function readSlots(t: RedfishTransport, topology: BmcTopology, step: string): Promise<SlotInfo[]> {
   const slots: SlotInfo[] = [];
+  let bytes = 0;
   for (const collection of topology.mediaCollections) {
-    const members = memberRefs((await t.getResource(step, collection.path)).doc);
+    const members = await readCollection(t, step, collection.path);
     for (const ref of members) {
       const path = t.pathOf(step, ref);
-      slots.push(await readSlotAt(t, path, collection.location, step));
+      const slot = await readSlotAt(t, path, collection.location, step);
+      bytes += Buffer.byteLength(JSON.stringify(slot));
+      if (bytes > MAX_INVENTORY_BYTES) {
+        throw new RedfishError(
+          { bmc: t.bmc, step, failure: 'too-large', method: 'GET', path },
+          `the virtual media slots hold more than MAX_INVENTORY_BYTES (${MAX_INVENTORY_BYTES.toLocaleString('en-US')} bytes)`,
+        );
+      }
+      slots.push(slot);
     }
   }
   return slots;
@@ -145,7 +171,7 @@ export async function readSlotAt(
 /** MACs of the System's EthernetInterfaces (lower case, deduplicated, in BMC order). */
 export async function readMacs(t: RedfishTransport, system: SystemInfo, step: string): Promise<string[]> {
   if (!system.ethernetInterfacesRef) return [];
-  const members = memberRefs((await t.getResource(step, t.pathOf(step, system.ethernetInterfacesRef))).doc);
+  const members = await readCollection(t, step, t.pathOf(step, system.ethernetInterfacesRef));
   const macs: string[] = [];
   for (const ref of members) {
     const mac = readMac((await t.getResource(step, t.pathOf(step, ref))).doc);

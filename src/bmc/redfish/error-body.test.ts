@@ -31,6 +31,21 @@ const CASES: [string, unknown, Partial<RedfishErrorInfo>][] = [
     { message: 'Inserted is unknown', messageIds: ['Base.1.0.PropertyUnknown'], relatedProperties: ['#/Inserted'] },
   ],
   [
+    'a MessageId with a v-style version (Supermicro)',
+    { error: { code: 'Base.v1_4_0.GeneralError', message: 'busy' } },
+    { code: 'Base.v1_4_0.GeneralError', message: 'busy' },
+  ],
+  // Not a Redfish error document (an internal service at a BMC's address): nothing of it is repeated.
+  ['a bare message', { message: 'db password is hunter2', status: 500 }, { code: undefined, message: undefined }],
+  ['an error string', { error: 'internal: connection to 10.0.0.7:5432 failed' }, { message: undefined }],
+  ['an error object without a MessageId', { error: { code: 404, message: 'no such route /internal/admin' } }, { message: undefined, code: undefined }],
+  ['a code that is no MessageId', { error: { code: 'NOT_FOUND', message: 'x' } }, { message: undefined }],
+  [
+    'bounded: 32 entries, 32 related properties',
+    { '@Message.ExtendedInfo': Array.from({ length: 100 }, (_v, i) => ({ MessageId: `Base.1.0.M${i}`, RelatedProperties: Array(100).fill('#/X') })) },
+    { messageIds: Array.from({ length: 32 }, (_v, i) => `Base.1.0.M${i}`), relatedProperties: Array(32).fill('#/X') },
+  ],
+  [
     'junk inside ExtendedInfo is skipped',
     { error: { message: 'm', '@Message.ExtendedInfo': [null, 5, 'x', { MessageId: 7, Message: '' }, { RelatedProperties: 'no' }] } },
     { message: 'm', messageIds: [], relatedProperties: [] },
@@ -48,7 +63,9 @@ describe('readErrorBody', () => {
     expect(hasMessageId(info, 'ParameterMissing')).toBe(false);
     expect(mentionsProperty(info, 'TransferProtocolType')).toBe(true);
     expect(mentionsProperty(info, 'TransferMethod')).toBe(false);
-    const byMessage = readErrorBody({ error: { message: 'The property Inserted is not supported.' } });
+    const byMessage = readErrorBody({
+      error: { code: 'Base.1.8.GeneralError', message: 'The property Inserted is not supported.' },
+    });
     expect(mentionsProperty(byMessage, 'Inserted')).toBe(true);
     expect(mentionsProperty(byMessage, 'WriteProtected')).toBe(false);
   });

@@ -7,9 +7,13 @@
 //
 // Does: pick the message a person should read (the most severe extended message, as sushy does,
 // else the first, else `error.message`), collect MessageIds and RelatedProperties (the insert
-// payload fallback reads them: insert-payload.ts). Accepts ExtendedInfo as an object, at the top
-// level, or missing; anything else yields an empty result, never a throw.
-// Does NOT: scrub secrets (transport.ts does, before anything leaves it).
+// payload fallback reads them: insert-payload.ts), at most MAX_BMC_ERROR_ENTRIES of each.
+// Accepts ExtendedInfo as an object, at the top level, or missing; anything else yields an empty
+// result, never a throw. Only a Redfish error document is read: an `error` whose `code` is a
+// MessageId (`Base.1.8.GeneralError`), or `@Message.ExtendedInfo`. Any other JSON — an internal
+// service's own error, when a BMC's address names one — says nothing that reaches our errors.
+// Does NOT: scrub secrets or cut strings (transport.ts does, before anything leaves it).
+import { MAX_BMC_ERROR_ENTRIES } from './limits.js';
 
 export interface RedfishErrorInfo {
   code: string | undefined;
@@ -19,6 +23,9 @@ export interface RedfishErrorInfo {
 }
 
 const SEVERITY_RANK: Record<string, number> = { critical: 0, warning: 1 };
+
+/** A Redfish MessageId: registry, version and message (`Base.1.8.GeneralError`, `Base.v1_4_0.X`). */
+const MESSAGE_ID = /^[A-Za-z][A-Za-z0-9]*(\.[A-Za-z0-9_]+){2,}$/;
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
@@ -30,16 +37,20 @@ function asRecord(v: unknown): Record<string, unknown> | undefined {
 
 export function readErrorBody(body: unknown): RedfishErrorInfo {
   const doc = asRecord(body);
-  const error = asRecord(doc?.error) ?? doc;
+  const error = asRecord(doc?.error);
   const rawInfo = error?.['@Message.ExtendedInfo'] ?? doc?.['@Message.ExtendedInfo'];
+  if (rawInfo === undefined && !MESSAGE_ID.test(str(error?.code) ?? ''))
+    return { code: undefined, message: undefined, messageIds: [], relatedProperties: [] };
   const infos = (Array.isArray(rawInfo) ? rawInfo : rawInfo !== undefined ? [rawInfo] : [])
+    .slice(0, MAX_BMC_ERROR_ENTRIES)
     .map(asRecord)
-    .filter((i): i is Record<string, unknown> => i !== undefined)
-    .slice(0, 32);
+    .filter((i): i is Record<string, unknown> => i !== undefined);
   const messageIds = infos.map((i) => str(i.MessageId)).filter((m): m is string => m !== undefined);
-  const relatedProperties = infos.flatMap((i) =>
-    Array.isArray(i.RelatedProperties) ? i.RelatedProperties.map(str).filter((p): p is string => p !== undefined) : [],
-  );
+  const relatedProperties = infos
+    .flatMap((i) => (Array.isArray(i.RelatedProperties) ? i.RelatedProperties.slice(0, MAX_BMC_ERROR_ENTRIES) : []))
+    .map(str)
+    .filter((p): p is string => p !== undefined)
+    .slice(0, MAX_BMC_ERROR_ENTRIES);
   const ranked = infos
     .map((info, index) => ({ info, index, rank: SEVERITY_RANK[(str(info.Severity) ?? '').toLowerCase()] ?? 2 }))
     .filter((r) => str(r.info.Message) !== undefined)

@@ -3,7 +3,8 @@
 //   connect   from the start until TCP is connected (name lookup included)
 //   TLS       from TCP connected until the handshake is done (HTTPS only)
 //   request   from then until the last byte of the response body
-//   size      the body stops being read past `maxBytes` (`too-large`)
+//   size      the body stops being read past `maxBytes`, or is not read at all when its
+//             Content-Length says it is larger (`too-large`); the socket is closed either way
 //
 // Each call opens its own connection (no keep-alive agent): BMC web servers handle persistent
 // connections poorly (stale sockets reset on reuse), a reused socket would skip the connect and
@@ -87,6 +88,12 @@ export function httpCall(call: HttpCall): Promise<CallOutcome> {
       ...(isHttps ? { ca: call.tls.ca, rejectUnauthorized: call.tls.rejectUnauthorized } : {}),
     };
     const req = (isHttps ? https : http).request(call.url, options, (res) => {
+      const declared = Number(res.headers['content-length']);
+      if (declared > call.maxBytes) {
+        finish({ ok: false, failure: 'too-large', detail: `the body is larger than ${call.maxBytes} bytes` });
+        req.destroy();
+        return;
+      }
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {

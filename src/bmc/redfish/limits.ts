@@ -27,10 +27,41 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 
 /**
  * Largest response body read from a BMC. The biggest resources we read are collections and
- * ComputerSystem documents of a few KiB (an iDRAC ComputerSystem is ~12 KiB); 4 MiB is hundreds of
- * times that, and a body past it is a broken or hostile BMC: the call fails with `too-large`.
+ * ComputerSystem documents of a few KiB (an iDRAC ComputerSystem is ~12 KiB, an iLO one with its
+ * Oem section ~40 KiB); 1 MiB is 25 times the largest, and a body past it is a broken or hostile
+ * BMC: the call fails with `too-large` and the socket is closed (a Content-Length past it fails
+ * before any byte is read). It was 4 MiB: 256 jobs reading that much at once, each parsed into a
+ * document several times its size, do not fit the 512 MiB a pod is given.
  */
-export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+/**
+ * Nesting of a BMC's JSON document (objects and arrays), checked on the text before it is parsed.
+ * A ComputerSystem nests 5 deep (Oem sections 7–8); a document nested deeper is not one we read,
+ * and code that walks a document (JSON.stringify, a logger) recurses once per level.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Items of any one array in a BMC's document, checked on the text before it is parsed.
+ * AllowableValues lists hold a dozen values, Links lists a few dozen (a big server's CooledBy);
+ * a BMC listing 600,000 boot targets made every `GET /bmcs` and `db export` carry them.
+ */
+export const MAX_JSON_ARRAY_ITEMS = 1_024;
+
+/**
+ * Characters of any one string in a BMC's document (a success answer), checked on the text
+ * before it is parsed. The longest we keep is a slot's Image URL: a presigned object-storage URL
+ * is ~2 KiB. A BMC that put a 3.9 MB string in each of 32 slots made the stored inventory 125 MB.
+ */
+export const MAX_JSON_STRING_CHARS = 4_096;
+
+/**
+ * Bytes of one BMC's inventory as stored (serial, model, MACs, boot and reset values, slots):
+ * a real one is 1–4 KiB. Checked before it is stored; past it the read fails and nothing is kept,
+ * so `GET /bmcs` stays small whatever the BMCs answer.
+ */
+export const MAX_INVENTORY_BYTES = 64 * 1024;
 
 /**
  * Delays before the 2nd, 3rd and 4th attempt of a call that met a 5xx or a connection reset.
@@ -41,14 +72,24 @@ export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 export const RETRY_DELAYS_MS: readonly number[] = [3_000, 6_000, 12_000];
 
 /**
- * Members read from any one collection (Systems, Managers, VirtualMedia, EthernetInterfaces). A
- * server has a handful of each; a BMC listing more is malformed for our purposes, and reading
- * every member of an endless list would be a loop without a bound.
+ * Members of any one collection we walk (Systems, Managers, VirtualMedia, EthernetInterfaces). A
+ * server has a handful of each; a BMC listing more is broken or hostile, and reading every member
+ * of an endless list would be a loop without a bound: the read fails with `too-large`.
  */
 export const MAX_COLLECTION_MEMBERS = 64;
 
-/** Characters of a BMC's own error message kept in our errors (they name the cause; the rest is noise). */
+/**
+ * Characters of a BMC's own error message kept in our errors (they name the cause; the rest is
+ * noise). Cut before the message is scrubbed and redacted, so the work on it is bounded too: a
+ * 120 KB message redacted first held the event loop for 45 s.
+ */
 export const MAX_BMC_MESSAGE_CHARS = 300;
+
+/** Characters of a MessageId or RelatedProperty kept (`Base.1.8.ActionParameterMissing`, `#/Image`). */
+export const MAX_BMC_ID_CHARS = 120;
+
+/** MessageIds and RelatedProperties read from one error document. */
+export const MAX_BMC_ERROR_ENTRIES = 32;
 
 /**
  * Insert payload adjustments tried on one slot (adding TransferProtocolType, TransferMethod,

@@ -99,13 +99,10 @@ function strings(v: unknown): string[] | undefined {
   return v.map(str).filter((s): s is string => s !== undefined);
 }
 
-/** References of a collection's `Members`, at most MAX_COLLECTION_MEMBERS. */
+/** References of a collection's `Members` (discovery.ts refuses more than MAX_COLLECTION_MEMBERS). */
 export function memberRefs(collection: Doc): string[] {
   const members = Array.isArray(collection.Members) ? collection.Members : [];
-  return members
-    .map(ref)
-    .filter((r): r is string => r !== undefined)
-    .slice(0, MAX_COLLECTION_MEMBERS);
+  return members.map(ref).filter((r): r is string => r !== undefined);
 }
 
 export function readServiceRoot(doc: Doc): ServiceRootInfo {

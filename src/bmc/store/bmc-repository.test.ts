@@ -48,6 +48,7 @@ function job(bmcId: string, overrides: Partial<JobRecord> = {}): JobRecord {
     leaseOwner: null,
     leaseExpiresAt: null,
     claims: 0,
+    lostLeases: 0,
     createdAt: now,
     startedAt: null,
     updatedAt: now,
@@ -185,18 +186,22 @@ for (const backend of backends()) {
       const j = job(b.id);
       await repo.insertJob(j, b.name);
       const [mine] = (await repo.claimJobs('replica-old', 100, 30_000)).filter((x) => x.id === j.id);
-      expect(mine?.claims).toBe(1);
+      expect(mine).toMatchObject({ claims: 1, lostLeases: 0 });
       // the old owner stalls past its lease (moved into the past here rather than waited for)
       await db.query(`UPDATE bmc_jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [j.id]);
       const [taken] = (await new BmcRepository(other).claimJobs('replica-new', 100, 30_000)).filter(
         (x) => x.id === j.id,
       );
-      expect(taken).toMatchObject({ leaseOwner: 'replica-new', claims: 2, state: 'running' });
+      // taken from an owner whose lease expired: a lost lease (it died or stalled running it)
+      expect(taken).toMatchObject({ leaseOwner: 'replica-new', claims: 2, lostLeases: 1, state: 'running' });
       expect(await repo.saveJob('replica-old', j.id, { ...mine!, steps: [] }, new Date())).toBe(false);
       expect((await repo.renewLeases('replica-old', [j.id], 30_000)).size).toBe(0);
       expect(await repo.saveJob('replica-new', j.id, { ...taken!, steps: [] }, new Date())).toBe(true);
       expect(await repo.releaseLease('replica-new', j.id)).toBe(true);
       expect((await repo.getJob(j.id))?.leaseOwner).toBeNull();
+      // a released job (its replica stopped cleanly) is taken without counting a lost lease
+      const [again] = (await repo.claimJobs('replica-next', 100, 30_000)).filter((x) => x.id === j.id);
+      expect(again).toMatchObject({ leaseOwner: 'replica-next', claims: 3, lostLeases: 1 });
     });
 
     it('keeps reads per replica, finds a job by its token hash, forgets both with the BMC', async () => {

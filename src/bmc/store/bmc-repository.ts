@@ -5,7 +5,8 @@
 // The lease protocol (every time is the database's now(), so replicas' clocks do not matter):
 //   claim    one statement picks queued jobs and running jobs whose lease expired,
 //            `FOR UPDATE SKIP LOCKED` (two replicas claiming at once take different rows), and
-//            sets lease_owner/lease_expires_at;
+//            sets lease_owner/lease_expires_at; a job still held by an expired lease counts a
+//            lost lease (its replica died or stalled while running it);
 //   renew    the owner's heartbeat pushes lease_expires_at for the jobs it still holds;
 //   save     every write of a running job is `WHERE lease_owner = <me>`: a replica that lost its
 //            lease (stalled past the expiry, another replica took over) writes nothing and stops.
@@ -220,7 +221,8 @@ export class BmcRepository {
          WHERE state IN ('queued', 'running') AND (lease_expires_at IS NULL OR lease_expires_at < now())
          ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
        UPDATE bmc_jobs j SET lease_owner = $1, lease_expires_at = now() + $3 * interval '1 millisecond',
-         state = 'running', started_at = COALESCE(j.started_at, now()), claims = j.claims + 1, updated_at = now()
+         state = 'running', started_at = COALESCE(j.started_at, now()), claims = j.claims + 1,
+         lost_leases = j.lost_leases + (CASE WHEN j.lease_owner IS NULL THEN 0 ELSE 1 END), updated_at = now()
        FROM picked WHERE j.id = picked.id
        RETURNING ${SQL.selectJobs
          .slice('SELECT '.length, SQL.selectJobs.indexOf(' FROM '))

@@ -15,15 +15,12 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import { mkdir, open, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { BootsmithError, UnavailableError } from '../../errors.js';
+import { KEY_BYTES, keyFromText, MAX_KEY_FILE_BYTES } from '../../fs/key-file.js';
 
-/** An AES-256 key: 32 bytes. */
-export const KEY_BYTES = 32;
 /** GCM nonce: 12 bytes, random per sealing (a key seals far fewer than 2^32 values). */
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const ENVELOPE_VERSION = 'bmc1';
-/** A key file is a few dozen bytes; anything bigger is the wrong file. */
-const MAX_KEY_FILE_BYTES = 4096;
 /** service_keys row naming the key id every replica must use. */
 export const KEY_ID_SERVICE_KEY = 'bmc-credentials-key-id';
 /** Usernames and passwords longer than this are not credentials (Redfish limits them to a few dozen). */
@@ -59,11 +56,8 @@ export function keyIdOf(key: Buffer): string {
 
 /** The key in a key file's text: base64 (standard or url-safe) or hex of exactly 32 bytes. */
 export function parseKey(text: string, file: string): Buffer {
-  const t = text.trim();
-  let key: Buffer | undefined;
-  if (/^[0-9a-fA-F]{64}$/.test(t)) key = Buffer.from(t, 'hex');
-  else if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(t)) key = Buffer.from(t.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-  if (key?.length !== KEY_BYTES) {
+  const key = keyFromText(text);
+  if (!key) {
     throw new CredentialsKeyError(
       `BMC credentials key file ${JSON.stringify(file)} must hold ${KEY_BYTES} bytes as base64 or hex (e.g. \`openssl rand -base64 32\`)`,
     );

@@ -100,6 +100,11 @@ export interface JobRecord {
   leaseExpiresAt: Date | null;
   /** Times a replica claimed it (more than 1: it was resumed after a restart or a lost lease). */
   claims: number;
+  /**
+   * Claims that found the job still held by a replica whose lease had expired: that replica died
+   * or stalled while running it (a replica that stops releases its jobs, which does not count).
+   */
+  lostLeases: number;
   createdAt: Date;
   startedAt: Date | null;
   updatedAt: Date;

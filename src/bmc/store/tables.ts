@@ -2,7 +2,7 @@
 // named next to the record field it holds and its codec, as src/core/db/tables.ts does for the core.
 //
 // Does: describe the tables for src/core/db/column-map.ts, which generates their SQL and row mapping.
-// Does NOT: define the schema (src/core/db/migrations.ts, migration 7; a column added there is
+// Does NOT: define the schema (src/core/db/migrations.ts, migrations 7 and 8; a column added there is
 // added here) or run queries (./bmc-repository.ts).
 import {
   type Column,
@@ -77,6 +77,7 @@ export const BMC_JOBS: Table<JobRecord> = {
     leaseOwner: nullableText('lease_owner'),
     leaseExpiresAt: nullableTimestamp('lease_expires_at'),
     claims: integer('claims'),
+    lostLeases: integer('lost_leases'),
     createdAt: timestamp('created_at'),
     startedAt: nullableTimestamp('started_at'),
     updatedAt: timestamp('updated_at'),

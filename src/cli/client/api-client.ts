@@ -1,12 +1,15 @@
 // The HTTP client the client verbs share: where the service is (`--url`, else BOOTSMITH_URL, else
 // http://127.0.0.1:8080), its credential (`--token`, else BOOTSMITH_TOKEN, sent as a Bearer
 // token), JSON requests with a timeout each, and API errors turned into one line naming the
-// request and the service's reason. The token is never printed.
+// request and the service's reason. The token is never printed. Answers of the extension API
+// (BMCs: what BMCs told the service) come back with every string safe to print
+// (terminal-text.ts), so no `bootsmith bmc` verb prints a BMC's escape sequence.
 // Does NOT: retry, page, or know any endpoint's meaning (the verbs do).
 import { type OptionValues, valueOption } from '../options.js';
 import { describeError } from '../../errors.js';
 import { CliError, type CliIo } from '../verb.js';
 import { API_PREFIX, EXTENSION_API_PREFIX } from '../../url-grammar.js';
+import { terminalSafe } from './terminal-text.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
 /** One API call: the service answers in milliseconds; a minute means it is stuck. */
@@ -64,12 +67,21 @@ export class ApiClient {
     return this.callUnder<T>(API_PREFIX, method, path, body);
   }
 
-  /** A JSON call of bootsmith's extension API (/api/bootsmith/v1: BMCs), the same way. */
+  /**
+   * A JSON call of bootsmith's extension API (/api/bootsmith/v1: BMCs), the same way; every string
+   * of the answer, and the reason of an error, safe to print on a terminal.
+   */
   callExtension<T>(method: string, path: string, body?: unknown): Promise<T> {
-    return this.callUnder<T>(EXTENSION_API_PREFIX, method, path, body);
+    return this.callUnder<T>(EXTENSION_API_PREFIX, method, path, body, terminalSafe);
   }
 
-  private async callUnder<T>(prefix: string, method: string, path: string, body?: unknown): Promise<T> {
+  private async callUnder<T>(
+    prefix: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    printable: <V>(value: V) => V = (value) => value,
+  ): Promise<T> {
     const url = `${this.baseUrl}${prefix}${path}`;
     const what = `${method} ${prefix}${path}`;
     let response: Response;
@@ -94,9 +106,10 @@ export class ApiClient {
         // not JSON: keep the text
       }
       const hint = response.status === 401 && !this.token ? ` (${NO_TOKEN_HINT})` : '';
+      reason = printable(reason);
       throw new ApiCallError(this.baseUrl, `${what}: ${response.status} ${reason}${hint}`, response.status, reason);
     }
     if (text.length === 0) return undefined as T;
-    return JSON.parse(text) as T;
+    return printable(JSON.parse(text) as T);
   }
 }

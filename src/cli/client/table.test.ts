@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { renderTable } from './table.js';
+import { terminalSafe, terminalText } from './terminal-text.js';
 
 describe('renderTable: table', () => {
   it.each<[string, string[], string[][], string]>([
@@ -24,3 +25,23 @@ describe('renderTable: table', () => {
     expect(renderTable(header, rows)).toBe(expected);
   });
 });
+
+describe('terminalText: a value cannot steer the terminal', () => {
+  it.each<[string, string, string]>([
+    ['printable text is kept, accents and emoji too', 'PowerEdge R750 ü 😀 [x]', 'PowerEdge R750 ü 😀 [x]'],
+    ['a colour escape', '\x1b[31mOn\x1b[0m', '\\x1b[31mOn\\x1b[0m'],
+    ['a window title (OSC … BEL)', '\x1b]0;pwned\x07', '\\x1b]0;pwned\\x07'],
+    ['a clear screen', '\x1b[2J\x1b[H', '\\x1b[2J\\x1b[H'],
+    ['newline, carriage return, tab: one value is one line', 'a\nb\rc\td', 'a\\x0ab\\x0dc\\x09d'],
+    ['DEL and NUL', '\x7f\x00', '\\x7f\\x00'],
+    ['an 8-bit CSI (C1)', '\u009b31m', '\\x9b31m'],
+    ['bidirectional overrides and invisible marks', 'a\u202eb\u2066c\u200bd\ufeff', 'a\\u202eb\\u2066c\\u200bd\\ufeff'],
+  ])('%s', (_name, text, shown) => {
+    expect(terminalText(text)).toBe(shown);
+  });
+
+  it('tables escape their cells; parsed answers every string and key', () => {
+    expect(renderTable(['NAME', 'POWER'], [['n1', '\x1b[2JOn']])).toBe('NAME  POWER\nn1    \\x1b[2JOn\n');
+    expect(terminalSafe({ a: ['\x1b[1m', 3, null], '\x07k': { b: true } })).toEqual({ a: ['\\x1b[1m', 3, null], '\\x07k': { b: true } });
+  });
+}); // prettier-ignore

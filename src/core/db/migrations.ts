@@ -187,6 +187,13 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 8,
+    name: 'BMC jobs count the claims that found their holder gone (died or stalled past the lease)',
+    // A job whose runner takes its process down (a hostile BMC's answer exhausting memory) was
+    // resumed after every restart; src/bmc/jobs/ fails it past MAX_RESUMES_AFTER_LOST_LEASE.
+    sql: `ALTER TABLE bmc_jobs ADD COLUMN lost_leases integer NOT NULL DEFAULT 0;`,
+  },
 ];
 
 /** Arbitrary constant naming the migration lock (pg advisory locks are keyed by bigint). */

@@ -5,6 +5,10 @@
 //   hang               accept N matching requests and never answer
 //   malformedJson      answer matching GETs with 200 and a body that is not JSON
 //   hugeJson           answer matching GETs with 200 and a JSON body of `bytes` bytes, streamed
+//   endlessBody        answer matching GETs with 200 and a chunked body that never ends
+//   rewrite            a hostile BMC's documents: the answer to matching requests passed through
+//                      `body` (the model's document in, any JSON or `{ raw }` text out), with
+//                      `status` instead of the model's when given (test/fuzz/bmc-documents uses it)
 //   tlsNeverCompletes  (server start only) accept TCP and never answer the TLS ClientHello
 //   neverReadsIso      accept inserts (Inserted: true) but never attach the image to the guest
 // Wrong passwords need no fault: give the client another password.
@@ -22,14 +26,32 @@ export interface CountedFault {
   match?: RequestMatch;
 }
 
+/** A body sent as this text, as is (a document JSON.stringify cannot make: nested 100,000 deep). */
+export interface RawBody {
+  raw: string;
+}
+
+export interface Rewrite {
+  match?: RequestMatch;
+  status?: number;
+  body: (doc: unknown) => unknown;
+}
+
 export interface Faults {
   serverErrors?: CountedFault & { status?: number };
   resetConnections?: CountedFault;
   hang?: CountedFault;
   malformedJson?: { match?: RequestMatch };
   hugeJson?: { bytes: number; match?: RequestMatch };
+  endlessBody?: { match?: RequestMatch };
+  /** Applied in order; the first that matches a request rewrites its answer. */
+  rewrite?: Rewrite[];
   tlsNeverCompletes?: boolean;
   neverReadsIso?: boolean;
+}
+
+export function isRawBody(body: unknown): body is RawBody {
+  return typeof body === 'object' && body !== null && typeof (body as RawBody).raw === 'string';
 }
 
 export function matches(match: RequestMatch | undefined, method: string, path: string): boolean {

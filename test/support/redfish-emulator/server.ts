@@ -8,7 +8,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { FaultCounter, type Faults, matches } from './faults.js';
+import { FaultCounter, type Faults, isRawBody, matches } from './faults.js';
 import type { EmulatedGuest } from './guest.js';
 import { type Answer, BmcModel } from './handler.js';
 import { emulatorProfile, type EmulatorProfile } from './profiles.js';
@@ -138,6 +138,11 @@ export async function startEmulatedBmc(options: EmulatedBmcOptions): Promise<Emu
           streamHuge(res, faults.hugeJson.bytes);
           return;
         }
+        if (method === 'GET' && faults.endlessBody && matches(faults.endlessBody.match, method, path)) {
+          record.status = 200;
+          streamEndless(res);
+          return;
+        }
         let answer: Answer;
         try {
           answer = await model.handle(method, path, req.headers, raw);
@@ -147,6 +152,8 @@ export async function startEmulatedBmc(options: EmulatedBmcOptions): Promise<Emu
             body: errorBody(MESSAGES.generic('Base.1.8.InternalError', `emulator failure: ${String(err)}`)),
           };
         }
+        const rewrite = faults.rewrite?.find((r) => matches(r.match, method, path));
+        if (rewrite) answer = { ...answer, status: rewrite.status ?? answer.status, body: rewrite.body(answer.body) };
         record.status = answer.status;
         send(res, answer);
       })();
@@ -204,7 +211,7 @@ function send(res: http.ServerResponse, answer: Answer): void {
     res.end();
     return;
   }
-  const text = JSON.stringify(answer.body);
+  const text = isRawBody(answer.body) ? answer.body.raw : JSON.stringify(answer.body);
   res.writeHead(answer.status, {
     ...headers,
     'Content-Type': 'application/json; charset=utf-8',
@@ -233,6 +240,23 @@ function streamHuge(res: http.ServerResponse, bytes: number): void {
       }
     }
     res.end(close);
+  };
+  pump();
+}
+
+/** `{"Pad": "xxx…` for as long as the client reads, never finished (chunked: no length to stop at). */
+function streamEndless(res: http.ServerResponse): void {
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  res.on('error', () => undefined);
+  res.write('{"Pad": "');
+  const chunk = 'x'.repeat(HUGE_CHUNK_BYTES);
+  const pump = (): void => {
+    while (!res.destroyed) {
+      if (!res.write(chunk)) {
+        res.once('drain', pump);
+        return;
+      }
+    }
   };
   pump();
 }

@@ -5,7 +5,8 @@
 //   YAML, a bad row reported alone), list, show (JSON, no password), power/refresh/eject, macs;
 //   `bmc boot --all --infra-env ID --wait registered`: two BMCs reach "registered" (their hosts
 //   register as the guest's agent would) with the media ejected, one answering 5xx fails alone
-//   with its reason, exit 1 naming it; remove. No password in any output.
+//   with its reason, exit 1 naming it; remove. No password in any output, and no BMC-supplied
+//   escape sequence reaches the terminal raw (add, list, refresh, show, a failed refresh).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -221,4 +222,44 @@ describe('bootsmith bmc verbs against a running service', () => {
     expect(all).not.toContain(PASSWORD);
     expect(all).not.toContain(Buffer.from(`root:${PASSWORD}`).toString('base64'));
   });
-});
+
+  it("a BMC's escape sequences reach no terminal raw: add, list, refresh, show, a failed refresh", async () => {
+    const { bmc, guest } = await startVirtualBmc({
+      name: 'hostile',
+      profile: 'generic',
+      username: 'root',
+      password: PASSWORD,
+      faults: {
+        rewrite: [
+          {
+            match: { method: 'GET', path: /\/Systems\/1$/ },
+            body: (doc) => ({ ...(doc as object), Model: '\u001b]0;owned\u0007\u001b[2JR750', PowerState: '\u001b[31mOn\u009b1m' }),
+          },
+        ],
+      },
+    });
+    bmcs.push({ bmc, guest, uuid: '' });
+    const runs = [
+      await cli('bmc', 'add', 'hostile', '--address', bmc.rootUrl, '--username', 'root', '--password-file', path.join(dir, 'pw')),
+      await cli('bmc', 'list'),
+      await cli('bmc', 'refresh', 'hostile'),
+      await cli('bmc', 'show', 'hostile'),
+    ];
+    expect(runs.map((r) => r.code)).toEqual([0, 0, 0, 0]);
+    expect(runs[0]!.stdout).toContain('hostile: ready: generic \\x1b]0;owned\\x07\\x1b[2JR750, serial EMU-hostile, power \\x1b[31mOn\\x9b1m');
+    expect(runs[1]!.stdout).toMatch(/\nhostile +ready +generic +\\x1b\[31mOn\\x9b1m +refresh succeeded/);
+    bmc.setFaults({
+      rewrite: [
+        {
+          match: { method: 'GET', path: /\/Managers\/1$/ },
+          status: 400,
+          body: () => ({ error: { code: 'Base.1.8.GeneralError', message: 'gone\u001b[2J\u001b]0;owned\u0007' } }),
+        },
+      ],
+    });
+    const failed = await cli('bmc', 'refresh', 'hostile');
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('HTTP 400: gone\\x1b[2J\\x1b]0;owned\\x07)');
+    for (const r of [...runs, failed]) expect(`${r.stdout}${r.stderr}`).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+  });
+}); // prettier-ignore
