@@ -28,6 +28,7 @@ export const FAST_TESTS: readonly string[] = [
   'src/cli/args.test.ts',
   'src/cli/client/api-client.test.ts',
   'src/cli/client/bmc/bmc-parse.test.ts',
+  'src/cli/client/bmc/import-files.test.ts',
   'src/cli/client/read-verbs.test.ts',
   'src/cli/client/table.test.ts',
   'src/cli/commands.test.ts',

@@ -2,11 +2,14 @@
 // (test/support/all-in-one.ts: real HTTP, PostgreSQL, the image side serving the demo ISO) and
 // emulated BMCs with virtual guests that read the ISO through bootsmith:
 //   add (the check reads the inventory; a wrong password fails naming the BMC), import (CSV and
-//   YAML, a bad row reported alone), list, show (JSON, no password), power/refresh/eject, macs;
+//   YAML, a bad row reported alone; password files outside the import's directory refused, nothing
+//   sent to the address a hostile file names), list, show (JSON, no password), power/refresh/eject, macs;
 //   `bmc boot --all --infra-env ID --wait registered`: two BMCs reach "registered" (their hosts
 //   register as the guest's agent would) with the media ejected, one answering 5xx fails alone
 //   with its reason, exit 1 naming it; remove. No password in any output.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -136,6 +139,59 @@ describe('bootsmith bmc verbs against a running service', () => {
     expect(bad.stderr).toBe(
       `bootsmith: ${path.join(dir, 'pw')}: line 1: column 1 is none of (name, address, username, password_file, infra_env_id, insecure, ca_file, profile, boot_mode, eject)\n`,
     );
+  });
+
+  it('import refuses password files outside its directory (absolute, .., symbolic links, the service key): nothing sent', async () => {
+    // A loopback listener stands where a hostile CSV points its BMCs: it must hear nothing.
+    const heard: string[] = [];
+    const listener = http.createServer((req, res) => {
+      heard.push(`${req.method} ${req.url}`);
+      res.end();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const catcher = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+    const keyFile = path.join(svc.dir, 'auth', 'bmc-credentials.key'); // the service's own secret
+    const imports = path.join(dir, 'imports');
+    await mkdir(path.join(dir, 'data', 'auth'), { recursive: true });
+    await writeFile(path.join(dir, 'data', 'auth', 'admin-token'), 'stand-in-admin-token\n');
+    await mkdir(imports, { recursive: true });
+    await writeFile(path.join(imports, 'ok.pw'), `${PASSWORD}\n`);
+    await symlink(keyFile, path.join(imports, 'key-link'));
+    await symlink(path.join(dir, 'data', 'auth'), path.join(imports, 'auth'));
+    const cells = [keyFile, '../data/auth/admin-token', 'key-link', 'auth/admin-token'];
+    await writeFile(
+      path.join(imports, 'hostile.csv'),
+      `name,address,username,password_file\nh-ok,${catcher},root,ok.pw\n${cells
+        .map((cell, i) => `h-${i},${catcher},root,${cell}`)
+        .join('\n')}\n`,
+    );
+    try {
+      const run = await cli('bmc', 'import', path.join(imports, 'hostile.csv'));
+      expect(run.code).toBe(1);
+      const where = path.join(imports, 'hostile.csv');
+      expect(run.stderr.split('\n').filter(Boolean)).toEqual([
+        `bootsmith: ${where}: line 3 (h-0): password_file: must be a relative path, not an absolute one (paths are relative to the import file's directory (${imports}))`,
+        `bootsmith: ${where}: line 4 (h-1): password_file: must not leave the directory (a ".." in the path) (paths are relative to the import file's directory (${imports}))`,
+        `bootsmith: ${where}: line 5 (h-2): password_file: leads outside the import file's directory (${imports}) (through a symbolic link)`,
+        `bootsmith: ${where}: line 6 (h-3): password_file: leads outside the import file's directory (${imports}) (through a symbolic link)`,
+        `bootsmith: ${where}: 4 of 5 row(s) refused: nothing was added`,
+      ]);
+      for (const cell of cells.slice(1)) expect(run.stderr).not.toContain(cell);
+      expect(heard).toEqual([]);
+      const names = (await (await svc.call('GET', '/api/bootsmith/v1/bmcs')).json()) as BmcView[];
+      expect(names.map((b) => b.name).filter((n) => n.startsWith('h-'))).toEqual([]);
+      // An operator who keeps passwords elsewhere names the directory: inside it, the file is read.
+      await writeFile(
+        path.join(imports, 'elsewhere.csv'),
+        `name,address,username,password_file\nh-dir,${catcher},root,pw\n`,
+      );
+      const elsewhere = await cli('bmc', 'import', path.join(imports, 'elsewhere.csv'), '--password-dir', dir);
+      expect(elsewhere).toMatchObject({ code: 0, stderr: '' });
+      expect(elsewhere.stdout).toMatch(/^h-dir: added \(/);
+      expect((await cli('bmc', 'remove', 'h-dir', '--force')).code).toBe(0);
+    } finally {
+      await new Promise((resolve) => listener.close(resolve));
+    }
   });
 
   it('list, show, refresh, power, eject, macs', async () => {
