@@ -12,8 +12,10 @@
 export const FAST_TESTS: readonly string[] = [
   'src/artifacts/discovery-iso.test.ts',
   'src/bmc/bmc-input.test.ts',
+  'src/bmc/jobs/admission.test.ts',
   'src/bmc/jobs/follow-plan.test.ts',
   'src/bmc/jobs/job-steps.test.ts',
+  'src/bmc/jobs/observed-state.test.ts',
   'src/bmc/jobs/read-coverage.test.ts',
   'src/bmc/redfish/address.test.ts',
   'src/bmc/redfish/boot-override.test.ts',

@@ -106,7 +106,7 @@ export function currentStep(job: JobView): JobView['steps'][number] | undefined 
 }
 
 export function finished(job: JobView): boolean {
-  return job.state === 'succeeded' || job.state === 'failed';
+  return job.state === 'succeeded' || job.state === 'failed' || job.state === 'cancelled';
 }
 
 /** Waits for one job to finish (bounded); each change of its current step is passed to `onStep`. */
@@ -139,6 +139,7 @@ export async function waitForJob(
 /** One line for a job's outcome: the state, and its last words (the error when it failed). */
 export function jobLine(name: string, job: JobView): string {
   if (job.state === 'failed') return `${name}: ${job.action} failed: ${job.error ?? ''}`;
+  if (job.state === 'cancelled') return `${name}: ${job.action} ${job.error ?? 'cancelled'}`;
   const step = currentStep(job);
   return `${name}: ${job.action} ${job.state}${step?.detail ? `: ${step.name}: ${step.detail}` : ''}`;
 }

@@ -6,12 +6,15 @@
 //   sent to the address a hostile file names), list, show (JSON, no password), power/refresh/eject, macs;
 //   `bmc boot --all --infra-env ID --wait registered`: two BMCs reach "registered" (their hosts
 //   register as the guest's agent would) with the media ejected, one answering 5xx fails alone
-//   with its reason, exit 1 naming it; remove. No password in any output.
+//   with its reason, exit 1 naming it; a boot whose host never registers says what it waits for
+//   and until when, and `bmc cancel` ends it (media ejected as the policy says); remove. No
+//   password in any output.
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AllInOne, API, DEMO_VERSION, PULL_SECRET, startAllInOne } from '../../../../test/support/all-in-one.js';
 import {
@@ -20,10 +23,21 @@ import {
   startVirtualBmc,
   type VirtualGuest,
 } from '../../../../test/support/redfish-emulator/index.js';
+import { runCli } from '../../commands.js';
 import { runCliCaptured } from '../../test-support/captured-io.js';
 import type { BmcView } from './bmc-client.js';
 
 const PASSWORD = 'cli-test-Secr3t';
+
+async function until<T>(what: string, withinMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${withinMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
 
 describe('bootsmith bmc verbs against a running service', () => {
   let svc: AllInOne;
@@ -269,6 +283,55 @@ describe('bootsmith bmc verbs against a running service', () => {
     const usage = await cli('bmc', 'boot', '--all');
     expect(usage).toMatchObject({ code: 1, stderr: 'bootsmith: --all: needs --infra-env\n' });
   });
+
+  it('boot says why it waits (no agent registers); cancel ends the job, ejecting as the policy says', async () => {
+    // `bmc boot` as a terminal-less run, its output read while it runs
+    let out = '';
+    const io = {
+      env: { BOOTSMITH_URL: svc.service.url },
+      stdin: Readable.from([]),
+      stdout: new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          out += chunk.toString('utf8');
+          cb();
+        },
+      }),
+      stderr: new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          out += chunk.toString('utf8');
+          cb();
+        },
+      }),
+    };
+    // n0's host registered in the boot above: this boot's match counts registrations from its insert on
+    svc.clock.advance(60_000);
+    const boot = runCli(['bmc', 'boot', 'n0', '--wait', 'registered', '--timeout', '5m'], io);
+    const waiting = await until(
+      'the waiting line',
+      120_000,
+      async () => /^n0: registered waiting: .*$/m.exec(out)?.[0],
+    );
+    expect(waiting).toMatch(
+      new RegExp(
+        `^n0: registered waiting: booted; waiting for the discovery agent on the host to register a host with the BMC's System UUID ${bmcs[0]!.uuid} or MACs 52:54:00:00:64:00, 52:54:00:00:64:01 \\(it fails at \\S+Z, 30 min after the boot\\)$`,
+      ),
+    );
+    const cancel = await cli('bmc', 'cancel', 'n0');
+    expect(cancel).toMatchObject({
+      code: 0,
+      stderr: '',
+      stdout:
+        'n0: boot-discovery cancelled at registered; media ejected (a minimal ISO loads its root file system into RAM)\n',
+    });
+    expect(await boot).toBe(1);
+    expect(out).toContain(
+      'bootsmith: 1 of 1 BMC(s) did not reach registered:\n  n0: cancelled at registered; media ejected (a minimal ISO loads its root file system into RAM)\n',
+    );
+    expect(out).toMatch(/\nn0 +cancelled +eject-media +cancelled at registered/);
+    expect(bmcs[0]!.bmc.model.slots.every((s) => !s.inserted)).toBe(true);
+    expect(await cli('bmc', 'cancel', 'n0')).toMatchObject({ code: 0, stdout: 'n0: no job to cancel\n' });
+    expect((JSON.parse((await cli('bmc', 'show', 'n0')).stdout) as BmcView).last_job?.state).toBe('cancelled');
+  }, 240_000);
 
   it('remove, and never a password in any output', async () => {
     expect((await cli('bmc', 'remove', 'n3')).code).toBe(0);
