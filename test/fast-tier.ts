@@ -122,5 +122,6 @@ export const FAST_TESTS: readonly string[] = [
   'test/packaging/dockerfile.test.ts',
   'test/packaging/kubernetes-manifests.test.ts',
   'test/packaging/test-tiers.test.ts',
+  'test/support/redfish-emulator/agent-stand-in.test.ts',
   'test/support/redfish-emulator/curl-read-plan.test.ts',
 ];
