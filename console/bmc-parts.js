@@ -2,8 +2,8 @@
 // the TLS label (insecure in red), the state badge, a job's steps as a table, the inventory as a
 // list, and the action controls (Boot with its mode and InfraEnv, Eject, Refresh, and Cancel while
 // a job has not ended) whose refusals (409 while a job runs, any 4xx) show the API's reason under
-// them. Every API string goes in as
-// text (dom.js). Does NOT: poll or route (page-bmcs.js and page-bmc.js do).
+// them. Every API string goes in as text (dom.js). Does NOT: poll or route (page-bmcs.js and
+// page-bmc.js do).
 import { call } from './api.js';
 import { announce, h, replace, timeElement } from './dom.js';
 

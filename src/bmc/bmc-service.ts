@@ -195,7 +195,7 @@ export class BmcService {
     return { job: renderJob(current), ending: !isFinished(current.state) };
   }
 
-  /** Queues a job; 409 naming the BMC when it has one queued or running. */
+  /** Queues a job; 409 naming the BMC and the job in the way when ./jobs/admission.ts refuses it. */
   async queue(ref: string, request: JobRequest): Promise<JobView> {
     const bmc = await this.find(ref);
     if (request.action === 'boot-discovery') {

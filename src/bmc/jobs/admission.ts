@@ -11,6 +11,7 @@
 //                                           boot being followed, so it is refused naming that job
 //                                           and how to cancel it
 // Does NOT: read or write the database (../bmc-service.ts asks, under the BMC row's lock).
+import { holdingConflict } from '../store/bmc-repository.js';
 import type { JobAction, JobRecord } from '../store/records.js';
 
 /** Actions that may run while a boot job follows its host. */
@@ -23,24 +24,15 @@ export function admitJob(
   action: JobAction,
   active: readonly Pick<JobRecord, 'id' | 'action' | 'state' | 'createdAt'>[],
 ): Admission {
-  const name = JSON.stringify(bmcName);
   const holding = active.find((j) => j.state === 'queued' || j.state === 'running');
-  if (holding) {
-    return {
-      admitted: false,
-      jobId: holding.id,
-      reason:
-        `BMC ${name} has a ${holding.state} job already (${holding.action} ${holding.id}, since ` +
-        `${holding.createdAt.toISOString()}): one job per BMC at a time`,
-    };
-  }
+  if (holding) return { admitted: false, jobId: holding.id, reason: holdingConflict(bmcName, holding) };
   const following = active.find((j) => j.state === 'following');
   if (following && !BESIDE_FOLLOWING.includes(action)) {
     return {
       admitted: false,
       jobId: following.id,
       reason:
-        `BMC ${name} is following the boot of job ${following.id} (its host has not registered yet): only ` +
+        `BMC ${JSON.stringify(bmcName)} is following the boot of job ${following.id} (its host has not registered yet): only ` +
         `${BESIDE_FOLLOWING.join(' and ')} run beside it; cancel it first (bootsmith bmc cancel ${bmcName})`,
     };
   }

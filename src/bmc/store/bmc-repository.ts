@@ -50,6 +50,18 @@ function uniqueViolation(err: unknown): string | undefined {
  */
 const MAX_HOSTS_MATCHED = 5_000;
 
+/** Why a job is refused while `holding` (queued or running) holds the BMC. */
+export function holdingConflict(
+  bmcName: string,
+  holding: Pick<JobRecord, 'id' | 'action' | 'state' | 'createdAt'> | undefined,
+): string {
+  return (
+    `BMC ${JSON.stringify(bmcName)} has a ${holding?.state ?? 'running'} job already` +
+    (holding ? ` (${holding.action} ${holding.id}, since ${holding.createdAt.toISOString()})` : '') +
+    ': one job per BMC at a time'
+  );
+}
+
 /** What a running job's save writes (the rest of the row is the claim's or the creator's). */
 export type JobProgress = Pick<
   JobRecord,
@@ -168,12 +180,10 @@ export class BmcRepository {
     const rows = await this.ex.query(SQL.insertJobIfFree, paramsOf(BMC_JOBS, rec));
     if (rows.length > 0) return;
     const active = await this.activeJob(rec.bmcId);
-    throw new ConflictError(
-      `BMC ${JSON.stringify(bmcName)} has a ${active?.state ?? 'running'} job already` +
-        (active ? ` (${active.action} ${active.id}, since ${active.createdAt.toISOString()})` : '') +
-        ': one job per BMC at a time',
-      { bmc: bmcName, ...(active ? { jobId: active.id } : {}) },
-    );
+    throw new ConflictError(holdingConflict(bmcName, active), {
+      bmc: bmcName,
+      ...(active ? { jobId: active.id } : {}),
+    });
   }
 
   async getJob(id: string): Promise<JobRecord | undefined> {
