@@ -1,8 +1,9 @@
 // Pieces the BMC pages share: the extension API's path, which form field a BMC refusal names,
 // the TLS label (insecure in red), the state badge, a job's steps as a table, the inventory as a
-// list, and the action controls (Boot with its mode and InfraEnv, Eject, Refresh) whose refusals
-// (409 while a job runs, any 4xx) show the API's reason under them. Every API string goes in as
-// text (dom.js). Does NOT: poll or route (page-bmcs.js and page-bmc.js do).
+// list, and the action controls (Boot with its mode and InfraEnv, Eject, Refresh, and Cancel while
+// a job has not ended) whose refusals (409 while a job runs, any 4xx) show the API's reason under
+// them. Every API string goes in as text (dom.js). Does NOT: poll or route (page-bmcs.js and
+// page-bmc.js do).
 import { call } from './api.js';
 import { announce, h, replace, timeElement } from './dom.js';
 
@@ -44,6 +45,11 @@ export function tlsLabel(bmc) {
   );
 }
 
+/** A job not yet ended: queued, running, or a boot following its host. */
+export function jobActive(job) {
+  return job?.state === 'running' || job?.state === 'queued' || job?.state === 'following';
+}
+
 /** `state` as a badge (new, busy, ready, error). */
 export function stateBadge(state) {
   return h('span', { class: `badge bmc-${String(state).replace(/[^a-z-]/g, '')}` }, String(state));
@@ -56,7 +62,7 @@ export function stateBadge(state) {
  */
 export function currentStep(job) {
   const steps = Array.isArray(job?.steps) ? job.steps : [];
-  const active = job?.state === 'running' || job?.state === 'queued';
+  const active = jobActive(job);
   return (
     steps.find((s) => s.status === 'running') ??
     steps.find((s) => s.status === 'failed') ??
@@ -73,11 +79,15 @@ export function jobSummary(job) {
     { class: 'job-summary' },
     h('strong', {}, job.action),
     ' ',
-    stateBadge(job.state === 'succeeded' ? 'ready' : job.state === 'failed' ? 'error' : 'busy'),
+    stateBadge(
+      job.state === 'succeeded' || job.state === 'cancelled' ? 'ready' : job.state === 'failed' ? 'error' : 'busy',
+    ),
     ' ',
     job.state,
     step ? h('div', {}, h('span', { class: 'mono' }, step.name), step.detail ? `: ${step.detail}` : '') : null,
-    job.state === 'failed' && job.error && job.error !== step?.detail ? h('div', { class: 'reason' }, job.error) : null,
+    (job.state === 'failed' || job.state === 'cancelled') && job.error && job.error !== step?.detail
+      ? h('div', { class: 'reason' }, job.error)
+      : null,
   );
 }
 
@@ -165,9 +175,10 @@ export function inventoryList(bmc) {
 let controlsSeen = 0;
 
 /**
- * Boot (boot mode, InfraEnv: the BMC's by default), Eject and Refresh for one BMC. Built once per
- * BMC and kept across refreshes, so what the person chose and the last refusal stay put.
- * `labels`: InfraEnv id → label. `onQueued`: called after a job was accepted.
+ * Boot (boot mode, InfraEnv: the BMC's by default), Eject, Refresh, and Cancel (shown while the
+ * BMC's last job has not ended) for one BMC. Built once per BMC and kept across refreshes, so what
+ * the person chose and the last refusal stay put; `update(bmc)` shows Cancel for its last job.
+ * `labels`: InfraEnv id → label. `onQueued`: called after a job was accepted or a cancel asked.
  */
 export function actionControls(bmc, labels, onQueued) {
   const n = ++controlsSeen;
@@ -230,6 +241,38 @@ export function actionControls(bmc, labels, onQueued) {
     { type: 'button', class: 'secondary bmc-refresh', onclick: () => void queue(refresh, { action: 'refresh' }) },
     'Refresh',
   );
+  let cancelling;
+  const cancel = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary bmc-cancel',
+      hidden: true,
+      onclick: async () => {
+        if (!cancelling) return;
+        setMessage('');
+        cancel.disabled = true;
+        try {
+          const res = await call('POST', bmcPath(bmc.id, 'jobs', encodeURIComponent(cancelling), 'actions', 'cancel'));
+          announce(`${bmc.name}: ${res.body.action} cancel asked`);
+          onQueued?.(res.body);
+        } catch (err) {
+          setMessage(err.message);
+          announce(`${bmc.name}: ${err.message}`);
+        } finally {
+          cancel.disabled = false;
+        }
+      },
+    },
+    'Cancel job',
+  );
+  const update = (current) => {
+    const job = current?.last_job;
+    cancelling = jobActive(job) ? job.id : undefined;
+    cancel.hidden = cancelling === undefined;
+    cancel.textContent = cancelling ? `Cancel ${job.action}` : 'Cancel job';
+  };
+  update(bmc);
   const element = h(
     'div',
     { class: 'bmc-actions', 'data-bmc': bmc.name, role: 'group', 'aria-label': `Actions for ${bmc.name}` },
@@ -241,10 +284,10 @@ export function actionControls(bmc, labels, onQueued) {
       h('label', { for: infraEnv.id, class: 'inline' }, 'InfraEnv'),
       infraEnv,
     ),
-    h('div', { class: 'buttons' }, boot, eject, refresh),
+    h('div', { class: 'buttons' }, boot, eject, refresh, cancel),
     message,
   );
-  return { element, setMessage };
+  return { element, setMessage, update };
 }
 
 /** Remove, asked twice inline; a refusal (409 while a job runs) shows its reason. */

@@ -1,5 +1,5 @@
 // One BMC: its record (address, TLS with insecure in red, profile, InfraEnv, boot mode, eject
-// policy, whether credentials are stored), state with state_info, Boot / Eject / Refresh
+// policy, whether credentials are stored), state with state_info, Boot / Eject / Refresh / Cancel
 // (bmc-parts.js), the last job's steps (name, status, detail, started, finished, calls, retries)
 // updated live through the poller, the inventory, and Remove (asked twice). Does NOT: show or
 // change credentials (the API never returns them) or list older jobs.
@@ -104,6 +104,7 @@ export function renderBmc(main, id) {
         }),
       );
     }
+    controls.update(bmc);
     const last = bmc.last_job;
     replace(
       job,

@@ -1,7 +1,7 @@
 // The BMCs list (bootsmith's extension API, GET /api/bootsmith/v1/bmcs), optionally filtered by
 // InfraEnv: name, address as the API shows it, TLS (insecure in red), vendor profile, power,
 // state with state_info, the InfraEnv it boots, the last job with its current or failed step,
-// the inventory (serial, model, MACs), and per BMC Boot / Eject / Refresh (bmc-parts.js).
+// the inventory (serial, model, MACs), and per BMC Boot / Eject / Refresh / Cancel (bmc-parts.js).
 // Polled every BMC_REFRESH_MS; the action controls are kept across refreshes so a choice or a
 // refusal shown under them stays. Does NOT: add BMCs (page-bmc-form.js) or show a job's steps
 // (page-bmc.js).
@@ -105,6 +105,7 @@ export function renderBmcs(main, query) {
             bmc.id,
             actionControls(bmc, labels, () => void tick()),
           );
+        controls.get(bmc.id).update(bmc);
         return h(
           'tr',
           { 'data-id': bmc.id, 'data-name': bmc.name, 'data-state': bmc.state },

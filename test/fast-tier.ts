@@ -12,8 +12,10 @@
 export const FAST_TESTS: readonly string[] = [
   'src/artifacts/discovery-iso.test.ts',
   'src/bmc/bmc-input.test.ts',
+  'src/bmc/jobs/admission.test.ts',
   'src/bmc/jobs/follow-plan.test.ts',
   'src/bmc/jobs/job-steps.test.ts',
+  'src/bmc/jobs/observed-state.test.ts',
   'src/bmc/jobs/read-coverage.test.ts',
   'src/bmc/redfish/address.test.ts',
   'src/bmc/redfish/boot-override.test.ts',
@@ -29,6 +31,7 @@ export const FAST_TESTS: readonly string[] = [
   'src/cli/args.test.ts',
   'src/cli/client/api-client.test.ts',
   'src/cli/client/bmc/bmc-parse.test.ts',
+  'src/cli/client/bmc/import-files.test.ts',
   'src/cli/client/read-verbs.test.ts',
   'src/cli/client/table.test.ts',
   'src/cli/commands.test.ts',
@@ -122,5 +125,6 @@ export const FAST_TESTS: readonly string[] = [
   'test/packaging/dockerfile.test.ts',
   'test/packaging/kubernetes-manifests.test.ts',
   'test/packaging/test-tiers.test.ts',
+  'test/support/redfish-emulator/agent-stand-in.test.ts',
   'test/support/redfish-emulator/curl-read-plan.test.ts',
 ];

@@ -6,8 +6,12 @@
 // Rules: a name is unique (the database's); credentials are sealed before they are stored and
 // never returned; a new BMC gets a `refresh` job at once (its inventory shows before the host
 // ever boots, and a wrong password surfaces as that job's failure naming the BMC); a BMC with a
-// queued or running job is not deleted (409) unless forced; a boot job needs an InfraEnv (the
-// request's or the BMC's) that exists; the newest JOBS_KEPT_PER_BMC finished jobs are kept.
+// job not yet ended is not deleted (409) unless forced; a job is queued only as ./jobs/admission.ts
+// admits it (one job holding a BMC; a refresh or an eject beside a boot that follows its host),
+// decided under the BMC row's lock; a boot job needs an InfraEnv (the request's or the BMC's) that
+// exists; the newest JOBS_KEPT_PER_BMC finished jobs are kept. A cancel ends a queued job at once
+// (an event says so) and marks a running or following one, which its runner ends at its next step
+// boundary; cancelling again, or a job that ended, changes nothing.
 // Does NOT: parse HTTP (./api/), talk to a BMC (./jobs/ does, through ./redfish/).
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -16,6 +20,8 @@ import type { StaticNetworkConfigEntry } from '../core/model.js';
 import type { SqlDatabase } from '../core/db/sql.js';
 import { isUuid } from '../uuid.js';
 import type { BmcCreate, BmcPatch, JobRequest } from './bmc-input.js';
+import { admitJob } from './jobs/admission.js';
+import { jobEvent } from './jobs/job-event.js';
 import { renderBmc, renderJob, type BmcView, type JobView } from './bmc-view.js';
 import type { RedfishClientOptions } from './redfish/index.js';
 import type { BmcSettings } from './settings.js';
@@ -29,7 +35,7 @@ import { FOLLOW_INTERVAL_MS, JOBS_KEPT_PER_BMC } from './jobs/limits.js';
 import { ReadTracker, type TokenReadReport } from './jobs/read-tracker.js';
 import { BmcRepository } from './store/bmc-repository.js';
 import { CredentialsKeyring, KEY_ID_SERVICE_KEY } from './store/credentials.js';
-import type { BmcRecord, JobRecord } from './store/records.js';
+import { type BmcRecord, isFinished, type JobRecord } from './store/records.js';
 
 /** Jobs a BMC's listing returns at most. */
 export const MAX_JOBS_LISTED = JOBS_KEPT_PER_BMC;
@@ -42,6 +48,8 @@ export class BmcService {
     private readonly now: () => Date,
     /** Tells this replica's engine a job is waiting (it would find it within a second anyway). */
     private readonly onQueued: () => void = () => undefined,
+    /** Tells this replica's engine a job is to be cancelled (another replica's heartbeat reads the mark). */
+    private readonly onCancel: (jobId: string) => void = () => undefined,
   ) {}
 
   /** A BMC by id or by name; 404 naming it otherwise. */
@@ -124,7 +132,7 @@ export class BmcService {
 
   async remove(ref: string, force: boolean): Promise<void> {
     const bmc = await this.find(ref);
-    const active = await this.repo.activeJob(bmc.id);
+    const [active] = await this.repo.activeJobs(bmc.id);
     if (active && !force) {
       throw new ConflictError(
         `BMC ${JSON.stringify(bmc.name)} has a ${active.state} ${active.action} job (${active.id}); wait for it or remove with force`,
@@ -152,14 +160,42 @@ export class BmcService {
   }
 
   async job(ref: string, jobId: string): Promise<JobView> {
+    const { job } = await this.findJob(ref, jobId);
+    return renderJob(job);
+  }
+
+  private async findJob(ref: string, jobId: string): Promise<{ bmc: BmcRecord; job: JobRecord }> {
     const bmc = await this.find(ref);
     const job = isUuid(jobId) ? await this.repo.getJob(jobId.toLowerCase()) : undefined;
     if (!job || job.bmcId !== bmc.id)
       throw new NotFoundError(`BMC ${JSON.stringify(bmc.name)} has no job ${JSON.stringify(jobId)}`);
-    return renderJob(job);
+    return { bmc, job };
   }
 
-  /** Queues a job; 409 naming the BMC when it has one queued or running. */
+  /**
+   * Cancels a job: a queued one at once; a running or following one at its next step boundary
+   * (`ending`: the answer is the job as it stands, the caller follows it to its end). A job that
+   * ended already, or whose cancel was asked already, is returned as it is.
+   */
+  async cancel(ref: string, jobId: string): Promise<{ job: JobView; ending: boolean }> {
+    const { bmc, job } = await this.findJob(ref, jobId);
+    if (job.state === 'queued') {
+      const at = this.now();
+      const words = 'cancelled before it started';
+      if (await this.repo.cancelQueued(job.id, words, at)) {
+        await this.core
+          .insertEvent(jobEvent(job, bmc, 'bmc_job_cancelled', `${job.action} ${words}`, undefined, at))
+          .catch(() => undefined); // the cancel stands; its event is best effort, as every job event
+      }
+      // else a replica claimed it meanwhile: cancelled below as a running one
+    }
+    await this.repo.requestCancel(job.id, this.now()); // nothing when it ended or was marked already
+    const current = (await this.repo.getJob(job.id)) ?? job;
+    if (!isFinished(current.state)) this.onCancel(job.id);
+    return { job: renderJob(current), ending: !isFinished(current.state) };
+  }
+
+  /** Queues a job; 409 naming the BMC and the job in the way when ./jobs/admission.ts refuses it. */
   async queue(ref: string, request: JobRequest): Promise<JobView> {
     const bmc = await this.find(ref);
     if (request.action === 'boot-discovery') {
@@ -173,6 +209,11 @@ export class BmcService {
     }
     const job = this.newJob(bmc, request);
     await this.repo.transaction(async (repo) => {
+      // Under the BMC row's lock, as a boot job's move to following (repository `follow`).
+      if (!(await repo.getBmc(bmc.id, { forUpdate: true })))
+        throw new NotFoundError(`no BMC ${JSON.stringify(ref)}`, { bmc: ref });
+      const admission = admitJob(bmc.name, request.action, await repo.activeJobs(bmc.id));
+      if (!admission.admitted) throw new ConflictError(admission.reason, { bmc: bmc.name, jobId: admission.jobId });
       await repo.insertJob(job, bmc.name);
       await repo.trimJobs(bmc.id, JOBS_KEPT_PER_BMC);
     });
@@ -290,9 +331,16 @@ export function createBmcSide(options: BmcSideOptions): BmcSide {
   });
   const tracker = new ReadTracker(repo, engine.owner, logger, options.readsFlushIntervalMs);
   const runJobs = options.runJobs !== false;
-  const service = new BmcService(repo, options.core, keyring, now, () => {
-    if (runJobs) engine.wake();
-  });
+  const service = new BmcService(
+    repo,
+    options.core,
+    keyring,
+    now,
+    () => {
+      if (runJobs) engine.wake();
+    },
+    (jobId) => engine.cancel(jobId),
+  );
   if (runJobs) engine.start();
   return {
     service,

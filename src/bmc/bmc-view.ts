@@ -2,9 +2,11 @@
 // last job and steps and its out-of-band inventory; a job. What the API returns, the CLI prints
 // and a console page can show. Pure.
 //
-// state: `busy` while a job is queued or running (state_info: the action and its current step),
-// `error` when the last job failed (state_info: its reason), `ready` when it succeeded, `new`
-// before any job.
+// state: `busy` while a job is queued, running or following (state_info: the action and its
+// current step, with what a waiting step waits for), `error` when the last job failed (state_info:
+// its reason), `ready` when it succeeded or was cancelled, `new` before any job. The inventory's
+// power and media are what the BMC last said: a full read, or a job's step since
+// (`inventory_at` is when).
 // Does NOT: hold credentials in any form (a BMC shows only whether it has them), or a token: a
 // virtual media slot's image URL and a job's inserted URL are shown redacted.
 import { redactUrl } from '../redact.js';
@@ -33,6 +35,8 @@ export interface JobView {
   claims: number;
   /** Times it was taken up from a replica that died or stalled while running it. */
   lost_leases: number;
+  /** When a cancel was asked for (the job ends at its next step boundary). */
+  cancel_requested_at: string | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -122,6 +126,7 @@ export function renderJob(job: JobRecord): JobView {
     })),
     claims: job.claims,
     lost_leases: job.lostLeases,
+    cancel_requested_at: job.params.cancelRequestedAt ?? null,
     created_at: job.createdAt.toISOString(),
     started_at: job.startedAt?.toISOString() ?? null,
     finished_at: job.finishedAt?.toISOString() ?? null,
@@ -131,11 +136,14 @@ export function renderJob(job: JobRecord): JobView {
 export function bmcState(last: JobRecord | undefined): { state: BmcView['state']; info: string } {
   if (!last) return { state: 'new', info: 'no job yet' };
   if (last.state === 'queued') return { state: 'busy', info: `${last.action} queued` };
-  if (last.state === 'running') {
-    const step = last.steps.find((s) => s.status === 'running') ?? last.steps.find((s) => s.status === 'pending');
-    return { state: 'busy', info: `${last.action}: ${step?.name ?? 'running'}` };
+  if (last.state === 'running' || last.state === 'following') {
+    const running = last.steps.find((s) => s.status === 'running');
+    const step = running ?? last.steps.find((s) => s.status === 'pending');
+    const waits = running?.detail ? `: ${running.detail}` : '';
+    return { state: 'busy', info: `${last.action}: ${step?.name ?? last.state}${waits}` };
   }
   if (last.state === 'failed') return { state: 'error', info: last.error ?? `${last.action} failed` };
+  if (last.state === 'cancelled') return { state: 'ready', info: `${last.action} ${last.error ?? 'cancelled'}` };
   const lastWords = [...last.steps].reverse().find((s) => s.detail !== '')?.detail ?? '';
   return { state: 'ready', info: `${last.action} succeeded${lastWords ? `: ${lastWords}` : ''}` };
 }

@@ -37,6 +37,7 @@ describe('bootsmith --help, everywhere', () => {
       'bmc list',
       'bmc show',
       'bmc boot',
+      'bmc cancel',
       'bmc eject',
       'bmc power',
       'bmc refresh',

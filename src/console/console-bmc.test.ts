@@ -4,8 +4,10 @@
 // layer the way qemu's curl driver does. Through the page: add a BMC (a bad name and a bad address
 // refused under their fields, the password field emptied and never stored), see it reach `ready`
 // with its MACs, press Boot and watch the steps advance live without a reload (the job waits at
-// `registered` until the test registers the host), a second Boot refused inline with the API's 409,
-// Eject (the emulator's slot is empty after), a BMC added with insecure TLS labelled in red (the
+// `registered`, saying for what, until the test registers the host; meanwhile the page shows the
+// power On and the job's ISO in its slot as the BMC does, and a Cancel button), a second Boot refused
+// inline with the API's 409, Eject (the emulator's slot is empty after), Boot again and Cancel it
+// from the page (the job ends cancelled, the button goes), a BMC added with insecure TLS labelled in red (the
 // computed colour) whose BMC reports a serial number holding markup that renders as text, remove
 // it (asked twice); then the pages at a phone width. Console errors other than the provoked
 // 400/409 fail the test; screenshots go to .cache/console-screenshots/.
@@ -210,9 +212,10 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console: the BMCs
     // the service's clock is the test's (all-in-one): move it, so the boot is newer than the refresh
     aio.clock.advance(1_000);
     await page.click('.bmc-boot');
-    await page.waitForFunction(() => document.querySelector('#bmc-steps')?.getAttribute('data-state') === 'running', {
-      timeout: JOB_TIMEOUT_MS,
-    });
+    await page.waitForFunction(
+      () => ['running', 'following'].includes(document.querySelector('#bmc-steps')?.getAttribute('data-state')),
+      { timeout: JOB_TIMEOUT_MS },
+    );
     await page.waitForSelector('#bmc-steps tr[data-step="iso-read"][data-status="done"]', { timeout: JOB_TIMEOUT_MS });
     await page.waitForSelector('#bmc-steps tr[data-step="booted"][data-status="done"]', { timeout: JOB_TIMEOUT_MS });
     const midway = await page.$$eval('#bmc-steps tr[data-step]', (rows) =>
@@ -223,17 +226,30 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console: the BMCs
     expect(midway.slice(8).map(([step]) => step)).toEqual(['registered', 'eject-media']);
     expect(['running', 'pending']).toContain(midway[8]![1]);
     expect(midway[9]![1]).toBe('pending');
-    expect(await text(page, '#bmc-job-summary')).toMatch(/boot-discovery.*running.*registered/);
+    expect(await text(page, '#bmc-job-summary')).toMatch(/boot-discovery.*following.*registered/);
     expect(await text(page, '#bmc-steps tr[data-step="insert"] td.message')).not.toBe('—');
     expect(await page.$eval('#bmc-steps tr[data-step="power"] td:nth-of-type(5)', (e) => e.textContent)).toMatch(/\d/);
-    expect(await text(page, '#bmc-state')).toMatch(/busy.*boot-discovery: registered/);
+    await page.waitForFunction(
+      () => document.querySelector('#bmc-state')?.textContent.includes('waiting for the discovery agent'),
+      { timeout: JOB_TIMEOUT_MS },
+    );
+    expect(await text(page, '#bmc-state')).toMatch(
+      /busy.*boot-discovery: registered: booted; waiting for the discovery agent on the host to register a host with the BMC's System UUID/,
+    );
+    // what the BMC says now, not what the refresh saw before the boot: power On, the job's ISO inserted
+    await page.waitForFunction(() => /Power\s*On/.test(document.querySelector('#bmc-summary')?.textContent ?? ''), {
+      timeout: JOB_TIMEOUT_MS,
+    });
+    expect(await text(page, '#bmc-inventory')).toMatch(/inserted \S+\/bytoken\/.+\/full\.iso/);
+    expect(await text(page, '.bmc-cancel')).toBe('Cancel boot-discovery');
+    expect(await page.$eval('.bmc-cancel', (e: any) => e.hidden)).toBe(false);
     await screenshot(page, 'bmc-boot-running');
 
     // a second Boot while it runs: the API's 409 under the control
     await page.click('.bmc-boot');
     await page.waitForSelector('.bmc-actions .action-error:not([hidden])');
     expect(await text(page, '.bmc-actions .action-error')).toMatch(
-      /^BMC "node-1" has a (running|queued) job already \(boot-discovery [0-9a-f-]{36}.*one job per BMC at a time/,
+      /^BMC "node-1" is following the boot of job [0-9a-f-]{36} \(its host has not registered yet\): only refresh and eject run beside it; cancel it first/,
     );
 
     // the host registers (its agent, with the System UUID): the page shows the job finish
@@ -263,8 +279,30 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console: the BMCs
     );
     expect(good.model.slots.every((s) => !s.inserted)).toBe(true);
     expect(await page.$eval('.bmc-actions .action-error', (e: any) => e.hidden)).toBe(true);
+    expect(await page.$eval('.bmc-cancel', (e: any) => e.hidden)).toBe(true);
     await screenshot(page, 'bmc');
     expect(await lowContrast(page)).toEqual([]);
+
+    // Boot again, and Cancel it from the page while it waits for the host
+    aio.clock.advance(60_000); // the host registered above is not this boot's (it counts from the insert)
+    await page.click('.bmc-boot');
+    await page.waitForSelector('#bmc-steps tr[data-step="registered"][data-status="running"]', {
+      timeout: JOB_TIMEOUT_MS,
+    });
+    await page.waitForSelector('.bmc-cancel:not([hidden])');
+    aio.clock.advance(1_000);
+    await page.click('.bmc-cancel');
+    await page.waitForFunction(() => document.querySelector('#bmc-steps')?.getAttribute('data-state') === 'cancelled', {
+      timeout: JOB_TIMEOUT_MS,
+    });
+    expect(await text(page, '#bmc-job-summary')).toMatch(
+      /boot-discovery.*cancelled.*cancelled at registered; kept: the live system of a full ISO reads its root file system from the CD/,
+    );
+    expect(await page.$eval('#bmc-steps tr[data-step="registered"]', (e) => e.getAttribute('data-status'))).toBe(
+      'skipped',
+    );
+    await page.waitForFunction(() => document.querySelector('.bmc-cancel')?.hidden === true);
+    expect(await page.$eval('.bmc-actions .action-error', (e: any) => e.hidden)).toBe(true);
 
     // a BMC reached only with insecure TLS: labelled in red; its BMC's markup serial shows as text
     await page.goto(aio.service.url + '/console/#/bmcs/new');
@@ -297,11 +335,11 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console: the BMCs
       'system CAs',
       'DMTF Redfish (no known quirks)',
     ]);
-    // as the last inventory read saw it (the boot's discover step, before it powered the host on)
-    expect(['On', 'Off']).toContain(power);
+    // as the BMC said it last: the boot powered the host on
+    expect(power).toBe('On');
     expect(state).toMatch(/^ready/);
     expect(infraEnv).toBe('rack');
-    expect(lastJob).toMatch(/^eject/);
+    expect(lastJob).toMatch(/^boot-discovery.*cancelled/);
     for (const mac of MACS) expect(inventory).toContain(mac);
     const hostileRow = await row('tls-off');
     expect(hostileRow[2]).toBe('insecure: certificate not checked');

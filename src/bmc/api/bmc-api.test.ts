@@ -258,7 +258,7 @@ describe('BMC API: a boot followed to registration (AUTH_TYPE=none, the demo ISO
     );
     const done = await until('the job to finish', 60_000, async () => {
       const j = await json<JobView>(await svc.call('GET', `${BMCS}/boot-1/jobs/${job.id}`), 200);
-      return j.state === 'running' || j.state === 'queued' ? undefined : j;
+      return j.state === 'running' || j.state === 'queued' || j.state === 'following' ? undefined : j;
     });
     expect(done.error).toBeNull();
     expect(done.state).toBe('succeeded');

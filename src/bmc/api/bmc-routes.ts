@@ -11,6 +11,10 @@
 //   POST   /bmcs/{bmc}/jobs            queue a job (201): {action, boot_mode?, eject?, infra_env_id?}; 409 when one runs
 //   GET    /bmcs/{bmc}/jobs            the BMC's jobs, newest first
 //   GET    /bmcs/{bmc}/jobs/{job}      one job with its steps
+//   POST   /bmcs/{bmc}/jobs/{job}/actions/cancel
+//                                      cancel (upstream's `actions/cancel` shape): 202 with the job while
+//                                      it ends at its next step boundary, 200 with it once it has ended
+//                                      (a queued one at once; cancelling again, or an ended job: no change)
 //   POST   /token-reads                reads of a `/bytoken/` ISO URL served by an image side fronting
 //                                      this core (src/ignition-supply/remote-token-reads.ts), the token
 //                                      in Image-Token: signed with IMAGE_REPLICA_KEY_FILE when this core
@@ -194,6 +198,16 @@ export function bmcRoutes(parts: BmcRouteParts): Router {
     '/bmcs/:bmc/jobs/:job',
     handle(parts, async (req, res) => {
       res.set('Cache-Control', 'no-store').json(await service.job(param(req, 'bmc'), param(req, 'job')));
+    }),
+  );
+  router.post(
+    '/bmcs/:bmc/jobs/:job/actions/cancel',
+    handle(parts, async (req, res) => {
+      const { job, ending } = await service.cancel(param(req, 'bmc'), param(req, 'job'));
+      res
+        .status(ending ? 202 : 200)
+        .set('Cache-Control', 'no-store')
+        .json(job);
     }),
   );
   router.post('/token-reads', (req, res, next) => {

@@ -147,7 +147,7 @@ describe('BMC job engine (PostgreSQL, emulated BMCs)', () => {
   async function finished(id: string, withinMs = 20_000): Promise<JobRecord> {
     return until(`job ${id} to finish`, withinMs, async () => {
       const j = await job(id);
-      return j.state === 'succeeded' || j.state === 'failed' ? j : undefined;
+      return j.state === 'succeeded' || j.state === 'failed' || j.state === 'cancelled' ? j : undefined;
     });
   }
 
@@ -351,6 +351,59 @@ describe('BMC job engine (PostgreSQL, emulated BMCs)', () => {
     expect(
       bmc.requests.filter((r) => r.path.endsWith('ComputerSystem.Reset') || r.path.endsWith('InsertMedia')).length,
     ).toBe(2);
+  });
+
+  it('a cancel reaches the job on the replica that runs it (its heartbeat), a queued job at once, a resumed one at its first boundary', async () => {
+    const runner = side({ owner: 'replica-runs' }, { bmcJobLeaseMs: 900 });
+    const api = side({ owner: 'replica-api', runJobs: false }); // answers the API, runs nothing
+    const { bmc, guest } = await emulated('cancel-1', 'generic');
+    bmc.setFaults({ neverReadsIso: true });
+    const view = await add(runner, 'cancel-1', bmc.rootUrl);
+    await finished(view.last_job!.id);
+    // the BMC accepts the insert and never reads the ISO: the boot waits at iso-read
+    const boot = await runner.service.queue('cancel-1', { action: 'boot-discovery', eject: 'always' });
+    await until('the boot to follow', 20_000, async () =>
+      (await job(boot.id)).state === 'following' ? true : undefined,
+    );
+    expect(await guest.powerState()).toBe('On');
+    const asked = await api.service.cancel('cancel-1', boot.id);
+    expect(asked.ending).toBe(true);
+    const cancelled = await finished(boot.id);
+    expect(cancelled).toMatchObject({
+      state: 'cancelled',
+      error: 'cancelled at iso-read; media ejected (eject always)',
+      leaseOwner: null,
+    });
+    expect(bmc.model.slots.every((s) => !s.inserted)).toBe(true);
+    expect((await api.service.cancel('cancel-1', boot.id)).ending).toBe(false);
+
+    // nothing runs jobs: a queued one is cancelled at once, with its event, and never claimed later
+    await runner.close();
+    sides.splice(sides.indexOf(runner), 1);
+    const queued = await api.service.queue('cancel-1', { action: 'power-off' });
+    expect(await api.service.cancel('cancel-1', queued.id)).toMatchObject({
+      ending: false,
+      job: { state: 'cancelled', error: 'cancelled before it started' },
+    });
+    // a running job marked while no replica held it (its replica died): the next one cancels it first
+    const reset = await api.service.queue('cancel-1', { action: 'power-reset' });
+    await db.query(
+      `UPDATE bmc_jobs SET state = 'running', lease_owner = 'dead-replica', lease_expires_at = now() - interval '1 s', claims = 1 WHERE id = $1`,
+      [reset.id],
+    );
+    expect((await api.service.cancel('cancel-1', reset.id)).ending).toBe(true);
+    side({ owner: 'replica-next' });
+    const resumed = await finished(reset.id);
+    expect(resumed).toMatchObject({ state: 'cancelled', error: 'cancelled at discover', claims: 2 });
+    expect((await job(queued.id)).state).toBe('cancelled');
+    expect(await guest.powerState()).toBe('On'); // neither the power-off nor the reset reached the host
+    const events = await core.listEvents({ infraEnvId: infraEnv.id, order: 'ascending' });
+    const cancels = events.events.filter((e) => e.name === 'bmc_job_cancelled').map((e) => e.message);
+    expect(cancels).toEqual([
+      'BMC "cancel-1": boot-discovery cancelled at iso-read; media ejected (eject always)',
+      'BMC "cancel-1": power-off cancelled before it started',
+      'BMC "cancel-1": power-reset cancelled at discover',
+    ]);
   });
 
   it('a BMC that never completes TLS, and a refused port, fail their jobs alone within 60 s (the real clocks)', async () => {

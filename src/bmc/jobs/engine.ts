@@ -9,6 +9,11 @@
 // an unreadable key file) claims nothing: its runners could only fail the jobs, which a replica
 // with the right key runs instead; it logs why at warn, once a minute at most.
 //
+// Cancelling: a cancel asked through this replica's API reaches its runner at once (`cancel`); one
+// asked through another replica is a mark in the job's row, which the heartbeat reads for the jobs
+// it runs (one query per beat) and hands to their runners. Either way the runner ends the job at
+// its next step boundary.
+//
 // Stopping (SIGTERM drain): no new claims; every runner stops at its next step boundary (a
 // Redfish call in flight ends under its own timeouts, STOP_WAIT_MS at most), and the jobs still
 // held are released at once, so another replica resumes them without waiting for the lease.
@@ -60,6 +65,11 @@ export class BmcJobEngine {
     const every = Math.max(100, Math.floor(this.options.leaseMs / 3));
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), every);
     this.heartbeatTimer.unref();
+  }
+
+  /** A cancel was asked for: the job's runner, if this replica runs it, ends it at its next step boundary. */
+  cancel(jobId: string): void {
+    this.runners.get(jobId)?.runner.cancel();
   }
 
   /** Looks for claimable jobs now (after this replica queued one). */
@@ -156,6 +166,11 @@ export class BmcJobEngine {
     for (const id of ids) {
       // A job that finished between the listing and the renewal is not held either: stopping it is a no-op.
       if (!held.has(id)) this.runners.get(id)?.runner.stop('the lease on the job was lost');
+    }
+    try {
+      for (const id of await this.options.repo.cancelRequested([...held])) this.cancel(id);
+    } catch (err) {
+      this.options.logger.warn({ err }, 'BMC jobs: reading cancel requests failed');
     }
   }
 

@@ -1,10 +1,11 @@
 // The followed boot as a table: each row is where a job stands plus what the database shows, and
 // the one decision that follows (mark, skip, eject, wait, fail with the reason, done). Also the
 // host match (System UUID either byte order, MACs; only registrations since the insert) and the
-// eject policy (auto ejects only when the live system does not need the CD).
+// eject policy (auto ejects only when the live system does not need the CD; a cancelled boot ejects
+// what it inserted unless the host may be running from it).
 import { describe, expect, it } from 'vitest';
 import type { JobStep, StepStatus } from '../store/records.js';
-import { ejectDecision } from './eject-policy.js';
+import { cancelEjectDecision, ejectDecision } from './eject-policy.js';
 import { decideFollow, type FollowDecision, type FollowObservation, formatDuration } from './follow-plan.js';
 import { type HostCandidate, matchHost, uuidForms } from './host-match.js';
 import { FOLLOW_STEPS, type FollowStep } from './job-steps.js';
@@ -53,7 +54,15 @@ const HOST = { hostId: 'c0ffee00-0000-4000-8000-000000000001', matchedBy: 'syste
 
 describe('decideFollow', () => {
   const rows: [string, FollowObservation, FollowDecision | ReturnType<typeof expect.objectContaining>][] = [
-    ['nothing read yet: wait', observe({ nowS: 60 }), { kind: 'wait', for: 'iso-read' }],
+    [
+      'nothing read yet: wait, saying until when',
+      observe({ nowS: 60 }),
+      {
+        kind: 'wait',
+        for: 'iso-read',
+        detail: 'waiting for the BMC to read the ISO (it fails at 2026-03-01T10:10:00Z, 10 min after the power step)',
+      },
+    ],
     [
       'no read within 10 min of the power-on: fail naming the time',
       observe({ nowS: 10 * MIN + 1 }),
@@ -81,7 +90,12 @@ describe('decideFollow', () => {
     [
       'boot files partly read: wait',
       observe({ nowS: 120, steps: steps({ 'iso-read': ['done', 60] }), reads: READ({ ...BOOT, covered: 100 }) }),
-      { kind: 'wait', for: 'booted' },
+      {
+        kind: 'wait',
+        for: 'booted',
+        detail:
+          'the BMC is reading the ISO; waiting for its reads to cover the boot files (kernel, initramfs, Ignition area) (it fails at 2026-03-01T10:16:00Z, 15 min after the first read)',
+      },
     ],
     [
       'boot files read in full: booted',
@@ -137,7 +151,27 @@ describe('decideFollow', () => {
     [
       'booted, no host yet: wait',
       observe({ nowS: 300, steps: steps({ 'iso-read': ['done', 60], booted: ['done', 120] }), reads: READ() }),
-      { kind: 'wait', for: 'registered' },
+      {
+        kind: 'wait',
+        for: 'registered',
+        detail:
+          "booted; waiting for the discovery agent on the host to register a host with the BMC's System UUID c0ffee00-0000-4000-8000-000000000001 or MACs 52:54:00:00:00:01 (it fails at 2026-03-01T10:32:00Z, 30 min after the boot)",
+      },
+    ],
+    [
+      'booted, a BMC that reports nothing to match by: wait, saying so',
+      observe({
+        nowS: 300,
+        steps: steps({ 'iso-read': ['done', 60], booted: ['done', 120] }),
+        reads: READ(),
+        bmcIdentity: { systemUuid: undefined, macs: [] },
+      }),
+      {
+        kind: 'wait',
+        for: 'registered',
+        detail:
+          'booted; no host can be matched: the BMC reports neither a System UUID nor MACs (it fails at 2026-03-01T10:32:00Z, 30 min after the boot)',
+      },
     ],
     [
       'matched by System UUID: registered, with the host id',
@@ -298,5 +332,36 @@ describe('ejectDecision', () => {
     expect(ejectDecision('auto', full).why).toMatch(
       /reads its root file system from the CD .*coreos\.liveiso\.fromram/,
     );
+  });
+});
+
+describe('cancelEjectDecision', () => {
+  const FULL = { imageType: 'full-iso' as const, kernelArguments: null };
+  const MINIMAL = { imageType: 'minimal-iso' as const, kernelArguments: null };
+  const ALL = ['discover', 'read-power', 'eject', 'insert', 'boot-override', 'power', ...FOLLOW_STEPS];
+  const upTo = (last: string) =>
+    ALL.map((name, i) => ({ name, status: (i <= ALL.indexOf(last) ? 'done' : 'pending') as StepStatus }));
+  it.each<[string, Parameters<typeof cancelEjectDecision>, boolean, string]>([
+    [
+      'before its insert: nothing to eject',
+      ['always', upTo('eject'), FULL],
+      false,
+      'no media of this job was inserted',
+    ],
+    ['ejected already', ['auto', upTo('eject-media'), MINIMAL], false, 'the media was ejected already'],
+    [
+      'inserted, never powered, auto: eject',
+      ['auto', upTo('boot-override'), FULL],
+      true,
+      'the host was not booted from it',
+    ],
+    ['inserted, never powered, never: kept', ['never', upTo('boot-override'), FULL], false, 'kept: eject never'],
+    ['powered, auto, full ISO: kept', ['auto', upTo('iso-read'), FULL], false, 'kept: the live system of a full ISO'],
+    ['powered, auto, minimal ISO: eject', ['auto', upTo('booted'), MINIMAL], true, 'a minimal ISO'],
+    ['powered, always: eject', ['always', upTo('power'), FULL], true, 'eject always'],
+  ])('%s', (_name, args, eject, why) => {
+    const d = cancelEjectDecision(...args);
+    expect(d.eject).toBe(eject);
+    expect(d.why).toContain(why);
   });
 });

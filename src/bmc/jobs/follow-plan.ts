@@ -13,6 +13,9 @@
 //   registered   a host matching the BMC (host-match.ts) registered since the insert. Fails when
 //                none did within registerTimeoutMs of `booted`.
 //   eject-media  eject when the policy says so (eject-policy.ts), else skipped with the reason.
+// While it waits, the decision says for what and until when, in words that stay the same from one
+// round to the next (the runner writes them once, as the waiting step's detail: `bmc boot` and
+// `bmc show` say why a boot waits instead of sitting silent).
 // Does NOT: read the database or call the BMC.
 import type { JobStep } from '../store/records.js';
 import type { EjectDecision } from './eject-policy.js';
@@ -54,7 +57,8 @@ export type FollowDecision =
   | { kind: 'skip'; step: FollowStep; detail: string }
   /** Eject every slot now (eject-media). */
   | { kind: 'eject'; why: string }
-  | { kind: 'wait'; for: FollowStep }
+  /** Nothing to do yet: `detail` says what the job waits for and when it gives up. */
+  | { kind: 'wait'; for: FollowStep; detail: string }
   | { kind: 'fail'; step: FollowStep; reason: string }
   | { kind: 'done' };
 
@@ -78,6 +82,19 @@ function settled(step: JobStep | undefined): boolean {
 
 function finishedAt(step: JobStep | undefined, fallback: Date): Date {
   return step?.finishedAt ? new Date(step.finishedAt) : fallback;
+}
+
+/** "it fails at 2026-11-28T07:40:12Z, 10 min after the power step" */
+function deadline(from: Date, ms: number, after: string): string {
+  return `it fails at ${new Date(from.getTime() + ms).toISOString().replace(/\.\d{3}Z$/, 'Z')}, ${formatDuration(ms)} after ${after}`;
+}
+
+/** The BMC's System UUID and MACs, as a host would show them: what a registration is matched by. */
+function identityWords(id: FollowObservation['bmcIdentity']): string[] {
+  return [
+    ...(id.systemUuid ? [`System UUID ${id.systemUuid}`] : []),
+    ...(id.macs.length > 0 ? [`MACs ${id.macs.join(', ')}`] : []),
+  ];
 }
 
 export function decideFollow(o: FollowObservation): FollowDecision {
@@ -104,7 +121,11 @@ export function decideFollow(o: FollowObservation): FollowDecision {
         reason: `the BMC never read the ISO within ${formatDuration(timeouts.isoReadMs)} of powering the host${opened}`,
       };
     }
-    return { kind: 'wait', for: 'iso-read' };
+    return {
+      kind: 'wait',
+      for: 'iso-read',
+      detail: `waiting for the BMC to read the ISO (${deadline(o.poweredAt, timeouts.isoReadMs, 'the power step')})`,
+    };
   }
 
   if (!settled(steps.booted)) {
@@ -137,7 +158,13 @@ export function decideFollow(o: FollowObservation): FollowDecision {
         reason: `the host did not boot from the ISO within ${formatDuration(timeouts.bootMs)} of the first read: ${readWords}`,
       };
     }
-    return { kind: 'wait', for: 'booted' };
+    return {
+      kind: 'wait',
+      for: 'booted',
+      detail:
+        'the BMC is reading the ISO; waiting for its reads to cover the boot files (kernel, initramfs, Ignition area) ' +
+        `(${deadline(firstRead, timeouts.bootMs, 'the first read')})`,
+    };
   }
 
   if (!settled(steps.registered)) {
@@ -152,12 +179,8 @@ export function decideFollow(o: FollowObservation): FollowDecision {
       };
     }
     const booted = finishedAt(steps.booted, now);
+    const known = identityWords(o.bmcIdentity);
     if (since(booted) > timeouts.registerMs) {
-      const id = o.bmcIdentity;
-      const known = [
-        ...(id.systemUuid ? [`System UUID ${id.systemUuid}`] : []),
-        ...(id.macs.length > 0 ? [`MACs ${id.macs.join(', ')}`] : []),
-      ];
       return {
         kind: 'fail',
         step: 'registered',
@@ -167,7 +190,16 @@ export function decideFollow(o: FollowObservation): FollowDecision {
             : `no host could be matched within ${formatDuration(timeouts.registerMs)} of the boot: the BMC reports neither a System UUID nor MACs`,
       };
     }
-    return { kind: 'wait', for: 'registered' };
+    return {
+      kind: 'wait',
+      for: 'registered',
+      detail:
+        known.length > 0
+          ? `booted; waiting for the discovery agent on the host to register a host with the BMC's ${known.join(' or ')} ` +
+            `(${deadline(booted, timeouts.registerMs, 'the boot')})`
+          : 'booted; no host can be matched: the BMC reports neither a System UUID nor MACs ' +
+            `(${deadline(booted, timeouts.registerMs, 'the boot')})`,
+    };
   }
 
   if (!settled(steps['eject-media'])) {

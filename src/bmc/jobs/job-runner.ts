@@ -4,8 +4,15 @@
 //
 // Every step is written to the job row as it ends (lease-guarded: a replica that lost the job
 // writes nothing and stops) and recorded as an InfraEnv event naming the BMC, the job and, once
-// known, the host. Where it resumes is ./job-steps.ts's resumePlan; a power call that may restart
-// the host is marked `running` before it is sent (in the same write that ends the step before it).
+// known, the host; what a step observed of the BMC (power, media, boot override) goes into the
+// BMC's stored inventory at once (./observed-state.ts). Where it resumes is ./job-steps.ts's
+// resumePlan; a power call that may restart the host is marked `running` before it is sent (in
+// the same write that ends the step before it).
+// A boot job lets its BMC go once its Redfish steps are done (state `following`: a refresh or an
+// eject may run beside it) and takes it again to eject. While a followed step waits, the step is
+// `running` with what it waits for and until when (./follow-plan.ts's words).
+// A cancel (asked through the API, seen here or by the engine's heartbeat) ends the job at its next
+// step boundary as `cancelled`, ejecting what it inserted when ./eject-policy.ts says so.
 // Failures end the job with the step's message, which names the BMC and the step (RedfishError);
 // anything else is a bug: the job fails with "internal error" and the error is logged. A job taken
 // over from dead or stalled replicas more than MAX_RESUMES_AFTER_LOST_LEASE times fails at once.
@@ -28,13 +35,15 @@ import type { BmcSettings } from '../settings.js';
 import type { BmcRepository } from '../store/bmc-repository.js';
 import type { CredentialsKeyring } from '../store/credentials.js';
 import type { BmcRecord, JobRecord, JobStep } from '../store/records.js';
-import { ejectDecision } from './eject-policy.js';
+import { cancelEjectDecision, ejectDecision } from './eject-policy.js';
 import { decideFollow, type FollowDecision } from './follow-plan.js';
 import type { FollowPoller } from './follow-poller.js';
 import { matchHost } from './host-match.js';
+import { jobEvent, type JobEventName } from './job-event.js';
 import { FOLLOW_STEPS, type FollowStep, isBootDiscoveryStep, resumePlan } from './job-steps.js';
 import { type ImageBases, jobIsoUrls, jobToken } from './job-token.js';
-import { MAX_RESUMES_AFTER_LOST_LEASE } from './limits.js';
+import { HOLD_WAIT_MS, MAX_RESUMES_AFTER_LOST_LEASE } from './limits.js';
+import { applyObservations, observationsOf } from './observed-state.js';
 import { bootCoverage } from './read-coverage.js';
 
 /** What a job reads and writes of the core's tables (the core Repository satisfies it). */
@@ -69,18 +78,29 @@ export class JobStopped extends Error {
   }
 }
 
+/** A cancel seen at a step boundary inside phase 1's boot sequence: unwinds it to the runner. */
+class JobCancelled extends Error {
+  constructor() {
+    super('the job was cancelled');
+    this.name = 'JobCancelled';
+  }
+}
+
 export type RunOutcome = 'finished' | 'stopped';
 
 export class JobRunner {
   private readonly controller = new AbortController();
   private readonly log: Logger;
   private bmc: BmcRecord | undefined;
+  /** A cancel was asked for (in the claimed row, or since): the job ends at its next step boundary. */
+  private cancelAsked: boolean;
 
   constructor(
     private job: JobRecord,
     private readonly deps: JobDeps,
   ) {
     this.log = deps.logger.child({ bmcJob: job.id, bmcId: job.bmcId, action: job.action });
+    this.cancelAsked = job.params.cancelRequestedAt !== undefined;
   }
 
   get id(): string {
@@ -94,6 +114,11 @@ export class JobRunner {
 
   private checkStopped(): void {
     if (this.controller.signal.aborted) throw this.controller.signal.reason as JobStopped;
+  }
+
+  /** A cancel was asked for: the job ends at its next step boundary (the current call finishes). */
+  cancel(): void {
+    this.cancelAsked = true;
   }
 
   async run(): Promise<RunOutcome> {
@@ -215,6 +240,7 @@ export class JobRunner {
     const names = this.job.steps.map((s) => s.name);
     for (const name of names.slice(Math.max(0, names.indexOf(startAt)))) {
       this.checkStopped();
+      if (this.cancelAsked) return this.cancelled(client, undefined);
       const startedAt = this.deps.now();
       const before = client.stats;
       try {
@@ -252,6 +278,7 @@ export class JobRunner {
         });
         await this.save();
         await this.event(step);
+        await this.observe(name, data);
       } catch (err) {
         if (!(err instanceof RedfishError)) throw err;
         const cost = costSince(client, before);
@@ -288,17 +315,24 @@ export class JobRunner {
       this.job.imageTokenHash = hash;
       await this.save();
     }
+    if (this.cancelAsked) return this.cancelled(client, infraEnv.id);
     if (startAt !== undefined && isBootDiscoveryStep(startAt)) {
       const urls = jobIsoUrls(this.deps.bases, infraEnv, token);
-      const result = await runBootDiscovery(
-        client,
-        { ...urls, bootMode: this.job.params.bootMode ?? this.bmc!.bootMode },
-        { startAt, onStep: (r) => this.onBootStep(r) },
-      );
-      // The inventory the discover step read (serial, MACs, System UUID: what the host is matched by).
-      if (result.inventory) await this.storeInventory(result.inventory);
+      let result;
+      try {
+        result = await runBootDiscovery(
+          client,
+          { ...urls, bootMode: this.job.params.bootMode ?? this.bmc!.bootMode },
+          { startAt, onStep: (r) => this.onBootStep(r) },
+        );
+      } catch (err) {
+        if (err instanceof JobCancelled) return this.cancelled(client, infraEnv.id);
+        throw err;
+      }
       if (!result.ok) return this.fail(result.failedStep ?? 'power', result.error?.message ?? 'failed', false);
     }
+    // The Redfish steps are done: only observing from here on, the BMC is free for a refresh or an eject.
+    await this.releaseBmc();
     return this.follow(client, infraEnv.id);
   }
 
@@ -322,6 +356,12 @@ export class JobRunner {
     }
     await this.save();
     if (r.status !== 'failed') await this.event(step);
+    if (r.status === 'done') {
+      // The inventory the discover step read (serial, MACs, System UUID: what the host is matched by).
+      if (r.step === 'discover' && r.inventory) await this.storeInventory(r.inventory);
+      else await this.observe(r.step, data);
+    }
+    if (this.cancelAsked && r.status === 'done') throw new JobCancelled();
   }
 
   private async follow(client: RedfishClient, infraEnvId: string): Promise<void> {
@@ -336,6 +376,7 @@ export class JobRunner {
     };
     for (;;) {
       this.checkStopped();
+      if (this.cancelAsked) return this.cancelled(client, infraEnvId);
       let snapshot;
       try {
         snapshot = await this.deps.poller.next(this.job.id, infraEnvId, since);
@@ -349,6 +390,7 @@ export class JobRunner {
       const host = matchHost(snapshot.hosts, identity, since);
       for (;;) {
         this.checkStopped();
+        if (this.cancelAsked) return this.cancelled(client, infraEnvId);
         const steps = Object.fromEntries(FOLLOW_STEPS.map((n) => [n, this.step(n)])) as Record<
           FollowStep,
           JobStep | undefined
@@ -376,6 +418,7 @@ export class JobRunner {
         });
         switch (decision.kind) {
           case 'wait':
+            await this.waiting(decision.for, decision.detail);
             break;
           case 'mark':
           case 'skip': {
@@ -393,8 +436,15 @@ export class JobRunner {
             continue;
           }
           case 'eject': {
-            const done = await this.ejectMedia(client, decision.why);
-            if (!done) return;
+            if ((await this.holdBmc()) === 'busy') {
+              await this.waiting(
+                'eject-media',
+                `waiting for the BMC's other job to end before ejecting (${decision.why})`,
+              );
+              break; // the next round asks again
+            }
+            const ejected = await this.ejectMedia(client, decision.why);
+            if (!ejected.ok) return this.fail('eject-media', ejected.reason);
             continue;
           }
           case 'fail':
@@ -407,10 +457,11 @@ export class JobRunner {
     }
   }
 
-  private async ejectMedia(client: RedfishClient, why: string): Promise<boolean> {
+  /** Ejects every slot as the eject-media step and revokes the job's URL; the reason when the BMC refused. */
+  private async ejectMedia(client: RedfishClient, why: string): Promise<{ ok: true } | { ok: false; reason: string }> {
     const startedAt = this.deps.now();
     const before = client.stats;
-    this.setStep('eject-media', { status: 'running', startedAt: startedAt.toISOString() });
+    this.setStep('eject-media', { status: 'running', detail: '', startedAt: startedAt.toISOString() });
     await this.save();
     try {
       const ejected = await client.ejectAll('eject-media');
@@ -424,12 +475,96 @@ export class JobRunner {
       if (this.job.imageTokenHash) await this.deps.repo.revokeUrlToken(this.job.imageTokenHash);
       await this.save();
       await this.event(step);
-      return true;
+      await this.observe('eject-media', step.data);
+      return { ok: true };
     } catch (err) {
       if (!(err instanceof RedfishError)) throw err;
       this.setStep('eject-media', { ...times(startedAt, this.deps.now()), ...costSince(client, before) });
-      await this.fail('eject-media', err.inStep('eject-media').message);
-      return false;
+      return { ok: false, reason: err.inStep('eject-media').message };
+    }
+  }
+
+  // ---------------------------------------------------------------- holding the BMC, waiting, cancelling
+
+  /** A boot job whose Redfish steps are done lets its BMC go (state following). */
+  private async releaseBmc(): Promise<void> {
+    if (this.job.state === 'following') return;
+    this.job.state = 'following';
+    const ok = await this.deps.repo.follow(this.deps.owner, this.job.bmcId, this.job.id, this.job, this.deps.now());
+    if (!ok) throw new JobStopped('the lease on the job was lost (another replica took it over, or it was removed)');
+  }
+
+  /** Takes the BMC again to call it (an eject): `busy` while another job holds it. */
+  private async holdBmc(): Promise<'held' | 'busy'> {
+    if (this.job.state === 'running') return 'held';
+    const held = await this.deps.repo.holdAgain(this.deps.owner, this.job.id, this.deps.now());
+    if (held === 'lost')
+      throw new JobStopped('the lease on the job was lost (another replica took it over, or it was removed)');
+    if (held === 'held') this.job.state = 'running';
+    return held;
+  }
+
+  /** A followed step waits: it shows as running with what it waits for (written once per change). */
+  private async waiting(name: FollowStep, detail: string): Promise<void> {
+    const current = this.step(name);
+    if (current?.status === 'running' && current.detail === detail) return;
+    this.setStep(name, { status: 'running', detail, startedAt: current?.startedAt ?? this.deps.now().toISOString() });
+    await this.save();
+  }
+
+  /**
+   * Ends the job as cancelled at a step boundary: steps in progress (none has a call in flight
+   * here) are skipped; a boot ejects what it inserted when the policy says so (./eject-policy.ts),
+   * taking the BMC again for it (waiting HOLD_WAIT_MS at most for a job beside it).
+   */
+  private async cancelled(client: RedfishClient, infraEnvId: string | undefined): Promise<void> {
+    const at = this.deps.now().toISOString();
+    const where = this.currentStep()?.name;
+    for (const s of this.job.steps)
+      if (s.status === 'running') this.setStep(s.name, { status: 'skipped', detail: 'cancelled', finishedAt: at });
+    let words = `cancelled${where ? ` at ${where}` : ''}`;
+    if (this.job.action === 'boot-discovery') {
+      const infraEnv = infraEnvId ? await this.deps.core.getInfraEnv(infraEnvId) : undefined;
+      const decision = cancelEjectDecision(this.job.params.eject ?? this.bmc!.eject, this.job.steps, infraEnv);
+      if (decision.eject) {
+        const deadline = Date.now() + HOLD_WAIT_MS;
+        while ((await this.holdBmc()) === 'busy' && Date.now() < deadline) {
+          this.checkStopped();
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+        if (this.job.state !== 'running') {
+          words += `; media not ejected: another job held the BMC for ${Math.round(HOLD_WAIT_MS / 1000)} s`;
+        } else {
+          const ejected = await this.ejectMedia(client, `cancelled: ${decision.why}`);
+          words += ejected.ok ? `; media ejected (${decision.why})` : `; the eject failed: ${ejected.reason}`;
+        }
+      } else {
+        if (this.step('eject-media')?.status !== 'done')
+          this.setStep('eject-media', { status: 'skipped', detail: decision.why, finishedAt: at });
+        if ('nothing' in decision && this.job.imageTokenHash)
+          await this.deps.repo.revokeUrlToken(this.job.imageTokenHash);
+        words += `; ${decision.why}`;
+      }
+    }
+    this.job.state = 'cancelled';
+    this.job.error = words;
+    this.job.finishedAt = this.deps.now();
+    await this.save();
+    await this.insertEvent('bmc_job_cancelled', `${this.job.action} ${words}`, undefined);
+  }
+
+  /** What a step observed of the BMC (power, media, boot override), into its stored inventory. */
+  private async observe(step: string, data: Record<string, unknown> | undefined): Promise<void> {
+    const observations = observationsOf(this.job.action, step, data);
+    if (observations.length === 0) return;
+    try {
+      await this.deps.repo.changeInventory(
+        this.job.bmcId,
+        (inventory) => (inventory ? applyObservations(inventory, observations) : inventory),
+        this.deps.now(),
+      );
+    } catch (err) {
+      this.log.warn({ err }, 'BMC job: what the step observed (power, media) was not stored');
     }
   }
 
@@ -499,47 +634,20 @@ export class JobRunner {
   private async event(step: JobStep): Promise<void> {
     const name =
       step.status === 'failed' ? 'bmc_step_failed' : step.status === 'skipped' ? 'bmc_step_skipped' : 'bmc_step_done';
-    await this.insertEvent(
-      name,
-      step.status === 'failed' ? 'error' : 'info',
-      `${step.name}: ${step.detail}`,
-      step.name,
-    );
+    await this.insertEvent(name, `${step.name}: ${step.detail}`, step.name);
   }
 
   private async jobEvent(outcome: 'succeeded' | 'failed', words: string): Promise<void> {
     await this.insertEvent(
       outcome === 'failed' ? 'bmc_job_failed' : 'bmc_job_succeeded',
-      outcome === 'failed' ? 'error' : 'info',
       `${this.job.action} ${outcome}: ${words}`,
       undefined,
     );
   }
 
-  private async insertEvent(
-    name: string,
-    severity: 'info' | 'error',
-    words: string,
-    step: string | undefined,
-  ): Promise<void> {
-    const bmcName = this.bmc?.name ?? this.job.bmcId;
+  private async insertEvent(name: JobEventName, words: string, step: string | undefined): Promise<void> {
     try {
-      await this.deps.core.insertEvent({
-        name,
-        severity,
-        message: `BMC ${JSON.stringify(bmcName)}: ${words}`,
-        eventTime: this.deps.now(),
-        infraEnvId: this.job.infraEnvId ?? this.bmc?.infraEnvId ?? null,
-        hostId: this.job.hostId,
-        clusterId: null,
-        props: JSON.stringify({
-          bmc_id: this.job.bmcId,
-          bmc_name: bmcName,
-          job_id: this.job.id,
-          action: this.job.action,
-          ...(step ? { step } : {}),
-        }),
-      });
+      await this.deps.core.insertEvent(jobEvent(this.job, this.bmc, name, words, step, this.deps.now()));
     } catch (err) {
       this.log.warn({ err }, 'BMC job event not recorded');
     }

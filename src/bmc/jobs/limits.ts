@@ -47,3 +47,9 @@ export const JOBS_KEPT_PER_BMC = 20;
  * 55 s at most) before it lets them go; another replica resumes them when the lease expires.
  */
 export const STOP_WAIT_MS = 60_000;
+
+/**
+ * A cancelled boot job that ejects waits this long for a refresh or an eject running beside it to
+ * end (a dozen Redfish calls with bounded retries) before it gives up ejecting, saying so.
+ */
+export const HOLD_WAIT_MS = 2 * 60_000;

@@ -11,7 +11,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { BmcRepository } from '../store/bmc-repository.js';
-import type { JobReadsRecord, ReadRange } from '../store/records.js';
+import { isFinished, type JobReadsRecord, type ReadRange } from '../store/records.js';
 import {
   MAX_READ_ADDRESSES,
   MAX_TRACKED_JOBS,
@@ -77,7 +77,7 @@ export class ReadTracker {
       .then((job) => {
         const reports = this.pending.get(report.tokenHash) ?? [];
         this.pending.delete(report.tokenHash);
-        if (!job || (job.state !== 'running' && job.state !== 'queued')) {
+        if (!job || isFinished(job.state)) {
           this.lookups.set(report.tokenHash, { none: true }, { ttl: TOKEN_MISS_TTL_MS });
           return;
         }

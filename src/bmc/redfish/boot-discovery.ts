@@ -36,6 +36,8 @@ export interface StepResult {
   calls: number;
   retries: number;
   error?: RedfishError;
+  /** discover: the inventory it read (a caller stores it before the next step). */
+  inventory?: BmcInventory;
 }
 
 export interface BootDiscoveryResult {
@@ -134,6 +136,7 @@ export async function runBootDiscovery(
       try {
         const outcome = await run[step]();
         stepResult = { step, status: 'done', ...outcome, ...costSince(client, before, startedAt) };
+        if (step === 'discover' && result.inventory) stepResult.inventory = result.inventory;
       } catch (err) {
         // Anything but a RedfishError is a bug here, not a BMC's answer: let it surface.
         if (!(err instanceof RedfishError)) throw err;

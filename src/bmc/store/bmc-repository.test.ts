@@ -137,20 +137,67 @@ for (const backend of backends()) {
       await repo.insertJob(job(b.id), b.name); // the BMC is free again
     });
 
-    it("a BMC's last job is its active one, even beside a finished job of the same instant", async () => {
+    it("a BMC's last job is its active one, even beside a finished job of the same instant; else the last to end", async () => {
       const b = bmc(`last-job-${randomUUID().slice(0, 8)}`);
       await repo.insertBmc(b);
       const at = new Date('2026-03-04T05:06:07.000Z');
+      const later = (s: number) => new Date(at.getTime() + s * 1_000);
       // ids decide a tie otherwise: make the finished job's id sort first
-      const done = job(b.id, { id: `00000000${randomUUID().slice(8)}`, state: 'failed', createdAt: at });
+      const done = job(b.id, {
+        id: `00000000${randomUUID().slice(8)}`,
+        state: 'failed',
+        createdAt: at,
+        finishedAt: at,
+      });
       const queued = job(b.id, { id: `ffffffff${randomUUID().slice(8)}`, createdAt: at });
       await repo.insertJob(done, b.name);
       await repo.insertJob(queued, b.name);
       expect((await repo.lastJobs([b.id])).get(b.id)?.id).toBe(queued.id);
-      await repo.failQueued(queued.id, 'x', new Date());
-      const newer = job(b.id, { state: 'succeeded', createdAt: new Date(at.getTime() + 1_000) });
+      await repo.failQueued(queued.id, 'x', later(1));
+      const newer = job(b.id, { state: 'succeeded', createdAt: later(1), finishedAt: later(2) });
       await repo.insertJob(newer, b.name);
       expect((await repo.lastJobs([b.id])).get(b.id)?.id).toBe(newer.id);
+      // a following boot is shown while nothing holds the BMC; a refresh beside it while it runs
+      const following = job(b.id, { action: 'boot-discovery', state: 'following', createdAt: later(3) });
+      await repo.insertJob(following, b.name);
+      expect((await repo.lastJobs([b.id])).get(b.id)?.id).toBe(following.id);
+      const beside = job(b.id, { state: 'running', createdAt: later(4) });
+      await repo.insertJob(beside, b.name);
+      expect((await repo.lastJobs([b.id])).get(b.id)?.id).toBe(beside.id);
+      // ended: the one that ended last, though queued first
+      await db.query(`UPDATE bmc_jobs SET state = 'succeeded', finished_at = $2 WHERE id = $1`, [beside.id, later(5)]);
+      await db.query(`UPDATE bmc_jobs SET state = 'cancelled', finished_at = $2 WHERE id = $1`, [
+        following.id,
+        later(6),
+      ]);
+      expect((await repo.lastJobs([b.id])).get(b.id)?.id).toBe(following.id);
+    });
+
+    it('a following job holds nothing: a job beside it is admitted by the index; it takes the BMC again only when free', async () => {
+      const b = bmc(`follow-${randomUUID().slice(0, 8)}`);
+      await repo.insertBmc(b);
+      const boot = job(b.id, { action: 'boot-discovery' });
+      await repo.insertJob(boot, b.name);
+      expect((await repo.claimJobs('replica-f', 1000, 30_000)).map((j) => j.id)).toContain(boot.id);
+      const claimed = (await repo.getJob(boot.id))!;
+      expect(await repo.follow('replica-f', b.id, boot.id, claimed, new Date())).toBe(true);
+      expect((await repo.getJob(boot.id))?.state).toBe('following');
+      const refresh = job(b.id);
+      await repo.insertJob(refresh, b.name);
+      expect(await repo.holdAgain('replica-f', boot.id, new Date())).toBe('busy');
+      expect(await repo.holdAgain('replica-other', boot.id, new Date())).toBe('lost');
+      // a following job whose lease expired is claimed again as following, beside the queued refresh
+      await db.query(`UPDATE bmc_jobs SET lease_expires_at = now() - interval '1 s' WHERE id = $1`, [boot.id]);
+      const again = await repo.claimJobs('replica-g', 1000, 30_000);
+      expect(again.find((j) => j.id === boot.id)?.state).toBe('following');
+      expect(again.find((j) => j.id === refresh.id)?.state).toBe('running');
+      await db.query(`UPDATE bmc_jobs SET state = 'succeeded' WHERE id = $1`, [refresh.id]);
+      expect(await repo.holdAgain('replica-g', boot.id, new Date())).toBe('held');
+      expect((await repo.getJob(boot.id))?.state).toBe('running');
+      // a cancel mark: once, on a running job only
+      expect(await repo.requestCancel(boot.id, new Date())).toBe(true);
+      expect(await repo.requestCancel(boot.id, new Date())).toBe(false);
+      expect([...(await repo.cancelRequested([boot.id, refresh.id]))]).toEqual([boot.id]);
     });
 
     it('two replicas claiming at once take each job exactly once', async () => {

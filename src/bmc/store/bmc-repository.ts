@@ -10,12 +10,17 @@
 //   renew    the owner's heartbeat pushes lease_expires_at for the jobs it still holds;
 //   save     every write of a running job is `WHERE lease_owner = <me>`: a replica that lost its
 //            lease (stalled past the expiry, another replica took over) writes nothing and stops.
-// One job per BMC is the partial unique index bmc_jobs_one_active; its violation is a ConflictError.
+// One job holding a BMC (queued or running) is the partial unique index bmc_jobs_one_active; its
+// violation is a ConflictError. A following boot job is claimed, leased and saved like a running
+// one but holds nothing; it takes its BMC again (`holdAgain`) only to eject, and lets it go
+// (`follow`) under the BMC row's lock, which `queue` takes too (../bmc-service.ts).
+// A cancel is a mark in the job's params (`requestCancel`), seen by the runner at its next step
+// boundary, on whichever replica runs it; a queued job is cancelled at once (`cancelQueued`).
 // Does NOT: decide what a job does (../jobs/), check input (../api/), or open credentials.
 import { ConflictError } from '../../errors.js';
 import { insertSql, paramsOf, recordFromRow, selectSql, updateByKeySql, upsertSql } from '../../core/db/column-map.js';
 import type { SqlDatabase, SqlExecutor } from '../../core/db/sql.js';
-import type { BmcRecord, JobReadsRecord, JobRecord, JobState } from './records.js';
+import { type BmcRecord, isFinished, type JobReadsRecord, type JobRecord, type JobState } from './records.js';
 import { BMC_JOB_READS, BMC_JOBS, BMCS } from './tables.js';
 
 const SQL = {
@@ -45,6 +50,18 @@ function uniqueViolation(err: unknown): string | undefined {
  * service follows; the bound keeps one round's work fixed whatever the table holds.
  */
 const MAX_HOSTS_MATCHED = 5_000;
+
+/** Why a job is refused while `holding` (queued or running) holds the BMC. */
+export function holdingConflict(
+  bmcName: string,
+  holding: Pick<JobRecord, 'id' | 'action' | 'state' | 'createdAt'> | undefined,
+): string {
+  return (
+    `BMC ${JSON.stringify(bmcName)} has a ${holding?.state ?? 'running'} job already` +
+    (holding ? ` (${holding.action} ${holding.id}, since ${holding.createdAt.toISOString()})` : '') +
+    ': one job per BMC at a time'
+  );
+}
 
 /** What a running job's save writes (the rest of the row is the claim's or the creator's). */
 export type JobProgress = Pick<
@@ -112,6 +129,21 @@ export class BmcRepository {
     return (await this.ex.query('DELETE FROM bmcs WHERE id = $1 RETURNING 1', [id])).length > 0;
   }
 
+  /**
+   * Changes the stored inventory as `change` says, under the BMC row's lock (a job's step observed
+   * the power or the media; a refresh beside it may be writing the whole inventory).
+   */
+  async changeInventory(
+    id: string,
+    change: (inventory: BmcRecord['inventory']) => BmcRecord['inventory'],
+    at: Date,
+  ): Promise<void> {
+    await this.transaction(async (repo) => {
+      const bmc = await repo.getBmc(id, { forUpdate: true });
+      if (bmc) await repo.setInventory(id, change(bmc.inventory), at);
+    });
+  }
+
   /** Stores an inventory read from the BMC (a refresh, or a boot job's discover step). */
   async setInventory(id: string, inventory: BmcRecord['inventory'], at: Date): Promise<void> {
     await this.ex.query('UPDATE bmcs SET inventory = $2, inventory_at = $3 WHERE id = $1', [
@@ -149,12 +181,10 @@ export class BmcRepository {
     const rows = await this.ex.query(SQL.insertJobIfFree, paramsOf(BMC_JOBS, rec));
     if (rows.length > 0) return;
     const active = await this.activeJob(rec.bmcId);
-    throw new ConflictError(
-      `BMC ${JSON.stringify(bmcName)} has a ${active?.state ?? 'running'} job already` +
-        (active ? ` (${active.action} ${active.id}, since ${active.createdAt.toISOString()})` : '') +
-        ': one job per BMC at a time',
-      { bmc: bmcName, ...(active ? { jobId: active.id } : {}) },
-    );
+    throw new ConflictError(holdingConflict(bmcName, active), {
+      bmc: bmcName,
+      ...(active ? { jobId: active.id } : {}),
+    });
   }
 
   async getJob(id: string): Promise<JobRecord | undefined> {
@@ -162,9 +192,19 @@ export class BmcRepository {
     return rows[0] ? recordFromRow(BMC_JOBS, rows[0]) : undefined;
   }
 
+  /** The job holding the BMC (queued or running), if any. */
   async activeJob(bmcId: string): Promise<JobRecord | undefined> {
     const rows = await this.ex.query(`${SQL.selectJobs} WHERE bmc_id = $1 AND state IN ('queued', 'running')`, [bmcId]);
     return rows[0] ? recordFromRow(BMC_JOBS, rows[0]) : undefined;
+  }
+
+  /** Every job of the BMC not yet ended (at most one holding it, and following boot jobs), oldest first. */
+  async activeJobs(bmcId: string): Promise<JobRecord[]> {
+    const rows = await this.ex.query(
+      `${SQL.selectJobs} WHERE bmc_id = $1 AND state IN ('queued', 'running', 'following') ORDER BY created_at, id`,
+      [bmcId],
+    );
+    return rows.map((row) => recordFromRow(BMC_JOBS, row));
   }
 
   /** A BMC's jobs, newest first. */
@@ -176,13 +216,17 @@ export class BmcRepository {
     return rows.map((row) => recordFromRow(BMC_JOBS, row));
   }
 
-  /** Each BMC's last job: its active one if any (one at most), else the newest. */
+  /**
+   * Each BMC's last job: the one holding it if any, else a following one, else the last to end
+   * (a refresh queued beside a boot may end before the boot does).
+   */
   async lastJobs(bmcIds: string[]): Promise<Map<string, JobRecord>> {
     if (bmcIds.length === 0) return new Map();
     const rows = await this.ex.query(
       `SELECT DISTINCT ON (bmc_id) ${SQL.selectJobs.slice('SELECT '.length)}
        WHERE bmc_id = ANY($1::uuid[])
-       ORDER BY bmc_id, (state IN ('queued', 'running')) DESC, created_at DESC, id`,
+       ORDER BY bmc_id, (state IN ('queued', 'running')) DESC, (state = 'following') DESC,
+         finished_at DESC NULLS LAST, created_at DESC, id`,
       [bmcIds],
     );
     return new Map(rows.map((row) => recordFromRow(BMC_JOBS, row)).map((j) => [j.bmcId, j]));
@@ -192,7 +236,7 @@ export class BmcRepository {
   async trimJobs(bmcId: string, keep: number): Promise<number> {
     const rows = await this.ex.query(
       `DELETE FROM bmc_jobs WHERE id IN (
-         SELECT id FROM bmc_jobs WHERE bmc_id = $1 AND state IN ('succeeded', 'failed')
+         SELECT id FROM bmc_jobs WHERE bmc_id = $1 AND state IN ('succeeded', 'failed', 'cancelled')
          ORDER BY created_at DESC, id OFFSET $2)
        RETURNING 1`,
       [bmcId, keep],
@@ -204,24 +248,26 @@ export class BmcRepository {
   async hasClaimableJobs(): Promise<boolean> {
     const rows = await this.ex.query(
       `SELECT 1 FROM bmc_jobs
-       WHERE state IN ('queued', 'running') AND (lease_expires_at IS NULL OR lease_expires_at < now()) LIMIT 1`,
+       WHERE state IN ('queued', 'running', 'following') AND (lease_expires_at IS NULL OR lease_expires_at < now()) LIMIT 1`,
     );
     return rows.length > 0;
   }
 
   /**
-   * Claims up to `limit` jobs for `owner`: queued ones, and running ones whose lease expired (their
-   * replica died or stalled), oldest first. Rows another replica is claiming are skipped.
+   * Claims up to `limit` jobs for `owner`: queued ones, and running or following ones whose lease
+   * expired (their replica died or stalled), oldest first. Rows another replica is claiming are
+   * skipped. A queued job becomes running; the others keep their state.
    */
   async claimJobs(owner: string, limit: number, leaseMs: number): Promise<JobRecord[]> {
     if (limit <= 0) return [];
     const rows = await this.ex.query(
       `WITH picked AS (
          SELECT id FROM bmc_jobs
-         WHERE state IN ('queued', 'running') AND (lease_expires_at IS NULL OR lease_expires_at < now())
+         WHERE state IN ('queued', 'running', 'following') AND (lease_expires_at IS NULL OR lease_expires_at < now())
          ORDER BY created_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
        UPDATE bmc_jobs j SET lease_owner = $1, lease_expires_at = now() + $3 * interval '1 millisecond',
-         state = 'running', started_at = COALESCE(j.started_at, now()), claims = j.claims + 1,
+         state = CASE WHEN j.state = 'queued' THEN 'running' ELSE j.state END,
+         started_at = COALESCE(j.started_at, now()), claims = j.claims + 1,
          lost_leases = j.lost_leases + (CASE WHEN j.lease_owner IS NULL THEN 0 ELSE 1 END), updated_at = now()
        FROM picked WHERE j.id = picked.id
        RETURNING ${SQL.selectJobs
@@ -239,7 +285,7 @@ export class BmcRepository {
     if (ids.length === 0) return new Set();
     const rows = await this.ex.query<{ id: string }>(
       `UPDATE bmc_jobs SET lease_expires_at = now() + $3 * interval '1 millisecond'
-       WHERE id = ANY($2::uuid[]) AND lease_owner = $1 AND state = 'running' RETURNING id`,
+       WHERE id = ANY($2::uuid[]) AND lease_owner = $1 AND state IN ('running', 'following') RETURNING id`,
       [owner, ids, leaseMs],
     );
     return new Set(rows.map((r) => r.id));
@@ -259,12 +305,12 @@ export class BmcRepository {
    * (the caller stops running it). A finished job gives up its lease in the same statement.
    */
   async saveJob(owner: string, id: string, p: JobProgress, at: Date): Promise<boolean> {
-    const finished = p.state === 'succeeded' || p.state === 'failed';
+    const finished = isFinished(p.state);
     const rows = await this.ex.query(
       `UPDATE bmc_jobs SET state = $3, steps = $4, error = $5, infra_env_id = $6, image_token_hash = $7,
          host_id = $8, finished_at = $9, updated_at = $10
          ${finished ? ', lease_owner = NULL, lease_expires_at = NULL' : ''}
-       WHERE id = $1 AND lease_owner = $2 AND state = 'running' RETURNING 1`,
+       WHERE id = $1 AND lease_owner = $2 AND state IN ('running', 'following') RETURNING 1`,
       [
         id,
         owner,
@@ -277,6 +323,68 @@ export class BmcRepository {
         p.finishedAt,
         at,
       ],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * A running boot job whose Redfish steps are done lets its BMC go (state following), under the
+   * BMC row's lock so that a job queued at the same moment sees it either running (and is refused
+   * by the index) or following (and is admitted only beside it: ../jobs/admission.ts).
+   */
+  async follow(owner: string, bmcId: string, id: string, p: JobProgress, at: Date): Promise<boolean> {
+    return this.transaction(async (repo) => {
+      await repo.ex.query('SELECT 1 FROM bmcs WHERE id = $1 FOR UPDATE', [bmcId]);
+      return repo.saveJob(owner, id, { ...p, state: 'following' }, at);
+    });
+  }
+
+  /**
+   * A following job takes its BMC again (to eject): `held`; `busy` while another job holds it (a
+   * refresh or an eject queued beside it: try again later); `lost` when the lease is not the owner's.
+   */
+  async holdAgain(owner: string, id: string, at: Date): Promise<'held' | 'busy' | 'lost'> {
+    try {
+      // One statement (no surrounding transaction for the index's refusal to abort).
+      const rows = await this.ex.query(
+        `UPDATE bmc_jobs SET state = 'running', updated_at = $3
+         WHERE id = $1 AND lease_owner = $2 AND state IN ('running', 'following') RETURNING 1`,
+        [id, owner, at],
+      );
+      return rows.length > 0 ? 'held' : 'lost';
+    } catch (err) {
+      if (uniqueViolation(err) !== undefined) return 'busy';
+      throw err;
+    }
+  }
+
+  /** Marks a running or following job to be cancelled; false when it is not (queued, ended, marked already). */
+  async requestCancel(id: string, at: Date): Promise<boolean> {
+    const rows = await this.ex.query(
+      `UPDATE bmc_jobs SET params = params || jsonb_build_object('cancelRequestedAt', $2::text)
+       WHERE id = $1 AND state IN ('running', 'following') AND NOT (params ? 'cancelRequestedAt') RETURNING 1`,
+      [id, at.toISOString()],
+    );
+    return rows.length > 0;
+  }
+
+  /** Of these jobs, the ones a cancel was asked for. */
+  async cancelRequested(ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.ex.query<{ id: string }>(
+      `SELECT id FROM bmc_jobs WHERE id = ANY($1::uuid[]) AND params ? 'cancelRequestedAt'`,
+      [ids],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** Cancels a job that never ran; false when it is not queued (a replica claimed it meanwhile). */
+  async cancelQueued(id: string, why: string, at: Date): Promise<boolean> {
+    const rows = await this.ex.query(
+      `UPDATE bmc_jobs SET state = 'cancelled', error = $2, finished_at = $3, updated_at = $3,
+         params = params || jsonb_build_object('cancelRequestedAt', $4::text)
+       WHERE id = $1 AND state = 'queued' RETURNING 1`,
+      [id, why, at, at.toISOString()],
     );
     return rows.length > 0;
   }

@@ -48,9 +48,21 @@ export interface BmcRecord {
 export const JOB_ACTIONS = ['boot-discovery', 'eject', 'power-on', 'power-off', 'power-reset', 'refresh'] as const;
 export type JobAction = (typeof JOB_ACTIONS)[number];
 
-/** queued → running → succeeded | failed. A job that is queued or running holds its BMC (one per BMC). */
-export type JobState = 'queued' | 'running' | 'succeeded' | 'failed';
-export const ACTIVE_JOB_STATES: readonly JobState[] = ['queued', 'running'];
+/**
+ * queued → running → succeeded | failed | cancelled; a boot job goes running → following once its
+ * Redfish steps are done, and back to running for the moment it ejects. A queued or running job
+ * holds its BMC (one per BMC: the unique index bmc_jobs_one_active); a following job only observes
+ * (reads of its ISO URL, registrations), so a refresh or an eject may run beside it.
+ */
+export type JobState = 'queued' | 'running' | 'following' | 'succeeded' | 'failed' | 'cancelled';
+/** States that hold the BMC: what the unique index counts. */
+export const HOLDING_JOB_STATES: readonly JobState[] = ['queued', 'running'];
+/** States of a job not yet ended. */
+export const ACTIVE_JOB_STATES: readonly JobState[] = ['queued', 'running', 'following'];
+
+export function isFinished(state: JobState): boolean {
+  return !ACTIVE_JOB_STATES.includes(state);
+}
 
 export type StepStatus = 'pending' | 'running' | 'done' | 'skipped' | 'failed';
 
@@ -78,6 +90,8 @@ export interface JobParams {
   isoReadTimeoutMs?: number;
   bootTimeoutMs?: number;
   registerTimeoutMs?: number;
+  /** When a cancel was asked for (the job ends at its next step boundary; any replica sees it). */
+  cancelRequestedAt?: string;
 }
 
 export interface JobRecord {

@@ -11,9 +11,11 @@ export { QemuGuest, type QemuGuestOptions } from './qemu-guest.js';
 export { type EmulatedBmc, type EmulatedBmcOptions, type RequestRecord, startEmulatedBmc } from './server.js';
 export { makeTestCertificates, type TestCertificates } from './test-ca.js';
 export { type VirtualBoot, VirtualGuest, type VirtualGuestOptions } from './virtual-guest.js';
+export { type AgentOutcome, registerFromCd } from './agent-stand-in.js';
 
 import type { CurlReadOptions } from './curl-read-plan.js';
 import type { Faults } from './faults.js';
+import { randomUUID } from 'node:crypto';
 import type { GuestPower } from './guest.js';
 import { type EmulatedBmc, startEmulatedBmc } from './server.js';
 import { VirtualGuest } from './virtual-guest.js';
@@ -46,9 +48,13 @@ export async function startVirtualBmc(options: {
   localAddress?: string;
   /** A boot's reads on one keep-alive connection, as qemu's curl driver (default: one per read). */
   keepAlive?: boolean;
+  /** After a boot from the CD, the host registers as the discovery agent would (./agent-stand-in.ts). */
+  agent?: boolean;
 }): Promise<{ bmc: EmulatedBmc; guest: VirtualGuest }> {
   const read = options.read ?? (options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : undefined);
+  const uuid = options.uuid ?? randomUUID();
   const guest = new VirtualGuest({
+    ...(options.agent ? { agent: { hostId: uuid } } : {}),
     initialPower: options.initialPower ?? 'Off',
     ...(options.imageCa ? { ca: options.imageCa } : {}),
     ...(read ? { read } : {}),
@@ -63,7 +69,7 @@ export async function startVirtualBmc(options: {
     guest,
     ...(options.tls ? { tls: options.tls } : {}),
     ...(options.macs ? { macs: options.macs } : {}),
-    ...(options.uuid ? { uuid: options.uuid } : {}),
+    uuid,
     ...(options.faults ? { faults: options.faults } : {}),
   });
   return { bmc, guest };

@@ -2,6 +2,7 @@
 // starts the BMCs a YAML or JSON file describes, prints one JSON line per BMC (name, profile,
 // URLs, CA file) and serves until SIGINT/SIGTERM. For trying clients by hand (curl, sushy,
 // redfishtool, `bootsmith bmc …`) and for benches that need BMCs in another process.
+// `run.mjs try …` is `npm run try:bmc` instead (./try-bmc.ts).
 //
 // Config (all keys optional except `bmcs`; see README.md):
 //   host: 127.0.0.1
@@ -14,7 +15,7 @@
 //       username: root
 //       password: calvin            # or passwordFile: /path
 //       macs: ["52:54:00:00:00:01"]
-//       guest: { kind: virtual, initialPower: Off, maxBytes: 8388608 }
+//       guest: { kind: virtual, initialPower: Off, maxBytes: 8388608, agent: true }   # agent: registers after a boot from CD
 //       # guest: { kind: qemu, qemu: qemu-system-x86_64, memoryMiB: 512, args: ["-nic", "none"] }
 //       faults: { serverErrors: { times: 2, status: 503 } }
 // Does NOT: daemonize or persist state.
@@ -26,10 +27,13 @@ import type { EmulatedGuest, GuestPower } from './guest.js';
 import { EMULATOR_PROFILES } from './profiles.js';
 import { QemuGuest } from './qemu-guest.js';
 import { type EmulatedBmc, startEmulatedBmc } from './server.js';
+import { randomUUID } from 'node:crypto';
 import { makeTestCertificates } from './test-ca.js';
+import { tryBmc } from './try-bmc.js';
 import { VirtualGuest } from './virtual-guest.js';
 
 export const USAGE = `usage: node test/support/redfish-emulator/run.mjs CONFIG.yaml|CONFIG.json
+       node test/support/redfish-emulator/run.mjs try --infra-env ID [--count N]   (npm run try:bmc)
        node test/support/redfish-emulator/run.mjs --help
 
 Starts emulated Redfish BMCs on loopback as CONFIG describes, prints one JSON line per BMC
@@ -46,10 +50,14 @@ interface BmcConfig {
   passwordFile?: string;
   macs?: string[];
   serialNumber?: string;
+  /** ComputerSystem.UUID (and, with `guest.agent`, the host id it registers as); default random. */
+  uuid?: string;
   guest?: {
     kind?: 'virtual' | 'qemu';
     initialPower?: GuestPower;
     maxBytes?: number;
+    /** virtual: after a boot from the CD, register as the discovery agent would (./agent-stand-in.ts). */
+    agent?: boolean;
     qemu?: string;
     memoryMiB?: number;
     args?: string[];
@@ -69,10 +77,12 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-export async function main(argv: string[]): Promise<void> {
+/** Runs the standalone emulator (or `try`); `root` is the checkout, where dist/ and the CLI live. */
+export async function main(argv: string[], { root }: { root: string }): Promise<number> {
+  if (argv[0] === 'try') return tryBmc(argv.slice(1), root);
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${USAGE}\n`);
-    return;
+    return 0;
   }
   const file = argv[0];
   if (!file || argv.length !== 1) fail(`expected one config file\n${USAGE}`);
@@ -99,6 +109,7 @@ export async function main(argv: string[]): Promise<void> {
       const profile = b.profile ?? 'generic';
       if (!EMULATOR_PROFILES[profile]) fail(`${b.name}: unknown profile ${JSON.stringify(profile)}`);
       const password = b.passwordFile ? readFileSync(b.passwordFile, 'utf8').trim() : (b.password ?? 'password');
+      const uuid = b.uuid ?? randomUUID();
       const guest: EmulatedGuest =
         b.guest?.kind === 'qemu'
           ? await QemuGuest.start({
@@ -112,6 +123,7 @@ export async function main(argv: string[]): Promise<void> {
               initialPower: b.guest?.initialPower ?? 'Off',
               ...(certs ? { ca: certs.caPem } : {}),
               ...(b.guest?.maxBytes ? { read: { maxBytes: b.guest.maxBytes } } : {}),
+              ...(b.guest?.agent ? { agent: { hostId: uuid } } : {}),
             });
       const bmc = await startEmulatedBmc({
         name: b.name,
@@ -124,6 +136,7 @@ export async function main(argv: string[]): Promise<void> {
         ...(b.port ? { port: b.port } : {}),
         ...(b.macs ? { macs: b.macs } : {}),
         ...(b.serialNumber ? { serialNumber: b.serialNumber } : {}),
+        uuid,
         ...(b.faults ? { faults: b.faults } : {}),
       });
       started.push({ bmc, guest });
@@ -140,6 +153,5 @@ export async function main(argv: string[]): Promise<void> {
     process.once('SIGTERM', () => resolve());
   });
   await stop();
+  return 0;
 }
-
-await main(process.argv.slice(2));

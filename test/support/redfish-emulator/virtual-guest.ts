@@ -5,9 +5,13 @@
 //
 // Every request has a timeout (qemu's curl driver default is 5 s per request); a failed read ends
 // that boot with the error recorded, as a real guest's I/O error would.
+// With `agent`, a boot from the CD whose reads all succeeded goes on as a discovery host would:
+// the agent stand-in (./agent-stand-in.ts) reads the Ignition config from the CD and registers the
+// host with the service it names, as host `agent.hostId` (the System UUID the BMC reports).
 // Does NOT: run any code from the image.
 import http from 'node:http';
 import https from 'node:https';
+import { type AgentOutcome, registerFromCd } from './agent-stand-in.js';
 import { curlReadPlan, type CurlReadOptions, type ReadRange } from './curl-read-plan.js';
 import { type EmulatedGuest, GuestMediaError, type GuestPower } from './guest.js';
 
@@ -28,6 +32,8 @@ export interface VirtualGuestOptions {
    * per read.
    */
   keepAlive?: boolean;
+  /** After a boot from the CD, register as the discovery agent would, as this host id. */
+  agent?: { hostId: string };
 }
 
 export interface VirtualBoot {
@@ -38,6 +44,8 @@ export interface VirtualBoot {
   bytes: number;
   done: boolean;
   error?: string;
+  /** With `agent`: the registration the boot led to. */
+  agent?: AgentOutcome;
 }
 
 interface Answer {
@@ -145,8 +153,19 @@ export class VirtualGuest implements EmulatedGuest {
       return;
     }
     const url = this.url;
-    const plan = curlReadPlan(this.size, this.options.read);
-    this.current = this.readAll(url, plan, record, generation);
+    const size = this.size;
+    const plan = curlReadPlan(size, this.options.read);
+    this.current = this.readAll(url, plan, record, generation).then(async () => {
+      const agent = this.options.agent;
+      if (!agent || !record.done || record.error || generation !== this.generation) return;
+      record.agent = await registerFromCd({
+        isoUrl: url,
+        size,
+        hostId: agent.hostId,
+        ...(this.options.ca ? { ca: this.options.ca } : {}),
+        ...(this.options.localAddress ? { localAddress: this.options.localAddress } : {}),
+      });
+    });
   }
 
   private async readAll(url: string, plan: ReadRange[], record: VirtualBoot, generation: number): Promise<void> {

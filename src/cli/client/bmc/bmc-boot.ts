@@ -5,7 +5,9 @@
 // --wait registered (default): until every job ended: the host registered and the media ejected
 // (or kept, as the eject policy says); booted: until the job's reads covered the boot files (its
 // `booted` step); none: only queue. On a terminal a live table (BMC, state, step, host, detail)
-// redrawn every 2 s; otherwise one line per step as it ends, then the table once. Each BMC
+// redrawn every 2 s; otherwise one line per step as it ends, and one when a step starts waiting,
+// saying for what and until when (the service's words), then the table once. A cancelled job
+// (`bmc cancel`) did not reach the target. Each BMC
 // succeeds or fails alone; the exit code is 0 only when every one reached the target, and the
 // failures are listed on stderr with their reasons (they name the BMC and the step).
 // --timeout bounds this command only: each job is bounded by the service (every Redfish call has
@@ -46,7 +48,7 @@ interface Row {
 export function rowOutcome(row: Pick<Row, 'job' | 'error'>, wait: Wait): 'reached' | 'failed' | 'waiting' {
   if (row.error !== undefined || !row.job) return 'failed';
   const job = row.job;
-  if (job.state === 'failed') return 'failed';
+  if (job.state === 'failed' || job.state === 'cancelled') return 'failed';
   if (wait === 'none') return 'reached';
   if (wait === 'booted') {
     const booted = job.steps.find((s) => s.name === 'booted');
@@ -61,8 +63,17 @@ function table(rows: Row[], wait: Wait): string {
     rows.map((r) => {
       const step = r.job ? currentStep(r.job) : undefined;
       const outcome = rowOutcome(r, wait);
-      const state = outcome === 'waiting' ? (r.job?.state ?? '') : outcome === 'reached' ? wait : 'failed';
-      const detail = r.error ?? (r.job?.state === 'failed' ? (r.job.error ?? '') : (step?.detail ?? ''));
+      const state =
+        outcome === 'waiting'
+          ? (r.job?.state ?? '')
+          : outcome === 'reached'
+            ? wait
+            : r.job?.state === 'cancelled'
+              ? 'cancelled'
+              : 'failed';
+      const detail =
+        r.error ??
+        (r.job?.state === 'failed' || r.job?.state === 'cancelled' ? (r.job.error ?? '') : (step?.detail ?? ''));
       return [
         r.name,
         state,
@@ -149,6 +160,11 @@ export const bmcBoot = defineVerb({
           io.stdout.write(`${r.name}: not queued: ${r.error}\n`);
         }
         for (const s of r.job?.steps ?? []) {
+          if (s.status === 'running' && s.detail !== '' && !r.printed.has(`${s.name} ${s.detail}`)) {
+            // a step that waits says for what (a followed step: until when)
+            r.printed.add(`${s.name} ${s.detail}`);
+            io.stdout.write(`${r.name}: ${s.name} waiting: ${s.detail}\n`);
+          }
           if (s.status === 'pending' || s.status === 'running' || r.printed.has(s.name)) continue;
           r.printed.add(s.name);
           io.stdout.write(`${r.name}: ${s.name} ${s.status}: ${s.detail}\n`);

@@ -12,9 +12,9 @@ import { ApiCallError, type ApiClient } from '../api-client.js';
 export type { BmcView, JobView };
 
 /** A password file holds one line; 4 KiB is far beyond any BMC's limit (a few dozen characters). */
-const MAX_PASSWORD_FILE_BYTES = 4096;
+export const MAX_PASSWORD_FILE_BYTES = 4096;
 /** A CA bundle for one BMC (the API takes at most 256 KiB). */
-const MAX_CA_FILE_BYTES = 256 * 1024;
+export const MAX_CA_FILE_BYTES = 256 * 1024;
 /** How often a waiting verb asks for its jobs: each step takes seconds at the least. */
 export const JOB_POLL_INTERVAL_MS = 2_000;
 /** The longest a verb waits, whatever --timeout says: a forgotten terminal must not poll for ever. */
@@ -46,12 +46,19 @@ async function boundedFile(flag: string, file: string, maxBytes: number): Promis
   return withContext(`reading --${flag}`, () => readFile(file, 'utf8'), as);
 }
 
+/** The password a password file holds: its one line (one trailing newline removed); why not, otherwise. */
+export function passwordOfFile(text: string): { password: string } | { problem: string } {
+  const password = text.replace(/\r?\n$/, '');
+  if (password === '') return { problem: 'the file is empty' };
+  if (/[\r\n]/.test(password)) return { problem: 'the password must be one line' };
+  return { password };
+}
+
 /** The password in a file: its first line (one trailing newline removed); never printed. */
 export async function readPasswordFile(file: string): Promise<string> {
-  const text = (await boundedFile('password-file', file, MAX_PASSWORD_FILE_BYTES)).replace(/\r?\n$/, '');
-  if (text === '') throw new CliError(file, 'reading --password-file: the file is empty');
-  if (/[\r\n]/.test(text)) throw new CliError(file, 'reading --password-file: the password must be one line');
-  return text;
+  const read = passwordOfFile(await boundedFile('password-file', file, MAX_PASSWORD_FILE_BYTES));
+  if ('problem' in read) throw new CliError(file, `reading --password-file: ${read.problem}`);
+  return read.password;
 }
 
 export async function readCaFile(file: string): Promise<string> {
@@ -99,7 +106,7 @@ export function currentStep(job: JobView): JobView['steps'][number] | undefined 
 }
 
 export function finished(job: JobView): boolean {
-  return job.state === 'succeeded' || job.state === 'failed';
+  return job.state === 'succeeded' || job.state === 'failed' || job.state === 'cancelled';
 }
 
 /** Waits for one job to finish (bounded); each change of its current step is passed to `onStep`. */
@@ -132,6 +139,7 @@ export async function waitForJob(
 /** One line for a job's outcome: the state, and its last words (the error when it failed). */
 export function jobLine(name: string, job: JobView): string {
   if (job.state === 'failed') return `${name}: ${job.action} failed: ${job.error ?? ''}`;
+  if (job.state === 'cancelled') return `${name}: ${job.action} ${job.error ?? 'cancelled'}`;
   const step = currentStep(job);
   return `${name}: ${job.action} ${job.state}${step?.detail ? `: ${step.name}: ${step.detail}` : ''}`;
 }

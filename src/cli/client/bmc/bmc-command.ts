@@ -4,6 +4,7 @@ import type { VerbGroup } from '../../verb.js';
 import { bmcEject, bmcPower, bmcRefresh } from './bmc-actions.js';
 import { bmcAdd, bmcUpdate } from './bmc-add.js';
 import { bmcBoot } from './bmc-boot.js';
+import { bmcCancel } from './bmc-cancel.js';
 import { bmcImport } from './bmc-import.js';
 import { bmcList, bmcMacs, bmcRemove, bmcShow } from './bmc-read.js';
 
@@ -15,6 +16,7 @@ export const BMC_GROUP: VerbGroup = {
     list: bmcList,
     show: bmcShow,
     boot: bmcBoot,
+    cancel: bmcCancel,
     eject: bmcEject,
     power: bmcPower,
     refresh: bmcRefresh,

@@ -1,12 +1,17 @@
-// `bootsmith bmc import FILE [--infra-env ID]`: adds BMCs from a CSV or YAML file, one per row:
+// `bootsmith bmc import FILE [--infra-env ID] [--password-dir DIR]`: adds BMCs from a CSV or YAML
+// file, one per row:
 //
 //   CSV   a header line naming the columns, then one BMC a line:
 //         name,address,username,password_file[,infra_env_id,insecure,ca_file,profile,boot_mode,eject]
 //   YAML  a list of mappings with the same keys (`insecure: true`)
 //
-// Paths in password_file and ca_file are relative to the imported file. Each row is added alone
-// (the service queues its refresh); a row that fails is reported with its line or index and the
-// reason, the others are added; exit 1 when any failed. --infra-env fills rows without one.
+// password_file and ca_file are paths relative to the imported file's directory (password_file:
+// to --password-dir DIR when given) and must stay inside it: no absolute path, no `..`, no symbolic
+// link leading out (./import-files.ts) — the file must not choose what is read and sent. Every row's
+// files are read before anything is sent: one refused or unreadable file refuses the whole import,
+// each such row reported with its line or item and the column. Then each row is added alone (the
+// service queues its refresh); a row the service refuses is reported with the reason, the others
+// are added; exit 1 when any failed. --infra-env fills rows without one.
 // Does NOT: wait for the refresh jobs (`bmc list` shows them), print passwords, or accept a
 // password in the file itself (only a path to a file holding it). Errors name a line or item and
 // a column by position, never by what it holds (a password file given by mistake is not echoed).
@@ -17,7 +22,8 @@ import { withContext } from '../../../errors.js';
 import { argument, valueOption } from '../../options.js';
 import { CliError, defineVerb } from '../../verb.js';
 import { ApiClient, CLIENT_OPTIONS } from '../api-client.js';
-import { type BmcView, readCaFile, readPasswordFile } from './bmc-client.js';
+import { type BmcView, MAX_CA_FILE_BYTES, MAX_PASSWORD_FILE_BYTES, passwordOfFile } from './bmc-client.js';
+import { type FilesDir, ImportFileError, readInside } from './import-files.js';
 
 /** An import file of a few thousand BMCs is a few hundred KiB. */
 const MAX_IMPORT_BYTES = 4 * 1024 * 1024;
@@ -118,11 +124,29 @@ export function parseImport(text: string, file: string): { where: string; row: I
   return rows;
 }
 
+/** A row's password and CA, read inside their directories; an ImportFileError naming the column otherwise. */
+async function rowFiles(
+  row: ImportRow,
+  dirs: { password: FilesDir; ca: FilesDir },
+): Promise<{ password: string; caPem: string | undefined }> {
+  const read = passwordOfFile(
+    await readInside(dirs.password, 'password_file', row.password_file!, MAX_PASSWORD_FILE_BYTES),
+  );
+  if ('problem' in read) throw new ImportFileError('password_file', read.problem);
+  const caPem = row.ca_file ? await readInside(dirs.ca, 'ca_file', row.ca_file, MAX_CA_FILE_BYTES) : undefined;
+  return { password: read.password, caPem };
+}
+
 export const bmcImport = defineVerb({
   name: 'bootsmith bmc import',
   summary: 'Add BMCs from a CSV or YAML file (name, address, username, password_file, …)',
   options: {
     infraEnv: valueOption({ long: 'infra-env', value: 'ID', help: 'InfraEnv of the rows that name none' }),
+    passwordDir: valueOption({
+      long: 'password-dir',
+      value: 'DIR',
+      help: "the directory password_file paths are relative to and must stay in [default: the file's own]",
+    }),
     ...CLIENT_OPTIONS,
   },
   positionals: { file: argument('FILE') },
@@ -138,12 +162,34 @@ export const bmcImport = defineVerb({
       (message, cause) => new CliError(file, message, { cause }),
     );
     const rows = parseImport(text, file);
-    const base = path.dirname(path.resolve(file));
-    const client = ApiClient.from(options, io);
-    let failures = 0;
+    const own = path.dirname(path.resolve(file));
+    const dirs = {
+      ca: { dir: own, label: `the import file's directory (${own})` },
+      password:
+        options.passwordDir !== undefined
+          ? { dir: path.resolve(options.passwordDir), label: `--password-dir (${path.resolve(options.passwordDir)})` }
+          : { dir: own, label: `the import file's directory (${own})` },
+    };
+    // Every row's files first: a refused path refuses the import before anything is sent.
+    const files: Awaited<ReturnType<typeof rowFiles>>[] = [];
+    const refused: string[] = [];
     for (const { where, row } of rows) {
       try {
-        const password = await readPasswordFile(path.resolve(base, row.password_file!));
+        files.push(await rowFiles(row, dirs));
+      } catch (err) {
+        if (!(err instanceof ImportFileError)) throw err;
+        refused.push(`${where} (${row.name}): ${err.message}`);
+      }
+    }
+    if (refused.length > 0) {
+      for (const line of refused) io.stderr.write(`bootsmith: ${file}: ${line}\n`);
+      throw new CliError(file, `${refused.length} of ${rows.length} row(s) refused: nothing was added`);
+    }
+    const client = ApiClient.from(options, io);
+    let failures = 0;
+    for (const [i, { where, row }] of rows.entries()) {
+      try {
+        const { password, caPem } = files[i]!;
         const insecure = /^(true|yes|1)$/i.test(row.insecure ?? '');
         const body = {
           name: row.name,
@@ -151,7 +197,7 @@ export const bmcImport = defineVerb({
           username: row.username,
           password,
           ...(insecure ? { insecure: true } : {}),
-          ...(row.ca_file ? { ca_pem: await readCaFile(path.resolve(base, row.ca_file)) } : {}),
+          ...(caPem !== undefined ? { ca_pem: caPem } : {}),
           ...((row.infra_env_id ?? options.infraEnv) ? { infra_env_id: row.infra_env_id ?? options.infraEnv } : {}),
           ...(row.profile ? { profile: row.profile } : {}),
           ...(row.boot_mode ? { boot_mode: row.boot_mode } : {}),

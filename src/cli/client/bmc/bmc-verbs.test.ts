@@ -2,14 +2,20 @@
 // (test/support/all-in-one.ts: real HTTP, PostgreSQL, the image side serving the demo ISO) and
 // emulated BMCs with virtual guests that read the ISO through bootsmith:
 //   add (the check reads the inventory; a wrong password fails naming the BMC), import (CSV and
-//   YAML, a bad row reported alone), list, show (JSON, no password), power/refresh/eject, macs;
+//   YAML, a bad row reported alone; password files outside the import's directory refused, nothing
+//   sent to the address a hostile file names), list, show (JSON, no password), power/refresh/eject, macs;
 //   `bmc boot --all --infra-env ID --wait registered`: two BMCs reach "registered" (their hosts
 //   register as the guest's agent would) with the media ejected, one answering 5xx fails alone
-//   with its reason, exit 1 naming it; remove. No password in any output, and no BMC-supplied
-//   escape sequence reaches the terminal raw (add, list, refresh, show, a failed refresh).
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+//   with its reason, exit 1 naming it; a boot whose host never registers says what it waits for
+//   and until when, and `bmc cancel` ends it (media ejected as the policy says); remove. No
+//   password in any output, and no BMC-supplied escape sequence reaches the terminal raw (add,
+//   list, refresh, show, a failed refresh).
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AllInOne, API, DEMO_VERSION, PULL_SECRET, startAllInOne } from '../../../../test/support/all-in-one.js';
 import {
@@ -18,10 +24,21 @@ import {
   startVirtualBmc,
   type VirtualGuest,
 } from '../../../../test/support/redfish-emulator/index.js';
+import { runCli } from '../../commands.js';
 import { runCliCaptured } from '../../test-support/captured-io.js';
 import type { BmcView } from './bmc-client.js';
 
 const PASSWORD = 'cli-test-Secr3t';
+
+async function until<T>(what: string, withinMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${withinMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
 
 describe('bootsmith bmc verbs against a running service', () => {
   let svc: AllInOne;
@@ -139,6 +156,59 @@ describe('bootsmith bmc verbs against a running service', () => {
     );
   });
 
+  it('import refuses password files outside its directory (absolute, .., symbolic links, the service key): nothing sent', async () => {
+    // A loopback listener stands where a hostile CSV points its BMCs: it must hear nothing.
+    const heard: string[] = [];
+    const listener = http.createServer((req, res) => {
+      heard.push(`${req.method} ${req.url}`);
+      res.end();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const catcher = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+    const keyFile = path.join(svc.dir, 'auth', 'bmc-credentials.key'); // the service's own secret
+    const imports = path.join(dir, 'imports');
+    await mkdir(path.join(dir, 'data', 'auth'), { recursive: true });
+    await writeFile(path.join(dir, 'data', 'auth', 'admin-token'), 'stand-in-admin-token\n');
+    await mkdir(imports, { recursive: true });
+    await writeFile(path.join(imports, 'ok.pw'), `${PASSWORD}\n`);
+    await symlink(keyFile, path.join(imports, 'key-link'));
+    await symlink(path.join(dir, 'data', 'auth'), path.join(imports, 'auth'));
+    const cells = [keyFile, '../data/auth/admin-token', 'key-link', 'auth/admin-token'];
+    await writeFile(
+      path.join(imports, 'hostile.csv'),
+      `name,address,username,password_file\nh-ok,${catcher},root,ok.pw\n${cells
+        .map((cell, i) => `h-${i},${catcher},root,${cell}`)
+        .join('\n')}\n`,
+    );
+    try {
+      const run = await cli('bmc', 'import', path.join(imports, 'hostile.csv'));
+      expect(run.code).toBe(1);
+      const where = path.join(imports, 'hostile.csv');
+      expect(run.stderr.split('\n').filter(Boolean)).toEqual([
+        `bootsmith: ${where}: line 3 (h-0): password_file: must be a relative path, not an absolute one (paths are relative to the import file's directory (${imports}))`,
+        `bootsmith: ${where}: line 4 (h-1): password_file: must not leave the directory (a ".." in the path) (paths are relative to the import file's directory (${imports}))`,
+        `bootsmith: ${where}: line 5 (h-2): password_file: leads outside the import file's directory (${imports}) (through a symbolic link)`,
+        `bootsmith: ${where}: line 6 (h-3): password_file: leads outside the import file's directory (${imports}) (through a symbolic link)`,
+        `bootsmith: ${where}: 4 of 5 row(s) refused: nothing was added`,
+      ]);
+      for (const cell of cells.slice(1)) expect(run.stderr).not.toContain(cell);
+      expect(heard).toEqual([]);
+      const names = (await (await svc.call('GET', '/api/bootsmith/v1/bmcs')).json()) as BmcView[];
+      expect(names.map((b) => b.name).filter((n) => n.startsWith('h-'))).toEqual([]);
+      // An operator who keeps passwords elsewhere names the directory: inside it, the file is read.
+      await writeFile(
+        path.join(imports, 'elsewhere.csv'),
+        `name,address,username,password_file\nh-dir,${catcher},root,pw\n`,
+      );
+      const elsewhere = await cli('bmc', 'import', path.join(imports, 'elsewhere.csv'), '--password-dir', dir);
+      expect(elsewhere).toMatchObject({ code: 0, stderr: '' });
+      expect(elsewhere.stdout).toMatch(/^h-dir: added \(/);
+      expect((await cli('bmc', 'remove', 'h-dir', '--force')).code).toBe(0);
+    } finally {
+      await new Promise((resolve) => listener.close(resolve));
+    }
+  });
+
   it('list, show, refresh, power, eject, macs', async () => {
     const list = await cli('bmc', 'list', '--infra-env', infraEnvId);
     expect(list.stdout.split('\n')[0]).toMatch(/^NAME +STATE +PROFILE +POWER +INFRAENV +LAST JOB$/);
@@ -214,6 +284,55 @@ describe('bootsmith bmc verbs against a running service', () => {
     const usage = await cli('bmc', 'boot', '--all');
     expect(usage).toMatchObject({ code: 1, stderr: 'bootsmith: --all: needs --infra-env\n' });
   });
+
+  it('boot says why it waits (no agent registers); cancel ends the job, ejecting as the policy says', async () => {
+    // `bmc boot` as a terminal-less run, its output read while it runs
+    let out = '';
+    const io = {
+      env: { BOOTSMITH_URL: svc.service.url },
+      stdin: Readable.from([]),
+      stdout: new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          out += chunk.toString('utf8');
+          cb();
+        },
+      }),
+      stderr: new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          out += chunk.toString('utf8');
+          cb();
+        },
+      }),
+    };
+    // n0's host registered in the boot above: this boot's match counts registrations from its insert on
+    svc.clock.advance(60_000);
+    const boot = runCli(['bmc', 'boot', 'n0', '--wait', 'registered', '--timeout', '5m'], io);
+    const waiting = await until(
+      'the waiting line',
+      120_000,
+      async () => /^n0: registered waiting: .*$/m.exec(out)?.[0],
+    );
+    expect(waiting).toMatch(
+      new RegExp(
+        `^n0: registered waiting: booted; waiting for the discovery agent on the host to register a host with the BMC's System UUID ${bmcs[0]!.uuid} or MACs 52:54:00:00:64:00, 52:54:00:00:64:01 \\(it fails at \\S+Z, 30 min after the boot\\)$`,
+      ),
+    );
+    const cancel = await cli('bmc', 'cancel', 'n0');
+    expect(cancel).toMatchObject({
+      code: 0,
+      stderr: '',
+      stdout:
+        'n0: boot-discovery cancelled at registered; media ejected (a minimal ISO loads its root file system into RAM)\n',
+    });
+    expect(await boot).toBe(1);
+    expect(out).toContain(
+      'bootsmith: 1 of 1 BMC(s) did not reach registered:\n  n0: cancelled at registered; media ejected (a minimal ISO loads its root file system into RAM)\n',
+    );
+    expect(out).toMatch(/\nn0 +cancelled +eject-media +cancelled at registered/);
+    expect(bmcs[0]!.bmc.model.slots.every((s) => !s.inserted)).toBe(true);
+    expect(await cli('bmc', 'cancel', 'n0')).toMatchObject({ code: 0, stdout: 'n0: no job to cancel\n' });
+    expect((JSON.parse((await cli('bmc', 'show', 'n0')).stdout) as BmcView).last_job?.state).toBe('cancelled');
+  }, 240_000);
 
   it('remove, and never a password in any output', async () => {
     expect((await cli('bmc', 'remove', 'n3')).code).toBe(0);
