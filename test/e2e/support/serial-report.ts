@@ -39,8 +39,7 @@ export interface SerialReport {
    * or `ieee1275` / `s390` with the firmware's own words (openprom model, `ipl=<type>`).
    */
   firmware:
-    | { kind: 'bios' | 'uefi'; secureBoot?: number; setupMode?: number }
-    | { kind: 'ieee1275' | 's390'; detail: string }
+    | { kind: 'bios' | 'uefi' | 'ieee1275' | 's390'; secureBoot?: number; setupMode?: number; detail?: string }
     | undefined;
   files: Map<string, ReportedFile>;
   /** Paths the guest reported as absent (NOFILE). */
