@@ -54,6 +54,12 @@ declare -A NEEDED_BY=(
 	[skopeo]="registry sources: pushes test images, reads the generated registries.conf and policy.json"
 	[umoci]="registry sources: builds test images (OCI layouts)"
 	[apache2-utils]="registry sources: htpasswd for the test registries"
+	[qemu-system-arm]='per-arch boot tests: the aarch64 guest (test/e2e/arch-aarch64.test.ts)'
+	[qemu-efi-aarch64]="per-arch boot tests: AAVMF, the aarch64 guest's UEFI firmware"
+	[qemu-system-ppc]='per-arch boot tests: the ppc64le guest under SLOF (test/e2e/arch-ppc64le.test.ts)'
+	[qemu-system-misc]="per-arch boot tests: the s390x guest under s390-ccw (test/e2e/arch-s390x.test.ts)"
+	[binutils]="per-arch fixtures: readelf finds the foreign programs' libraries (fixtures/build-arch-iso.sh)"
+	[grub-common]="per-arch fixtures: grub-mkimage builds the ppc64le fixture's powerpc-ieee1275 GRUB"
 	[python3-sushy]="the Redfish emulator checked by Ironic's library (sushy)"
 	[redfishtool]="the Redfish emulator checked by redfishtool"
 )
@@ -63,6 +69,7 @@ PACKAGES=(
 	network-manager dbus-daemon
 	ignition systemd linux-image-amd64 kmod passwd policycoreutils
 	ovmf shim-signed grub-efi-amd64-signed dnsmasq-base iproute2
+	qemu-system-arm qemu-efi-aarch64 qemu-system-ppc qemu-system-misc binutils grub-common
 	docker-registry skopeo umoci apache2-utils
 	python3-sushy redfishtool
 	postgresql haproxy chromium zbar-tools

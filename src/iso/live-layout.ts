@@ -16,9 +16,10 @@ import { locateKargsAreas } from './kargs-areas.js';
 import type { ParseBudgetLimits } from './parse-budget.js';
 import type { BootFiles, Extent, IgnitionArea, KargsAreas, LiveManifest } from './manifest.js';
 import { kargsInAreas } from './read-embed-areas.js';
+import { CDBOOT_FILE, checkCdboot } from './s390x-cdboot.js';
 
 export const FEATURES_JSON_PATH = 'coreos/features.json';
-const S390X_AREA_FILE = 'images/cdboot.img';
+const S390X_AREA_FILE = CDBOOT_FILE;
 const S390X_INS_FILE = 'generic.ins';
 
 /**
@@ -52,6 +53,9 @@ export async function parseLiveIsoFs(iso: IsoFs): Promise<LiveManifest> {
   if (kargs !== undefined) await kargsInAreas((o, l, what) => iso.readAt(o, l, what), kargs, iso.path);
   checkNoOverlap(iso.path, ignition, kargs);
   const layoutArch = await detectLayoutArch(iso, ignition);
+  const cdboot = await iso.lookupFile(S390X_AREA_FILE);
+  if (cdboot !== undefined && ignition.file === S390X_AREA_FILE)
+    await checkCdboot(iso.path, cdboot, ignition, (o, l, what) => iso.readAt(o, l, what));
   const manifest: LiveManifest = {
     formatVersion: 1,
     size: iso.size,

@@ -13,6 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import { FormatError, describeError } from '../../errors.js';
 import type { VerifiedFile } from '../cache/cache-record.js';
 import { ImageLoadError } from '../loader/load-error.js';
+import { layoutArchMismatch } from '../../iso/layout-arch.js';
 import { parseLiveIsoInWorker } from './parse-worker.js';
 
 export interface VerifyOptions {
@@ -25,6 +26,8 @@ export interface VerifyOptions {
   onHashBytes?: (bytes: number) => void;
   /** How to name the image in messages, e.g. `4.17 x86_64`. */
   label: string;
+  /** The configured cpu_architecture: the layout must be that arch's (src/iso/layout-arch.ts). */
+  cpuArchitecture?: string;
 }
 
 /** Verifies `file`; the result's `path` is `file` (callers rewrite it after renaming). */
@@ -43,6 +46,13 @@ export async function verifyIso(file: string, options: VerifyOptions): Promise<V
     );
   }
   const manifest = await parseAsLiveIso(file, options.label, options.signal);
+  const mismatch = options.cpuArchitecture ? layoutArchMismatch(manifest, options.cpuArchitecture) : undefined;
+  if (mismatch)
+    throw new ImageLoadError('format', `${options.label}: not usable: ${mismatch.message}`, 'never', {
+      path: file,
+      file: mismatch.file,
+      offset: mismatch.offset,
+    });
   if (manifest.size !== before.size) {
     throw new ImageLoadError('internal', `${options.label}: ${file} changed while it was being verified`, 'fast', {
       path: file,

@@ -701,6 +701,7 @@ function verifyOptions(ctx: LoadContext) {
     signal: ctx.signal,
     onHashBytes: (n: number) => ctx.advance(n),
     label: ctx.label,
+    cpuArchitecture: ctx.entry.cpuArchitecture,
   };
 }
 

@@ -47,6 +47,8 @@ export async function createInfraEnv(
     ignitionConfigOverride?: string;
     /** Replaces the default single-NIC static_network_config (upstream shape). */
     staticNetworkConfig?: unknown[];
+    /** Default x86_64. */
+    cpuArchitecture?: string;
   },
 ): Promise<E2eInfraEnv> {
   const body = {
@@ -54,7 +56,7 @@ export async function createInfraEnv(
     pull_secret: PULL_SECRET,
     ssh_authorized_key: SSH_KEY,
     openshift_version: OPENSHIFT_VERSION,
-    cpu_architecture: 'x86_64',
+    cpu_architecture: options.cpuArchitecture ?? 'x86_64',
     image_type: options.imageType ?? 'full-iso',
     kernel_arguments: options.kernelArguments.map((value) => ({ operation: 'append', value })),
     static_network_config: options.staticNetworkConfig ?? [

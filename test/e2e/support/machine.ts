@@ -51,20 +51,20 @@ export async function firmwareArgs(runDir: string, name: string, firmware: Firmw
   ];
 }
 
-/** qemu's -drive for a CD: a file, or a URL through the curl block driver (commas doubled). */
-export function cdromArgs(cdrom: Cdrom): string[] {
+/** The -drive value of a CD (id cd0): a file, or a URL through the curl block driver (commas doubled). */
+export function cdromDrive(cdrom: Cdrom): string {
   const source =
     'file' in cdrom
       ? `file=${cdrom.file.replaceAll(',', ',,')}`
       : `file.driver=${cdrom.url.startsWith('https:') ? 'https' : 'http'},` +
         (cdrom.url.startsWith('https:') ? `file.sslverify=${cdrom.sslverify === false ? 'off' : 'on'},` : '') +
         `file.url=${cdrom.url.replaceAll(',', ',,')}`;
-  return [
-    '-drive',
-    `if=none,id=cd0,media=cdrom,readonly=on,driver=raw,${source}`,
-    '-device',
-    'ide-cd,drive=cd0,bootindex=0',
-  ];
+  return `if=none,id=cd0,media=cdrom,readonly=on,driver=raw,${source}`;
+}
+
+/** qemu's -drive and IDE -device for a CD. */
+export function cdromArgs(cdrom: Cdrom): string[] {
+  return ['-drive', cdromDrive(cdrom), '-device', 'ide-cd,drive=cd0,bootindex=0'];
 }
 
 /** Every argument of a discovery guest (see MachineOptions). */

@@ -4,6 +4,7 @@
 //   KERNEL <uname -r>
 //   CMDLINE <cmdline>
 //   FIRMWARE bios | uefi secureboot=<0|1|-> setupmode=<0|1|->     (EFI variables, read in the guest)
+//            | ieee1275 <openprom model> | s390 ipl=<ipl_type>    (ppc64le's Open Firmware, s390x's IPL)
 //   FILE <path> <size> <sha256>\n<size bytes>\nBOOTSMITH-E2E END-FILE <path>
 //   NOFILE /config.ign
 //   IGNITION <stage> <exit status>                               then its log as a FILE
@@ -33,8 +34,13 @@ export interface SerialReport {
   ended: boolean;
   kernel: string | undefined;
   cmdline: string | undefined;
-  /** `bios`, or `uefi` with the SecureBoot/SetupMode variables' values (undefined: not readable). */
-  firmware: { kind: 'bios' | 'uefi'; secureBoot?: number; setupMode?: number } | undefined;
+  /**
+   * `bios`, or `uefi` with the SecureBoot/SetupMode variables' values (undefined: not readable),
+   * or `ieee1275` / `s390` with the firmware's own words (openprom model, `ipl=<type>`).
+   */
+  firmware:
+    | { kind: 'bios' | 'uefi' | 'ieee1275' | 's390'; secureBoot?: number; setupMode?: number; detail?: string }
+    | undefined;
   files: Map<string, ReportedFile>;
   /** Paths the guest reported as absent (NOFILE). */
   absent: string[];
@@ -100,6 +106,11 @@ export function parseSerialReport(serial: Buffer): SerialReport {
         report.cmdline = arg;
         break;
       case 'FIRMWARE': {
+        const other = /^(ieee1275|s390) (\S+)$/.exec(arg);
+        if (other) {
+          report.firmware = { kind: other[1] as 'ieee1275' | 's390', detail: other[2]! };
+          break;
+        }
         const m = /^(bios|uefi)(?: secureboot=(\d+|-) setupmode=(\d+|-))?$/.exec(arg);
         if (!m) throw new Error(`serial report: malformed FIRMWARE line ${JSON.stringify(line)}`);
         const value = (v: string | undefined) => (v === undefined || v === '-' ? undefined : Number(v));

@@ -44,6 +44,8 @@ export interface ServiceOptions {
   listenAddress?: string;
   /** Only DATA_DIR, LISTEN_PORT and OS_IMAGES: the defaults for everything else. */
   defaults?: boolean;
+  /** The base image's cpu_architecture in OS_IMAGES (default x86_64). */
+  cpuArchitecture?: string;
 }
 
 async function freePort(host = '127.0.0.1'): Promise<number> {
@@ -128,7 +130,7 @@ export class BootsmithService {
     const osImages = JSON.stringify([
       {
         openshift_version: OPENSHIFT_VERSION,
-        cpu_architecture: 'x86_64',
+        cpu_architecture: options.cpuArchitecture ?? 'x86_64',
         url: pathToFileURL(options.baseIso).toString(),
         version: '417.94.e2e',
       },
