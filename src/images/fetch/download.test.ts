@@ -232,9 +232,11 @@ describe('downloadToFile over HTTP', () => {
 
   it('drops a connection that stays silent past the idle timeout and resumes after it', async () => {
     fresh('stall');
-    server.serve('/stall.iso', body, { chunkBytes: body.length / 2, delayMs: 400 });
-    // the server pauses 400 ms after the first half; the resumed request gets the rest at once
-    const result = await fetchFrom('/stall.iso', { ...settings, idleTimeoutMs: 100 });
+    // The first response goes silent for good after its first half: only the idle timeout can end
+    // it (no race with the server's pace), and the resumed request gets the rest at once. The
+    // timeout is long enough that a loaded machine delivers the first half well inside it.
+    server.serve('/stall.iso', body, { stallAfter: body.length / 2 });
+    const result = await fetchFrom('/stall.iso', { ...settings, idleTimeoutMs: 2_000 });
     expect(result.sha256).toBe(sha256(body));
     expect(server.hitsFor('/stall.iso').map((h) => h.range)).toEqual([undefined, `bytes=${body.length / 2}-`]);
     expect(notices).toEqual(['download attempt failed; retrying']);
