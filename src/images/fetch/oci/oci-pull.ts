@@ -56,7 +56,7 @@ import {
   extractIsoFromLayer,
 } from './iso-extract.js';
 import { peekStream, sniffCompression } from './layer-decoder.js';
-import { type PullSource, resolvePullSources } from './mirror-resolution.js';
+import { type PullSource, resolvePullSources, skippedMirrorsNote } from './mirror-resolution.js';
 import type { RegistriesConf } from './registries-conf.js';
 import type { AuthFile } from './registry-auth-file.js';
 import {
@@ -278,13 +278,17 @@ class PullSession {
       }
     }
     const last = failures[failures.length - 1]!;
-    if (failures.length === 1) throw last.error;
+    // a mirror left out for the kind of reference is named, with the fix (issue 37: a tag through
+    // a digest-only mirror named only the source's refusal)
+    const skipped = skippedMirrorsNote(plan, ref);
+    if (failures.length === 1 && skipped === undefined) throw last.error;
     const others = failures
       .slice(0, -1)
       .map((f) => `[${formatReference(f.source.reference)}: ${f.error.message}]`)
       .join(' ');
+    const notes = [...(others ? [`mirrors also failed: ${others}`] : []), ...(skipped ? [skipped] : [])];
     throw new RegistryError(
-      `${last.error.message} (mirrors also failed: ${others})`,
+      `${last.error.message} (${notes.join('; ')})`,
       {
         registry: last.error.registry,
         repository: last.error.repository,
