@@ -7,8 +7,9 @@
 // second terminal: the service started there as `npm start` starts it (the built CLI's `serve`,
 // no configuration at all but a free LISTEN_PORT, so DATA_DIR is ./data, AUTH_TYPE local, the
 // demo image, every address) under a pseudo-terminal (`script`), so its human start line is
-// checked too; `fixtures/` of the checkout; `bootsmith` on PATH as `npm link` puts it there
-// and in node_modules/.bin for `npx bootsmith`. The one substitution: BOOTSMITH_URL (which the
+// checked too; `fixtures/` of the checkout; a package.json with the checkout's name and `bin` and
+// dist/ (the built CLI), so `npx bootsmith` finds the command as it does in a checkout, and nothing
+// on PATH (`npm link` is not assumed: a bare `bootsmith` fails). The one substitution: BOOTSMITH_URL (which the
 // README's blocks read, defaulting to port 8080) names the free port.
 // Then what the blocks promise is checked where cheap: the start line, the download URL on the
 // routable address, the files written, live.iso back to the demo image's bytes; and the refusal
@@ -30,9 +31,9 @@ import { readmeBlocks } from './support/readme-blocks.js';
 const README = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
 const CHECKED_SECTIONS = ['Try it', 'Command line'];
 /** tsc of the service, a first start with initdb, ~40 commands on a loaded two-core machine. */
-const SUITE_TIMEOUT_MS = 300_000;
-/** One README section's blocks (Command line: ~35 commands, a few through npx). */
-const SESSION_TIMEOUT_MS = 180_000;
+const SUITE_TIMEOUT_MS = 600_000;
+/** One README section's blocks (Command line: ~35 commands, 31 through npx: ~1.5 s each quiet). */
+const SESSION_TIMEOUT_MS = 360_000;
 const START_TIMEOUT_MS = 90_000;
 
 const blocks = readmeBlocks(README);
@@ -80,7 +81,7 @@ describe.skipIf(unavailable({ curl: toolWorks('curl'), 'script (util-linux)': to
         {
           cwd: dir,
           env: {
-            PATH: `${path.join(dir, 'bin')}:${process.env.PATH ?? ''}`,
+            PATH: process.env.PATH ?? '',
             HOME: dir,
             LANG: 'C.UTF-8',
             BOOTSMITH_URL: `http://127.0.0.1:${port}`,
@@ -98,16 +99,16 @@ describe.skipIf(unavailable({ curl: toolWorks('curl'), 'script (util-linux)': to
 
     beforeAll(async () => {
       built = await buildCli();
-      // What a checkout offers the reader: fixtures/, and bootsmith as `npm link` / `npx` find it.
+      // What a checkout offers the reader: fixtures/, and `npx bootsmith` resolving the package's
+      // own bin (package.json's name and bin, dist/ compiled), nothing linked onto PATH.
       dir = await mkdtemp(path.join(tmpdir(), 'bootsmith-readme-'));
       await chmod(dir, 0o711); // as root the embedded PostgreSQL (user postgres) must pass through to ./data
       await symlink(path.join(REPO_ROOT, 'fixtures'), path.join(dir, 'fixtures'));
       await mkdir(path.join(dir, '.doc-test'));
-      const launcher = `#!/bin/sh\nexec "${process.execPath}" "${built.cli}" "$@"\n`;
-      for (const bin of [path.join(dir, 'bin'), path.join(dir, 'node_modules', '.bin')]) {
-        await mkdir(bin, { recursive: true });
-        await writeFile(path.join(bin, 'bootsmith'), launcher, { mode: 0o755 });
-      }
+      const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+      const { name, version, type, bin } = pkg;
+      await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name, version, type, private: true, bin }));
+      await symlink(path.dirname(path.dirname(path.dirname(built.cli))), path.join(dir, 'dist')); // …/src/cli/main.js
 
       // `npm start` with no configuration, on a terminal (script gives it a pseudo-terminal).
       port = await freePort();
