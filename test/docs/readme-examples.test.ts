@@ -147,7 +147,7 @@ describe.skipIf(unavailable({ curl: toolWorks('curl'), 'script (util-linux)': to
 
     const startLine = () => serviceOutput.split(/\r?\n/)[0] ?? '';
 
-    it('npm start on a terminal says where it serves, before its JSON log, on a routable address', () => {
+    it('npm start on a terminal says where it serves, before its log, on a routable address', () => {
       const m =
         /^bootsmith \d+\.\d+\.\d+ serving on http:\/\/(\S+):(\d+) — console http:\/\/\1:\2\/, API http:\/\/\1:\2\/api\/assisted-install\/v2, admin token in (\S+)$/.exec(
           startLine(),
@@ -161,6 +161,9 @@ describe.skipIf(unavailable({ curl: toolWorks('curl'), 'script (util-linux)': to
       );
       expect(serviceOutput).not.toContain('warning:');
       expect(serviceOutput).not.toContain(readFileSync(m![3]!, 'utf8').trim()); // the path, never the token
+      // then the log, as lines to read on a terminal (JSON only when stdout is not one)
+      expect(serviceOutput).toMatch(/^\d\d:\d\d:\d\d INFO {2}bootsmith listening url=http:\/\/\S+ /m);
+      expect(serviceOutput).not.toMatch(/^\{"level"/m);
     });
 
     for (const section of CHECKED_SECTIONS) {
