@@ -16,8 +16,7 @@
 // "Try it" describes, in a network namespace with nothing but loopback (`unshare -n`, as root).
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_IMAGE_PATH } from '../../src/package-root.js';
@@ -26,6 +25,7 @@ import { REPO_ROOT } from '../support/probes.js';
 import { toolWorks, unavailable } from '../support/requirements.js';
 import { buildCli, type BuiltCli } from '../support/build-cli.js';
 import { freePort } from '../support/serve-child.js';
+import { checkoutDir } from './support/checkout-dir.js';
 import { readmeBlocks } from './support/readme-blocks.js';
 
 const README = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
@@ -101,14 +101,8 @@ describe.skipIf(unavailable({ curl: toolWorks('curl'), 'script (util-linux)': to
       built = await buildCli();
       // What a checkout offers the reader: fixtures/, and `npx bootsmith` resolving the package's
       // own bin (package.json's name and bin, dist/ compiled), nothing linked onto PATH.
-      dir = await mkdtemp(path.join(tmpdir(), 'bootsmith-readme-'));
-      await chmod(dir, 0o711); // as root the embedded PostgreSQL (user postgres) must pass through to ./data
-      await symlink(path.join(REPO_ROOT, 'fixtures'), path.join(dir, 'fixtures'));
+      dir = await checkoutDir(built, 'bootsmith-readme-');
       await mkdir(path.join(dir, '.doc-test'));
-      const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
-      const { name, version, type, bin } = pkg;
-      await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name, version, type, private: true, bin }));
-      await symlink(path.dirname(path.dirname(path.dirname(built.cli))), path.join(dir, 'dist')); // …/src/cli/main.js
 
       // `npm start` with no configuration, on a terminal (script gives it a pseudo-terminal).
       port = await freePort();
