@@ -9,8 +9,9 @@
 // or removed file changes it as well. The fingerprint is stored in dist/.build-inputs after a
 // successful build; dist/ without it (built by `npm run build`, or never) is built again.
 //
-// Does: fingerprint, compare, say on stderr when it compiles and why, run tsc, record. Does NOT: start the service (package.json's `start`
-// does), delete files of removed sources from dist/ (tsc never did either), or look at node_modules.
+// Does: fingerprint, compare, say on stderr when it compiles and why, run tsc, record.
+// Does NOT: start the service (package.json's `start` does), delete files of removed sources from
+// dist/ (tsc never did either), or look at node_modules.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';

@@ -225,8 +225,9 @@ export class CacheBudget {
 
 /**
  * Which files of the cache directory belong to `slot`: its source's files, the content files its
- * record names (the minimal ISO of a file used in place too), and — until it has a record of its own — its files in the layout before content
- * keying (adopted at its first load, so the disk budget must not remove them first).
+ * record names (the minimal ISO of a file used in place too), and — until it has a record of its
+ * own — its files in the layout before content keying (adopted at its first load, so the disk
+ * budget must not remove them first).
  */
 async function ownerOf(slot: ImageSlot): Promise<{ owns(fileName: string): boolean } | undefined> {
   const files = slot.files;
