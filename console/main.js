@@ -9,6 +9,7 @@ import { renderBmcForm } from './page-bmc-form.js';
 import { renderBmcs } from './page-bmcs.js';
 import { h, notice, replace } from './dom.js';
 import { renderEvents } from './page-events.js';
+import { renderAllHosts } from './page-all-hosts.js';
 import { renderHosts } from './page-hosts.js';
 import { renderImages } from './page-images.js';
 import { renderInfraEnv } from './page-infra-env.js';
@@ -30,6 +31,7 @@ const ROUTES = [
   [new RegExp(`^/infra-envs/${ID}$`), (m) => renderInfraEnv(main, m[1])],
   [new RegExp(`^/infra-envs/${ID}/edit$`), (m) => renderInfraEnvForm(main, m[1])],
   [new RegExp(`^/infra-envs/${ID}/hosts$`), (m) => renderHosts(main, m[1])],
+  [/^\/hosts$/, () => renderAllHosts(main)],
   [/^\/events$/, (_m, query) => renderEvents(main, query)],
   [/^\/images$/, () => renderImages(main)],
   [/^\/bmcs\/?$/, (_m, query) => renderBmcs(main, query)],

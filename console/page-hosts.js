@@ -1,6 +1,7 @@
 // The hosts of one InfraEnv: hostname, MACs, IPs, CPU/memory/disk, status with the validations
 // that do not pass, last heartbeat. Refreshes every HOSTS_REFRESH_MS, so a change shows within
-// 5 s without a reload. Does NOT: change hosts (no actions here yet).
+// 5 s without a reload. Its status cell and inventory reading serve the page of every host too
+// (page-all-hosts.js). Does NOT: change hosts (no actions here yet).
 import { get } from './api.js';
 import { announce, formatBytes, h, notice, replace, timeElement } from './dom.js';
 import { hostName } from './names.js';
@@ -9,7 +10,7 @@ import { poll } from './poller.js';
 /** Under the 5 s the console promises between a change and its display. */
 export const HOSTS_REFRESH_MS = 2_500;
 
-function parseJson(text) {
+export function parseJson(text) {
   if (typeof text !== 'string' || text === '') return undefined;
   try {
     return JSON.parse(text);
@@ -18,11 +19,17 @@ function parseJson(text) {
   }
 }
 
+/** The IPv4 and IPv6 addresses of an inventory's interfaces. */
+export function inventoryIps(inv) {
+  const interfaces = Array.isArray(inv?.interfaces) ? inv.interfaces : [];
+  return interfaces.flatMap((i) => [...(i.ipv4_addresses ?? []), ...(i.ipv6_addresses ?? [])]);
+}
+
 function inventoryCells(inv) {
   if (!inv) return [h('td', {}, '—'), h('td', {}, '—'), h('td', {}, '—')];
   const interfaces = Array.isArray(inv.interfaces) ? inv.interfaces : [];
   const macs = interfaces.map((i) => i.mac_address).filter(Boolean);
-  const ips = interfaces.flatMap((i) => [...(i.ipv4_addresses ?? []), ...(i.ipv6_addresses ?? [])]);
+  const ips = inventoryIps(inv);
   const disks = Array.isArray(inv.disks) ? inv.disks : [];
   const diskBytes = disks.reduce((sum, d) => sum + (Number(d.size_bytes) || 0), 0);
   return [
@@ -37,7 +44,8 @@ function inventoryCells(inv) {
   ];
 }
 
-function statusCell(host) {
+/** The status badge, status_info and the validations that do not pass (foldable). */
+export function statusCell(host) {
   const validations = parseJson(host.validations_info) ?? {};
   const failing = Object.values(validations)
     .flat()

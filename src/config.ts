@@ -112,7 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
   const role = roleFrom(argv, env);
   const listenPort = integer(env, 'LISTEN_PORT', 8080, 0, 65535);
   const listenAddress = env.LISTEN_ADDRESS || '0.0.0.0';
-  const configured = osImagesFromEnvironment(env);
+  const configured = osImagesOf(env);
   const assistedServiceUrl = assistedServiceUrlFrom(env);
   if (role === 'image' && !assistedServiceUrl) {
     throw new ConfigError(
@@ -294,6 +294,15 @@ function artifactSlots(env: NodeJS.ProcessEnv): Config['artifactSlots'] {
 function imageStoreSettings(env: NodeJS.ProcessEnv, embeddedDatabase: boolean): ImageStoreSettings {
   try {
     return imageStoreSettingsFromEnvironment(env, { embeddedDatabase });
+  } catch (err) {
+    if (err instanceof ImageSettingsError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
+function osImagesOf(env: NodeJS.ProcessEnv): OsImagesConfig | undefined {
+  try {
+    return osImagesFromEnvironment(env);
   } catch (err) {
     if (err instanceof ImageSettingsError) throw new ConfigError(err.message);
     throw err;

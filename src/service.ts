@@ -54,6 +54,8 @@ import { type HostNetwork, readHostNetwork } from './startup/host-routes.js';
 import { chooseAddress } from './startup/routable-address.js';
 import { type HandedOutUrl, exposureWarnings, resolveBaseUrls } from './startup/reachability.js';
 import type { StartSummary } from './startup/start-line.js';
+import { prepareDataDir } from './startup/data-dir.js';
+import { type ListenTarget, databaseUrlRefusal, listenRefusal } from './startup/setting-refusals.js';
 
 export interface RunningService {
   /** LISTEN_PORT's server (an https.Server with native TLS). */
@@ -98,6 +100,7 @@ export async function startService(
       .writeHead(503, { 'Retry-After': '1', 'Content-Type': 'application/json' })
       .end('{"code":503,"message":"starting"}');
   };
+  await prepareDataDir(config.dataDir); // refused with DATA_DIR named before anything writes there
   const metrics = new Metrics({ defaultMetrics: options.defaultMetrics ?? true });
   const tlsMaterial = config.tls ? await loadTlsMaterial(config.tls) : undefined;
   // the CA the discovery agent is told to trust: checked before anything listens, like the pair above
@@ -115,7 +118,7 @@ export async function startService(
     (req, res) => handler(req, res),
     tlsMaterial,
   );
-  await listen(server, config.listenPort, config.listenAddress);
+  await listen(server, { portVariable: 'LISTEN_PORT', port: config.listenPort, address: config.listenAddress });
   const bound = server.address() as AddressInfo;
   const scheme = tlsMaterial ? 'https' : 'http';
   const url = listeningUrl(bound, scheme);
@@ -154,7 +157,11 @@ export async function startService(
       )
     ).server;
     try {
-      await listen(plainServer, config.tls.httpListenPort, config.listenAddress);
+      await listen(plainServer, {
+        portVariable: 'HTTP_LISTEN_PORT',
+        port: config.tls.httpListenPort,
+        address: config.listenAddress,
+      });
     } catch (err) {
       server.close();
       throw err;
@@ -194,13 +201,18 @@ export async function startService(
         ]
       : []),
   ];
-  const warnings = exposureWarnings({
-    bound: bound.address,
-    port: bound.port,
-    authType: config.authType,
-    servesApi,
-    handedOut,
-  });
+  const warnings = [
+    ...exposureWarnings({
+      bound: bound.address,
+      port: bound.port,
+      authType: config.authType,
+      servesApi,
+      handedOut,
+    }),
+    // an OS image entry refused (and skipped) beside usable ones: in /health and the console's
+    // banner too, not only one log line
+    ...config.osImages.problems,
+  ];
 
   let certificates: CertificateReloader | undefined;
   if (config.tls && tlsMaterial) {
@@ -217,7 +229,6 @@ export async function startService(
   const onHangup = () => void certificates?.reload('SIGHUP');
   if (certificates) process.on('SIGHUP', onHangup);
 
-  for (const problem of config.osImages.problems) logger.error({ problem }, 'invalid OS image entry skipped');
   if (config.usingDemoImage)
     logger.warn('OS_IMAGES is not set: serving the bundled demo fixture image (not bootable on real hardware)');
   // The embedded PostgreSQL takes DATA_DIR's disk first (initdb; as root a copy of its binaries):
@@ -262,7 +273,11 @@ export async function startService(
         now: options.now,
         onInfraEnvChange: (id) => ignitionCache?.invalidate(id),
         checkStaticNetwork: (id, entries) => bmc?.service.checkMacInterfaceMap(id, entries) ?? Promise.resolve(),
-      }).finally(databaseStarted);
+      })
+        .catch((err: unknown) => {
+          throw config.databaseUrl ? databaseUrlRefusal(err, config.databaseUrl) : err;
+        })
+        .finally(databaseStarted);
       // The BMC side (src/bmc/): records and jobs in the core's database; every replica with the
       // API runs jobs (one replica per job: leases), and its image side reports its jobs' ISO reads.
       const repo = core.extension.repo;
@@ -432,11 +447,13 @@ function listeningUrl(address: AddressInfo, scheme: 'http' | 'https'): string {
   return `${scheme}://${host}:${address.port}`;
 }
 
-function listen(server: http.Server, port: number, address: string): Promise<void> {
+/** Listens as `target` says; a bind its setting makes impossible is a ConfigError naming the setting. */
+function listen(server: http.Server, target: ListenTarget): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, address, () => {
-      server.off('error', reject);
+    const refused = (err: unknown) => reject(listenRefusal(err, target));
+    server.once('error', refused);
+    server.listen(target.port, target.address, () => {
+      server.off('error', refused);
       resolve();
     });
   });

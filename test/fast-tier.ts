@@ -40,6 +40,7 @@ export const FAST_TESTS: readonly string[] = [
   'src/cli/iso/kargs-edit.test.ts',
   'src/cli/output/progress-meter.test.ts',
   'src/cli/progress-report.test.ts',
+  'src/cli/terminal-log.test.ts',
   'src/config.test.ts',
   'src/console/console-assets.test.ts',
   'src/console/console-router.test.ts',

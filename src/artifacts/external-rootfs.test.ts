@@ -84,9 +84,10 @@ describe('OS_IMAGES rootfs_url', () => {
     const infraEnv = await newInfraEnv('4.16');
     expect(infraEnv.download_url).toMatch(/\/minimal\.iso$/);
     let reply = await fetch(infraEnv.download_url);
-    for (let i = 0; i < 200 && reply.status === 503; i++) {
+    // the minimal ISO is rebuilt from miniso.dat in the background once (bounded by time)
+    for (const until = Date.now() + 60_000; reply.status === 503 && Date.now() < until;) {
       await reply.arrayBuffer();
-      await sleep(100); // the minimal ISO is rebuilt from miniso.dat in the background once
+      await sleep(100);
       reply = await fetch(infraEnv.download_url);
     }
     expect(reply.status).toBe(200);

@@ -16,6 +16,8 @@ import { PULL_SECRET } from '../core/test-support/harness.js';
 /** Larger than loopback socket buffers, so a paused client keeps its stream in flight. */
 const PAD_MIB = 24;
 const STREAMS = 3;
+/** Bound of a wait for the service (ready, refusing): a backstop, never a timing assertion. */
+const READY_BOUND_MS = 60_000;
 
 let built: BuiltCli;
 let dir: string;
@@ -90,8 +92,11 @@ describe('bootsmith serve drains on SIGTERM', () => {
       },
       ['--role', 'all'],
     );
-    for (let i = 0; i < 100 && (await fetch(`${s.url}/health`)).status !== 200; i++)
+    // the base image is hashed and parsed after the API answers: seconds on a loaded machine
+    for (const until = Date.now() + READY_BOUND_MS; (await fetch(`${s.url}/health`)).status !== 200;) {
+      if (Date.now() > until) throw new Error(`not ready within ${READY_BOUND_MS} ms:\n${s.output()}`);
       await new Promise((r) => setTimeout(r, 100));
+    }
     const created = await fetch(`${s.api}/infra-envs`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -110,7 +115,7 @@ describe('bootsmith serve drains on SIGTERM', () => {
     s.child.kill('SIGTERM');
     // the listener is closed at once: new connections are refused
     let refused = false;
-    for (let i = 0; i < 100 && !refused; i++) {
+    for (const until = Date.now() + READY_BOUND_MS; !refused && Date.now() < until;) {
       refused = await fetch(`${s.url}/live`).then(
         () => false,
         () => true,

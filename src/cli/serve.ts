@@ -1,10 +1,11 @@
 // `bootsmith serve [--role all|image|core]`: runs the service with the configuration from the
 // environment until SIGTERM/SIGINT. On a terminal (stderr is a TTY) it prints a human start line
-// (src/startup/start-line.ts) before the JSON log: where it serves, the console and API URLs, the
+// (src/startup/start-line.ts) before the log: where it serves, the console and API URLs, the
 // path of the admin token file (never the token), which address the URLs use and any warnings;
-// the JSON lines of the start are held until then (./held-log.ts). The JSON log goes to stdout,
-// the start line to stderr, so `bootsmith serve | tee log` keeps the line on the terminal and the
-// log clean; without a terminal there is no start line and nothing is held.
+// the log lines of the start are held until then (./held-log.ts). The log goes to stdout, the
+// start line to stderr, so `bootsmith serve | tee log` keeps the line on the terminal and the
+// log clean; without a terminal there is no start line and nothing is held. The log is JSON lines,
+// shown as `HH:MM:SS LEVEL message key=value …` when stdout is a terminal (./terminal-log.ts).
 //
 // Does: load the configuration, start the service, drain on the first signal and exit 0 (a
 // second signal cuts the streams). A configuration error (also a start refused because no
@@ -21,6 +22,7 @@ import { startService } from '../service.js';
 import { startLines } from '../startup/start-line.js';
 import { commandConfig } from './command-config.js';
 import { HeldLog } from './held-log.js';
+import { TerminalLog } from './terminal-log.js';
 import { valueOption } from './options.js';
 import { type CliIo, defineVerb } from './verb.js';
 
@@ -35,8 +37,10 @@ function packageVersion(): string {
 async function serve(role: string | undefined, io: CliIo): Promise<number> {
   const config = commandConfig(io, role === undefined ? [] : ['--role', role]);
   if (config === 2) return 2;
-  const held = io.stderr.isTTY ? new HeldLog(io.stdout) : undefined;
-  const logger = createLogger(config.logLevel, held);
+  // on a terminal the log is lines to read (./terminal-log.ts); piped or redirected it stays JSON
+  const readable = io.stdout.isTTY ? new TerminalLog(io.stdout) : undefined;
+  const held = io.stderr.isTTY ? new HeldLog(readable ?? io.stdout) : undefined;
+  const logger = createLogger(config.logLevel, held ?? readable);
   let service;
   try {
     service = await startService(config, logger, {

@@ -32,6 +32,7 @@ import {
   HAVE_CHROMIUM,
   PHONE,
   UI_TIMEOUT_MS,
+  WIDE,
   launchChromium,
   lowContrast,
   openPage,
@@ -378,6 +379,31 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console: the BMCs
     ).toEqual([]);
     await page.close();
   }, 240_000);
+
+  it('shows the whole BMC table at 1,400 px wide: every column inside the window, no sideways scroll', async () => {
+    // issue 37: at 1,400 px the table was cut off (its last columns behind a scroll bar)
+    const { page, errors } = await openPage(browser, WIDE);
+    await signIn(page);
+    await page.goto(aio.service.url + '/console/#/bmcs');
+    await page.waitForFunction("document.querySelector('#bmcs tr[data-name] td.actions button')", {
+      timeout: UI_TIMEOUT_MS,
+    });
+    const fit = await page.evaluate(() => {
+      const wrap = document.querySelector('#bmcs').closest('.table-wrap');
+      const cells = [...document.querySelectorAll('#bmcs thead th, #bmcs tr[data-name] > *')];
+      return {
+        scroll: wrap.scrollWidth - wrap.clientWidth,
+        page: document.documentElement.scrollWidth - window.innerWidth,
+        outside: cells
+          .filter((c: any) => c.getBoundingClientRect().right > window.innerWidth + 0.5)
+          .map((c: any) => c.textContent.slice(0, 20)),
+      };
+    });
+    expect(fit).toEqual({ scroll: 0, page: 0, outside: [] });
+    await screenshot(page, 'wide-bmcs');
+    expect(unexpected(errors, [])).toEqual([]);
+    await page.close();
+  });
 
   it('fits a phone width: the list and one BMC', async () => {
     const { page, errors } = await openPage(browser, PHONE);

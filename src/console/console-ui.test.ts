@@ -6,7 +6,8 @@
 // for a bad pull secret, create an InfraEnv offered only the versions whose image is ready or
 // loading, see its URL and iPXE script, see a host registered through the agent API appear and
 // turn known/insufficient without a reload, see its events (InfraEnv and host by name, also in
-// the "All" view, two InfraEnvs of one name told apart) and filter them, delete an InfraEnv;
+// the "All" view, two InfraEnvs of one name told apart) and filter them, delete an InfraEnv; the
+// Hosts page with every host of every InfraEnv, its InfraEnv linked, a new one shown live;
 // static networking through its per-host editor with the API's refusals under the control they
 // name; an AUTH_TYPE=none service on every address warns in a banner; then the pages at a phone
 // width. Every page's console errors fail the test; screenshots of each page go to
@@ -360,6 +361,68 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
     await page.close();
   });
 
+  it('the Hosts page lists every host of every InfraEnv, with its InfraEnv linked, and follows them live', async () => {
+    const { page, errors } = await openPage(browser);
+    await signIn(page);
+    const create = async (name: string) =>
+      (await (
+        await aio.call('POST', `${API}/infra-envs`, {
+          name,
+          openshift_version: '4.17',
+          cpu_architecture: 'x86_64',
+          pull_secret: PULL_SECRET,
+        })
+      ).json()) as { id: string };
+    const [north, south] = [await create('rack-north'), await create('rack-south')];
+    const register = async (infraEnvId: string, hostname: string) => {
+      const hostId = crypto.randomUUID();
+      expect((await aio.call('POST', `${API}/infra-envs/${infraEnvId}/hosts`, { host_id: hostId })).status).toBe(201);
+      const posted = await aio.call('POST', `${API}/infra-envs/${infraEnvId}/hosts/${hostId}/instructions`, {
+        step_type: 'inventory',
+        exit_code: 0,
+        output: JSON.stringify(inventory({ hostname })),
+      });
+      expect(posted.status).toBeLessThan(300);
+      return hostId;
+    };
+    const first = await register(north.id, 'north-1.example.com');
+
+    await page.click('nav a[href="#/hosts"]');
+    expect(await page.$eval('nav a[href="#/hosts"]', (a) => a.getAttribute('aria-current'))).toBe('page');
+    await page.waitForSelector(`#all-hosts tr[data-id="${first}"]`);
+    // a host registering in another InfraEnv shows up without a reload, under its InfraEnv
+    const second = await register(south.id, 'south-1.example.com');
+    await page.waitForFunction(
+      (hid, states) =>
+        states.includes(document.querySelector(`#all-hosts tr[data-id="${hid}"]`)?.getAttribute('data-status') ?? ''),
+      { timeout: UI_TIMEOUT_MS },
+      second,
+      HOST_STATES,
+    );
+    for (const [hostId, ie, name, hostname] of [
+      [first, north.id, 'rack-north', 'north-1.example.com'],
+      [second, south.id, 'rack-south', 'south-1.example.com'],
+    ] as const) {
+      const row = `#all-hosts tr[data-id="${hostId}"]`;
+      expect(await text(page, `${row} th`)).toBe(hostname);
+      expect(await page.$eval(`${row} td.host-infra-env a`, (a) => [a.getAttribute('href'), a.textContent])).toEqual([
+        `#/infra-envs/${ie}`,
+        name,
+      ]);
+      expect(await page.$eval(row, (r) => r.getAttribute('data-infra-env'))).toBe(ie);
+      expect(await text(page, row)).toContain('192.168.122.10/24');
+    }
+    const listed = (await page.$$eval('#all-hosts tr[data-id]', (rows) => rows.length)) as number;
+    expect(await text(page, '#hosts-summary')).toMatch(new RegExp(`^${listed} hosts in \\d+ InfraEnvs: `));
+    await screenshot(page, 'all-hosts');
+    expect(await lowContrast(page)).toEqual([]);
+    // its InfraEnv link leads to that InfraEnv
+    await page.click(`#all-hosts tr[data-id="${second}"] td.host-infra-env a`);
+    await page.waitForFunction(() => document.querySelector('h1')?.textContent === 'rack-south');
+    expect(unexpected(errors, [])).toEqual([]);
+    await page.close();
+  });
+
   it('edits an InfraEnv through the form, with the API refusals inline', async () => {
     const { page, errors } = await openPage(browser);
     await signIn(page);
@@ -532,6 +595,7 @@ describe.skipIf(unavailable({ chromium: HAVE_CHROMIUM }))('web console in Chromi
         `#/infra-envs/${ie.id}/hosts`,
         'document.querySelector(\'tr[data-status="insufficient"], tr[data-status="insufficient-unbound"]\')',
       ],
+      ['phone-all-hosts', '#/hosts', "document.querySelector('#all-hosts tr[data-id]')"],
       ['phone-events', `#/events?infra_env_id=${ie.id}`, "document.querySelector('#events tr[data-severity]')"],
       ['phone-images', '#/images', "document.querySelector('tr[data-state]')"],
     ] as const) {

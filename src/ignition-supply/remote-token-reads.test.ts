@@ -58,7 +58,7 @@ const read = (token = TOKEN): RemoteTokenRead => ({
   at: new Date(),
 });
 
-async function until(probe: () => boolean, withinMs = 5_000): Promise<void> {
+async function until(probe: () => boolean, withinMs = 30_000): Promise<void> {
   const deadline = Date.now() + withinMs;
   while (!probe()) {
     if (Date.now() > deadline) throw new Error(`not within ${withinMs} ms`);
@@ -90,13 +90,14 @@ describe('reads of job URLs sent to the fronted core', () => {
     const { url, posts } = await core('hang');
     const { logger, lines } = captured();
     const reads = new RemoteTokenReads({ baseUrl: url, logger, intervalMs: 50, timeoutMs: 300 });
-    const started = Date.now();
     reads.tokenRead(read());
-    await until(() => lines.some((l) => l.includes('not sent to the core')), 3_000);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // The core never answers, so only the timeout can end the post: the reason says so (no
+    // wall-clock assertion: a loaded machine may take seconds to get there).
+    await until(() => lines.some((l) => l.includes('not sent to the core')), 30_000);
+    expect(lines.find((l) => l.includes('not sent to the core'))).toMatch(/"reason":"[^"]*timeout/i);
     reads.tokenRead(read());
     reads.tokenRead(read());
-    await until(() => posts.length === 2, 3_000);
+    await until(() => posts.length === 2, 30_000);
     await reads.close();
     expect(lines.filter((l) => l.includes('not sent to the core'))).toHaveLength(1);
     expect(lines.join('\n')).not.toContain(TOKEN);

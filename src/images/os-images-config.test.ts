@@ -162,9 +162,14 @@ describe('parseOsImages', () => {
     expect(problems[4]).toMatch(/#8 .*"release_image" .*only HOST\[:PORT\]\/REPO/);
   });
 
-  it('reports malformed JSON and non-lists without throwing', () => {
-    expect(parseOsImages('{', 'OS_IMAGES').problems[0]).toMatch(/not valid JSON/);
-    expect(parseOsImages('{}', 'OS_IMAGES').problems[0]).toMatch(/list/);
+  it('refuses malformed JSON and non-lists as a whole, naming the setting', () => {
+    expect(() => parseOsImages('{', 'OS_IMAGES')).toThrow(
+      /^OS_IMAGES is not valid JSON \(.*\): it must be a list of images, each with openshift_version, cpu_architecture, version and url or release_image/,
+    );
+    expect(() => parseOsImages('{}', 'OS_IMAGES')).toThrow(/^OS_IMAGES is not a list: it must be a list of images/);
+    expect(() => parseOsImages('- [', '/etc/bootsmith/images.yaml')).toThrow(
+      /^OS_IMAGES_FILE \/etc\/bootsmith\/images\.yaml is not valid YAML/,
+    );
   });
 
   it('reads OS_IMAGES_FILE as YAML or JSON', async () => {
@@ -175,8 +180,22 @@ describe('parseOsImages', () => {
       `- openshift_version: "4.16"\n  cpu_architecture: x86_64\n  url: /isos/a.iso\n  version: "416.1"\n`,
     );
     expect(osImagesFromEnvironment({ OS_IMAGES_FILE: file })?.entries).toHaveLength(1);
-    expect(osImagesFromEnvironment({ OS_IMAGES_FILE: path.join(dir, 'missing.json') })?.problems[0]).toMatch(/ENOENT/);
+    expect(() => osImagesFromEnvironment({ OS_IMAGES_FILE: path.join(dir, 'missing.json') })).toThrow(
+      /^OS_IMAGES_FILE \S+missing\.json cannot be read \(.*ENOENT.*\): set OS_IMAGES_FILE to a JSON or YAML file$/,
+    );
     expect(osImagesFromEnvironment({})).toBeUndefined();
+  });
+
+  it('refuses a setting none of whose entries is usable, keeps one with some usable (issue 37)', () => {
+    const good = { openshift_version: '4.17', cpu_architecture: 'x86_64', url: '/isos/a.iso', version: '417.1' };
+    const typo = { openshift_versoin: '4.16', cpu_architecture: 'x86_64', url: '/isos/b.iso', version: '416.1' };
+    expect(() => osImagesFromEnvironment({ OS_IMAGES: JSON.stringify([typo]) })).toThrow(
+      /^OS_IMAGES holds no usable image: image #0 \(x86_64\): .*openshift_version/,
+    );
+    const some = osImagesFromEnvironment({ OS_IMAGES: JSON.stringify([good, typo]) });
+    expect(some?.entries).toHaveLength(1);
+    expect(some?.problems).toEqual([expect.stringMatching(/^OS_IMAGES: image #1 \(x86_64\): .*openshift_version/)]);
+    expect(osImagesFromEnvironment({ OS_IMAGES: '[]' })).toEqual({ entries: [], problems: [] });
   });
 
   it('redacts credentials and query strings from URLs', () => {

@@ -13,14 +13,18 @@
 // Entries naming the same source (`sourceKey`: URL or release_image, architecture and configured
 // sha256) share one download and one stored file.
 //
-// Invalid entries are reported by name and skipped, never fatal: one bad entry must not
-// stop the others from being served. It does not download or open anything.
+// Invalid entries beside valid ones are reported by name and skipped: one bad entry must not stop
+// the others from being served. A setting that is unusable as a whole — OS_IMAGES_FILE unreadable,
+// not JSON/YAML, not a list, or no entry usable at all — throws an ImageSettingsError naming the
+// variable (the service refuses to start: issue 37, a typo used to leave it running with no image).
+// It does not download or open anything but OS_IMAGES_FILE.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { describeError } from '../errors.js';
 import { rootfsUrlKarg } from '../iso/minimal-kargs.js';
 import { type CpuArchitecture, normalizeArchitecture } from './architecture.js';
 import { formatReference, parseImageReference } from './image-reference.js';
+import { ImageSettingsError } from './settings-error.js';
 
 /**
  * A rootfs_url lands in an ISO's kargs areas (~1 KiB, shared with the default kargs) and on the
@@ -48,17 +52,24 @@ export interface OsImagesConfig {
   problems: string[];
 }
 
+/** What each entry holds, for the messages that refuse a whole setting. */
+const EXPECTED_LIST =
+  'a list of images, each with openshift_version, cpu_architecture, version and url or release_image (README "Base images")';
+
+/**
+ * The entries of an OS image list (`origin`: OS_IMAGES, or the OS_IMAGES_FILE path, whose .yaml or
+ * .yml suffix means YAML) and one problem per entry skipped. Throws ImageSettingsError when the
+ * text is not such a list at all.
+ */
 export function parseOsImages(text: string, origin: string): OsImagesConfig {
   let raw: unknown;
+  const format = /\.ya?ml$/.test(origin) ? 'YAML' : 'JSON';
   try {
-    raw = origin.endsWith('.yaml') || origin.endsWith('.yml') ? parseYaml(text) : JSON.parse(text);
+    raw = format === 'YAML' ? parseYaml(text) : JSON.parse(text);
   } catch (err) {
-    return {
-      entries: [],
-      problems: [`${origin}: not valid ${origin.match(/\.ya?ml$/) ? 'YAML' : 'JSON'}: ${describeError(err)}`],
-    };
+    throw settingError(origin, `is not valid ${format} (${describeError(err)}): it must be ${EXPECTED_LIST}`);
   }
-  if (!Array.isArray(raw)) return { entries: [], problems: [`${origin}: expected a list of images`] };
+  if (!Array.isArray(raw)) throw settingError(origin, `is not a list: it must be ${EXPECTED_LIST}`);
   const entries: OsImageEntry[] = [];
   const problems: string[] = [];
   raw.forEach((item: unknown, index) => {
@@ -78,19 +89,39 @@ export function parseOsImages(text: string, origin: string): OsImagesConfig {
   return { entries, problems };
 }
 
-/** Reads OS_IMAGES / OS_IMAGES_FILE from the environment; undefined when neither is set. */
+/**
+ * Reads OS_IMAGES / OS_IMAGES_FILE from the environment; undefined when neither is set. Throws
+ * ImageSettingsError when the setting is unusable as a whole: the file cannot be read, the text is
+ * not a list, or every entry of a non-empty list was refused (`[]` is allowed: no image on purpose).
+ */
 export function osImagesFromEnvironment(env: NodeJS.ProcessEnv): OsImagesConfig | undefined {
+  let config: OsImagesConfig;
+  let origin: string;
   if (env.OS_IMAGES_FILE) {
+    origin = env.OS_IMAGES_FILE;
     let text: string;
     try {
-      text = readFileSync(env.OS_IMAGES_FILE, 'utf8');
+      text = readFileSync(origin, 'utf8');
     } catch (err) {
-      return { entries: [], problems: [`OS_IMAGES_FILE ${env.OS_IMAGES_FILE}: ${describeError(err)}`] };
+      throw settingError(origin, `cannot be read (${describeError(err)}): set OS_IMAGES_FILE to a JSON or YAML file`);
     }
-    return parseOsImages(text, env.OS_IMAGES_FILE);
+    config = parseOsImages(text, origin);
+  } else if (env.OS_IMAGES) {
+    origin = 'OS_IMAGES';
+    config = parseOsImages(env.OS_IMAGES, origin);
+  } else return undefined;
+  if (config.entries.length === 0 && config.problems.length > 0) {
+    const why = config.problems.map((p) => p.slice(origin.length + 2)).join('; ');
+    throw settingError(origin, `holds no usable image: ${why}`);
   }
-  if (env.OS_IMAGES) return parseOsImages(env.OS_IMAGES, 'OS_IMAGES');
-  return undefined;
+  return config;
+}
+
+/** The error refusing a whole setting: OS_IMAGES, or OS_IMAGES_FILE naming the file. */
+function settingError(origin: string, message: string): ImageSettingsError {
+  return origin === 'OS_IMAGES'
+    ? new ImageSettingsError('OS_IMAGES', message)
+    : new ImageSettingsError('OS_IMAGES_FILE', `${origin} ${message}`);
 }
 
 function describeEntry(item: unknown, index: number): string {

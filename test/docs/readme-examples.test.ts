@@ -7,16 +7,16 @@
 // second terminal: the service started there as `npm start` starts it (the built CLI's `serve`,
 // no configuration at all but a free LISTEN_PORT, so DATA_DIR is ./data, AUTH_TYPE local, the
 // demo image, every address) under a pseudo-terminal (`script`), so its human start line is
-// checked too; `fixtures/` of the checkout; `bootsmith` on PATH as `npm link` puts it there
-// and in node_modules/.bin for `npx bootsmith`. The one substitution: BOOTSMITH_URL (which the
+// checked too; `fixtures/` of the checkout; a package.json with the checkout's name and `bin` and
+// dist/ (the built CLI), so `npx bootsmith` finds the command as it does in a checkout, and nothing
+// on PATH (`npm link` is not assumed: a bare `bootsmith` fails). The one substitution: BOOTSMITH_URL (which the
 // README's blocks read, defaulting to port 8080) names the free port.
 // Then what the blocks promise is checked where cheap: the start line, the download URL on the
 // routable address, the files written, live.iso back to the demo image's bytes; and the refusal
 // "Try it" describes, in a network namespace with nothing but loopback (`unshare -n`, as root).
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_IMAGE_PATH } from '../../src/package-root.js';
@@ -25,14 +25,15 @@ import { REPO_ROOT } from '../support/probes.js';
 import { toolWorks, unavailable } from '../support/requirements.js';
 import { buildCli, type BuiltCli } from '../support/build-cli.js';
 import { freePort } from '../support/serve-child.js';
+import { checkoutDir } from './support/checkout-dir.js';
 import { readmeBlocks } from './support/readme-blocks.js';
 
 const README = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
 const CHECKED_SECTIONS = ['Try it', 'Command line'];
 /** tsc of the service, a first start with initdb, ~40 commands on a loaded two-core machine. */
-const SUITE_TIMEOUT_MS = 300_000;
-/** One README section's blocks (Command line: ~35 commands, a few through npx). */
-const SESSION_TIMEOUT_MS = 180_000;
+const SUITE_TIMEOUT_MS = 600_000;
+/** One README section's blocks (Command line: ~35 commands, 31 through npx: ~1.5 s each quiet). */
+const SESSION_TIMEOUT_MS = 360_000;
 const START_TIMEOUT_MS = 90_000;
 
 const blocks = readmeBlocks(README);
@@ -80,7 +81,7 @@ describe.skipIf(unavailable({ curl: toolWorks('curl'), 'script (util-linux)': to
         {
           cwd: dir,
           env: {
-            PATH: `${path.join(dir, 'bin')}:${process.env.PATH ?? ''}`,
+            PATH: process.env.PATH ?? '',
             HOME: dir,
             LANG: 'C.UTF-8',
             BOOTSMITH_URL: `http://127.0.0.1:${port}`,
@@ -98,16 +99,10 @@ describe.skipIf(unavailable({ curl: toolWorks('curl'), 'script (util-linux)': to
 
     beforeAll(async () => {
       built = await buildCli();
-      // What a checkout offers the reader: fixtures/, and bootsmith as `npm link` / `npx` find it.
-      dir = await mkdtemp(path.join(tmpdir(), 'bootsmith-readme-'));
-      await chmod(dir, 0o711); // as root the embedded PostgreSQL (user postgres) must pass through to ./data
-      await symlink(path.join(REPO_ROOT, 'fixtures'), path.join(dir, 'fixtures'));
+      // What a checkout offers the reader: fixtures/, and `npx bootsmith` resolving the package's
+      // own bin (package.json's name and bin, dist/ compiled), nothing linked onto PATH.
+      dir = await checkoutDir(built, 'bootsmith-readme-');
       await mkdir(path.join(dir, '.doc-test'));
-      const launcher = `#!/bin/sh\nexec "${process.execPath}" "${built.cli}" "$@"\n`;
-      for (const bin of [path.join(dir, 'bin'), path.join(dir, 'node_modules', '.bin')]) {
-        await mkdir(bin, { recursive: true });
-        await writeFile(path.join(bin, 'bootsmith'), launcher, { mode: 0o755 });
-      }
 
       // `npm start` with no configuration, on a terminal (script gives it a pseudo-terminal).
       port = await freePort();
@@ -146,7 +141,7 @@ describe.skipIf(unavailable({ curl: toolWorks('curl'), 'script (util-linux)': to
 
     const startLine = () => serviceOutput.split(/\r?\n/)[0] ?? '';
 
-    it('npm start on a terminal says where it serves, before its JSON log, on a routable address', () => {
+    it('npm start on a terminal says where it serves, before its log, on a routable address', () => {
       const m =
         /^bootsmith \d+\.\d+\.\d+ serving on http:\/\/(\S+):(\d+) — console http:\/\/\1:\2\/, API http:\/\/\1:\2\/api\/assisted-install\/v2, admin token in (\S+)$/.exec(
           startLine(),
@@ -160,6 +155,9 @@ describe.skipIf(unavailable({ curl: toolWorks('curl'), 'script (util-linux)': to
       );
       expect(serviceOutput).not.toContain('warning:');
       expect(serviceOutput).not.toContain(readFileSync(m![3]!, 'utf8').trim()); // the path, never the token
+      // then the log, as lines to read on a terminal (JSON only when stdout is not one)
+      expect(serviceOutput).toMatch(/^\d\d:\d\d:\d\d INFO {2}bootsmith listening url=http:\/\/\S+ /m);
+      expect(serviceOutput).not.toMatch(/^\{"level"/m);
     });
 
     for (const section of CHECKED_SECTIONS) {

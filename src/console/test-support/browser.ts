@@ -18,6 +18,8 @@ export const SCREENSHOT_DIR = path.join(PACKAGE_ROOT, '.cache', 'console-screens
 export const UI_TIMEOUT_MS = 10_000;
 
 export const DESKTOP = { width: 1280, height: 800 };
+/** A laptop's or a small monitor's width: wide tables must fit it whole (issue 37: the BMC table did not). */
+export const WIDE = { width: 1400, height: 900 };
 export const PHONE = { width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 1 };
 
 /** `extraArgs`: more Chromium switches (e.g. trusting a test server's key by its SPKI hash). */

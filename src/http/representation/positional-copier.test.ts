@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { parseMultipart, stalledRequest, useServeHarness, waitFor } from './test-support/serve-harness.js';
+import {
+  parseMultipart,
+  settledCount,
+  stalledRequest,
+  useServeHarness,
+  waitFor,
+} from './test-support/serve-harness.js';
 import { positionalRep } from './test-support/test-representations.js';
 
 // The positional copier over a real socket, through serveRepresentation() with a readInto()
@@ -45,11 +51,8 @@ describe('serveRepresentation: positional reads', () => {
   it('stops reading while the client does not read, and stops for good when it leaves', async () => {
     const { path, entry } = mount(positionalRep(4 * 1024 ** 3));
     const stalled = await stalledRequest(harness.port, path);
-    await new Promise((r) => setTimeout(r, 300));
-    const pulledWhileStalled = entry.rep.pulled;
-    await new Promise((r) => setTimeout(r, 200));
+    const pulledWhileStalled = await settledCount(() => entry.rep.pulled);
     expect(pulledWhileStalled).toBeLessThan(64 * 1024 ** 2);
-    expect(entry.rep.pulled).toBe(pulledWhileStalled);
     stalled.destroy();
     await waitFor(() => entry.recorded.ends.length === 1, 'stream end');
     expect(entry.recorded.ends[0]?.outcome).toBe('client-aborted');

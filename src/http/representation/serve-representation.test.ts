@@ -1,7 +1,14 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { LAST_MODIFIED_HTTP } from './test-support/range-cases.js';
-import { comparable, parseMultipart, stalledRequest, useServeHarness, waitFor } from './test-support/serve-harness.js';
+import {
+  comparable,
+  parseMultipart,
+  settledCount,
+  stalledRequest,
+  useServeHarness,
+  waitFor,
+} from './test-support/serve-harness.js';
 import { DATA, testRep } from './test-support/test-representations.js';
 
 // Socket-level tests of serveRepresentation(): streaming, backpressure, aborts, failures after
@@ -114,12 +121,9 @@ describe('serveRepresentation: streaming', () => {
   it('respects backpressure from a client that stops reading', async () => {
     const { path, entry } = mount(testRep(4 * 1024 ** 3, { chunkSize: 64 * 1024 }));
     const stalled = await stalledRequest(harness.port, path);
-    await new Promise((r) => setTimeout(r, 300));
-    const pulledWhileStalled = entry.rep.pulled;
-    await new Promise((r) => setTimeout(r, 200));
+    const pulledWhileStalled = await settledCount(() => entry.rep.pulled);
     // only socket and stream buffers worth of data, and no longer growing
     expect(pulledWhileStalled).toBeLessThan(64 * 1024 ** 2);
-    expect(entry.rep.pulled).toBe(pulledWhileStalled);
     stalled.destroy();
     await waitFor(() => entry.recorded.ends.length === 1, 'stream end');
     expect(entry.recorded.ends[0]?.outcome).toBe('client-aborted');

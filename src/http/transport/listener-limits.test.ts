@@ -26,6 +26,8 @@ interface Running {
   port: number;
   registry: Registry;
   logs: string[];
+  /** Requests to `/hold` the server has started and not yet answered. */
+  held: http.ServerResponse[];
 }
 
 const running: Running[] = [];
@@ -39,10 +41,14 @@ afterEach(async () => {
   }
 });
 
-/** A server whose `/stream` never ends (writes with backpressure) and `/echo` reads the body. */
+/**
+ * A server whose `/stream` never ends (writes with backpressure), `/hold` answers only when the
+ * test ends it (`held`), and `/echo` reads the body.
+ */
 async function start(limits: ListenerLimits, connectionCap = 10_000): Promise<Running> {
   const registry = new Registry();
   const logs: string[] = [];
+  const held: http.ServerResponse[] = [];
   const logger = createLogger('info', { write: (line: string) => logs.push(line) });
   const server = http.createServer(serverOptions(limits), (req, res) => {
     if (req.url === '/stream') {
@@ -56,7 +62,7 @@ async function start(limits: ListenerLimits, connectionCap = 10_000): Promise<Ru
       return;
     }
     if (req.url === '/hold') {
-      setTimeout(() => res.end('held'), 1_500);
+      held.push(res);
       return;
     }
     const parts: Buffer[] = [];
@@ -65,7 +71,7 @@ async function start(limits: ListenerLimits, connectionCap = 10_000): Promise<Ru
   });
   applyListenerLimits(server, limits, connectionCap, { logger, registry });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const r = { server, port: (server.address() as AddressInfo).port, registry, logs };
+  const r = { server, port: (server.address() as AddressInfo).port, registry, logs, held };
   running.push(r);
   return r;
 }
@@ -261,13 +267,16 @@ describe('connection caps', () => {
     const held = await Promise.all([0, 1, 2].map(() => connect(r2.port)));
     const answers = held.map((s) => closedByServer(s));
     for (const s of held) s.write('GET /hold HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-    await new Promise((resolve) => setTimeout(resolve, 200)); // let the three requests start
+    // Until the server has all three requests, a connection is idle and would be closed instead.
+    for (let i = 0; i < WAIT_BOUND_MS / 20 && r2.held.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(r2.held).toHaveLength(3);
     const refused = await connect(r2.port);
     await closedByServer(refused);
     const refusedCount = await (
       await r2.registry.getSingleMetric('bootsmith_http_connections_refused_total')!.get()
     ).values[0]!.value;
     expect(refusedCount).toBe(1);
+    for (const res of r2.held) res.end('held');
     for (const text of await Promise.all(answers)) expect(text).toMatch(/held$/);
   });
 });

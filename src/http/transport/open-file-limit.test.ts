@@ -34,7 +34,7 @@ describe('open-file limit', () => {
       child.once('error', reject);
     });
     // prlimit execs sleep in place: wait until the new limit is in force.
-    for (let i = 0; i < 50 && (await readOpenFileLimit(child.pid!))?.soft !== 256; i++)
+    for (let i = 0; i < 500 && (await readOpenFileLimit(child.pid!))?.soft !== 256; i++)
       await new Promise((r) => setTimeout(r, 20));
     expect((await readOpenFileLimit(child.pid!))?.soft).toBe(256);
     const result = await raiseOpenFileLimit(child.pid!);

@@ -1,10 +1,14 @@
 // The image store's disk budget end to end on real parts (loopback HTTP, fixture ISOs, a real cache
 // directory): what is evicted, what is kept, what is fetched again on request.
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../errors.js';
-import type { ManagedImageStoreOptions } from '../managed-image-store.js';
+import { createLogger } from '../../logger.js';
+import type { ManagedImageStore, ManagedImageStoreOptions } from '../managed-image-store.js';
 import { defaultImageStoreSettings } from '../store-settings.js';
-import { entry, fixtureBytes, fixtureVariant, sha256 } from '../test-support/images.js';
+import { MINISO_FIXTURE, entry, fixtureBytes, fixtureVariant, sha256 } from '../test-support/images.js';
+import { inspectCache } from './cache-inventory.js';
 import { storeHarness } from '../test-support/store-harness.js';
 import { waitFor } from '../test-support/wait.js';
 
@@ -88,6 +92,31 @@ describe('ManagedImageStore', () => {
       // 4.10 is parsed in a worker again: under load that can outlast the 1 s grace period.
       await waitFor(() => ['ready', 'failed', 'evicted'].includes(states(r)[0]!), 'the reload of 4.10 to settle');
       expect(states(r)).toEqual(['ready', 'evicted']);
+    });
+
+    it('counts the minimal ISO rebuilt for a file:// source as its image’s after a restart, never as unreferenced', async () => {
+      // issue 37: every restart logged "cache holds files of images no longer configured" and the
+      // budget removed that minimal ISO first, while it was being served
+      const dataDir = newDataDir();
+      const local = [entry('4.16', `file://${MINISO_FIXTURE}`)];
+      const minimalReady = (r: ManagedImageStore) => r.health().images[0]!.minimal_iso?.state === 'ready';
+      const first = imageStore(local, dataDir);
+      await first.loadAll();
+      await waitFor(() => minimalReady(first), 'the minimal ISO');
+      await first.close();
+      const minimal = (await cacheFiles(dataDir)).find((f) => f.endsWith('.minimal.iso'))!;
+      const minimalBytes = (await stat(path.join(dataDir, 'images', minimal))).size;
+
+      const lines: string[] = [];
+      const logger = createLogger('info', { write: (line: string) => void lines.push(line) });
+      const config = [...local, entry('4.17', server.url(server.serve('/beside.iso', variants[0]!) && '/beside.iso'))];
+      const second = imageStore(config, dataDir, budget(minimalBytes + iso.length + 4096), logger);
+      await second.loadAll();
+      await waitFor(() => minimalReady(second), 'the minimal ISO after the restart');
+      expect(lines.join('')).not.toContain('no longer configured');
+      expect(states(second)).toEqual(['ready', 'ready']);
+      expect(await cacheFiles(dataDir)).toContain(minimal);
+      expect((await inspectCache(config, dataDir)).unreferenced).toEqual([]);
     });
   });
 });

@@ -18,7 +18,7 @@ import { type ImageSlot, setRecord } from '../loader/image-slot.js';
 import { ImageLoadError } from '../loader/load-error.js';
 import { formatBytes, formatDuration } from '../progress.js';
 import { removeFiles } from '../../fs/atomic-file.js';
-import { contentIsoName, contentMinimalName } from './cache-layout.js';
+import { recordedContentNames } from './cache-layout.js';
 import { readRecord } from './cache-record.js';
 import { scanCache } from './cache-scan.js';
 import { QUARANTINE_DIR_NAME, type QuarantinedFile } from './quarantine.js';
@@ -104,8 +104,9 @@ export class CacheBudget {
     setRecord(slot, undefined);
     slot.diskBytes = 0;
     if (!slot.files) return;
-    const content =
-      record && !record.inPlace ? [record.iso.path, ...(record.minimal ? [record.minimal.path] : [])] : [];
+    const content = record
+      ? [...(record.inPlace ? [] : [record.iso.path]), ...(record.minimal ? [record.minimal.path] : [])]
+      : [];
     // only files of the cache directory, and only once no other source's record names them
     const unshared = content.filter(
       (file) =>
@@ -224,18 +225,15 @@ export class CacheBudget {
 
 /**
  * Which files of the cache directory belong to `slot`: its source's files, the content files its
- * record names, and — until it has a record of its own — its files in the layout before content
- * keying (adopted at its first load, so the disk budget must not remove them first).
+ * record names (the minimal ISO of a file used in place too), and — until it has a record of its
+ * own — its files in the layout before content keying (adopted at its first load, so the disk
+ * budget must not remove them first).
  */
 async function ownerOf(slot: ImageSlot): Promise<{ owns(fileName: string): boolean } | undefined> {
   const files = slot.files;
   if (!files) return undefined;
   const record = await readRecord(files.record);
-  const content = new Set<string>();
-  if (record && !record.inPlace) {
-    content.add(contentIsoName(record.iso.sha256));
-    if (record.minimal) content.add(contentMinimalName(record.iso.sha256));
-  }
+  const content = new Set(record ? recordedContentNames(record) : []);
   const legacy = record ? [] : slot.legacy;
   return {
     owns: (name) =>

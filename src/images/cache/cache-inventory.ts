@@ -8,15 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { statIfExists } from '../../fs/atomic-file.js';
-import {
-  CacheFiles,
-  LegacyFiles,
-  cacheName,
-  contentIsoName,
-  contentMinimalName,
-  imagesDirOf,
-  legacyNames,
-} from './cache-layout.js';
+import { CacheFiles, LegacyFiles, cacheName, imagesDirOf, legacyNames, recordedContentNames } from './cache-layout.js';
 import { scanCache } from './cache-scan.js';
 import { type CacheRecord, fileMismatch, readRecord, recordMismatch } from './cache-record.js';
 import { type OsImageEntry, describeSource } from '../os-images-config.js';
@@ -76,8 +68,7 @@ export async function inspectCache(entries: readonly OsImageEntry[], dataDir: st
     const inPlacePath = local !== undefined && (await statIfExists(local))?.isBlockDevice() ? undefined : local;
     const { item, record, legacy } = await inspectOne(entry, files, inPlacePath);
     items.push({ ...base, ...item });
-    const content =
-      record && !record.inPlace ? [contentIsoName(record.iso.sha256), contentMinimalName(record.iso.sha256)] : [];
+    const content = record ? recordedContentNames(record) : [];
     owned.push({
       owns: (name) => files.owns(name) || content.includes(name) || (legacy?.owns(name) ?? false),
     });

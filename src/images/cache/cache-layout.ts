@@ -72,6 +72,16 @@ export function contentMinimalName(fullSha256: string): string {
   return `sha256-${fullSha256}.minimal.iso`;
 }
 
+/**
+ * The content-keyed files of the cache a source's record makes its own: the verified ISO (unless
+ * a local file is used in place) and the minimal ISO rebuilt from it, which is always in the
+ * cache, also for a file used in place.
+ */
+export function recordedContentNames(record: { inPlace: boolean; iso: { sha256: string } }): string[] {
+  const minimal = contentMinimalName(record.iso.sha256);
+  return record.inPlace ? [minimal] : [contentIsoName(record.iso.sha256), minimal];
+}
+
 /** Whether `fileName` is a content-keyed file (or its .part). */
 export function isContentName(fileName: string): boolean {
   return /^sha256-[0-9a-f]{64}\.(?:minimal\.)?iso(?:\.part)?$/.test(fileName);

@@ -2,7 +2,7 @@
 // ways mirrors do: every case must end with exactly the served bytes (or a classified error)
 // and must resume with Range rather than start over whenever the server allows it.
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -230,11 +230,32 @@ describe('downloadToFile over HTTP', () => {
     expect(offsets[2]).toBeLessThanOrEqual(offsets[1]! + 1000);
   });
 
+  it('never follows a symbolic link planted as the .part: removes it and downloads from the first byte', async () => {
+    fresh('planted');
+    server.serve('/planted.iso', body);
+    // a link to a file this process may write, with a sidecar that would make the bytes there resumable
+    const victim = path.join(dir, 'victim');
+    await writeFile(victim, body.subarray(0, 1000));
+    await symlink(victim, part);
+    await writeFile(`${part}.json`, JSON.stringify({ validator: etagOf(body), total: body.length }));
+    const result = await fetchFrom('/planted.iso');
+    expect(result).toEqual({ sha256: sha256(body), size: body.length });
+    expect((await lstat(part)).isFile()).toBe(true);
+    expect((await readFile(part)).equals(body)).toBe(true);
+    expect((await readFile(victim)).equals(body.subarray(0, 1000))).toBe(true); // untouched
+    expect(server.hitsFor('/planted.iso').map((h) => h.range)).toEqual([undefined]);
+    expect(notices).toEqual([
+      `${part} was a symbolic link, not a file bootsmith wrote: removed it (never followed); downloading from the first byte`,
+    ]);
+  });
+
   it('drops a connection that stays silent past the idle timeout and resumes after it', async () => {
     fresh('stall');
-    server.serve('/stall.iso', body, { chunkBytes: body.length / 2, delayMs: 400 });
-    // the server pauses 400 ms after the first half; the resumed request gets the rest at once
-    const result = await fetchFrom('/stall.iso', { ...settings, idleTimeoutMs: 100 });
+    // The first response goes silent for good after its first half: only the idle timeout can end
+    // it (no race with the server's pace), and the resumed request gets the rest at once. The
+    // timeout is long enough that a loaded machine delivers the first half well inside it.
+    server.serve('/stall.iso', body, { stallAfter: body.length / 2 });
+    const result = await fetchFrom('/stall.iso', { ...settings, idleTimeoutMs: 2_000 });
     expect(result.sha256).toBe(sha256(body));
     expect(server.hitsFor('/stall.iso').map((h) => h.range)).toEqual([undefined, `bytes=${body.length / 2}-`]);
     expect(notices).toEqual(['download attempt failed; retrying']);

@@ -19,10 +19,11 @@
 // It does not verify the content, rename the `.part` or decide about the disk budget: it
 // calls `onStart` with the size so its caller can refuse (by throwing) before any byte lands.
 import { type Hash, createHash } from 'node:crypto';
-import { open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { describeError } from '../../errors.js';
-import { removeFiles, statIfExists, writeFileAtomic } from '../../fs/atomic-file.js';
+import { removeFiles, writeFileAtomic } from '../../fs/atomic-file.js';
+import { openPartFile, regularPartSize } from '../../fs/part-file.js';
 import { CacheFiles } from '../cache/cache-layout.js';
 import { diskFullCode, diskFullError } from '../cache/disk-full.js';
 import { HashingFileWriter } from './hashing-writer.js';
@@ -94,7 +95,9 @@ async function downloadOnce(
   carry: { value?: Carried },
 ): Promise<DownloadResult> {
   const infoFile = CacheFiles.partInfo(part);
-  let offset = await sizeOf(part);
+  const found = await regularPartSize(part);
+  if (found.removed) hooks.onNotice(`${found.removed}; downloading from the first byte`, { part });
+  let offset = found.size;
   const info: PartInfo = offset > 0 ? await readPartInfo(infoFile) : {};
   if (info.total !== undefined && offset > info.total) offset = 0; // longer than the object: useless
   if (offset > 0 && info.validator === undefined) {
@@ -138,7 +141,7 @@ async function downloadOnce(
     throw err;
   });
 
-  const handle = await open(part, offset === 0 ? 'w' : 'r+');
+  const handle = await openPartFile(part, { resume: offset > 0 });
   const writer = new HashingFileWriter(handle, offset, hash, hooks.onBytes);
   let failure: { err: unknown } | undefined;
   try {
@@ -189,10 +192,6 @@ async function prefixHash(part: string, size: number, signal: AbortSignal, carry
   const hash = createHash('sha256');
   await hashInto(hash, part, size, signal);
   return hash;
-}
-
-async function sizeOf(file: string): Promise<number> {
-  return (await statIfExists(file))?.size ?? 0;
 }
 
 async function readPartInfo(file: string): Promise<PartInfo> {

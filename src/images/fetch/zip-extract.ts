@@ -5,10 +5,10 @@
 // A zip that is not a zip, holds no ISO or several, or fails its CRC is a `never` error: the
 // same archive would fail again. It does not verify the ISO's layout or rename anything.
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import StreamZip from 'node-stream-zip';
 import { describeError } from '../../errors.js';
+import { openPartFile } from '../../fs/part-file.js';
 import { HashingFileWriter } from './hashing-writer.js';
 import { ImageLoadError } from '../loader/load-error.js';
 
@@ -54,7 +54,7 @@ export async function extractSingleIso(
     }
     hooks.onStart(entry.size, entry.name);
     const hash = createHash('sha256');
-    const handle = await open(out, 'w');
+    const handle = await openPartFile(out, { resume: false });
     const writer = new HashingFileWriter(handle, 0, hash, hooks.onBytes);
     try {
       await pipeline(await zip.stream(entry), writer, { signal: hooks.signal });

@@ -45,6 +45,7 @@ import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import { describeError } from '../../errors.js';
 import { fsyncPath, removeFiles, renameDurably, statIfExists } from '../../fs/atomic-file.js';
+import { openPartFile } from '../../fs/part-file.js';
 import { CacheFiles, type LegacyFiles } from '../cache/cache-layout.js';
 import {
   type CacheRecord,
@@ -565,6 +566,7 @@ async function copyDevice(
   const hash = createHash('sha256');
   let copied = 0;
   try {
+    const out = await openPartFile(files.isoPart, { resume: false });
     await pipeline(
       createReadStream(device.path, { start: 0, end: device.size - 1, highWaterMark: 1024 * 1024 }),
       new Transform({
@@ -575,7 +577,7 @@ async function copyDevice(
           done(null, chunk);
         },
       }),
-      createWriteStream(files.isoPart),
+      createWriteStream('', { fd: out }),
       { signal: ctx.signal },
     );
     if (copied !== device.size)

@@ -1,6 +1,6 @@
 // Test support: a loopback HTTP(S) server that serves byte blobs the way real mirrors do and
 // the ways they fail: slowly, dropping the connection part way, lying about Content-Length,
-// ignoring Range, answering errors first, redirecting. It records every request (method,
+// ignoring Range, answering errors first, redirecting, going silent. It records every request (method,
 // path, Range, If-Range, headers) and the highest number of bodies sent at once.
 // Used only by tests.
 import { createHash } from 'node:crypto';
@@ -15,6 +15,11 @@ export interface Behaviour {
   /** Destroy the connection after this many body bytes, for the first `dropTimes` responses (default 1). */
   dropAfter?: number;
   dropTimes?: number;
+  /**
+   * After this many body bytes of the first response, send nothing more and keep the connection
+   * open until the client gives up: a silent mirror, which only the client's idle timeout ends.
+   */
+  stallAfter?: number;
   /** Status codes answered (with a short body) by the first requests, in order. */
   failFirst?: number[];
   /** Always answer this status. */
@@ -154,6 +159,7 @@ export class IsoServer {
     }
     const dropAt = b.dropAfter !== undefined && route.dropped < (b.dropTimes ?? 1) ? b.dropAfter : undefined;
     if (dropAt !== undefined) route.dropped++;
+    const stallAt = index === 0 ? b.stallAfter : undefined;
     this.active++;
     this.maxActive = Math.max(this.maxActive, this.active);
     let counted = true;
@@ -163,10 +169,20 @@ export class IsoServer {
     };
     try {
       const behaviour = closed && b.closedRangesFast ? { ...b, delayMs: 0 } : b;
-      await this.send(res, body.subarray(start, end + 1), behaviour, closed ? undefined : dropAt, finished);
+      const data = body.subarray(start, end + 1);
+      if (stallAt !== undefined && !closed) await this.stall(res, data.subarray(0, stallAt));
+      else await this.send(res, data, behaviour, closed ? undefined : dropAt, finished);
     } finally {
       finished();
     }
+  }
+
+  /** Writes `head`, then nothing more: resolves once the client closes the connection. */
+  private async stall(res: http.ServerResponse, head: Buffer): Promise<void> {
+    this.bytesSent += head.length;
+    res.write(head);
+    if (!res.socket || res.socket.destroyed) return;
+    await new Promise((resolve) => res.socket!.once('close', resolve));
   }
 
   /** Writes `data`; calls `finished` as soon as the last byte is handed to the socket. */

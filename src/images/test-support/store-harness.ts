@@ -5,6 +5,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Logger } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { createLogger } from '../../logger.js';
 import { type ManagedImageStoreOptions, ManagedImageStore } from '../managed-image-store.js';
@@ -33,8 +34,13 @@ export function storeHarness() {
     /** The temporary directory of this test file (set once beforeAll ran). */
     root: () => root,
     newDataDir: () => path.join(root, `data-${++counter}`),
-    imageStore: (entries: OsImageEntry[], dataDir: string | undefined, options: ManagedImageStoreOptions = {}) => {
-      const r = new ManagedImageStore(entries, [], logger, {
+    imageStore: (
+      entries: OsImageEntry[],
+      dataDir: string | undefined,
+      options: ManagedImageStoreOptions = {},
+      storeLogger: Logger = logger,
+    ) => {
+      const r = new ManagedImageStore(entries, [], storeLogger, {
         ...(dataDir ? { dataDir } : {}),
         retry: { attempts: 2, baseDelayMs: 10, slowDelayMs: 60_000 },
         ...options,

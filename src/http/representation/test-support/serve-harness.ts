@@ -152,11 +152,32 @@ export function send(
   });
 }
 
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+/** Waits for `condition`; the bound is only a backstop (a loaded machine is slow, never wrong). */
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/**
+ * The value of `count` once it has stopped growing for `quietMs` (a stream held by backpressure);
+ * throws when it keeps growing past `boundMs`. Polls instead of sleeping a fixed time, so a loaded
+ * machine that fills the buffers slowly is waited for, not failed.
+ */
+export async function settledCount(count: () => number, quietMs = 200, boundMs = 30_000): Promise<number> {
+  const deadline = Date.now() + boundMs;
+  let last = count();
+  let since = Date.now();
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 20));
+    const now = count();
+    if (now !== last) {
+      last = now;
+      since = Date.now();
+    } else if (Date.now() - since >= quietMs) return now;
+    if (Date.now() > deadline) throw new Error(`still growing after ${boundMs} ms: ${now}`);
   }
 }
 

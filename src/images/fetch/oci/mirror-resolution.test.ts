@@ -3,7 +3,7 @@
 // containers-image's PullSourcesFromReference define, plus what IDMS writes.
 import { describe, expect, it } from 'vitest';
 import { formatReference, parseImageReference } from '../../image-reference.js';
-import { resolvePullSources } from './mirror-resolution.js';
+import { resolvePullSources, skippedMirrorsNote } from './mirror-resolution.js';
 import { parseRegistriesConf } from './registries-conf.js';
 
 const D = `sha256:${'d'.repeat(64)}`;
@@ -100,7 +100,14 @@ location = "registry.example"
 location = "m.example"
 `;
 
-type Row = [name: string, conf: string | undefined, reference: string, sources: string[], blocked?: string[]];
+type Row = [
+  name: string,
+  conf: string | undefined,
+  reference: string,
+  sources: string[],
+  blocked?: string[],
+  skipped?: string[],
+];
 
 const rows: Row[] = [
   ['no configuration: the source only', undefined, `quay.io/a/b@${D}`, [`quay.io/a/b@${D}`]],
@@ -112,10 +119,12 @@ const rows: Row[] = [
     [`mirror.example:5000/ocp4/ocp-release@${D}`, `quay.io/openshift-release-dev/ocp-release@${D}`],
   ],
   [
-    'IDMS digest-only mirror, tag reference: the source only',
+    'IDMS digest-only mirror, tag reference: the source only, the mirror named as skipped',
     IDMS,
     'quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64',
     ['quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64'],
+    [],
+    ['digest-only mirror.example:5000/ocp4'],
   ],
   [
     'prefix matches a whole path component only',
@@ -139,24 +148,37 @@ const rows: Row[] = [
     `registry.example/r@${D}`,
     [`m1.example/r@${D}`, `m2.example/ns/r@${D}`, `registry.example/r@${D}`],
   ],
-  ['mirror-by-digest-only, tag: the source only', BY_DIGEST_ONLY, 'registry.example/r:1', ['registry.example/r:1']],
+  [
+    'mirror-by-digest-only, tag: the source only',
+    BY_DIGEST_ONLY,
+    'registry.example/r:1',
+    ['registry.example/r:1'],
+    [],
+    ['digest-only m1.example', 'digest-only m2.example/ns'],
+  ],
   [
     'pull-from-mirror per mirror, digest',
     MIXED,
     `registry.example/r@${D}`,
     [`digest.example/r@${D}`, `all.example/r@${D}`, `registry.example/r@${D}`],
+    [],
+    ['tag-only tag.example'],
   ],
   [
     'pull-from-mirror per mirror, tag',
     MIXED,
     'registry.example/r:1',
     ['tag.example/r:1', 'all.example/r:1', 'registry.example/r:1'],
+    [],
+    ['digest-only digest.example'],
   ],
   [
     'tag and digest together count as a digest reference; both carried over',
     MIXED,
     `registry.example/r:1@${D}`,
     [`digest.example/r:1@${D}`, `all.example/r:1@${D}`, `registry.example/r:1@${D}`],
+    [],
+    ['tag-only tag.example'],
   ],
   [
     'the longest prefix wins',
@@ -208,11 +230,22 @@ const rows: Row[] = [
 ];
 
 describe('resolvePullSources', () => {
-  it.each(rows)('%s', (_name, conf, reference, sources, blocked = []) => {
+  it.each(rows)('%s', (_name, conf, reference, sources, blocked = [], skipped = []) => {
     const parsed = conf === undefined ? undefined : parseRegistriesConf(conf, 'registries.conf');
     const plan = resolvePullSources(parsed, parseImageReference(reference));
     expect(plan.sources.map((s) => formatReference(s.reference))).toEqual(sources);
     expect(plan.blocked).toEqual(blocked);
+    expect(plan.skipped.map((s) => `${s.only} ${s.location}`)).toEqual(skipped);
+  });
+
+  it('says why a failed pull left mirrors out, and what to do', () => {
+    const ref = parseImageReference('quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64');
+    const plan = resolvePullSources(parseRegistriesConf(IDMS, 'f'), ref);
+    expect(skippedMirrorsNote(plan, ref)).toBe(
+      'the registries.conf mirror mirror.example:5000/ocp4 was skipped: it pulls by digest only (pull-from-mirror = "digest-only" or mirror-by-digest-only) and quay.io/openshift-release-dev/ocp-release:4.19.0-x86_64 is a tag; pin the image by digest (…@sha256:<digest>) in OS_IMAGES to pull it through the mirror',
+    );
+    const digest = parseImageReference(`quay.io/openshift-release-dev/ocp-release@${D}`);
+    expect(skippedMirrorsNote(resolvePullSources(parseRegistriesConf(IDMS, 'f'), digest), digest)).toBeUndefined();
   });
 
   it('marks mirrors and carries each endpoint’s own insecure flag', () => {

@@ -15,7 +15,9 @@
 //     `quay.io/openshift-release-dev/ocp-release@sha256:…` into `mirror:5000/ocp/ocp-release@sha256:…`);
 //     a wildcard prefix with an empty location keeps the reference as it is;
 //   - a source whose own name falls under a `blocked = true` rule is dropped (and named in
-//     `blocked`); when every source is dropped the pull is refused by the caller.
+//     `blocked`); when every source is dropped the pull is refused by the caller;
+//   - a mirror the filter leaves out is named in `skipped` with why (a tag through a digest-only
+//     mirror, a digest through a tag-only one), so a failed pull can say so and what to do.
 //
 // Pure: no I/O, tested as a table (mirror-resolution.test.ts). Does not: contact a registry.
 // Next: src/images/fetch/oci/registry-client.ts pulls from each source in turn.
@@ -36,25 +38,37 @@ export interface PullPlan {
   sources: PullSource[];
   /** Physical references dropped because a `blocked = true` rule covers them. */
   blocked: string[];
+  /** Mirrors left out for the kind of reference: a tag and a mirror that pulls by digest only, or the reverse. */
+  skipped: SkippedMirror[];
+}
+
+export interface SkippedMirror {
+  /** The mirror's location. */
+  location: string;
+  /** What the mirror is restricted to: `digest-only` (pull-from-mirror or mirror-by-digest-only) or `tag-only`. */
+  only: 'digest-only' | 'tag-only';
 }
 
 export function resolvePullSources(conf: RegistriesConf | undefined, ref: ImageReference): PullPlan {
   const rule = conf ? findRule(conf, referenceName(ref)) : undefined;
   if (rule === undefined) {
-    return { sources: [{ reference: ref, insecure: false, mirror: false }], blocked: [] };
+    return { sources: [{ reference: ref, insecure: false, mirror: false }], blocked: [], skipped: [] };
   }
   const digested = ref.digest !== undefined;
+  const skipped: SkippedMirror[] = [];
   const mirrors = rule.mirrors.filter((m) => {
-    if (rule.mirrorByDigestOnly) return digested;
-    if (m.pullFromMirror === 'digest-only') return digested;
-    if (m.pullFromMirror === 'tag-only') return !digested;
+    const only = rule.mirrorByDigestOnly ? 'digest-only' : m.pullFromMirror;
+    if ((only === 'digest-only' && !digested) || (only === 'tag-only' && digested)) {
+      skipped.push({ location: m.location, only });
+      return false;
+    }
     return true;
   });
   const endpoints = [
     ...mirrors.map((m) => ({ location: m.location, insecure: m.insecure, mirror: true })),
     { location: rule.location, insecure: rule.insecure, mirror: false },
   ];
-  const plan: PullPlan = { sources: [], blocked: [] };
+  const plan: PullPlan = { sources: [], blocked: [], skipped };
   for (const endpoint of endpoints) {
     const physical = rewrite(ref, rule, endpoint.location);
     const physicalRule = conf ? findRule(conf, referenceName(physical)) : undefined;
@@ -65,6 +79,22 @@ export function resolvePullSources(conf: RegistriesConf | undefined, ref: ImageR
     plan.sources.push({ reference: physical, insecure: endpoint.insecure, mirror: endpoint.mirror });
   }
   return plan;
+}
+
+/**
+ * Why a pull that failed at every source tried did not try the skipped mirrors, and what to do
+ * (undefined when none was skipped).
+ */
+export function skippedMirrorsNote(plan: PullPlan, ref: ImageReference): string | undefined {
+  if (plan.skipped.length === 0) return undefined;
+  // a reference is a tag or a digest: every skipped mirror was skipped for the same reason
+  const one = plan.skipped.length === 1;
+  const which = one
+    ? `mirror ${plan.skipped[0]!.location} was skipped: it pulls`
+    : `mirrors ${plan.skipped.map((s) => s.location).join(', ')} were skipped: they pull`;
+  return plan.skipped[0]!.only === 'digest-only'
+    ? `the registries.conf ${which} by digest only (pull-from-mirror = "digest-only" or mirror-by-digest-only) and ${formatReference(ref)} is a tag; pin the image by digest (…@sha256:<digest>) in OS_IMAGES to pull it through the mirror`
+    : `the registries.conf ${which} by tag only (pull-from-mirror = "tag-only") and ${formatReference(ref)} names a digest; name it by tag in OS_IMAGES to pull it through the mirror`;
 }
 
 /** The rule with the longest prefix matching `name` (`registry/repository`), if any. */

@@ -372,10 +372,16 @@ pull-from-mirror = "digest-only"
       expect(fileSha).toBe(X86_SHA);
       expect(result.resolved).toBe(ref);
       expect(result.pulledFrom).toBe(`${lab.mirror.host}/mirrored/art/iso@${lab.digests.artifact}`);
-      // a tag is never pulled from a digest-only mirror: only the (dead) primary is tried
-      await expect(
-        pull({ kind: 'image', reference: `${deadHost}/art/iso:raw` }, settings({ registriesConf })),
-      ).rejects.toThrow(new RegExp(`registry ${deadHost}: ping request failed: .*ECONNREFUSED`));
+      // a tag is never pulled from a digest-only mirror: only the (dead) primary is tried, and the
+      // refusal says the mirror was skipped, why, and what to do
+      const tagged = `${deadHost}/art/iso:raw`;
+      const err = await pull({ kind: 'image', reference: tagged }, settings({ registriesConf })).catch(
+        (e: unknown) => e,
+      );
+      expect((err as Error).message).toMatch(new RegExp(`registry ${deadHost}: ping request failed: .*ECONNREFUSED`));
+      expect((err as Error).message).toContain(
+        `the registries.conf mirror ${lab.mirror.host}/mirrored/art was skipped: it pulls by digest only (pull-from-mirror = "digest-only" or mirror-by-digest-only) and ${tagged} is a tag; pin the image by digest (…@sha256:<digest>) in OS_IMAGES to pull it through the mirror`,
+      );
     });
 
     it('follows a release payload through the mirrors (machine-os-images mirrored too)', async () => {

@@ -28,11 +28,12 @@
 // verified; until then the `.part` holds unverified bytes the caller must not serve.
 // Does not: rename the `.part`, parse the ISO, or know OS_IMAGES (phase 2's loader does).
 import { type Hash, createHash } from 'node:crypto';
-import { open, readFile, rm, stat } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { BadRequestError, describeError } from '../../../errors.js';
 import { ImageLoadError } from '../../loader/load-error.js';
 import { writeFileAtomic } from '../../../fs/atomic-file.js';
+import { openPartFile, regularPartSize } from '../../../fs/part-file.js';
 import { hashInto } from '../verify-iso.js';
 import { DEFAULT_MAX_RECONNECTS, DEFAULT_RECONNECT_DELAY_MS, readVerifiedBlob } from './blob-reader.js';
 import { type ImageReference, formatReference, parseImageReference, pinned } from '../../image-reference.js';
@@ -55,7 +56,7 @@ import {
   extractIsoFromLayer,
 } from './iso-extract.js';
 import { peekStream, sniffCompression } from './layer-decoder.js';
-import { type PullSource, resolvePullSources } from './mirror-resolution.js';
+import { type PullSource, resolvePullSources, skippedMirrorsNote } from './mirror-resolution.js';
 import type { RegistriesConf } from './registries-conf.js';
 import type { AuthFile } from './registry-auth-file.js';
 import {
@@ -277,13 +278,17 @@ class PullSession {
       }
     }
     const last = failures[failures.length - 1]!;
-    if (failures.length === 1) throw last.error;
+    // a mirror left out for the kind of reference is named, with the fix (issue 37: a tag through
+    // a digest-only mirror named only the source's refusal)
+    const skipped = skippedMirrorsNote(plan, ref);
+    if (failures.length === 1 && skipped === undefined) throw last.error;
     const others = failures
       .slice(0, -1)
       .map((f) => `[${formatReference(f.source.reference)}: ${f.error.message}]`)
       .join(' ');
+    const notes = [...(others ? [`mirrors also failed: ${others}`] : []), ...(skipped ? [skipped] : [])];
     throw new RegistryError(
-      `${last.error.message} (mirrors also failed: ${others})`,
+      `${last.error.message} (${notes.join('; ')})`,
       {
         registry: last.error.registry,
         repository: last.error.repository,
@@ -367,7 +372,7 @@ class PullSession {
 
     for (const layer of candidates) {
       const label = `${formatReference(image.source.reference)} layer ${layer.digest}`;
-      const handle = await open(part, 'w');
+      const handle = await openPartFile(part, { resume: false });
       const hash = createHash('sha256');
       try {
         const blob = readVerifiedBlob(image.client, repository, layer, this.blobOptions(0, undefined));
@@ -433,7 +438,9 @@ class PullSession {
     const layer = candidates[0]!;
     const state = await readState(stateFile);
     const part = this.request.partPath;
-    const already = state?.layer === layer.digest ? ((await stat(part).catch(() => undefined))?.size ?? 0) : 0;
+    const found = await regularPartSize(part);
+    if (found.removed) this.request.onNotice?.(`${found.removed}; pulling from the first byte`, { part });
+    const already = state?.layer === layer.digest ? found.size : 0;
     if (already > 0 && already <= layer.size) {
       const hash = createHash('sha256');
       await hashInto(hash, part, already, this.request.signal);
@@ -472,7 +479,7 @@ class PullSession {
         return undefined;
       }
     }
-    const handle = await open(this.request.partPath, start === 0 ? 'w' : 'r+');
+    const handle = await openPartFile(this.request.partPath, { resume: start > 0 });
     try {
       if (start > 0) await handle.truncate(start);
       this.request.onStart?.(layer.size, start);

@@ -119,11 +119,25 @@ describe('readTar', () => {
     await expect(list(Buffer.alloc(2048, 0x41))).rejects.toThrow(/no valid checksum field|no ustar magic/);
   });
 
-  it('refuses a truncated archive, inside an entry and before the end block', async () => {
+  it('refuses a truncated archive, inside an entry or a header', async () => {
     const bytes = tarOf(work, { 'big.bin': Buffer.alloc(100_000, 1) });
     await expect(list(bytes.subarray(0, 50_000))).rejects.toThrow(/truncated/);
-    const noEnd = bytes.subarray(0, bytes.length - 10_240); // GNU tar pads to 10 KiB records; cut the end blocks
-    await expect(list(noEnd)).rejects.toThrow(/truncated|ends without its end-of-archive block/);
+    await expect(list(bytes.subarray(0, 100))).rejects.toThrow(/truncated \(100 of 512 bytes\)/);
+  });
+
+  it('reads an archive that ends at an entry boundary without the end-of-archive block (as umoci insert writes)', async () => {
+    const bytes = tarOf(work, { 'a.iso': Buffer.alloc(2048, 7), 'b.txt': Buffer.from('hi') });
+    // the end of the last entry's padded body: everything after it is the end block and record padding
+    let end = 0;
+    for (let off = 0; off + 512 <= bytes.length;) {
+      const header = bytes.subarray(off, off + 512);
+      if (header.every((b) => b === 0)) break;
+      const size = parseInt(header.subarray(124, 136).toString('latin1').replace(/\0.*$/, '').trim() || '0', 8);
+      off += 512 + Math.ceil(size / 512) * 512;
+      end = off;
+    }
+    const noEnd = bytes.subarray(0, end);
+    expect((await list(noEnd)).map((e) => e.path)).toEqual((await list(bytes)).map((e) => e.path));
   });
 
   it('reads GNU base-256 sizes (files over 8 GiB)', async () => {

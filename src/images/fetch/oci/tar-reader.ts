@@ -3,7 +3,10 @@
 // names (`L`, `K`) and GNU base-256 sizes (files over 8 GiB). Each header's checksum is checked.
 // Entries come one at a time with their body as a stream of chunks; a body the consumer does
 // not read is skipped. After the end-of-archive block the rest of the input is drained, so the
-// input always reaches its end (that is where the layer's digest is verified).
+// input always reaches its end (that is where the layer's digest is verified). An archive that
+// ends at an entry boundary without the end-of-archive block is read to that end, as Go's
+// archive/tar (containers/image, podman) and GNU tar do: `umoci insert` writes such layers (issue
+// 37); a layer cut short is still refused (inside an entry or a header) and by its digest.
 //
 // Budgets per archive: at most `maxEntries` headers (a layer of millions of empty files is a
 // bomb, not an image) and at most MAX_METADATA_BYTES per pax record set or long name. Paths
@@ -50,7 +53,8 @@ export async function* readTar(
   let longName: string | undefined;
   let longLink: string | undefined;
   for (;;) {
-    const block = (await reader.readExactly(BLOCK)) ?? fail('the tar archive ends without its end-of-archive block');
+    const block = await reader.readExactly(BLOCK);
+    if (block === null) return; // the input ended at an entry boundary: no end-of-archive block
     if (block.every((b) => b === 0)) {
       await reader.drain();
       return;
