@@ -87,7 +87,7 @@ export function databaseUrlRefusal(err: unknown, databaseUrl: string): unknown {
     );
   if (err instanceof DatabaseUnavailableError)
     return new ConfigError(
-      `${where}: no PostgreSQL answers there (${String(err.context.reason)}): start the server, or fix the host and port in DATABASE_URL (unset it to use the embedded PostgreSQL in DATA_DIR)`,
+      `${where}: no PostgreSQL answers there (${String(err.context.code ?? err.context.reason)}): start the server, or fix the host and port in DATABASE_URL (unset it to use the embedded PostgreSQL in DATA_DIR)`,
     );
   return err;
 }

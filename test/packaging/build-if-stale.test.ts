@@ -50,39 +50,50 @@ function start(): { status: number | null; compiled: boolean } {
   return { status: r.status, compiled: /^bootsmith: compiling dist\//m.test(r.stderr) };
 }
 
+/** Several tsc runs: seconds each on a quiet machine, tens of seconds at load 15-20 (CI beside other work). */
+const BUILDS_TIMEOUT_MS = 600_000;
+
 describe('npm start builds only a stale dist (scripts/build-if-stale.mjs)', () => {
-  it('builds the first time, skips when nothing changed, builds after a change', () => {
-    setUp();
-    expect(start()).toMatchObject({ status: 0, compiled: true });
-    const entry = path.join(dir, 'dist', 'src', 'cli', 'main.js');
-    expect(readFileSync(entry, 'utf8')).toContain('42');
-    utimesSync(entry, new Date(0), new Date(0));
-    expect(start()).toMatchObject({ status: 0, compiled: false });
-    expect(statSync(entry).mtimeMs).toBe(0); // tsc did not run: it would have rewritten the file
+  it(
+    'builds the first time, skips when nothing changed, builds after a change',
+    () => {
+      setUp();
+      expect(start()).toMatchObject({ status: 0, compiled: true });
+      const entry = path.join(dir, 'dist', 'src', 'cli', 'main.js');
+      expect(readFileSync(entry, 'utf8')).toContain('42');
+      utimesSync(entry, new Date(0), new Date(0));
+      expect(start()).toMatchObject({ status: 0, compiled: false });
+      expect(statSync(entry).mtimeMs).toBe(0); // tsc did not run: it would have rewritten the file
 
-    writeFileSync(path.join(dir, 'src', 'cli', 'main.ts'), 'export const answer: number = 43;\n');
-    expect(start()).toMatchObject({ status: 0, compiled: true });
-    expect(readFileSync(path.join(dir, 'dist', 'src', 'cli', 'main.js'), 'utf8')).toContain('43');
-    expect(start()).toMatchObject({ status: 0, compiled: false });
+      writeFileSync(path.join(dir, 'src', 'cli', 'main.ts'), 'export const answer: number = 43;\n');
+      expect(start()).toMatchObject({ status: 0, compiled: true });
+      expect(readFileSync(path.join(dir, 'dist', 'src', 'cli', 'main.js'), 'utf8')).toContain('43');
+      expect(start()).toMatchObject({ status: 0, compiled: false });
 
-    writeFileSync(path.join(dir, 'src', 'extra.ts'), 'export const extra = 1;\n');
-    expect(start().compiled).toBe(true);
-    rmSync(path.join(dir, 'src', 'extra.ts'));
-    expect(start().compiled).toBe(true);
-    expect(start().compiled).toBe(false);
+      writeFileSync(path.join(dir, 'src', 'extra.ts'), 'export const extra = 1;\n');
+      expect(start().compiled).toBe(true);
+      rmSync(path.join(dir, 'src', 'extra.ts'));
+      expect(start().compiled).toBe(true);
+      expect(start().compiled).toBe(false);
 
-    const config = path.join(dir, 'tsconfig.build.json');
-    writeFileSync(config, readFileSync(config, 'utf8').replace('}}', '}, "exclude": ["nothing"]}'));
-    expect(start().compiled).toBe(true);
-  });
+      const config = path.join(dir, 'tsconfig.build.json');
+      writeFileSync(config, readFileSync(config, 'utf8').replace('}}', '}, "exclude": ["nothing"]}'));
+      expect(start().compiled).toBe(true);
+    },
+    BUILDS_TIMEOUT_MS,
+  );
 
-  it('fails like tsc on a type error and records nothing, so the next start tries again', () => {
-    writeFileSync(path.join(dir, 'src', 'cli', 'main.ts'), 'export const answer: number = "no";\n');
-    const broken = start();
-    expect(broken.status).not.toBe(0);
-    writeFileSync(path.join(dir, 'src', 'cli', 'main.ts'), 'export const answer: number = 44;\n');
-    expect(start()).toMatchObject({ status: 0, compiled: true });
-  });
+  it(
+    'fails like tsc on a type error and records nothing, so the next start tries again',
+    () => {
+      writeFileSync(path.join(dir, 'src', 'cli', 'main.ts'), 'export const answer: number = "no";\n');
+      const broken = start();
+      expect(broken.status).not.toBe(0);
+      writeFileSync(path.join(dir, 'src', 'cli', 'main.ts'), 'export const answer: number = 44;\n');
+      expect(start()).toMatchObject({ status: 0, compiled: true });
+    },
+    BUILDS_TIMEOUT_MS,
+  );
 
   it('is what npm start runs before serving', () => {
     const scripts = (

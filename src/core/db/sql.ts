@@ -41,8 +41,9 @@ export const DATABASE_RETRY_AFTER_SECONDS = 2;
 export const POOL_BUSY_RETRY_AFTER_SECONDS = 1;
 
 export class DatabaseUnavailableError extends UnavailableError {
-  constructor(reason: string) {
-    super(`database unavailable: ${reason}; retry shortly`, DATABASE_RETRY_AFTER_SECONDS, { reason });
+  /** `reason`: what the failure means, for people; `code`: the driver's code or message it came from. */
+  constructor(reason: string, code?: string) {
+    super(`database unavailable: ${reason}; retry shortly`, DATABASE_RETRY_AFTER_SECONDS, { reason, code });
   }
 }
 
@@ -91,7 +92,7 @@ export function translateDatabaseError(err: unknown, pool?: Pick<import('pg').Po
   if (err instanceof UnavailableError) return err;
   if (isPoolWaitTimeout(err)) return new DatabaseBusyError(POOL_MAX, CONNECT_TIMEOUT_MS, pool?.waitingCount);
   if (!isConnectionError(err)) return err;
-  return new DatabaseUnavailableError(reasonOf(err));
+  return new DatabaseUnavailableError(reasonOf(err), rawReasonOf(err) || undefined);
 }
 
 /** What a connection failure means, for the 503's message (the code or driver message it came from in brackets). */
@@ -106,9 +107,13 @@ const REASONS: readonly (readonly [RegExp, string])[] = [
   [/^08/, 'the connection to it failed'],
 ];
 
-function reasonOf(err: unknown): string {
+function rawReasonOf(err: unknown): string {
   const e = err as { code?: unknown; message?: unknown };
-  const raw = (typeof e.code === 'string' && e.code) || (typeof e.message === 'string' && e.message) || '';
+  return (typeof e.code === 'string' && e.code) || (typeof e.message === 'string' && e.message) || '';
+}
+
+function reasonOf(err: unknown): string {
+  const raw = rawReasonOf(err);
   const meaning = REASONS.find(([pattern]) => pattern.test(raw))?.[1];
   return meaning ? `${meaning} (${raw})` : raw || 'connection failed';
 }

@@ -37,7 +37,7 @@ describe.skipIf(
   unavailable({
     'root, NetworkManager, nmcli, dbus-daemon, unshare, nsenter, ip (Debian network-manager)': HAVE_NM_NAMESPACE,
   }),
-)('NetworkManager in a network namespace activates only the machine’s own profiles', () => {
+)('NetworkManager in a network namespace activates only the machine’s own profiles', { timeout: 240_000 }, () => {
   let ns: NmNamespace | undefined;
   afterEach(() => {
     ns?.stop();
