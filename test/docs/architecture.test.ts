@@ -1,4 +1,4 @@
-// docs/architecture.md stays true: its layer lists are what the import gate derives from the code
+// docs/developer/architecture.md stays true: its layer lists are what the import gate derives from the code
 // (`scripts/check-import-cycles.mjs --layers`), as is CONTRIBUTING's one-line order, every
 // repository path it names exists, and the README links it.
 import { execFileSync } from 'node:child_process';
@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../src/package-root.js';
 
-const DOC = readFileSync(path.join(PACKAGE_ROOT, 'docs/architecture.md'), 'utf8');
+const DOC = readFileSync(path.join(PACKAGE_ROOT, 'docs/developer/architecture.md'), 'utf8');
 
 function layers(folder: string): string {
   return execFileSync(process.execPath, ['scripts/check-import-cycles.mjs', '--layers', folder], {
@@ -16,7 +16,7 @@ function layers(folder: string): string {
   });
 }
 
-describe('docs/architecture.md', () => {
+describe('docs/developer/architecture.md', () => {
   it.each(['src', 'src/http'])('shows the layer order of %s as the import gate derives it', (folder) => {
     expect(DOC).toContain(`\`\`\`\n${layers(folder)}\`\`\``);
   });
@@ -39,6 +39,6 @@ describe('docs/architecture.md', () => {
   });
 
   it('is linked from the README', () => {
-    expect(readFileSync(path.join(PACKAGE_ROOT, 'README.md'), 'utf8')).toContain('(docs/architecture.md)');
+    expect(readFileSync(path.join(PACKAGE_ROOT, 'README.md'), 'utf8')).toContain('(docs/developer/architecture.md)');
   });
 });
