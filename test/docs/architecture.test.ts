@@ -1,6 +1,6 @@
 // docs/developer/architecture.md stays true: its layer lists are what the import gate derives from the code
-// (`scripts/check-import-cycles.mjs --layers`), as is CONTRIBUTING's one-line order, every
-// repository path it names exists, and the README links it.
+// (`scripts/check-import-cycles.mjs --layers`), as is the house rules' one-line order
+// (docs/developer/house-rules.md), every repository path it names exists, and the README links it.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -21,14 +21,14 @@ describe('docs/developer/architecture.md', () => {
     expect(DOC).toContain(`\`\`\`\n${layers(folder)}\`\`\``);
   });
 
-  it("matches CONTRIBUTING's layer order", () => {
+  it("matches the house rules' layer order", () => {
     const order = layers('src')
       .trim()
       .split('\n')
       .map((line) => `\`${line.replace(/^\d+: /, '')}\``)
       .join(' → ');
-    const contributing = readFileSync(path.join(PACKAGE_ROOT, 'CONTRIBUTING.md'), 'utf8').replace(/\s+/g, ' ');
-    expect(contributing).toContain(order);
+    const rules = readFileSync(path.join(PACKAGE_ROOT, 'docs/developer/house-rules.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(rules).toContain(order);
   });
 
   it('names only files and folders that exist', () => {
