@@ -7,7 +7,7 @@
 // headings inside a fence are code). Does NOT: run anything.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../../support/probes.js';
+import { PACKAGE_ROOT as REPO_ROOT } from '../../../src/package-root.js';
 
 /** The runner of a block marked `<!-- doc-test -->`: test/docs/examples.test.ts. */
 export const EXAMPLES_RUNNER = 'examples';
