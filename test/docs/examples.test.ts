@@ -124,7 +124,7 @@ describe.skipIf(unavailable({ curl: toolWorks('curl'), 'script (util-linux)': to
       built = await buildCli();
       // What a checkout offers the reader: fixtures/, and `npx bootsmith` resolving the package's
       // own bin (package.json's name and bin, dist/ compiled), nothing linked onto PATH.
-      dir = await checkoutDir(built, 'bootsmith-readme-');
+      dir = await checkoutDir(built, 'bootsmith-docs-');
       await mkdir(path.join(dir, '.doc-test'));
 
       // `npm start` with no configuration, on a terminal (script gives it a pseudo-terminal).
