@@ -1,4 +1,4 @@
-// Vitest configuration of the unit tier, in two projects (CONTRIBUTING.md "Test suites"):
+// Vitest configuration of the unit tier, in two projects (docs/developer/testing.md):
 //   fast  the files test/fast-tier.ts lists: pure and in-process, no child process, tool or database
 //         (test/support/fast-tier-guard.ts makes one throw); `npm run test:fast` runs only these.
 //   real  every other unit test: real tools, child processes, the embedded PostgreSQL (started once

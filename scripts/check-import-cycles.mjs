@@ -18,7 +18,7 @@
 // Known tangles inside a folder (KNOWN_FOLDER_TANGLES, each an exact set of sibling names) are
 // reported and tolerated; one that grows, a new one, or a listed one that is gone fails.
 // `--layers [folder]` prints the layer order of a folder's children instead (leaves first: a
-// child's layer is one above the highest layer it imports); docs/architecture.md shows it.
+// child's layer is one above the highest layer it imports); docs/developer/architecture.md shows it.
 // Does not look at packages in node_modules, or at dynamic `import()` of computed paths.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -27,7 +27,7 @@ import ts from 'typescript';
 /**
  * Folder cycles that predate the folder-level gate (issue 25), left for their own change because
  * untangling them moves files that other work is editing. Each entry is the exact set of sibling
- * names in one cycle; see docs/architecture.md "Known tangles".
+ * names in one cycle; see docs/developer/architecture.md "Known tangles".
  */
 const KNOWN_FOLDER_TANGLES = {
   'src/cli': [['customize/', 'iso/', 'network/', 'output/']],
@@ -241,7 +241,7 @@ for (const [parent, level] of [...folderGraph].sort(([a], [b]) => a.localeCompar
       )
       .sort();
     if (knownLeft.delete(key)) {
-      notes.push(`known folder tangle in ${key} (docs/architecture.md "Known tangles")`);
+      notes.push(`known folder tangle in ${key} (docs/developer/architecture.md "Known tangles")`);
       continue;
     }
     failures.push(`folder cycle in ${parent}/ between ${[...c].sort().join(', ')}:\n    ${shown.join('\n    ')}`);

@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# package → what needs it (keep in step with README "Tests" and test/support/probes.ts)
+# package → what needs it (keep in step with docs/developer/testing.md and test/support/probes.ts)
 declare -A NEEDED_BY=(
 	[xorriso]='fixture ISOs and ISO checks (unit, fuzz, boot tests)'
 	[isolinux]='fixture ISOs (fixtures/build-live-iso.sh)'
@@ -25,7 +25,7 @@ declare -A NEEDED_BY=(
 	[xz-utils]='xz archives (unit, fuzz, EMBED_COMPRESSION=xz)'
 	[zstd]='zstd initrd checks (unit)'
 	[gzip]='gzip archive checks (unit)'
-	[curl]='range-layer checks against curl (unit), README examples (doc test)'
+	[curl]='range-layer checks against curl (unit), documentation examples (doc test)'
 	[zip]='zipped image sources (unit)'
 	[openssl]='TLS certificates (unit, fuzz), fixture rootfs'
 	[qemu-system-x86]='boot tests (npm run test:e2e)'

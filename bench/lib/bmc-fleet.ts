@@ -13,7 +13,7 @@ import type { BaseIso } from './iso.js';
 import { cpuSeconds, processTree, run, sleep } from './proc.js';
 import { round } from './system.js';
 
-/** The BMC extension of the API (README "Endpoints"). */
+/** The BMC extension of the API (docs/reference/endpoints.md). */
 export const BMC_API = '/api/bootsmith/v1';
 /** The port in the name of the embedded PostgreSQL's socket (src/core/db/embedded/server.ts). */
 const EMBEDDED_SOCKET_PORT = 5432;

@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { cpuSeconds, sleep, start, type Started, stop } from './proc.js';
 
 const API = '/api/assisted-install/v2';
-/** MAX_CONCURRENT_REQUESTS's default (README configuration table). */
+/** MAX_CONCURRENT_REQUESTS's default (docs/operator/configuration.md). */
 const MAX_CONCURRENT_REQUESTS_DEFAULT = 400;
 export const PULL_SECRET = JSON.stringify({
   auths: { 'quay.io': { auth: Buffer.from('bench:bench').toString('base64'), email: 'bench@example.com' } },
@@ -88,7 +88,7 @@ export class Bootsmith {
       AUTH_TYPE: 'none',
       // The load generators (wrk, curl) are one client address, 127.0.0.1: the default share of
       // one address (32 artifact requests in flight) would refuse most of a 64-connection storm,
-      // which is a test of that cap, not of serving. The README's setting for one address that
+      // which is a test of that cap, not of serving. The documented setting for one address that
       // stands for many (a balancer): the global cap, here its default.
       MAX_CONCURRENT_REQUESTS_PER_ADDRESS: String(MAX_CONCURRENT_REQUESTS_DEFAULT),
       IMAGE_SERVICE_BASE_URL: url,

@@ -106,7 +106,7 @@ export function table(figures: readonly Figure[]): string {
   return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
 }
 
-/** The same table in Markdown, for the README. */
+/** The same table in Markdown, for bench/README.md. */
 export function markdownTable(figures: readonly Figure[]): string {
   const out = [
     '| # | figure | bootsmith | comparator (same run) | ratio | target | met |',

@@ -2,8 +2,8 @@
 // core): src/config.ts reads each from its variable, and its Config carries them to the engine.
 //
 // Adding a BMC setting: a field here (its variable in the doc comment) with its default in
-// DEFAULT_BMC_SETTINGS, its variable in loadConfig (src/config.ts) and its row in the README's
-// configuration table.
+// DEFAULT_BMC_SETTINGS, its variable in loadConfig (src/config.ts) and its row in the
+// configuration table (docs/operator/configuration.md).
 // Does NOT: read the environment or check bounds (src/config.ts does).
 
 export interface BmcSettings {

@@ -90,7 +90,7 @@ async function serve(role: string | undefined, io: CliIo): Promise<number> {
 export const serveVerb = defineVerb({
   name: 'bootsmith serve',
   summary:
-    'Run the service; every setting comes from the environment (README: Configuration), DATA_DIR defaults to ./data',
+    'Run the service; every setting comes from the environment (docs/operator/configuration.md), DATA_DIR defaults to ./data',
   options: {
     role: valueOption({
       long: 'role',

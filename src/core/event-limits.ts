@@ -3,7 +3,7 @@
 // how many one listing returns. Settings with their defaults, and the parser of upstream's
 // EVENT_RATE_LIMITS.
 //
-// Does: define EventSettings (src/config.ts reads them from the environment; the README lists
+// Does: define EventSettings (src/config.ts reads them from the environment; docs/operator/configuration.md lists
 // them), upstream's default per-name limits, and parse `{"name": "duration"}` the way upstream
 // assisted-service's InitializeEventLimits does (unknown names accepted, custom ones override
 // the defaults). Does not: enforce anything (events/post-limits.ts, events/retention.ts, handlers/events.ts).

@@ -8,7 +8,7 @@
 //
 // Adding a core setting: a field in CoreSettings (its variable in the doc comment) with its
 // default in DEFAULT_CORE_SETTINGS, then its variable in loadConfig (src/config.ts; the compiler
-// asks for it) and its row in the README's configuration table; the core reads ctx.settings.x.
+// asks for it) and its row in docs/operator/configuration.md; the core reads ctx.settings.x.
 // Nothing between config.ts and the reader is touched, and nothing downstream applies a default.
 //
 // Does: declare the settings and their defaults, and pick them out of a bigger object (a Config).

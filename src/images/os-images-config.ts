@@ -54,7 +54,7 @@ export interface OsImagesConfig {
 
 /** What each entry holds, for the messages that refuse a whole setting. */
 const EXPECTED_LIST =
-  'a list of images, each with openshift_version, cpu_architecture, version and url or release_image (README "Base images")';
+  'a list of images, each with openshift_version, cpu_architecture, version and url or release_image (docs/operator/base-images.md)';
 
 /**
  * The entries of an OS image list (`origin`: OS_IMAGES, or the OS_IMAGES_FILE path, whose .yaml or

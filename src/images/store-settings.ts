@@ -1,4 +1,4 @@
-// Settings of the image store read from the environment (documented in the README):
+// Settings of the image store read from the environment (documented in docs/operator/configuration.md):
 //
 //   IMAGE_DOWNLOAD_CONCURRENCY         images fetched/verified at once (default 2)
 //   IMAGE_CACHE_MAX_BYTES              disk budget of ${DATA_DIR}/images: bytes, or with a suffix

@@ -96,7 +96,7 @@ describe('bootsmith serve refuses a setting it cannot use, naming it', () => {
 
   it('an OS_IMAGES typo, a missing OS_IMAGES_FILE, a list with no usable entry', async () => {
     expect(await refused({ OS_IMAGES: `[{openshift_version: "4.17"}]` })).toMatch(
-      /^bootsmith: configuration error: OS_IMAGES is not valid JSON \(.*\): it must be a list of images, each with openshift_version, cpu_architecture, version and url or release_image \(README "Base images"\)$/,
+      /^bootsmith: configuration error: OS_IMAGES is not valid JSON \(.*\): it must be a list of images, each with openshift_version, cpu_architecture, version and url or release_image \(docs\/operator\/base-images\.md\)$/,
     );
     const missing = path.join(dir, 'images.yaml');
     expect(await refused({ OS_IMAGES_FILE: missing })).toMatch(

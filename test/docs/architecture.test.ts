@@ -1,13 +1,13 @@
-// docs/architecture.md stays true: its layer lists are what the import gate derives from the code
-// (`scripts/check-import-cycles.mjs --layers`), as is CONTRIBUTING's one-line order, every
-// repository path it names exists, and the README links it.
+// docs/developer/architecture.md stays true: its layer lists are what the import gate derives from the code
+// (`scripts/check-import-cycles.mjs --layers`), as is the house rules' one-line order
+// (docs/developer/house-rules.md), every repository path it names exists, and the README links it.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../src/package-root.js';
 
-const DOC = readFileSync(path.join(PACKAGE_ROOT, 'docs/architecture.md'), 'utf8');
+const DOC = readFileSync(path.join(PACKAGE_ROOT, 'docs/developer/architecture.md'), 'utf8');
 
 function layers(folder: string): string {
   return execFileSync(process.execPath, ['scripts/check-import-cycles.mjs', '--layers', folder], {
@@ -16,19 +16,19 @@ function layers(folder: string): string {
   });
 }
 
-describe('docs/architecture.md', () => {
+describe('docs/developer/architecture.md', () => {
   it.each(['src', 'src/http'])('shows the layer order of %s as the import gate derives it', (folder) => {
     expect(DOC).toContain(`\`\`\`\n${layers(folder)}\`\`\``);
   });
 
-  it("matches CONTRIBUTING's layer order", () => {
+  it("matches the house rules' layer order", () => {
     const order = layers('src')
       .trim()
       .split('\n')
       .map((line) => `\`${line.replace(/^\d+: /, '')}\``)
       .join(' → ');
-    const contributing = readFileSync(path.join(PACKAGE_ROOT, 'CONTRIBUTING.md'), 'utf8').replace(/\s+/g, ' ');
-    expect(contributing).toContain(order);
+    const rules = readFileSync(path.join(PACKAGE_ROOT, 'docs/developer/house-rules.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(rules).toContain(order);
   });
 
   it('names only files and folders that exist', () => {
@@ -39,6 +39,6 @@ describe('docs/architecture.md', () => {
   });
 
   it('is linked from the README', () => {
-    expect(readFileSync(path.join(PACKAGE_ROOT, 'README.md'), 'utf8')).toContain('(docs/architecture.md)');
+    expect(readFileSync(path.join(PACKAGE_ROOT, 'README.md'), 'utf8')).toContain('(docs/developer/architecture.md)');
   });
 });

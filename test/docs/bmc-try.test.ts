@@ -1,36 +1,36 @@
-// The README's "Try it without hardware" (BMC automation) runs as written: its one shell block,
+// "Try it without hardware" (docs/operator/bmc-automation.md) runs as written: its one shell block
+// (marked `<!-- doc-test: bmc-try -->`),
 // `npm run try:bmc -- --infra-env "$ID"`, in bash from the checkout, against the all-in-one
 // service (test/support/all-in-one.ts: AUTH_TYPE=local, the demo ISO, loopback URLs) with
-// BOOTSMITH_URL, BOOTSMITH_TOKEN and ID set as "Try it" sets them. The command builds the service
+// BOOTSMITH_URL, BOOTSMITH_TOKEN and ID set as README's "Try it" sets them. The command builds the service
 // (`npm run build`: dist/ of this checkout), compiles and starts the emulator, imports its two BMCs,
 // boots them: both reach `registered`, their hosts registered with the service by the agent
 // stand-in using the InfraEnv's agent token (the core refuses a registration without it); then
 // Ctrl-C (SIGINT to its process group, as a terminal sends it) removes the BMCs again.
 // Not in `npm run test:fast` (npm, tsc, openssl, PostgreSQL).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AllInOne, API, DEMO_VERSION, PULL_SECRET, startAllInOne } from '../support/all-in-one.js';
 import { HAVE_OPENSSL, REPO_ROOT } from '../support/probes.js';
 import { unavailable } from '../support/requirements.js';
-import { readmeBlocks } from './support/readme-blocks.js';
+import { blocksRunBy } from './support/doc-blocks.js';
 
 /** npm run build of a clean checkout, the emulator's tsc and two boots, on a loaded 2-core machine. */
 const RUN_TIMEOUT_MS = 420_000;
 
-const README = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-const block = readmeBlocks(README).find((b) => b.section === 'BMC automation' && b.code.includes('npm run try:bmc'));
+const blocks = blocksRunBy('bmc-try');
+const block = blocks[0];
 
-describe('README: BMC automation, "Try it without hardware"', () => {
+describe('BMC automation, "Try it without hardware"', () => {
   it('documents the command in one shell block', () => {
+    expect(blocks).toHaveLength(1);
     expect(block?.lang).toBe('sh');
     expect(block?.code.split('\n').filter((l) => l.trim() !== '')).toHaveLength(1);
     expect(block?.code).toMatch(/^npm run try:bmc -- --infra-env "\$ID"/);
   });
 });
 
-describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('npm run try:bmc as the README writes it', () => {
+describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('npm run try:bmc as the docs write it', () => {
   let svc: AllInOne;
   let infraEnvId: string;
   let output = '';

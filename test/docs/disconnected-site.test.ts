@@ -1,6 +1,6 @@
-// The README's "Disconnected sites" walk-through on a plain Debian host runs as written (issue 37:
-// the section needed oras, podman and a release payload, which Debian does not have): its marked
-// blocks, in order, in one bash session (`set -euo pipefail`), in a directory set up like a
+// The "Disconnected sites" walk-through on a plain Debian host (docs/operator/disconnected-sites.md)
+// runs as written (issue 37: the section needed oras, podman and a release payload, which Debian
+// does not have): its blocks marked `<!-- doc-test: disconnected-site -->`, in order, in one bash session (`set -euo pipefail`), in a directory set up like a
 // checkout holding `rhcos-live.x86_64.iso` (the bootable fixture ISO), inside a network namespace
 // of its own (`unshare -n`, root: loopback up, plus a veth pair with an address and a default route
 // so bootsmith has an address to hand out, as a real host has). The one substitution:
@@ -20,9 +20,8 @@ import { REPO_ROOT } from '../support/probes.js';
 import { toolWorks, unavailable } from '../support/requirements.js';
 import { buildCli, type BuiltCli } from '../support/build-cli.js';
 import { checkoutDir } from './support/checkout-dir.js';
-import { readmeBlocks } from './support/readme-blocks.js';
+import { blocksRunBy } from './support/doc-blocks.js';
 
-const SECTION = 'Disconnected sites';
 /** tsc of the service, keys, a registry, a push, a first start with initdb and a pull on a loaded two-core machine. */
 const SESSION_TIMEOUT_MS = 360_000;
 const BUILD_TIMEOUT_MS = 300_000;
@@ -38,11 +37,9 @@ const SESSION = [
   'for f in "$@"; do printf "\\n::doc-test %s\\n" "${f##*/}"; . "$f"; done',
 ].join('\n');
 
-const blocks = readmeBlocks(readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8')).filter(
-  (b) => b.section === SECTION && b.marked,
-);
+const blocks = blocksRunBy('disconnected-site');
 
-describe('README "Disconnected sites" on a plain Debian host', () => {
+describe('"Disconnected sites" on a plain Debian host', () => {
   it('has the walk-through as marked shell blocks', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(3);
     expect(blocks.every((b) => b.lang === 'sh')).toBe(true);
@@ -55,7 +52,7 @@ describe.skipIf(
     curl: toolWorks('curl'),
     'unshare -n and ip (root)': toolWorks('unshare', ['-n', 'ip', 'link', 'set', 'lo', 'up']),
   }),
-)('README "Disconnected sites": the blocks run as written', () => {
+)('"Disconnected sites": the blocks run as written', () => {
   let built: BuiltCli;
   let dir: string;
   let code: number | null;

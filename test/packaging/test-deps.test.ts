@@ -1,5 +1,5 @@
 // One list of the Debian packages the suites need (scripts/install-test-deps.sh), used by
-// `npm test` and `.ci/run` alike, and named in the README's Tests section; .ci/run sets CI=true
+// `npm test` and `.ci/run` alike, and named in docs/developer/testing.md; .ci/run sets CI=true
 // so a missing tool fails the run instead of skipping (test/support/requirements.ts).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -24,12 +24,12 @@ describe('test dependencies', () => {
     expect(packages).toEqual(expect.arrayContaining(['xorriso', 'qemu-system-x86', 'chromium', 'postgresql']));
   });
 
-  it('says what each package is for, and the README names every one', () => {
+  it('says what each package is for, and the testing page names every one', () => {
     const script = readFileSync(SCRIPT, 'utf8');
-    const readme = read('README.md');
+    const page = read('docs/developer/testing.md');
     for (const p of packages) {
       expect(script, p).toMatch(new RegExp(`\\[${p.replace(/[.+]/g, '\\$&')}\\]=`));
-      expect(readme, p).toContain(p);
+      expect(page, p).toContain(p);
     }
   });
 });

@@ -11,7 +11,7 @@
 // Request is not pure). I/O reached through a parameter or a global (fetch) does not count.
 //
 // Does: read the listed files and src/ with the TypeScript parser (test/support/module-graph.ts).
-// Does NOT: time the tier (CONTRIBUTING.md states its measured wall time) or run any listed file.
+// Does NOT: time the tier (docs/developer/testing.md states its measured wall time) or run any listed file.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';

@@ -12,7 +12,7 @@ import { BadRequestError, PayloadTooLargeError } from '../../errors.js';
  * An override's JSON text, in bytes. Its gzip'd archive must fit the ISO's 256 KiB embed area
  * anyway (upstream's IgnitionImageSizePadding), which Ignition JSON reaches at roughly 1 MiB;
  * the bound keeps a parse, a merge and a render of the largest accepted one a few milliseconds
- * each (see README "Performance": /live during the largest override).
+ * each (see bench/README.md "Large Ignition overrides and /live").
  */
 export const MAX_OVERRIDE_BYTES = 1024 * 1024;
 /**

@@ -811,9 +811,9 @@ describe.skipIf(
     await judge(row, config!, { infraEnvId: '', service: undefined, inputs });
   });
 
-  it("is the README's table: one row per variant, each accepted warning with its reason", () => {
-    const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-    const section = /^\*\*The discovery-Ignition variants\*\*[\s\S]*?\n\n(\|[\s\S]*?)\n\n/m.exec(readme)?.[1] ?? '';
+  it('is the table of docs/developer/real-consumers.md: one row per variant, each accepted warning with its reason', () => {
+    const page = readFileSync(path.join(REPO_ROOT, 'docs/developer/real-consumers.md'), 'utf8');
+    const section = /^## The discovery-Ignition variants\n[\s\S]*?\n\n(\|[\s\S]*?)\n\n/m.exec(page)?.[1] ?? '';
     const rows = section.split('\n').slice(2);
     expect(rows).toHaveLength(API_ROWS.length + CUSTOMIZE_ROWS.length);
     for (const row of [...API_ROWS, ...CUSTOMIZE_ROWS])

@@ -2,7 +2,7 @@
 // connection profile that can only ever activate on this host.
 //
 // How each profile is tied to the host (facts from nm-settings-nmcli(5) and NetworkManager's
-// device activation, see README "Static networking"):
+// device activation, see docs/operator/static-networking.md):
 // - ethernet: `ethernet.mac-address` = the MAC mac_interface_map gives it; NetworkManager
 //   applies a profile with a MAC only to the device with that permanent MAC, and never
 //   looks at the logical name. A NIC no profile matches gets NetworkManager's automatic
@@ -15,7 +15,7 @@
 //   `ethernet.mac-address` = the base NIC's MAC (the documented way to name the parent by
 //   MAC); over a bond or bridge, `vlan.parent` = that controller profile's UUID: NetworkManager
 //   activates such a VLAN only while that very profile is applied to the parent, and only
-//   this host's ports apply it (README "Static networking" notes the one residue).
+//   this host's ports apply it (docs/operator/static-networking.md notes the one residue).
 // UUIDs and file names derive from the host's first MAC and the interface name: stable for
 // the same input, distinct across hosts. Ports carry no [ipv4]/[ipv6] (the controller does).
 // Does not: validate (parse-*.ts, host-binding.ts) or pack files (the callers).

@@ -1,4 +1,4 @@
-// Test support for the README's examples: a fresh directory set up like a checkout after
+// Test support for the documentation's examples: a fresh directory set up like a checkout after
 // `npm ci && npm start`, as the examples assume — `fixtures/` of the repository, a package.json
 // with the checkout's name and `bin`, and dist/ as the built CLI, so `npx bootsmith` resolves the
 // command as it does in a checkout (nothing is linked onto PATH). Readable by the embedded

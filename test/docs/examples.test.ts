@@ -1,7 +1,10 @@
-// The README's examples run as written (issue 24). Every shell block in "Try it" and "Command
-// line" must carry `<!-- doc-test -->`; every marked block runs, in README order, one bash
-// session per section (variables carry from block to block, as in a reader's terminal), with
-// `set -euo pipefail`: each block must exit 0.
+// The documentation's examples run as written (issue 24; issue 36: on any page). Every block
+// marked `<!-- doc-test -->` in README.md or docs/**/*.md runs (test/docs/support/doc-blocks.ts
+// finds them), one bash session per page section (variables carry from block to block, as in a
+// reader's terminal), sections in page order (README.md first), with `set -euo pipefail`: each
+// block must exit 0. Every shell block of README's "Try it" and of docs/reference/cli.md must be
+// marked; a block marked `<!-- doc-test: NAME -->` is run by test/docs/NAME.test.ts instead, which
+// must exist.
 //
 // Where they run: a fresh directory set up like a checkout after `npm ci && npm start` in a
 // second terminal: the service started there as `npm start` starts it (the built CLI's `serve`,
@@ -10,7 +13,7 @@
 // checked too; `fixtures/` of the checkout; a package.json with the checkout's name and `bin` and
 // dist/ (the built CLI), so `npx bootsmith` finds the command as it does in a checkout, and nothing
 // on PATH (`npm link` is not assumed: a bare `bootsmith` fails). The one substitution: BOOTSMITH_URL (which the
-// README's blocks read, defaulting to port 8080) names the free port.
+// blocks read, defaulting to port 8080) names the free port.
 // Then what the blocks promise is checked where cheap: the start line, the download URL on the
 // routable address, the files written, live.iso back to the demo image's bytes; and the refusal
 // "Try it" describes, in a network namespace with nothing but loopback (`unshare -n`, as root).
@@ -26,25 +29,45 @@ import { toolWorks, unavailable } from '../support/requirements.js';
 import { buildCli, type BuiltCli } from '../support/build-cli.js';
 import { freePort } from '../support/serve-child.js';
 import { checkoutDir } from './support/checkout-dir.js';
-import { readmeBlocks } from './support/readme-blocks.js';
+import { allDocBlocks, type DocBlock, EXAMPLES_RUNNER } from './support/doc-blocks.js';
 
 const README = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-const CHECKED_SECTIONS = ['Try it', 'Command line'];
+/** Where every shell block must run: a page, or a page's section. */
+const EVERY_SHELL_BLOCK_RUNS = [
+  { page: 'README.md', section: 'Try it' },
+  { page: 'docs/reference/cli.md', section: undefined },
+];
 /** tsc of the service, a first start with initdb, ~40 commands on a loaded two-core machine. */
 const SUITE_TIMEOUT_MS = 600_000;
-/** One README section's blocks (Command line: ~35 commands, 31 through npx: ~1.5 s each quiet). */
+/** One section's blocks (Command line: ~35 commands, 31 through npx: ~1.5 s each quiet). */
 const SESSION_TIMEOUT_MS = 360_000;
 const START_TIMEOUT_MS = 90_000;
 
-const blocks = readmeBlocks(README);
+const blocks = allDocBlocks();
+const sessionOf = (b: Pick<DocBlock, 'page' | 'section'>) => `${b.page} "${b.section}"`;
+/** The sessions this test runs, in page order: each page section with marked blocks. */
+const SESSIONS = [...new Set(blocks.filter((b) => b.runner === EXAMPLES_RUNNER).map(sessionOf))];
+const TRY_IT = sessionOf({ page: 'README.md', section: 'Try it' });
+const COMMAND_LINE = sessionOf({ page: 'docs/reference/cli.md', section: 'Command line' });
 
-describe('README code blocks', () => {
-  it('every shell block in Try it and Command line is run by the doc test', () => {
-    const unmarked = blocks.filter((b) => CHECKED_SECTIONS.includes(b.section) && b.lang === 'sh' && !b.marked);
-    expect(unmarked.map((b) => `README.md:${b.line}`)).toEqual([]);
-    for (const section of CHECKED_SECTIONS)
-      expect(blocks.filter((b) => b.section === section && b.marked).length, section).toBeGreaterThanOrEqual(3);
-    expect(blocks.filter((b) => b.marked && b.lang !== 'sh')).toEqual([]);
+describe('documentation code blocks', () => {
+  it('every shell block of "Try it" and the command-line reference is run by this test', () => {
+    const checked = (b: DocBlock) =>
+      EVERY_SHELL_BLOCK_RUNS.some((c) => c.page === b.page && (c.section === undefined || c.section === b.section));
+    const unmarked = blocks.filter((b) => checked(b) && b.lang === 'sh' && b.runner !== EXAMPLES_RUNNER);
+    expect(unmarked.map((b) => `${b.page}:${b.line}`)).toEqual([]);
+    for (const session of [TRY_IT, COMMAND_LINE])
+      expect(
+        blocks.filter((b) => b.runner === EXAMPLES_RUNNER && sessionOf(b) === session).length,
+        session,
+      ).toBeGreaterThanOrEqual(3);
+  });
+
+  it('marks only shell blocks, each naming a doc test that exists', () => {
+    const marked = blocks.filter((b) => b.runner !== undefined);
+    expect(marked.filter((b) => b.lang !== 'sh').map((b) => `${b.page}:${b.line}`)).toEqual([]);
+    const missing = marked.filter((b) => !existsSync(path.join(REPO_ROOT, 'test', 'docs', `${b.runner}.test.ts`)));
+    expect(missing.map((b) => `${b.page}:${b.line} names ${b.runner}`)).toEqual([]);
   });
 });
 
@@ -54,7 +77,7 @@ interface Session {
 }
 
 describe.skipIf(unavailable({ curl: toolWorks('curl'), 'script (util-linux)': toolWorks('script', ['-V']) }))(
-  'README examples against a started service',
+  'documentation examples against a started service',
   () => {
     let built: BuiltCli;
     let dir: string;
@@ -63,10 +86,10 @@ describe.skipIf(unavailable({ curl: toolWorks('curl'), 'script (util-linux)': to
     let serviceOutput = '';
     const sessions = new Map<string, Session>();
 
-    async function runSection(section: string): Promise<Session> {
+    async function runSession(session: string): Promise<Session> {
       const files: string[] = [];
-      for (const [i, b] of blocks.filter((x) => x.marked && x.section === section).entries()) {
-        const file = path.join(dir, '.doc-test', `${section.replace(/\W+/g, '-')}-${i}-line-${b.line}.sh`);
+      for (const [i, b] of blocks.filter((x) => x.runner === EXAMPLES_RUNNER && sessionOf(x) === session).entries()) {
+        const file = path.join(dir, '.doc-test', `${session.replace(/\W+/g, '-')}-${i}-line-${b.line}.sh`);
         await writeFile(file, b.code);
         files.push(file);
       }
@@ -101,7 +124,7 @@ describe.skipIf(unavailable({ curl: toolWorks('curl'), 'script (util-linux)': to
       built = await buildCli();
       // What a checkout offers the reader: fixtures/, and `npx bootsmith` resolving the package's
       // own bin (package.json's name and bin, dist/ compiled), nothing linked onto PATH.
-      dir = await checkoutDir(built, 'bootsmith-readme-');
+      dir = await checkoutDir(built, 'bootsmith-docs-');
       await mkdir(path.join(dir, '.doc-test'));
 
       // `npm start` with no configuration, on a terminal (script gives it a pseudo-terminal).
@@ -124,7 +147,7 @@ describe.skipIf(unavailable({ curl: toolWorks('curl'), 'script (util-linux)': to
         if (Date.now() > deadline) throw new Error(`bootsmith serve not ready:\n${serviceOutput}`);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
-      for (const section of CHECKED_SECTIONS) sessions.set(section, await runSection(section));
+      for (const session of SESSIONS) sessions.set(session, await runSession(session));
     }, SUITE_TIMEOUT_MS);
 
     afterAll(async () => {
@@ -160,16 +183,16 @@ describe.skipIf(unavailable({ curl: toolWorks('curl'), 'script (util-linux)': to
       expect(serviceOutput).not.toMatch(/^\{"level"/m);
     });
 
-    for (const section of CHECKED_SECTIONS) {
-      it(`"${section}": every block exits 0`, () => {
-        const s = sessions.get(section)!;
+    for (const session of SESSIONS) {
+      it(`${session}: every block exits 0`, () => {
+        const s = sessions.get(session)!;
         const last = [...s.output.matchAll(/::doc-test (\S+)/g)].pop()?.[1];
-        expect(s.code, `${section} stopped in ${last ?? '(no block)'}:\n${s.output.slice(-4000)}`).toBe(0);
+        expect(s.code, `${session} stopped in ${last ?? '(no block)'}:\n${s.output.slice(-4000)}`).toBe(0);
       });
     }
 
     it('"Try it": the download URL is on the routable address and the ISO carries the InfraEnv', () => {
-      const { output } = sessions.get('Try it')!;
+      const { output } = sessions.get(TRY_IT)!;
       const host = /serving on http:\/\/(\S+):\d+/.exec(startLine())?.[1];
       expect(output).toMatch(
         new RegExp(
@@ -199,7 +222,7 @@ describe.skipIf(unavailable({ curl: toolWorks('curl'), 'script (util-linux)': to
     });
 
     it('"Command line": the files the blocks promise, and live.iso back to the demo image', () => {
-      const { output } = sessions.get('Command line')!;
+      const { output } = sessions.get(COMMAND_LINE)!;
       for (const f of [
         'layout.json',
         'pristine.iso',
