@@ -16,9 +16,9 @@
 //                                      it ends at its next step boundary, 200 with it once it has ended
 //                                      (a queued one at once; cancelling again, or an ended job: no change)
 //   POST   /token-reads                reads of a `/bytoken/` ISO URL served by an image side fronting
-//                                      this core (src/ignition-supply/remote-token-reads.ts), the token
+//                                      this core (src/image-ports/remote/remote-token-reads.ts), the token
 //                                      in Image-Token: signed with IMAGE_REPLICA_KEY_FILE when this core
-//                                      has one (src/ignition-supply/replica-proof.ts: the URL token alone
+//                                      has one (src/image-ports/remote/replica-proof.ts: the URL token alone
 //                                      would let whoever saw the URL mark a job booted), else admin-only
 //                                      as the rest; 204 whether or not it is a job's (nothing is revealed)
 //
@@ -37,7 +37,7 @@ import {
   REPLICA_KEY_SETTING,
   REPLICA_PROOF_HEADER,
   type ReplicaKey,
-} from '../../ignition-supply/replica-proof.js';
+} from '../../image-ports/remote/replica-proof.js';
 import type { TokenReadReport } from '../jobs/read-tracker.js';
 import type { ReadRange } from '../store/records.js';
 

@@ -16,7 +16,7 @@ import express, { type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ArtifactService } from '../../artifacts/artifact-service.js';
 import type { ImageStore } from '../../images/catalog/image-store.js';
-import type { UrlTokenResolver } from '../../ignition-supply/url-token-resolver.js';
+import type { UrlTokenResolver } from '../../image-ports/url-token-resolver.js';
 import type { Metrics } from '../../metrics.js';
 import type { ArtifactObserver } from './artifact-observer.js';
 import type { TokenReadObserver } from './token-read-observer.js';

@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ArtifactService, ServedArtifact } from '../../artifacts/artifact-service.js';
-import type { UrlTokenResolver } from '../../ignition-supply/url-token-resolver.js';
+import type { UrlTokenResolver } from '../../image-ports/url-token-resolver.js';
 import type { Metrics } from '../../metrics.js';
 import type { SplicedFile } from '../../splice/spliced-file.js';
 import type { ArtifactObserver } from './artifact-observer.js';

@@ -20,7 +20,7 @@ export interface TokenReadReport {
   tokenHash: string;
   /**
    * The token itself, for an observer that must prove it to the core it fronts (remote mode:
-   * src/ignition-supply/remote-token-reads.ts sends it in a header, as it resolves tokens). Never
+   * src/image-ports/remote/remote-token-reads.ts sends it in a header, as it resolves tokens). Never
    * logged or stored; an in-process observer uses only the hash.
    */
   token: string;

@@ -12,7 +12,7 @@
 // a short opaque token to the token-read observer (BMC boot jobs follow their own URL's reads).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Router } from 'express';
-import type { Credential, DiscoveryImageType } from '../../../ignition-supply/source.js';
+import type { Credential, DiscoveryImageType } from '../../../image-ports/ignition-source.js';
 import { type ImageRouteContext, artifactRepresentation, sendArtifact } from '../artifact-response.js';
 import { UnauthorizedError } from '../../../errors.js';
 import { type PathCredentialKind, type UrlShape, URL_SHAPE, URL_SHAPES, expressPath } from '../../../url-grammar.js';

@@ -12,9 +12,9 @@
 // reads fails later with its reason).
 // Does NOT: resolve or authorize tokens (the core does), log a token, or retry.
 import type { Logger } from 'pino';
-import { describeError } from '../errors.js';
-import { redactText, redactUrl } from '../redact.js';
-import { EXTENSION_API_PREFIX } from '../url-grammar.js';
+import { describeError } from '../../errors.js';
+import { redactText, redactUrl } from '../../redact.js';
+import { EXTENSION_API_PREFIX } from '../../url-grammar.js';
 import { REPLICA_KEY_SETTING, REPLICA_PROOF_HEADER, replicaProof } from './replica-proof.js';
 
 /** Reads sent in one request: a second of a BMC's range storm (qemu reads ~30 ranges a second). */

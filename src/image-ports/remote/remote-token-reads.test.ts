@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../logger.js';
+import { createLogger } from '../../logger.js';
 import { MAX_READS_PER_POST, RemoteTokenReads, type RemoteTokenRead } from './remote-token-reads.js';
 import { isReplicaProof } from './replica-proof.js';
 
