@@ -93,6 +93,7 @@ export const FAST_TESTS: readonly string[] = [
   'src/image-ports/remote/remote-source.test.ts',
   'src/image-ports/remote/remote-url-tokens.test.ts',
   'src/image-ports/remote/replica-proof.test.ts',
+  'src/image-ports/url-token-resolver.test.ts',
   'src/images/cache/cache-budget.test.ts',
   'src/images/cache/disk-budget.test.ts',
   'src/images/cache/disk-full.test.ts',

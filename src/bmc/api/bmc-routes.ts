@@ -31,7 +31,7 @@ import { methodGuard } from '../../core/http/method-guard.js';
 import { parseBmcBody, parseJobBody } from '../bmc-input.js';
 import type { BmcService } from '../bmc-service.js';
 import { BadRequestError, UnauthorizedError, UnavailableError } from '../../errors.js';
-import { hashUrlToken } from '../../core/auth/url-tokens.js';
+import { hashUrlToken } from '../../image-ports/url-token-resolver.js';
 import {
   isReplicaProof,
   REPLICA_KEY_SETTING,

@@ -8,10 +8,9 @@
 // a 200 GET as the whole file. Costs one listener per request; the hash is computed only then.
 // Does NOT: report 304/412/416 answers or aborted responses (nothing was read), dedupe, wait for
 // the observer, or hash anything but opaque tokens (a JWT names its InfraEnv itself and is not a
-// boot job's). The hash is src/core/auth/url-tokens.ts's hashUrlToken (sha256, base64url); the
-// image side imports nothing from the core, so it is written here again (the test compares them).
-import { createHash } from 'node:crypto';
+// boot job's). The hash is the one every side names URL tokens by (src/image-ports/url-token-resolver.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { hashUrlToken } from '../../image-ports/url-token-resolver.js';
 import type { Extent } from '../../iso/manifest.js';
 import { parseRange } from '../representation/range.js';
 
@@ -35,10 +34,6 @@ export interface TokenReadReport {
 export interface TokenReadObserver {
   /** Called once per answered request; must not throw or block. */
   tokenRead(report: TokenReadReport): void;
-}
-
-export function tokenHash(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('base64url');
 }
 
 /** Reports `req` to `observer` once its response finished. */
@@ -69,7 +64,7 @@ export function watchTokenRead(
     }
     const address = req.socket.remoteAddress ?? 'unknown';
     observer.tokenRead({
-      tokenHash: tokenHash(token),
+      tokenHash: hashUrlToken(token),
       token,
       method,
       ranges,

@@ -13,6 +13,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Router } from 'express';
 import type { Credential, DiscoveryImageType } from '../../../image-ports/ignition-source.js';
+import { isJwtShaped } from '../../../image-ports/url-token-resolver.js';
 import { type ImageRouteContext, artifactRepresentation, sendArtifact } from '../artifact-response.js';
 import { UnauthorizedError } from '../../../errors.js';
 import { type PathCredentialKind, type UrlShape, URL_SHAPE, URL_SHAPES, expressPath } from '../../../url-grammar.js';
@@ -26,11 +27,6 @@ import {
   isoTypeFromQuery,
   stringQuery,
 } from '../request-params.js';
-
-/** Two dots: a JWT (the rule of src/core/auth/url-tokens.ts; the image side imports nothing from the core). */
-function isJwtShaped(token: string): boolean {
-  return token.split('.').length === 3;
-}
 
 export interface IsoTarget {
   infraEnvId: string;
