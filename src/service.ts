@@ -28,7 +28,7 @@ import {
   type ArtifactObserver,
   DedupingArtifactObserver,
   loggingArtifactObserver,
-} from './http/face/artifact-observer.js';
+} from './image-ports/boot-event-observer.js';
 import type { UrlTokenResolver } from './image-ports/url-token-resolver.js';
 import { writeErrorResponse } from './http/representation/error-response.js';
 import { Drain, type DrainResult } from './http/transport/drain.js';

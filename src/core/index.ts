@@ -38,7 +38,7 @@ import { createBootEventRecorder } from './events/boot-events.js';
 import { EventPostLimiter } from './events/post-limits.js';
 import { startEventRetention } from './events/retention.js';
 import type { UrlTokenResolver } from '../image-ports/url-token-resolver.js';
-import type { ArtifactObserver } from '../http/face/artifact-observer.js';
+import type { ArtifactObserver } from '../image-ports/boot-event-observer.js';
 import { type CoreEndpoints, type CoreSettings, coreSettingsOf, hostMonitorIntervalMs } from './settings.js';
 
 /** JSON request bodies of the API: room for the largest Ignition override (1 MiB, MAX_OVERRIDE_BYTES) with the rest of an InfraEnv. */

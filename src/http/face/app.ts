@@ -18,7 +18,7 @@ import type { ArtifactService } from '../../artifacts/artifact-service.js';
 import type { ImageStore } from '../../images/catalog/image-store.js';
 import type { UrlTokenResolver } from '../../image-ports/url-token-resolver.js';
 import type { Metrics } from '../../metrics.js';
-import type { ArtifactObserver } from './artifact-observer.js';
+import type { ArtifactObserver } from '../../image-ports/boot-event-observer.js';
 import type { TokenReadObserver } from './token-read-observer.js';
 import { answerImageError, imageErrorHandler } from './error-mapping.js';
 import { hotIsoRoute } from './hot-iso-route.js';
@@ -47,7 +47,7 @@ export interface AppParts {
   databaseHealth?: DatabaseHealth;
   /** Opaque `/bytoken/` URL tokens (the in-process core); absent in remote mode. */
   urlTokens?: UrlTokenResolver;
-  /** Boot events (src/http/face/artifact-observer.ts), already wrapped for dedupe. */
+  /** Boot events (src/image-ports/boot-event-observer.ts), already wrapped for dedupe. */
   observer?: ArtifactObserver;
   /** Reads of ISOs opened by short tokens (src/http/face/token-read-observer.ts): BMC boot jobs. */
   tokenReads?: TokenReadObserver;

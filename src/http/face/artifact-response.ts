@@ -12,7 +12,7 @@ import type { ArtifactService, ServedArtifact } from '../../artifacts/artifact-s
 import type { UrlTokenResolver } from '../../image-ports/url-token-resolver.js';
 import type { Metrics } from '../../metrics.js';
 import type { SplicedFile } from '../../splice/spliced-file.js';
-import type { ArtifactObserver } from './artifact-observer.js';
+import type { ArtifactObserver } from '../../image-ports/boot-event-observer.js';
 import type { TokenReadObserver } from './token-read-observer.js';
 import { redactedRequestTarget } from '../../redact.js';
 import type { Representation } from '../representation/representation.js';

@@ -17,7 +17,7 @@ import { isJwtShaped } from '../../../image-ports/url-token-resolver.js';
 import { type ImageRouteContext, artifactRepresentation, sendArtifact } from '../artifact-response.js';
 import { UnauthorizedError } from '../../../errors.js';
 import { type PathCredentialKind, type UrlShape, URL_SHAPE, URL_SHAPES, expressPath } from '../../../url-grammar.js';
-import { reportOf } from '../artifact-observer.js';
+import { reportOf } from '../boot-event-report.js';
 import { watchTokenRead } from '../token-read-observer.js';
 import { credentialFromRequest } from '../request-credential.js';
 import {
