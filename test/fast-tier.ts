@@ -74,7 +74,7 @@ export const FAST_TESTS: readonly string[] = [
   'src/http/face/routes/health.test.ts',
   'src/http/face/routes/metrics.test.ts',
   'src/http/face/routes/pxe-initrd.test.ts',
-  'src/http/face/token-read-observer.test.ts',
+  'src/http/face/token-read-watch.test.ts',
   'src/http/representation/buffer-pool.test.ts',
   'src/http/representation/buffer-representation.test.ts',
   'src/http/representation/content-disposition.test.ts',

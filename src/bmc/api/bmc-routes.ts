@@ -38,7 +38,7 @@ import {
   REPLICA_PROOF_HEADER,
   type ReplicaKey,
 } from '../../image-ports/remote/replica-proof.js';
-import type { TokenReadReport } from '../jobs/read-tracker.js';
+import type { TokenReadReport } from '../../image-ports/token-read-observer.js';
 import type { ReadRange } from '../store/records.js';
 
 /** Reads in one POST /token-reads, ranges per read, boot extents: what the image side sends, bounded. */

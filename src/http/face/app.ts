@@ -19,7 +19,7 @@ import type { ImageStore } from '../../images/catalog/image-store.js';
 import type { UrlTokenResolver } from '../../image-ports/url-token-resolver.js';
 import type { Metrics } from '../../metrics.js';
 import type { ArtifactObserver } from '../../image-ports/boot-event-observer.js';
-import type { TokenReadObserver } from './token-read-observer.js';
+import type { TokenReadObserver } from '../../image-ports/token-read-observer.js';
 import { answerImageError, imageErrorHandler } from './error-mapping.js';
 import { hotIsoRoute } from './hot-iso-route.js';
 import { redactedRequestTarget, redactUrl } from '../../redact.js';
@@ -49,7 +49,7 @@ export interface AppParts {
   urlTokens?: UrlTokenResolver;
   /** Boot events (src/image-ports/boot-event-observer.ts), already wrapped for dedupe. */
   observer?: ArtifactObserver;
-  /** Reads of ISOs opened by short tokens (src/http/face/token-read-observer.ts): BMC boot jobs. */
+  /** Reads of ISOs opened by short tokens (src/image-ports/token-read-observer.ts): BMC boot jobs. */
   tokenReads?: TokenReadObserver;
   /** Present when this process serves the BMC extension API (mounted at EXTENSION_API_PREFIX). */
   extensionRouter?: Router;

@@ -13,7 +13,7 @@ import type { UrlTokenResolver } from '../../image-ports/url-token-resolver.js';
 import type { Metrics } from '../../metrics.js';
 import type { SplicedFile } from '../../splice/spliced-file.js';
 import type { ArtifactObserver } from '../../image-ports/boot-event-observer.js';
-import type { TokenReadObserver } from './token-read-observer.js';
+import type { TokenReadObserver } from '../../image-ports/token-read-observer.js';
 import { redactedRequestTarget } from '../../redact.js';
 import type { Representation } from '../representation/representation.js';
 import { serveRepresentation } from '../representation/serve-representation.js';

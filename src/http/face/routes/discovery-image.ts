@@ -18,7 +18,7 @@ import { type ImageRouteContext, artifactRepresentation, sendArtifact } from '..
 import { UnauthorizedError } from '../../../errors.js';
 import { type PathCredentialKind, type UrlShape, URL_SHAPE, URL_SHAPES, expressPath } from '../../../url-grammar.js';
 import { reportOf } from '../boot-event-report.js';
-import { watchTokenRead } from '../token-read-observer.js';
+import { watchTokenRead } from '../token-read-watch.js';
 import { credentialFromRequest } from '../request-credential.js';
 import {
   infraEnvIdFromToken,

@@ -1,10 +1,12 @@
-// The token-read seam over a real loopback server: it reports a HEAD, a 206 with the Range
-// header's ranges (half-open), a 200 as the whole file, and nothing for a 416 or a request cut short.
+// The face's token-read watch (token-read-watch.ts) over a real loopback server: it reports a
+// HEAD, a 206 with the Range header's ranges (half-open), a 200 as the whole file, and nothing for
+// a 416 or a request cut short.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashUrlToken } from '../../image-ports/url-token-resolver.js';
-import { type TokenReadReport, watchTokenRead } from './token-read-observer.js';
+import type { TokenReadReport } from '../../image-ports/token-read-observer.js';
+import { watchTokenRead } from './token-read-watch.js';
 
 const SIZE = 10_000;
 let server: http.Server | undefined;
