@@ -16,6 +16,7 @@ import type { ArtifactObserver } from '../../image-ports/boot-event-observer.js'
 import type { TokenReadObserver } from '../../image-ports/token-read-observer.js';
 import { redactedRequestTarget } from '../../redact.js';
 import type { Representation } from '../representation/representation.js';
+import type { ResponsePlan } from '../representation/response-plan.js';
 import { serveRepresentation } from '../representation/serve-representation.js';
 
 export type ArtifactLabel =
@@ -34,15 +35,18 @@ export interface ImageRouteContext {
   tokenReads?: TokenReadObserver | undefined;
 }
 
+/** Serves `representation`; `onPlan` sees the range layer's plan of the answer (token reads). */
 export function sendArtifact(
   req: IncomingMessage,
   res: ServerResponse,
   { metrics, logger }: ImageRouteContext,
   label: ArtifactLabel,
   representation: Representation,
+  onPlan?: (plan: ResponsePlan) => void,
 ): Promise<void> {
   const m = labelled(metrics, label);
   return serveRepresentation(req, res, representation, {
+    onPlan,
     onBytes: m.onBytes,
     onStreamStart: m.onStreamStart,
     onStreamEnd: m.onStreamEnd,

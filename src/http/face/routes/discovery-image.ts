@@ -84,10 +84,12 @@ export async function serveDiscoveryIso(
 ): Promise<void> {
   const artifact = await context.artifacts.discoveryIso(target, target.type);
   context.observer?.artifactRequested(reportOf(req, target.infraEnvId, target.type));
-  if (context.tokenReads && target.credential.kind === 'image-token' && !isJwtShaped(target.credential.value))
-    watchTokenRead(context.tokenReads, req, res, target.credential.value, artifact.file.size, artifact.bootExtents);
+  const onPlan =
+    context.tokenReads && target.credential.kind === 'image-token' && !isJwtShaped(target.credential.value)
+      ? watchTokenRead(context.tokenReads, req, res, target.credential.value, artifact.file.size, artifact.bootExtents)
+      : undefined;
   const filename = `${target.infraEnvId}-discovery.iso`;
-  await sendArtifact(req, res, context, target.type, artifactRepresentation(artifact, filename));
+  await sendArtifact(req, res, context, target.type, artifactRepresentation(artifact, filename), onPlan);
 }
 
 export function discoveryImageRoutes(context: ImageRouteContext, shapes: readonly UrlShape[] = URL_SHAPES): Router {
