@@ -4,9 +4,9 @@
 // User-Agent cleaned of control characters and capped: cleanUserAgent) and the observer; dedupe
 // reports per (InfraEnv, address, artifact) within BOOT_EVENT_WINDOW_MS in a bounded in-memory
 // map, and hand the first of each window to an observer without waiting for it; word the event
-// (bootEventMessage). The in-process core records an InfraEnv event (src/core/events/boot-events.ts);
-// in remote mode `loggingArtifactObserver` logs at info. The image face fills a report from its
-// request (src/http/face/boot-event-report.ts).
+// (bootEventMessage). The in-process core records an InfraEnv event
+// (src/core/events/boot-events.ts); in remote mode `loggingArtifactObserver` logs at info. The
+// image face fills a report from its request (src/http/face/boot-event-report.ts).
 // Does NOT: authenticate (routes report only requests that were served an artifact, or name an
 // InfraEnv the observer checks), share the dedupe across replicas (each replica dedupes on its
 // own), or ever slow or fail the response (observer errors are logged at warn).

@@ -1,6 +1,7 @@
 // The image face's side of the boot-event port (src/image-ports/boot-event-observer.ts): the
-// report of a served request, from what the request shows: the client's address as the socket sees
-// it (IPv4-mapped IPv6 shown as IPv4; a token read names it so too, ./token-read-watch.ts), virtual media (a HEAD or a Range header) or a download, and the cleaned User-Agent.
+// report of a served request, from what the request shows: the client's address as the socket
+// sees it (IPv4-mapped IPv6 shown as IPv4; a token read names it so too, ./token-read-watch.ts),
+// virtual media (a HEAD or a Range header) or a download, and the cleaned User-Agent.
 // Does NOT: decide whether to report (the routes do, once they served the artifact) or dedupe.
 import type { IncomingMessage } from 'node:http';
 import {

@@ -1,8 +1,9 @@
-// The token-read observer (../token-read-observer.ts) of an image side that fronts a bootsmith core
-// over ASSISTED_SERVICE_URL: the reads of `/bytoken/` ISO URLs it serves are sent to the core's `POST /api/bootsmith/v1/token-reads`
-// (the token in the Image-Token header, as remote-url-tokens.ts resolves it; the report signed
-// with IMAGE_REPLICA_KEY_FILE, replica-proof.ts, which the core requires), so a BMC boot job
-// running on the core sees its BMC read the ISO and the boot files covered.
+// The token-read observer (../token-read-observer.ts) of an image side that fronts a bootsmith
+// core over ASSISTED_SERVICE_URL: the reads of `/bytoken/` ISO URLs it serves are sent to the
+// core's `POST /api/bootsmith/v1/token-reads` (the token in the Image-Token header, as
+// remote-url-tokens.ts resolves it; the report signed with IMAGE_REPLICA_KEY_FILE,
+// replica-proof.ts, which the core requires), so a BMC boot job running on the core sees its BMC
+// read the ISO and the boot files covered.
 //
 // Does: batch the reports per token (at most MAX_READS_PER_POST a request), send a token's first
 // read at once and the rest at most once a second, bound what waits (MAX_PENDING_TOKENS tokens,
