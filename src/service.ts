@@ -28,8 +28,8 @@ import {
   type ArtifactObserver,
   DedupingArtifactObserver,
   loggingArtifactObserver,
-} from './http/face/artifact-observer.js';
-import type { UrlTokenResolver } from './ignition-supply/url-token-resolver.js';
+} from './image-ports/boot-event-observer.js';
+import type { UrlTokenResolver } from './image-ports/url-token-resolver.js';
 import { writeErrorResponse } from './http/representation/error-response.js';
 import { Drain, type DrainResult } from './http/transport/drain.js';
 import { createLimitedServer } from './http/transport/listener-limits.js';
@@ -40,12 +40,12 @@ import { loadCaBundle, loadTlsMaterial } from './http/transport/tls/tls-material
 import { TlsMetrics } from './http/transport/tls/tls-metrics.js';
 import { readOpenFileLimit } from './http/transport/open-file-limit.js';
 import { fdBudgetProblem } from './http/face/request-cap-budget.js';
-import { CachedIgnitionSource } from './ignition-supply/cached-source.js';
-import { RemoteIgnitionSource } from './ignition-supply/remote-source.js';
-import { RemoteUrlTokenResolver } from './ignition-supply/remote-url-tokens.js';
-import { RemoteTokenReads } from './ignition-supply/remote-token-reads.js';
-import { loadReplicaKey } from './ignition-supply/replica-proof.js';
-import type { IgnitionSource } from './ignition-supply/source.js';
+import { CachedIgnitionSource } from './image-ports/cached-ignition-source.js';
+import { RemoteIgnitionSource } from './image-ports/remote/remote-source.js';
+import { RemoteUrlTokenResolver } from './image-ports/remote/remote-url-tokens.js';
+import { RemoteTokenReads } from './image-ports/remote/remote-token-reads.js';
+import { loadReplicaKey } from './image-ports/remote/replica-proof.js';
+import type { IgnitionSource } from './image-ports/ignition-source.js';
 import { hostRegistryFiles } from './images/fetch/oci/registries-conf-render.js';
 import { ManagedImageStore } from './images/managed-image-store.js';
 import { Metrics } from './metrics.js';

@@ -8,7 +8,7 @@
 import express, { type ErrorRequestHandler, type Request, type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ImageCatalog } from '../images/catalog/catalog-image.js';
-import type { IgnitionSource } from '../ignition-supply/source.js';
+import type { IgnitionSource } from '../image-ports/ignition-source.js';
 import { Authorizer } from './auth/authorizer.js';
 import { issueImageToken } from './auth/image-tokens.js';
 import { LocalKeys } from './auth/local-keys.js';
@@ -37,8 +37,8 @@ import { createIgnitionSource, createUrlTokenResolver } from './in-process-ignit
 import { createBootEventRecorder } from './events/boot-events.js';
 import { EventPostLimiter } from './events/post-limits.js';
 import { startEventRetention } from './events/retention.js';
-import type { UrlTokenResolver } from '../ignition-supply/url-token-resolver.js';
-import type { ArtifactObserver } from '../http/face/artifact-observer.js';
+import type { UrlTokenResolver } from '../image-ports/url-token-resolver.js';
+import type { ArtifactObserver } from '../image-ports/boot-event-observer.js';
 import { type CoreEndpoints, type CoreSettings, coreSettingsOf, hostMonitorIntervalMs } from './settings.js';
 
 /** JSON request bodies of the API: room for the largest Ignition override (1 MiB, MAX_OVERRIDE_BYTES) with the rest of an InfraEnv. */

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ArtifactService } from '../artifacts/artifact-service.js';
 import { UnavailableError } from '../errors.js';
-import type { IgnitionSource } from '../ignition-supply/source.js';
+import type { IgnitionSource } from '../image-ports/ignition-source.js';
 import type { ManagedImageStore, ManagedImageStoreOptions } from './managed-image-store.js';
 import { defaultImageStoreSettings } from './store-settings.js';
 import { FIXTURE_ISO, MINISO_FIXTURE, entry, fixtureBytes, sha256 } from './test-support/images.js';

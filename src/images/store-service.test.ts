@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArtifactService } from '../artifacts/artifact-service.js';
 import { createApp } from '../http/face/app.js';
-import type { IgnitionSource } from '../ignition-supply/source.js';
+import type { IgnitionSource } from '../image-ports/ignition-source.js';
 import { createLogger } from '../logger.js';
 import { Metrics } from '../metrics.js';
 import type { OsImageEntry } from './os-images-config.js';

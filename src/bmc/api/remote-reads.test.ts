@@ -16,7 +16,7 @@ import { embeddedBackend } from '../../core/test-support/harness.js';
 import { createLogger } from '../../logger.js';
 import { type RunningService, startService } from '../../service.js';
 import { EXTENSION_API_PREFIX } from '../../url-grammar.js';
-import { REPLICA_PROOF_HEADER, replicaProof } from '../../ignition-supply/replica-proof.js';
+import { REPLICA_PROOF_HEADER, replicaProof } from '../../image-ports/remote/replica-proof.js';
 import { type EmulatedBmc, startVirtualBmc, type VirtualGuest } from '../../../test/support/redfish-emulator/index.js';
 import type { JobView } from '../bmc-view.js';
 

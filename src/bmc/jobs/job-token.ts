@@ -12,7 +12,8 @@
 // AUTH_TYPE=none too (the image side resolves short tokens whatever the auth type).
 // Does NOT: serve anything, or log the token (only its hash is ever passed on).
 import { createHmac } from 'node:crypto';
-import { URL_TOKEN_BYTES, hashUrlToken } from '../../core/auth/url-tokens.js';
+import { URL_TOKEN_BYTES } from '../../core/auth/url-tokens.js';
+import { hashUrlToken } from '../../image-ports/url-token-resolver.js';
 import type { InfraEnvRecord } from '../../core/model.js';
 import { isoUrl } from '../../core/urls.js';
 

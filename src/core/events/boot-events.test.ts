@@ -4,7 +4,7 @@
 // the 10-minute window is checked with the injected clock; User-Agent text is cleaned and capped.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_USER_AGENT_CHARS } from '../../http/face/artifact-observer.js';
+import { MAX_USER_AGENT_CHARS } from '../../image-ports/boot-event-observer.js';
 import { type AllInOne, API, DEMO_VERSION, PULL_SECRET, startAllInOne } from '../../../test/support/all-in-one.js';
 
 interface EventJson {

@@ -4,11 +4,14 @@
 //
 // Does: insert one event per report, asynchronously, only for an InfraEnv that exists (the
 // kernel/rootfs routes take the id from an unauthenticated query parameter); log failures at warn.
-// Does NOT: dedupe (src/http/face/artifact-observer.ts does, before this is called), block or fail
-// the response that triggered it, or record anything secret (the message holds the address,
+// Does NOT: dedupe (src/image-ports/boot-event-observer.ts does, before this is called), block or
+// fail the response that triggered it, or record anything secret (the message holds the address,
 // the mode and a cleaned, capped User-Agent).
-import type { ArtifactObserver, ArtifactRequestReport } from '../../http/face/artifact-observer.js';
-import { bootEventMessage } from '../../http/face/artifact-observer.js';
+import {
+  type ArtifactObserver,
+  type ArtifactRequestReport,
+  bootEventMessage,
+} from '../../image-ports/boot-event-observer.js';
 import { isUuid } from '../../uuid.js';
 import type { CoreContext } from '../context.js';
 

@@ -16,10 +16,10 @@ import express, { type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ArtifactService } from '../../artifacts/artifact-service.js';
 import type { ImageStore } from '../../images/catalog/image-store.js';
-import type { UrlTokenResolver } from '../../ignition-supply/url-token-resolver.js';
+import type { UrlTokenResolver } from '../../image-ports/url-token-resolver.js';
 import type { Metrics } from '../../metrics.js';
-import type { ArtifactObserver } from './artifact-observer.js';
-import type { TokenReadObserver } from './token-read-observer.js';
+import type { ArtifactObserver } from '../../image-ports/boot-event-observer.js';
+import type { TokenReadObserver } from '../../image-ports/token-read-observer.js';
 import { answerImageError, imageErrorHandler } from './error-mapping.js';
 import { hotIsoRoute } from './hot-iso-route.js';
 import { redactedRequestTarget, redactUrl } from '../../redact.js';
@@ -47,9 +47,9 @@ export interface AppParts {
   databaseHealth?: DatabaseHealth;
   /** Opaque `/bytoken/` URL tokens (the in-process core); absent in remote mode. */
   urlTokens?: UrlTokenResolver;
-  /** Boot events (src/http/face/artifact-observer.ts), already wrapped for dedupe. */
+  /** Boot events (src/image-ports/boot-event-observer.ts), already wrapped for dedupe. */
   observer?: ArtifactObserver;
-  /** Reads of ISOs opened by short tokens (src/http/face/token-read-observer.ts): BMC boot jobs. */
+  /** Reads of ISOs opened by short tokens (src/image-ports/token-read-observer.ts): BMC boot jobs. */
   tokenReads?: TokenReadObserver;
   /** Present when this process serves the BMC extension API (mounted at EXTENSION_API_PREFIX). */
   extensionRouter?: Router;

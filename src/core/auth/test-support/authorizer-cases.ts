@@ -17,7 +17,8 @@ import type { InfraEnvRecord } from '../../model.js';
 import { Authorizer, type AuthType, type RequestCredentials, type Scope } from '../authorizer.js';
 import { issueImageToken, newImageTokenKey } from '../image-tokens.js';
 import { LocalKeys } from '../local-keys.js';
-import { hashUrlToken, newUrlToken, UrlTokens } from '../url-tokens.js';
+import { hashUrlToken } from '../../../image-ports/url-token-resolver.js';
+import { newUrlToken, UrlTokens } from '../url-tokens.js';
 
 export const INFRA_ENV_A = 'aaaaaaaa-0000-4000-8000-00000000000a';
 export const INFRA_ENV_B = 'bbbbbbbb-0000-4000-8000-00000000000b';

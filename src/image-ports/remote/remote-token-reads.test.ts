@@ -8,8 +8,10 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../logger.js';
-import { MAX_READS_PER_POST, RemoteTokenReads, type RemoteTokenRead } from './remote-token-reads.js';
+import { createLogger } from '../../logger.js';
+import type { TokenReadReport } from '../token-read-observer.js';
+import { hashUrlToken } from '../url-token-resolver.js';
+import { MAX_READS_PER_POST, RemoteTokenReads } from './remote-token-reads.js';
 import { isReplicaProof } from './replica-proof.js';
 
 const TOKEN = 'Secret0123456789_-Secret01234567';
@@ -48,7 +50,8 @@ async function core(answer: 'ok' | 'hang' | 'refuse'): Promise<{ url: string; po
   return { url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}`, posts };
 }
 
-const read = (token = TOKEN): RemoteTokenRead => ({
+const read = (token = TOKEN): TokenReadReport => ({
+  tokenHash: hashUrlToken(token),
   token,
   method: 'GET',
   ranges: [[0, 2048]],

@@ -1,11 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { UpstreamError } from '../errors.js';
-import { statusForError } from '../error-status.js';
-import { Metrics } from '../metrics.js';
-import { FakeAssistedService, type Seen } from '../../test/support/fake-assisted-service.js';
-import { CachedIgnitionSource } from './cached-source.js';
+import { UpstreamError } from '../../errors.js';
+import { statusForError } from '../../error-status.js';
+import { Metrics } from '../../metrics.js';
+import { FakeAssistedService, type Seen } from '../../../test/support/fake-assisted-service.js';
+import { CachedIgnitionSource } from '../cached-ignition-source.js';
 import { RemoteIgnitionSource, parseKernelArguments } from './remote-source.js';
 
 const ID = '6f1d7e2a-3b4c-4d5e-8f90-a1b2c3d4e5f6';

@@ -5,13 +5,13 @@
 // minimal initrd (`downloads/minimal-initrd`, 204 = none), all with the caller's credential
 // forwarded (api_key query, Image-Token header, or Authorization header). Upstream
 // 401/403/404 pass through; anything else becomes a 502 with a clear message.
-// Caching lives in cached-source.ts, not here. Never logs bodies or credentials.
-import { BadRequestError, UpstreamError } from '../errors.js';
-import type { Metrics } from '../metrics.js';
-import { redactText, redactUrl } from '../redact.js';
-import { isUuid } from '../uuid.js';
-import { API_PREFIX as API } from '../url-grammar.js';
-import type { Credential, DiscoveryCustomization, DiscoveryRequest, IgnitionSource } from './source.js';
+// Caching lives in ../cached-ignition-source.ts, not here. Never logs bodies or credentials.
+import { BadRequestError, UpstreamError } from '../../errors.js';
+import type { Metrics } from '../../metrics.js';
+import { redactText, redactUrl } from '../../redact.js';
+import { isUuid } from '../../uuid.js';
+import { API_PREFIX as API } from '../../url-grammar.js';
+import type { Credential, DiscoveryCustomization, DiscoveryRequest, IgnitionSource } from '../ignition-source.js';
 
 export interface RemoteSourceOptions {
   /** e.g. `http://assisted-service:8090` */

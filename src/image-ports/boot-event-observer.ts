@@ -1,14 +1,15 @@
 // The seam through which the image side reports "an artifact was requested" (boot events).
 //
-// Does: describe a request (InfraEnv, artifact, client address, virtual media or download,
-// User-Agent cleaned of control characters and capped), dedupe reports per (InfraEnv, address,
-// artifact) within BOOT_EVENT_WINDOW_MS in a bounded in-memory map, and hand the first of each
-// window to an observer without waiting for it. The in-process core records an InfraEnv event
-// (src/core/events/boot-events.ts); in remote mode `loggingArtifactObserver` logs at info.
+// Does: declare the report (InfraEnv, artifact, client address, virtual media or download,
+// User-Agent cleaned of control characters and capped: cleanUserAgent) and the observer; dedupe
+// reports per (InfraEnv, address, artifact) within BOOT_EVENT_WINDOW_MS in a bounded in-memory
+// map, and hand the first of each window to an observer without waiting for it; word the event
+// (bootEventMessage). The in-process core records an InfraEnv event
+// (src/core/events/boot-events.ts); in remote mode `loggingArtifactObserver` logs at info. The
+// image face fills a report from its request (src/http/face/boot-event-report.ts).
 // Does NOT: authenticate (routes report only requests that were served an artifact, or name an
 // InfraEnv the observer checks), share the dedupe across replicas (each replica dedupes on its
 // own), or ever slow or fail the response (observer errors are logged at warn).
-import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 
 export type ObservedArtifact = 'full-iso' | 'minimal-iso' | 'pxe-initrd' | 'kernel' | 'rootfs';
@@ -44,26 +45,6 @@ export function cleanUserAgent(value: string | undefined): string {
   if (!value) return '';
   const cleaned = value.replace(CONTROL_RE, '').trim();
   return cleaned.length > MAX_USER_AGENT_CHARS ? `${cleaned.slice(0, MAX_USER_AGENT_CHARS)}…` : cleaned;
-}
-
-export function clientAddress(req: IncomingMessage): string {
-  const address = req.socket.remoteAddress ?? 'unknown';
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
-}
-
-export function requestMode(req: IncomingMessage): ArtifactRequestReport['mode'] {
-  return req.method === 'HEAD' || req.headers.range !== undefined ? 'virtual media' : 'download';
-}
-
-/** Builds the report of `req` for `artifact` of `infraEnvId`. */
-export function reportOf(req: IncomingMessage, infraEnvId: string, artifact: ObservedArtifact): ArtifactRequestReport {
-  return {
-    infraEnvId,
-    artifact,
-    address: clientAddress(req),
-    mode: requestMode(req),
-    userAgent: cleanUserAgent(req.headers['user-agent']),
-  };
 }
 
 /** Passes the first report per key and window on to `inner`, asynchronously; drops the rest. */

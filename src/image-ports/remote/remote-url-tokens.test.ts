@@ -8,8 +8,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { errorBody } from '../core/http/error-handler.js';
-import { statusForError } from '../error-status.js';
+import { errorBody } from '../../core/http/error-handler.js';
+import { statusForError } from '../../error-status.js';
 import { RemoteUrlTokenResolver } from './remote-url-tokens.js';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');

@@ -6,7 +6,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Metrics } from '../metrics.js';
 import { credentialFingerprint } from './credential.js';
-import type { DiscoveryCustomization, DiscoveryRequest, IgnitionSource } from './source.js';
+import type { DiscoveryCustomization, DiscoveryRequest, IgnitionSource } from './ignition-source.js';
 
 export interface CachedSourceOptions {
   ttlMs: number;

@@ -1,8 +1,8 @@
 // Where the image side gets an InfraEnv's discovery Ignition and kernel arguments.
 //
 // One interface, two implementations: the in-process assisted core (src/core) and a
-// remote assisted-service compatible API (src/ignition-supply/remote-source.ts). Both are
-// wrapped by a short-TTL cache (src/ignition-supply/cached-source.ts) so a BMC's hundreds of
+// remote assisted-service compatible API (src/image-ports/remote/remote-source.ts). Both are
+// wrapped by a short-TTL cache (src/image-ports/cached-ignition-source.ts) so a BMC's hundreds of
 // Range requests cost at most one round of lookups. This module only declares types.
 
 export type DiscoveryImageType = 'full-iso' | 'minimal-iso';

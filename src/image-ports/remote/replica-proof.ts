@@ -12,7 +12,7 @@
 // route does) or log the key, a token or a proof.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
-import { keyFromText, MAX_KEY_FILE_BYTES } from '../fs/key-file.js';
+import { keyFromText, MAX_KEY_FILE_BYTES } from '../../fs/key-file.js';
 
 export const REPLICA_PROOF_HEADER = 'Bootsmith-Replica-Proof';
 export const REPLICA_KEY_SETTING = 'IMAGE_REPLICA_KEY_FILE';

@@ -9,11 +9,11 @@
 // Does NOT: authorize the download (the IgnitionSource forwards the token upstream for that),
 // or log the token.
 import { LRUCache } from 'lru-cache';
-import { describeError, UnauthorizedError, UpstreamError } from '../errors.js';
-import { redactText, redactUrl } from '../redact.js';
-import { isUuid } from '../uuid.js';
-import { API_PREFIX } from '../url-grammar.js';
-import type { UrlTokenResolver } from './url-token-resolver.js';
+import { describeError, UnauthorizedError, UpstreamError } from '../../errors.js';
+import { redactText, redactUrl } from '../../redact.js';
+import { isUuid } from '../../uuid.js';
+import { API_PREFIX } from '../../url-grammar.js';
+import type { UrlTokenResolver } from '../url-token-resolver.js';
 
 /** How long an answer is trusted: also how long a revoked token can still open an ISO here. */
 export const REMOTE_RESOLVE_CACHE_TTL_MS = 5_000;

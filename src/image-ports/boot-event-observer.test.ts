@@ -1,4 +1,4 @@
-// The boot-event seam's own rules (artifact-observer.ts): dedupe per (InfraEnv, address,
+// The boot-event seam's own rules (boot-event-observer.ts): dedupe per (InfraEnv, address,
 // artifact) within the window on an injected clock, the bounded key map forgetting its oldest
 // key, User-Agent cleaning, the message text, and remote mode's info log line (real pino).
 // The service-level behaviour (range storm, PXE, real events) is in src/core/events/boot-events.test.ts.
@@ -11,7 +11,7 @@ import {
   bootEventMessage,
   cleanUserAgent,
   loggingArtifactObserver,
-} from './artifact-observer.js';
+} from './boot-event-observer.js';
 
 const ID = '0b0c2f5e-7c8d-4e6f-9a1b-2c3d4e5f6a7b';
 const report = (address: string, artifact: ArtifactRequestReport['artifact'] = 'full-iso'): ArtifactRequestReport => ({

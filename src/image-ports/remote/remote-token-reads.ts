@@ -1,8 +1,9 @@
-// Token reads for an image side that fronts a bootsmith core over ASSISTED_SERVICE_URL: the reads
-// of `/bytoken/` ISO URLs it serves are sent to the core's `POST /api/bootsmith/v1/token-reads`
-// (the token in the Image-Token header, as remote-url-tokens.ts resolves it; the report signed
-// with IMAGE_REPLICA_KEY_FILE, replica-proof.ts, which the core requires), so a BMC boot job
-// running on the core sees its BMC read the ISO and the boot files covered.
+// The token-read observer (../token-read-observer.ts) of an image side that fronts a bootsmith
+// core over ASSISTED_SERVICE_URL: the reads of `/bytoken/` ISO URLs it serves are sent to the
+// core's `POST /api/bootsmith/v1/token-reads` (the token in the Image-Token header, as
+// remote-url-tokens.ts resolves it; the report signed with IMAGE_REPLICA_KEY_FILE,
+// replica-proof.ts, which the core requires), so a BMC boot job running on the core sees its BMC
+// read the ISO and the boot files covered.
 //
 // Does: batch the reports per token (at most MAX_READS_PER_POST a request), send a token's first
 // read at once and the rest at most once a second, bound what waits (MAX_PENDING_TOKENS tokens,
@@ -12,9 +13,10 @@
 // reads fails later with its reason).
 // Does NOT: resolve or authorize tokens (the core does), log a token, or retry.
 import type { Logger } from 'pino';
-import { describeError } from '../errors.js';
-import { redactText, redactUrl } from '../redact.js';
-import { EXTENSION_API_PREFIX } from '../url-grammar.js';
+import { describeError } from '../../errors.js';
+import { redactText, redactUrl } from '../../redact.js';
+import { EXTENSION_API_PREFIX } from '../../url-grammar.js';
+import type { TokenReadObserver, TokenReadReport } from '../token-read-observer.js';
 import { REPLICA_KEY_SETTING, REPLICA_PROOF_HEADER, replicaProof } from './replica-proof.js';
 
 /** Reads sent in one request: a second of a BMC's range storm (qemu reads ~30 ranges a second). */
@@ -27,18 +29,8 @@ const MAX_SEEN_TOKENS = 10_000;
 const TIMEOUT_MS = 10_000;
 const WARN_EVERY_MS = 60_000;
 
-export interface RemoteTokenRead {
-  token: string;
-  method: 'GET' | 'HEAD';
-  ranges: readonly [number, number][];
-  size: number;
-  bootExtents: readonly [number, number][];
-  address: string;
-  at: Date;
-}
-
-export class RemoteTokenReads {
-  private readonly pending = new Map<string, RemoteTokenRead[]>();
+export class RemoteTokenReads implements TokenReadObserver {
+  private readonly pending = new Map<string, TokenReadReport[]>();
   /** Tokens whose first read went out (bounded: forgotten all at once past MAX_SEEN_TOKENS). */
   private readonly seen = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
@@ -59,7 +51,7 @@ export class RemoteTokenReads {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
   }
 
-  tokenRead(report: RemoteTokenRead): void {
+  tokenRead(report: TokenReadReport): void {
     let reads = this.pending.get(report.token);
     if (!reads) {
       if (this.pending.size >= MAX_PENDING_TOKENS) return;
@@ -96,7 +88,7 @@ export class RemoteTokenReads {
     }
   }
 
-  private async post(token: string, reads: RemoteTokenRead[]): Promise<void> {
+  private async post(token: string, reads: TokenReadReport[]): Promise<void> {
     const url = `${this.baseUrl}${EXTENSION_API_PREFIX}/token-reads`;
     const body = JSON.stringify({
       reads: reads.map((r) => ({
