@@ -27,7 +27,7 @@ import { registerImageMetrics } from './image-metrics.js';
 import { newSlot } from './loader/image-slot.js';
 import { ImageLoader } from './loader/image-loader.js';
 import { type RebuildMinimalIso, rebuildMinimalIsoFromMinisoDat } from './loader/rebuild-minimal-iso.js';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './loader/retry-policy.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './load-failure/retry-policy.js';
 import { SharedContent } from './loader/shared-content.js';
 import type { OsImageEntry } from './os-images-config.js';
 import { type ImageStoreSettings, defaultImageStoreSettings } from './store-settings.js';

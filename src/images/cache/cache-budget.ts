@@ -15,7 +15,7 @@ import { describeError } from '../../errors.js';
 import type { BaseFile } from '../../splice/base-file.js';
 import type { StoreCatalog } from '../catalog/store-catalog.js';
 import { type ImageSlot, setRecord } from '../loader/image-slot.js';
-import { ImageLoadError } from '../loader/load-error.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
 import { formatBytes, formatDuration } from '../progress.js';
 import { removeFiles } from '../../fs/atomic-file.js';
 import { recordedContentNames } from './cache-layout.js';

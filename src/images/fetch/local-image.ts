@@ -16,7 +16,7 @@ import { describeError } from '../../errors.js';
 import { sysfsBlockDeviceSize } from '../../iso/block-device.js';
 import { SECTOR_SIZE } from '../../iso/directory-record.js';
 import { TYPE_PRIMARY, descriptorType, parsePrimaryVolumeDescriptor } from '../../iso/volume-descriptor.js';
-import { ImageLoadError } from '../loader/load-error.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
 
 /** ECMA-119 8.4: the primary volume descriptor is the first descriptor, at sector 16. */
 const PVD_OFFSET = 16 * SECTOR_SIZE;

@@ -5,7 +5,7 @@
 // cache by src/images/fetch/oci/oci-pull.ts.
 // It resolves the entry to an origin; it opens nothing.
 import { fileURLToPath } from 'node:url';
-import { ImageLoadError } from '../loader/load-error.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
 import { type OsImageEntry, redactUrl } from '../os-images-config.js';
 import { type HttpSettings, HttpSource } from './http-source.js';
 import type { OciSettings, OciSource } from './oci/oci-pull.js';

@@ -4,7 +4,7 @@
 // Does: run one load job per image (at most `concurrency` at a time, src/images/loader/semaphore.ts)
 // through the pipeline of src/images/loader/obtain-iso.ts; open the verified file into a LiveImage
 // and publish it; publish progress (throttled) and failures; retry failures on the schedule of
-// src/images/loader/retry-policy.ts (a failed image never affects the others); start the minimal
+// src/images/load-failure/retry-policy.ts (a failed image never affects the others); start the minimal
 // variant; fetch an evicted image again when the catalog reports it was requested; persist when an
 // image was last served (at most once a minute per image). Hold a ready image at once (its open
 // files closed, `verifying`: 503) when the integrity checks (src/images/loader/integrity-watch.ts)
@@ -28,12 +28,12 @@ import { contentDate } from './content-date.js';
 import { type ImageSlot, setRecord } from './image-slot.js';
 import { fenceOf, integrityVerified } from './integrity-report.js';
 import { IntegrityWatch } from './integrity-watch.js';
-import { ImageLoadError } from './load-error.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
 import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
 import { loadContextFor, sourceOf } from './load-context.js';
 import { obtainIso } from './obtain-iso.js';
 import { prepareMinimal } from './prepare-minimal.js';
-import { type RetryPolicy, retryClassOf, slowDelayMs } from './retry-policy.js';
+import { type RetryPolicy, retryClassOf, slowDelayMs } from '../load-failure/retry-policy.js';
 import { Semaphore } from './semaphore.js';
 import { ServeWhileDownloading } from './serve-while-downloading.js';
 import type { SharedContent } from './shared-content.js';

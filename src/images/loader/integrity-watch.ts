@@ -24,7 +24,7 @@ import { type VerifiedFile, fileMismatch } from '../cache/cache-record.js';
 import { hashFilePaced } from '../cache/paced-hash.js';
 import type { IntegritySettings } from '../store-settings.js';
 import type { ImageSlot } from './image-slot.js';
-import { sleep } from './retry-policy.js';
+import { sleep } from '../load-failure/retry-policy.js';
 
 /** With nothing due, the re-hash looks again this often (images published meanwhile join it). */
 const REHASH_IDLE_POLL_MS = 60_000;

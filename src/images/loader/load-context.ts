@@ -19,7 +19,7 @@ import { TransferProgress } from '../progress.js';
 import type { ImageSlot } from './image-slot.js';
 import { reportMismatch } from './integrity-report.js';
 import type { LoadContext } from './obtain-iso.js';
-import type { RetryPolicy } from './retry-policy.js';
+import type { RetryPolicy } from '../load-failure/retry-policy.js';
 import type { SharedContent } from './shared-content.js';
 
 /** Subscribers hear about download progress at most this often per image. */

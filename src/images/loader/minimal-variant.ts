@@ -11,7 +11,7 @@ import { describeError } from '../../errors.js';
 import { stat } from 'node:fs/promises';
 import { fsyncPath, removeFiles, renameDurably } from '../../fs/atomic-file.js';
 import { type VerifiedFile, withFingerprint } from '../cache/cache-record.js';
-import { ImageLoadError } from './load-error.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
 import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
 import { verifyIso } from '../fetch/verify-iso.js';
 

@@ -32,7 +32,7 @@
 // Only a renamed, verified file is ever handed back, so a killed process never leaves a file
 // that gets served; its record is written before the rename, so no cached ISO lacks one. Content
 // failures delete the .part (resuming bad bytes cannot help); transient ones keep it; a full
-// disk deletes it (src/images/cache/disk-full.ts), and a download or extraction of known size that
+// disk deletes it (src/images/load-failure/disk-full.ts), and a download or extraction of known size that
 // would leave less than IMAGE_DISK_RESERVE_BYTES free is refused before it writes. Writes wait
 // for the write gate (the embedded database starts first). It reports stages and bytes through
 // LoadContext and leaves opening, serving and retry scheduling to the loader
@@ -59,14 +59,14 @@ import {
   withFingerprint,
   writeRecord,
 } from '../cache/cache-record.js';
-import { diskFullCode, diskFullError } from '../cache/disk-full.js';
+import { diskFullCode, diskFullError } from '../load-failure/disk-full.js';
 import { downloadToFile } from '../fetch/download.js';
 import type { WorkingState } from '../catalog/image-status.js';
 import { compareWithRecord } from './compare-with-record.js';
 import type { FileMismatch } from './integrity-report.js';
-import { ImageLoadError } from './load-error.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
 import type { OsImageEntry } from '../os-images-config.js';
-import { type RetryPolicy, retryClassOf } from './retry-policy.js';
+import { type RetryPolicy, retryClassOf } from '../load-failure/retry-policy.js';
 import type { ImageOrigin } from '../fetch/origin.js';
 import { type OciSource, pullOciIso } from '../fetch/oci/oci-pull.js';
 import type { RemoteSource } from '../fetch/remote-source.js';

@@ -24,7 +24,7 @@ import type { ImageSlot } from './image-slot.js';
 import { type IntegrityDeps, fenceOf, reportMismatch } from './integrity-report.js';
 import { untilAllowed } from './load-context.js';
 import { contentDate } from './content-date.js';
-import { ImageLoadError } from './load-error.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
 import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
 import { buildMinimalVariant } from './minimal-variant.js';
 import type { SharedContent } from './shared-content.js';
