@@ -33,7 +33,6 @@ import ts from 'typescript';
 const KNOWN_FOLDER_TANGLES = {
   'src/cli': [['customize/', 'iso/', 'network/', 'output/']],
   'src/core': [['context.ts', 'discovery-ignition/', 'events/', 'infraenv/']],
-  'src/images': [['cache/', 'fetch/', 'loader/', 'store-settings.ts']],
 };
 
 /**
