@@ -21,7 +21,7 @@ import { type CacheRecord, type VerifiedFile, readRecord, writeRecord } from '..
 import type { Quarantine } from '../cache/quarantine.js';
 import type { LiveImage, MinimalState } from '../catalog/live-image.js';
 import type { CatalogSlot, StoreCatalog } from '../catalog/store-catalog.js';
-import { originOfEntry } from '../fetch/origin.js';
+import { originOfEntry } from '../origins/origin-of.js';
 import type { ImageMetrics } from '../image-metrics.js';
 import type { ImageStoreSettings } from '../store-settings.js';
 import { contentDate } from './content-date.js';

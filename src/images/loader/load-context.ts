@@ -13,7 +13,7 @@ import { assertRoomFor } from '../cache/free-space.js';
 import type { Quarantine } from '../cache/quarantine.js';
 import type { WorkingState } from '../catalog/image-status.js';
 import type { StoreCatalog } from '../catalog/store-catalog.js';
-import type { ImageOrigin } from '../fetch/origin.js';
+import type { ImageOrigin } from '../origins/origin-of.js';
 import type { ImageMetrics } from '../image-metrics.js';
 import { TransferProgress } from '../progress.js';
 import type { ImageSlot } from './image-slot.js';

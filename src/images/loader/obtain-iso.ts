@@ -67,7 +67,7 @@ import type { FileMismatch } from './integrity-report.js';
 import { ImageLoadError } from '../load-failure/load-error.js';
 import type { OsImageEntry } from '../os-images-config.js';
 import { type RetryPolicy, retryClassOf } from '../load-failure/retry-policy.js';
-import type { ImageOrigin } from '../fetch/origin.js';
+import type { ImageOrigin } from '../origins/origin-of.js';
 import { type OciSource, pullOciIso } from '../fetch/oci/oci-pull.js';
 import type { RemoteSource } from '../fetch/remote-source.js';
 import { localImage, localImageSize } from '../fetch/local-image.js';

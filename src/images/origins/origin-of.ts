@@ -7,10 +7,10 @@
 import { fileURLToPath } from 'node:url';
 import { ImageLoadError } from '../load-failure/load-error.js';
 import { type OsImageEntry, redactUrl } from '../os-images-config.js';
-import { type HttpSettings, HttpSource } from './http-source.js';
-import type { OciSettings, OciSource } from './oci/oci-pull.js';
-import type { RemoteSource } from './remote-source.js';
-import { type S3Settings, S3Source } from './s3-source.js';
+import { type HttpSettings, HttpSource } from '../fetch/http-source.js';
+import type { OciSettings, OciSource } from '../fetch/oci/oci-pull.js';
+import type { RemoteSource } from '../fetch/remote-source.js';
+import { type S3Settings, S3Source } from '../fetch/s3-source.js';
 
 export interface SourceSettings {
   http: HttpSettings;
