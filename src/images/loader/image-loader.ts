@@ -30,7 +30,7 @@ import { fenceOf, integrityVerified } from './integrity-report.js';
 import { IntegrityWatch } from './integrity-watch.js';
 import { ImageLoadError } from '../load-failure/load-error.js';
 import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
-import { loadContextFor, sourceOf } from './load-context.js';
+import { loadContextFor } from './load-context.js';
 import { obtainIso } from './obtain-iso.js';
 import { prepareMinimal } from './prepare-minimal.js';
 import { type RetryPolicy, retryClassOf, slowDelayMs } from '../load-failure/retry-policy.js';
@@ -151,7 +151,7 @@ export class ImageLoader {
     await Promise.all(this.recordWrites);
     for (const slot of this.slots) {
       if (slot.view.status.state === 'ready') closeImage(slot.view.status.image);
-      if (slot.origin?.kind === 'remote') slot.origin.source.close();
+      slot.origin?.close();
       slot.provisional?.close();
     }
   }
@@ -193,8 +193,9 @@ export class ImageLoader {
         writesAllowed: this.options.writesAllowed,
         shared: this.options.shared,
       });
-      if (this.options.settings.serveWhileDownloading && slot.origin.kind === 'remote' && !slot.origin.zip) {
-        provisional = new ServeWhileDownloading(slot, slot.origin.source, this.catalog, this.logger);
+      const rangeSource = slot.origin.rangeSource;
+      if (this.options.settings.serveWhileDownloading && rangeSource) {
+        provisional = new ServeWhileDownloading(slot, rangeSource, this.catalog, this.logger);
         slot.provisional = provisional;
       }
       const record = await obtainIso(provisional ? provisional.wrap(ctx) : ctx);
@@ -336,7 +337,7 @@ export class ImageLoader {
     this.logger.error(
       {
         image: view.key,
-        source: slot.origin ? sourceOf(slot.origin) : undefined,
+        source: slot.origin?.description,
         reason,
         retry,
         retryAt: retryAt && new Date(retryAt).toISOString(),

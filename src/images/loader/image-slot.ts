@@ -11,7 +11,7 @@ import type { BudgetSlot } from '../cache/budget-slot.js';
 import type { CacheFiles, LegacyFiles } from '../cache/cache-layout.js';
 import type { CacheRecord, RegistryResolution } from '../cache/cache-record.js';
 import type { CatalogSlot } from '../catalog/store-catalog.js';
-import type { ImageOrigin } from '../origins/origin-of.js';
+import type { ImageOrigin } from '../origins/image-origin.js';
 
 export interface ImageSlot extends BudgetSlot {
   origin: ImageOrigin | undefined;

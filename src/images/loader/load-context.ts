@@ -13,7 +13,7 @@ import { assertRoomFor } from '../cache/free-space.js';
 import type { Quarantine } from '../cache/quarantine.js';
 import type { WorkingState } from '../catalog/image-status.js';
 import type { StoreCatalog } from '../catalog/store-catalog.js';
-import type { ImageOrigin } from '../origins/origin-of.js';
+import type { ImageOrigin } from '../origins/image-origin.js';
 import type { ImageMetrics } from '../image-metrics.js';
 import { TransferProgress } from '../progress.js';
 import type { ImageSlot } from './image-slot.js';
@@ -60,7 +60,7 @@ export function loadContextFor(slot: ImageSlot, origin: ImageOrigin, deps: LoadC
       deps.catalog.setStatus(view, { state, progress });
       if (state === 'downloading') {
         deps.logger.info(
-          { image: view.key, source: sourceOf(origin), total, resumedAt: already || undefined },
+          { image: view.key, source: origin.description, total, resumedAt: already || undefined },
           'downloading base image',
         );
       }
@@ -97,18 +97,6 @@ export function untilAllowed(allowed: Promise<void>, signal: AbortSignal): Promi
       resolve();
     });
   });
-}
-
-/** Where an image comes from, for logs: the local path or the remote source's description. */
-export function sourceOf(origin: ImageOrigin): string {
-  switch (origin.kind) {
-    case 'local':
-      return origin.path;
-    case 'remote':
-      return origin.source.description;
-    case 'registry':
-      return origin.description;
-  }
 }
 
 function progressTick(slot: ImageSlot, progress: TransferProgress, deps: LoadContextDeps): void {

@@ -1,51 +1,41 @@
 // Getting one configured source to a verified file with a persisted record — the store's
-// pipeline for a single source (one or more OS_IMAGES entries naming it), whatever its origin:
+// pipeline for a single source (one or more OS_IMAGES entries naming it), the same for every
+// origin (src/images/origins/image-origin.ts: a local file, a block device, HTTP(S), S3, a zip, a
+// registry):
 //
-//   local ISO      used in place; reused while it matches its record
-//                  (src/images/loader/compare-with-record.ts); when its content changed, the
-//                  local source is the truth: it is verified again (sha256 if configured, CoreOS
-//                  layout) and recorded with its new sha256, and the change is reported, never moved
-//   block device   (a loop device, a disk an ISO was written to: src/images/fetch/local-image.ts)
-//                  its ISO volume copied into <source>.iso.part, hashed on the way, then as a
-//                  remote ISO (the copy is what is served and checked)
-//   remote ISO     the content file its record names is reused while it matches the record; a
+//   in place       an origin whose ISO may be used where it lies (a local regular file) and no
+//                  cached copy of it is recorded: reused while it matches its record
+//                  (src/images/loader/compare-with-record.ts); when its content changed, the local
+//                  source is the truth: it is verified again (sha256 if configured, CoreOS layout)
+//                  and recorded with its new sha256, and the change is reported, never moved
+//   cached         the content file its record names is reused while it matches the record; a
 //                  file whose content no longer matches the recorded sha256 is quarantined and
-//                  the image fetched again; else downloaded into <source>.iso.part (resumable),
-//                  verified, recorded, fsynced and renamed to sha256-<hex>.iso
-//   zip (local or remote)  the zip (downloaded into <source>.zip.part → <source>.zip) has its
-//                  single ISO extracted into <source>.iso.part, then as a remote ISO; the zip is
-//                  removed
-//   registry       pulled by src/images/fetch/oci/oci-pull.ts into <source>.iso.part (a raw blob
-//                  resumes after a restart); the pull resolves only once the layer digest, the
-//                  ISO's sha256 and a release payload's .iso.sha256 were verified, and nothing of
-//                  it is served before (never served while downloading); then as a remote ISO.
-//                  A tag is resolved once: later pulls (after an eviction) ask for the digest
+//                  the image written again; else the origin writes the ISO into <source>.iso.part
+//                  (resuming what an earlier attempt left where it can), and the install verifies,
+//                  deduplicates, records, fsyncs and renames it to sha256-<hex>.iso
 //
 // Files are content-keyed (src/images/cache/cache-layout.ts): a verified ISO whose sha256 another
 // source already stores and serves is not stored twice — the .part is dropped and the record
 // names the existing file. An entry with a configured sha256 adopts a stored file of that sha256
-// (hashed first) without downloading. Installs and comparisons of one content file run one at a
+// (hashed first) without writing. Installs and comparisons of one content file run one at a
 // time (ctx.shared.exclusive). A cache of the layout before content keying
 // (<openshift_version>-<arch>-<hash>.iso and .json) is adopted in place: compared with its record,
 // renamed, recorded again — no download.
 //
 // Only a renamed, verified file is ever handed back, so a killed process never leaves a file
-// that gets served; its record is written before the rename, so no cached ISO lacks one. Content
-// failures delete the .part (resuming bad bytes cannot help); transient ones keep it; a full
-// disk deletes it (src/images/load-failure/disk-full.ts), and a download or extraction of known size that
-// would leave less than IMAGE_DISK_RESERVE_BYTES free is refused before it writes. Writes wait
-// for the write gate (the embedded database starts first). It reports stages and bytes through
-// LoadContext and leaves opening, serving and retry scheduling to the loader
-// (src/images/loader/image-loader.ts) and the disk budget to src/images/cache/cache-budget.ts.
-import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+// that gets served; its record is written before the rename, so no cached ISO lacks one. A failed
+// write loses its .part as its origin says (ImageOrigin.discardPartOn, applied here once for all:
+// wrong bytes and a full disk delete it, transient faults keep it to resume, a copy that cannot
+// resume loses it always); a full disk becomes the error naming the disk
+// (src/images/load-failure/disk-full.ts). Origins ask the disk budget before they write: a write
+// of known size that would leave less than IMAGE_DISK_RESERVE_BYTES free is refused before its
+// first byte. Writes wait for the write gate (the embedded database starts first). It reports
+// stages and bytes through LoadContext and leaves opening, serving and retry scheduling to the
+// loader (src/images/loader/image-loader.ts) and the disk budget to src/images/cache/cache-budget.ts.
 import { stat } from 'node:fs/promises';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import { describeError } from '../../errors.js';
-import { fsyncPath, removeFiles, renameDurably, statIfExists } from '../../fs/atomic-file.js';
-import { openPartFile } from '../../fs/part-file.js';
+import { removeFiles, renameDurably, statIfExists } from '../../fs/atomic-file.js';
 import { CacheFiles, type LegacyFiles } from '../cache/cache-layout.js';
 import {
   type CacheRecord,
@@ -59,20 +49,15 @@ import {
   withFingerprint,
   writeRecord,
 } from '../cache/cache-record.js';
-import { diskFullCode, diskFullError } from '../load-failure/disk-full.js';
-import { downloadToFile } from '../fetch/download.js';
 import type { WorkingState } from '../catalog/image-status.js';
+import { hashFile, parseAsLiveIso, verifyIso } from '../fetch/verify-iso.js';
+import { diskFullCode, diskFullError } from '../load-failure/disk-full.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
+import { type RetryPolicy, retryClassOf } from '../load-failure/retry-policy.js';
+import type { ImageOrigin, WrittenIso } from '../origins/image-origin.js';
+import type { OsImageEntry } from '../os-images-config.js';
 import { compareWithRecord } from './compare-with-record.js';
 import type { FileMismatch } from './integrity-report.js';
-import { ImageLoadError } from '../load-failure/load-error.js';
-import type { OsImageEntry } from '../os-images-config.js';
-import { type RetryPolicy, retryClassOf } from '../load-failure/retry-policy.js';
-import type { ImageOrigin } from '../origins/origin-of.js';
-import { type OciSource, pullOciIso } from '../fetch/oci/oci-pull.js';
-import type { RemoteSource } from '../fetch/remote-source.js';
-import { localImage, localImageSize } from '../fetch/local-image.js';
-import { hashFile, parseAsLiveIso, verifyIso } from '../fetch/verify-iso.js';
-import { extractSingleIso } from '../fetch/zip-extract.js';
 
 /** What a load may know of the other sources' content files (src/images/loader/shared-content.ts). */
 export interface SharedFiles {
@@ -119,20 +104,11 @@ export interface LoadContext {
 /** The verified record of the image, after fetching and verifying whatever was needed. */
 export async function obtainIso(ctx: LoadContext): Promise<CacheRecord> {
   const existing = ctx.files ? await readRecord(ctx.files.record) : undefined;
-  if (ctx.origin.kind === 'local' && !ctx.origin.zip) {
-    const path = ctx.origin.path;
-    // the copy of a block device is reused without reading the device again
-    const device = async () => {
-      const local = await localImage(path, ctx.label);
-      if (local.kind !== 'device')
-        throw new ImageLoadError('upstream', `${ctx.label}: ${path} is no longer a block device`, 'slow', { path });
-      return { path, size: local.size };
-    };
-    if (existing && !existing.inPlace && recordMismatch(existing, ctx.entry) === undefined)
-      return cached(ctx, requireFiles(ctx), existing, device);
-    const local = await localImage(path, ctx.label);
-    if (local.kind === 'file') return inPlace(ctx, path, existing, local.size);
-    return cached(ctx, requireFiles(ctx), existing, device);
+  // a recorded cached copy (of a block device, say) is reused without asking the origin
+  const copyRecorded = existing && !existing.inPlace && recordMismatch(existing, ctx.entry) === undefined;
+  if (!copyRecorded) {
+    const local = await ctx.origin.inPlace?.(ctx.label);
+    if (local) return inPlace(ctx, local.path, existing, local.size);
   }
   return cached(ctx, requireFiles(ctx), existing);
 }
@@ -169,13 +145,7 @@ async function inPlace(
   return record;
 }
 
-async function cached(
-  ctx: LoadContext,
-  files: CacheFiles,
-  found: CacheRecord | undefined,
-  /** The block device to copy the ISO from (looked at only when a copy is needed). */
-  device?: () => Promise<{ path: string; size: number }>,
-): Promise<CacheRecord> {
+async function cached(ctx: LoadContext, files: CacheFiles, found: CacheRecord | undefined): Promise<CacheRecord> {
   const existing = (found && relocated(found, files)) ?? (found ? undefined : await adoptLegacy(ctx, files));
   const vouching =
     existing && !existing.inPlace && recordMismatch(existing, ctx.entry) === undefined ? existing : undefined;
@@ -194,28 +164,49 @@ async function cached(
   }
 
   await ctx.mayWrite();
-  let fetched: { sha256: string; size: number; registry?: RegistryResolution };
-  if (device) {
-    fetched = await copyDevice(ctx, await device(), files);
-  } else if (ctx.origin.kind === 'registry') {
-    fetched = await pull(ctx, ctx.origin, files);
-  } else if (ctx.origin.kind === 'local' || ctx.origin.zip) {
-    const zip = ctx.origin.kind === 'local' ? ctx.origin.path : await fetchZip(ctx, ctx.origin.source, files);
-    if (ctx.origin.kind === 'local') await localImageSize(zip, ctx.label);
-    fetched = await extract(ctx, zip, files);
-  } else {
-    fetched = await download(ctx, ctx.origin.source, files.isoPart);
-  }
+  const written = await write(ctx, files);
 
   ctx.stage('verifying');
   let verified: VerifiedFile;
   try {
-    verified = await verifyIso(files.isoPart, { ...verifyOptions(ctx), sha256: fetched.sha256 });
+    verified = await verifyIso(files.isoPart, { ...verifyOptions(ctx), sha256: written.sha256 });
   } catch (err) {
     if (retryClassOf(err) === 'never') await removeFiles(...partFiles(files));
     throw err;
   }
-  return ctx.shared.exclusive(verified.sha256, () => install(ctx, files, verified, fetched.registry));
+  return ctx.shared.exclusive(verified.sha256, () => install(ctx, files, verified, written));
+}
+
+/**
+ * The origin's write of the ISO into the `.part`. A failure loses the `.part` (and its sidecars)
+ * as the origin's `discardPartOn` says — a full disk always, then named by the error of
+ * src/images/load-failure/disk-full.ts —; a stop of the store keeps it for a later resume.
+ */
+async function write(ctx: LoadContext, files: CacheFiles): Promise<WrittenIso> {
+  const origin = ctx.origin;
+  try {
+    return await origin.write({
+      files,
+      label: ctx.label,
+      cpuArchitecture: ctx.entry.cpuArchitecture,
+      signal: ctx.signal,
+      policy: ctx.policy,
+      room: { reserve: (bytes) => ctx.reserve(bytes), assertRoom: (bytes) => ctx.assertRoom(bytes) },
+      stage: (state, total, already) => ctx.stage(state, total, already),
+      advance: (bytes) => ctx.advance(bytes),
+      notice: (message, context) => ctx.notice(message, context),
+      earlierResolution: ctx.registry,
+    });
+  } catch (err) {
+    const full = ctx.signal.aborted ? undefined : diskFullCode(err);
+    const discard =
+      origin.discardPartOn === 'any-failure' ||
+      full !== undefined ||
+      (origin.discardPartOn === 'content-failure' && !ctx.signal.aborted && retryClassOf(err) === 'never');
+    if (discard) await removeFiles(...partFiles(files));
+    if (full !== undefined) throw diskFullError(err, full, files.isoPart, ctx.label);
+    throw err;
+  }
 }
 
 /**
@@ -285,16 +276,17 @@ async function adoptStored(ctx: LoadContext, files: CacheFiles, sha256: string):
   });
 }
 
-/** The verified `.part` in the content store: renamed to sha256-<hex>.iso, or dropped for a copy served already. */
+/** The verified `.part` in the content store: renamed to sha256-<hex>.iso, or dropped for a copy served already; the origin's leftovers go. */
 async function install(
   ctx: LoadContext,
   files: CacheFiles,
   verified: VerifiedFile,
-  registry: RegistryResolution | undefined,
+  written: WrittenIso,
 ): Promise<CacheRecord> {
+  const { registry, leftovers } = written;
   const copy = await intactServedCopy(ctx, verified.sha256);
   if (copy) {
-    await removeFiles(...partFiles(files), files.zip);
+    await removeFiles(...partFiles(files), ...leftovers);
     ctx.notice('the fetched ISO is stored and served already (same sha256): the file is shared, the copy dropped', {
       file: path.basename(copy.path),
     });
@@ -309,7 +301,7 @@ async function install(
     const sha256 = await hashFile(target, ctx.signal, (n) => ctx.advance(n));
     const after = await statIfExists(target);
     if (sha256 === verified.sha256 && after && fileMismatch(withFingerprint(verified, before), after) === undefined) {
-      await removeFiles(...partFiles(files), files.zip);
+      await removeFiles(...partFiles(files), ...leftovers);
       return record(ctx, files, withFingerprint({ ...verified, path: target }, after), registry);
     }
     if (sha256 !== verified.sha256 && !ctx.shared.referencedElsewhere(target)) {
@@ -329,7 +321,7 @@ async function install(
   // recorded before the rename: a killed process never leaves a cached ISO without its sha256
   const result = await record(ctx, files, { ...verified, path: target }, registry);
   await renameDurably(files.isoPart, target);
-  await removeFiles(CacheFiles.partInfo(files.isoPart), CacheFiles.ociState(files.isoPart), files.zip);
+  await removeFiles(CacheFiles.partInfo(files.isoPart), CacheFiles.ociState(files.isoPart), ...leftovers);
   // the rename moved the ctime: record the fingerprint of the final file
   result.iso = withFingerprint(result.iso, await stat(target));
   await writeRecord(files.record, result);
@@ -491,177 +483,6 @@ async function record(
   };
   await writeRecord(files.record, result);
   return result;
-}
-
-/** Downloads the zip unless a complete one is already there; returns its path. */
-async function fetchZip(ctx: LoadContext, source: RemoteSource, files: CacheFiles): Promise<string> {
-  if (await statIfExists(files.zip)) return files.zip;
-  await download(ctx, source, files.zipPart);
-  await renameDurably(files.zipPart, files.zip);
-  await removeFiles(CacheFiles.partInfo(files.zipPart));
-  return files.zip;
-}
-
-async function extract(ctx: LoadContext, zip: string, files: CacheFiles): Promise<{ sha256: string; size: number }> {
-  const zipBytes = ctx.origin.kind === 'local' ? 0 : ((await statIfExists(zip))?.size ?? 0);
-  try {
-    return await extractSingleIso(zip, files.isoPart, ctx.label, {
-      signal: ctx.signal,
-      onStart: (size) => {
-        ctx.reserve(zipBytes + size);
-        ctx.assertRoom(size);
-        ctx.stage('extracting', size);
-      },
-      onBytes: (n) => ctx.advance(n),
-    });
-  } catch (err) {
-    const full = diskFullCode(err);
-    if (full !== undefined) {
-      await removeFiles(files.isoPart);
-      throw diskFullError(err, full, files.isoPart, ctx.label);
-    }
-    if (retryClassOf(err) === 'never')
-      await removeFiles(files.isoPart, ...(ctx.origin.kind === 'remote' ? [files.zip] : []));
-    throw err;
-  }
-}
-
-async function download(
-  ctx: LoadContext,
-  source: RemoteSource,
-  part: string,
-): Promise<{ sha256: string; size: number }> {
-  let known = false;
-  const result = await downloadToFile(
-    source,
-    part,
-    {
-      signal: ctx.signal,
-      onStart: (total, already) => {
-        known = total !== undefined;
-        if (total !== undefined) {
-          ctx.reserve(total);
-          ctx.assertRoom(total - already);
-        }
-        ctx.stage('downloading', total, already);
-      },
-      onBytes: (n) => ctx.advance(n),
-      onNotice: (message, context) => ctx.notice(message, context),
-    },
-    ctx.policy,
-  );
-  if (!known) ctx.reserve(result.size);
-  return result;
-}
-
-/** Copies the ISO volume of a block device into the `.part`, hashing it on the way. */
-async function copyDevice(
-  ctx: LoadContext,
-  device: { path: string; size: number },
-  files: CacheFiles,
-): Promise<{ sha256: string; size: number }> {
-  ctx.reserve(device.size);
-  ctx.assertRoom(device.size);
-  ctx.stage('extracting', device.size);
-  const hash = createHash('sha256');
-  let copied = 0;
-  try {
-    const out = await openPartFile(files.isoPart, { resume: false });
-    await pipeline(
-      createReadStream(device.path, { start: 0, end: device.size - 1, highWaterMark: 1024 * 1024 }),
-      new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          hash.update(chunk);
-          copied += chunk.length;
-          ctx.advance(chunk.length);
-          done(null, chunk);
-        },
-      }),
-      createWriteStream('', { fd: out }),
-      { signal: ctx.signal },
-    );
-    if (copied !== device.size)
-      throw new ImageLoadError(
-        'upstream',
-        `${ctx.label}: ${device.path} ended after ${copied} of the ${device.size} bytes of its ISO volume`,
-        'slow',
-        { path: device.path },
-      );
-    await fsyncPath(files.isoPart);
-  } catch (err) {
-    await removeFiles(...partFiles(files));
-    if (ctx.signal.aborted) throw ctx.signal.reason;
-    const full = diskFullCode(err);
-    if (full !== undefined) throw diskFullError(err, full, files.isoPart, ctx.label);
-    if (err instanceof ImageLoadError) throw err;
-    throw new ImageLoadError(
-      'upstream',
-      `${ctx.label}: reading ${device.path}: ${describeError(err)}`,
-      'slow',
-      { path: device.path },
-      { cause: err },
-    );
-  }
-  return { sha256: hash.digest('hex'), size: device.size };
-}
-
-/**
- * Pulls a registry source into the `.part` (oci-pull.ts): by the digest an earlier pull resolved
- * a tag to, when known. Resolves only once everything was verified.
- */
-async function pull(
-  ctx: LoadContext,
-  origin: Extract<ImageOrigin, { kind: 'registry' }>,
-  files: CacheFiles,
-): Promise<{ sha256: string; size: number; registry: RegistryResolution }> {
-  const source: OciSource =
-    ctx.registry === undefined
-      ? origin.source
-      : origin.source.kind === 'image'
-        ? { kind: 'image', reference: ctx.registry.resolved }
-        : { kind: 'release', releaseImage: ctx.registry.resolved };
-  try {
-    const result = await pullOciIso(
-      {
-        source,
-        cpuArchitecture: ctx.entry.cpuArchitecture,
-        partPath: files.isoPart,
-        signal: ctx.signal,
-        onStart: (size, already) => {
-          if (size !== undefined) {
-            ctx.reserve(size);
-            ctx.assertRoom(size - already);
-          }
-          ctx.stage('downloading', size, already);
-        },
-        onBytes: (n) => ctx.advance(n),
-        onNotice: (message, context) => ctx.notice(message, context),
-      },
-      origin.settings,
-    );
-    return {
-      sha256: result.sha256,
-      size: result.size,
-      registry: {
-        // the configured reference pinned (a pull by an earlier resolution keeps that one)
-        resolved: ctx.registry?.resolved ?? result.resolved,
-        pulledFrom: result.pulledFrom,
-        manifestDigest: result.manifestDigest,
-        layerDigest: result.layerDigest,
-        ...(result.machineOsImages !== undefined ? { machineOsImages: result.machineOsImages } : {}),
-      },
-    };
-  } catch (err) {
-    if (ctx.signal.aborted) throw err;
-    const full = diskFullCode(err);
-    if (full !== undefined) {
-      await removeFiles(...partFiles(files));
-      throw diskFullError(err, full, files.isoPart, ctx.label);
-    }
-    // wrong bytes never get better: nothing unverified is kept (a transient failure keeps the .part to resume)
-    if (retryClassOf(err) === 'never') await removeFiles(...partFiles(files));
-    throw err;
-  }
 }
 
 /** `existing` with the file's re-checked `iso` (written when `rewrite`), its manifest re-parsed if older. */
