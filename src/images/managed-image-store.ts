@@ -1,6 +1,7 @@
 // The image store, wired: every configured base image, its readiness, and the bounded work that
-// makes it ready. Each image is fetched (src/images/loader/obtain-iso.ts), verified, persisted and
-// opened once into a LiveImage that every request then shares.
+// makes it ready. Each image is fetched from its origin (src/images/origins/) by the pipeline of
+// src/images/loader/obtain-iso.ts, verified, persisted and opened once into a LiveImage that every
+// request then shares.
 //
 // Two sides:
 //   read   src/images/catalog/store-catalog.ts — state per image, resolve/find/images/health/
