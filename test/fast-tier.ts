@@ -107,6 +107,8 @@ export const FAST_TESTS: readonly string[] = [
   'src/images/load-failure/disk-full.test.ts',
   'src/images/load-failure/retry-policy.test.ts',
   'src/images/loader/image-loader.test.ts',
+  'src/images/origins/image-origin.test.ts',
+  'src/images/origins/origin-of.test.ts',
   'src/images/os-images-config.test.ts',
   'src/images/store-settings.test.ts',
   'src/initrd/embed-edit.test.ts',

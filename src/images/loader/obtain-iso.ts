@@ -45,8 +45,7 @@ import {
 import { parseAsLiveIso, verifyIso } from '../fetch/verify-iso.js';
 import { diskFullCode, diskFullError } from '../load-failure/disk-full.js';
 import { ImageLoadError } from '../load-failure/load-error.js';
-import { retryClassOf } from '../load-failure/retry-policy.js';
-import type { WrittenIso } from '../origins/image-origin.js';
+import { type WrittenIso, losesPart } from '../origins/image-origin.js';
 import { adoptLegacy } from './adopt-legacy.js';
 import { compareWithRecord } from './compare-with-record.js';
 import { adoptStored, installWritten, partFiles } from './install-iso.js';
@@ -139,12 +138,8 @@ async function writeFromOrigin(ctx: LoadContext, files: CacheFiles): Promise<Wri
       earlierResolution: ctx.registry,
     });
   } catch (err) {
+    if (losesPart(origin.discardPartOn, err, ctx.signal.aborted)) await removeFiles(...partFiles(files));
     const full = ctx.signal.aborted ? undefined : diskFullCode(err);
-    const discard =
-      origin.discardPartOn === 'any-failure' ||
-      full !== undefined ||
-      (origin.discardPartOn === 'content-failure' && !ctx.signal.aborted && retryClassOf(err) === 'never');
-    if (discard) await removeFiles(...partFiles(files));
     if (full !== undefined) throw diskFullError(err, full, files.isoPart, ctx.label);
     throw err;
   }

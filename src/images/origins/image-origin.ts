@@ -8,14 +8,15 @@
 // ranged reads is a RemoteSource (src/images/fetch/remote-source.ts) for remote-object-origin.ts.
 //
 // Does: declare the origin, what a write is given (OriginWrite: where to write, progress, the abort
-// signal, the image's slot in the disk budget) and what it gives back (WrittenIso: bytes written,
-// their sha256 when known, what to clean up). Does NOT: implement an origin (the *-origin.ts
+// signal, the image's slot in the disk budget), what it gives back (WrittenIso: bytes written,
+// their sha256 when known, what to clean up), and which failures lose the `.part` (losesPart). Does NOT: implement an origin (the *-origin.ts
 // modules beside it) or pick one for an OS_IMAGES entry (origin-of.ts).
 // Next: src/images/origins/origin-of.ts.
 import type { CacheFiles } from '../cache/cache-layout.js';
 import type { RegistryResolution } from '../cache/cache-record.js';
 import type { RemoteSource } from '../fetch/remote-source.js';
-import type { RetryPolicy } from '../load-failure/retry-policy.js';
+import { diskFullCode } from '../load-failure/disk-full.js';
+import { type RetryPolicy, retryClassOf } from '../load-failure/retry-policy.js';
 
 /** The image's slot in the disk budget, as an origin sees it: ask before writing. */
 export interface BudgetRoom {
@@ -69,6 +70,16 @@ export interface WrittenIso {
  *   full-disk        only a full disk (the downloader removes its `.part` itself then)
  */
 export type PartDiscard = 'any-failure' | 'content-failure' | 'full-disk';
+
+/**
+ * Whether a write that failed with `err` loses its `.part` under `policy`; `aborted`: the store is
+ * closing (the `.part` stays for a resume unless it can never be resumed).
+ */
+export function losesPart(policy: PartDiscard, err: unknown, aborted: boolean): boolean {
+  if (policy === 'any-failure') return true;
+  if (aborted) return false;
+  return diskFullCode(err) !== undefined || (policy === 'content-failure' && retryClassOf(err) === 'never');
+}
 
 export interface ImageOrigin {
   /** The path, or the URL without credentials or query, for logs and messages. */
