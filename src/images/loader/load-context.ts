@@ -20,9 +20,9 @@ import type { ImageOrigin } from '../origins/image-origin.js';
 import type { ImageMetrics } from '../image-metrics.js';
 import type { OsImageEntry } from '../os-images-config.js';
 import { TransferProgress } from '../progress.js';
+import type { RetryPolicy } from '../load-failure/retry-policy.js';
 import type { ImageSlot } from './image-slot.js';
 import { type FileMismatch, reportMismatch } from './integrity-report.js';
-import type { RetryPolicy } from '../load-failure/retry-policy.js';
 import type { SharedContent, SharedFiles } from './shared-content.js';
 
 export interface LoadContext {
