@@ -9,8 +9,9 @@
 //
 // Does: declare the origin, what a write is given (OriginWrite: where to write, progress, the abort
 // signal, the image's slot in the disk budget), what it gives back (WrittenIso: bytes written,
-// their sha256 when known, what to clean up), and which failures lose the `.part` (losesPart). Does NOT: implement an origin (the *-origin.ts
-// modules beside it) or pick one for an OS_IMAGES entry (origin-of.ts).
+// their sha256 when known, what to clean up), and which failures lose the `.part` (losesPart).
+// Does NOT: implement an origin (the *-origin.ts modules beside it) or pick one for an OS_IMAGES
+// entry (origin-of.ts).
 // Next: src/images/origins/origin-of.ts.
 import type { CacheFiles } from '../cache/cache-layout.js';
 import type { RegistryResolution } from '../cache/cache-record.js';
