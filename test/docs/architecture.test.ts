@@ -17,7 +17,7 @@ function layers(folder: string): string {
 }
 
 describe('docs/developer/architecture.md', () => {
-  it.each(['src', 'src/http'])('shows the layer order of %s as the import gate derives it', (folder) => {
+  it.each(['src', 'src/http', 'src/images'])('shows the layer order of %s as the import gate derives it', (folder) => {
     expect(DOC).toContain(`\`\`\`\n${layers(folder)}\`\`\``);
   });
 

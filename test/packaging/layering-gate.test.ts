@@ -1,7 +1,7 @@
 // The layering gate (scripts/check-import-cycles.mjs, part of `npm run check`) on small trees
 // written for each case: it passes a layered tree and fails, naming the culprit, on a folder
 // cycle, a test helper above its folder, a product module importing a test helper, and a room
-// importing beyond its rule; `--layers` prints the order leaves first.
+// importing beyond its rule; `--layers` prints the order leaves first, or names the cycle that has none.
 import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -48,6 +48,12 @@ describe('the layering gate', () => {
     const { status, out } = await gate(LAYERED, ['--layers', 'src']);
     expect(status).toBe(0);
     expect(out).toBe('0: leaf.ts\n1: a/\n2: b/\n');
+  });
+
+  it('names the cycle, without a stack trace, when asked for the layers of a tangled folder', async () => {
+    const { status, out } = await gate({ ...LAYERED, 'src/a/other.ts': ['../b/high.js'] }, ['--layers', 'src']);
+    expect(status).toBe(1);
+    expect(out).toMatch(/^src: (a\/ → b\/ → a\/|b\/ → a\/ → b\/) is a cycle; no layer order\n$/);
   });
 
   it('fails on a folder cycle that no module cycle shows', async () => {

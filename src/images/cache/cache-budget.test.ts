@@ -16,7 +16,7 @@ import { parseLiveIso } from '../../iso/live-layout.js';
 import { BaseFile } from '../../splice/base-file.js';
 import { StoreCatalog } from '../catalog/store-catalog.js';
 import { newSlot, type ImageSlot } from '../loader/image-slot.js';
-import { ImageLoadError, type RetryClass } from '../loader/load-error.js';
+import { ImageLoadError, type RetryClass } from '../load-failure/load-error.js';
 import { parseOsImages } from '../os-images-config.js';
 import { CacheBudget } from './cache-budget.js';
 import { CacheFiles, cacheName, contentIsoName } from './cache-layout.js';

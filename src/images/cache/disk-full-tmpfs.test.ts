@@ -3,7 +3,7 @@
 // IMAGE_DISK_RESERVE_BYTES free (issue 23); one that announces none fills the disk, and then the
 // partial file and its sidecar are removed at once. Either way the image is failed with a
 // reason naming the disk and a retry time on the slow schedule, and the space is free again for
-// everything else. Recognising a full disk in an error is disk-full.test.ts.
+// everything else. Recognising a full disk in an error is src/images/load-failure/disk-full.test.ts.
 import { readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -9,9 +9,9 @@ import { parseLiveIso } from '../../iso/live-layout.js';
 import { BudgetExceededError } from '../../iso/parse-budget.js';
 import { rockRidgeChainBomb } from '../../iso/test-support/crafted-iso.js';
 import { REPO_ROOT, makeTempDir, removeDir } from '../../iso/test-support/fixtures.js';
-import { ImageLoadError } from '../loader/load-error.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
 import { parseLiveIsoInWorker } from './parse-worker.js';
-import { retryClassOf } from '../loader/retry-policy.js';
+import { retryClassOf } from '../load-failure/retry-policy.js';
 import { parseAsLiveIso } from './verify-iso.js';
 
 const FIXTURE = path.join(REPO_ROOT, 'fixtures/iso/x86_64.iso');

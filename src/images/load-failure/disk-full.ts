@@ -1,10 +1,12 @@
 // Recognising a full disk (ENOSPC, EDQUOT) anywhere in an error's cause chain, and the typed
 // error the image store reports for it: it names the directory whose disk is full and is
-// retried on the slow schedule (src/images/loader/retry-policy.ts), never at once.
-// It removes nothing itself: callers delete their partial files before throwing it.
+// retried on the slow schedule (src/images/load-failure/retry-policy.ts), never at once.
+// Does NOT: remove anything itself: callers delete their partial files before throwing it
+// (src/images/loader/obtain-iso.ts for an origin's `.part`, src/images/fetch/download.ts for a
+// download's).
 import path from 'node:path';
 import { describeError } from '../../errors.js';
-import { ImageLoadError } from '../loader/load-error.js';
+import { ImageLoadError } from './load-error.js';
 
 const DISK_FULL_CODES = new Set(['ENOSPC', 'EDQUOT']);
 /** Causes followed before giving up: errors are wrapped a few times at most. */

@@ -1,8 +1,9 @@
 // When to retry a failed image load: the classification of errors into retry classes
-// (see src/images/loader/load-error.ts) and the two backoff schedules.
+// (see src/images/load-failure/load-error.ts) and the two backoff schedules.
 //
 // Fast retries happen inside one load (a few attempts, each resuming the download);
 // slow retries are timers of the loader (src/images/loader/image-loader.ts). Pure functions plus an abortable sleep; no I/O.
+// Next: src/images/load-failure/disk-full.ts (the error a full disk becomes).
 import { FormatError } from '../../errors.js';
 import { ImageLoadError, type RetryClass } from './load-error.js';
 

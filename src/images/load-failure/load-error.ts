@@ -1,5 +1,7 @@
 // The typed error of the image store: why one base image could not be made ready, and
-// what retrying can achieve, which drives the store's retry schedule:
+// what retrying can achieve, which drives the store's retry schedule. It opens the image side's
+// failure vocabulary (src/images/load-failure/: this error, the retry policy, the full-disk error),
+// a leaf room that fetch/, origins/, cache/ and loader/ import and that imports none of them:
 //
 //   fast       a transient fault (network error, reset, timeout, truncated body, HTTP 5xx/408/429):
 //              retried a few times at once with exponential backoff, resuming the download,
@@ -12,7 +14,8 @@
 //              change and restart
 //   on-demand  the disk budget is full: the image is fetched when it is next requested
 //
-// It does not decide anything itself; src/images/loader/retry-policy.ts classifies foreign errors.
+// Does NOT: decide anything itself. Next: src/images/load-failure/retry-policy.ts, which classifies
+// foreign errors and holds the backoff schedules.
 import { BootsmithError, type ErrorKind } from '../../errors.js';
 
 export type RetryClass = 'fast' | 'slow' | 'never' | 'on-demand';

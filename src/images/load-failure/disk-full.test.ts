@@ -1,8 +1,8 @@
 // Recognising a full disk in an error and the error the image store reports for it, as tables.
-// Pure; a download that really fills a disk is disk-full-tmpfs.test.ts.
+// Pure; a download that really fills a disk is src/images/cache/disk-full-tmpfs.test.ts.
 import { describe, expect, it } from 'vitest';
 
-import { ImageLoadError } from '../loader/load-error.js';
+import { ImageLoadError } from './load-error.js';
 import { diskFullCode, diskFullError } from './disk-full.js';
 
 const coded = (code: string, message = 'write failed'): Error => Object.assign(new Error(message), { code });
