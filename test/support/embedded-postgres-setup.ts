@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { startEmbeddedServer } from '../../src/core/db/embedded/server.js';
+import { startEmbeddedServer } from '../../src/platform/db/embedded/server.js';
 
 export const EMBEDDED_URL_ENV = 'BOOTSMITH_TEST_EMBEDDED_URL';
 

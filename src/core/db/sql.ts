@@ -14,7 +14,7 @@
 import type { Logger } from 'pino';
 import pino from 'pino';
 import { BootsmithError, UnavailableError } from '../../errors.js';
-import { type EmbeddedServer, startEmbeddedServer } from './embedded/server.js';
+import { type EmbeddedServer, startEmbeddedServer } from '../../platform/db/embedded/server.js';
 
 export interface SqlExecutor {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
