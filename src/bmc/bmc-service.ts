@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
 import type { StaticNetworkConfigEntry } from '../core/model.js';
-import type { SqlDatabase } from '../core/db/sql.js';
+import type { SqlDatabase } from '../platform/db/sql.js';
 import { isUuid } from '../uuid.js';
 import type { BmcCreate, BmcPatch, JobRequest } from './bmc-input.js';
 import { admitJob } from './jobs/admission.js';

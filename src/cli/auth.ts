@@ -11,7 +11,7 @@ import { describeError } from '../errors.js';
 import { LocalKeys } from '../core/auth/local-keys.js';
 import { migrate } from '../core/db/migrations.js';
 import { createRepository } from '../core/db/repository.js';
-import { openDatabase } from '../core/db/sql.js';
+import { openDatabase } from '../platform/db/sql.js';
 
 export const AUTH_USAGE = '  bootsmith auth rotate-admin';
 

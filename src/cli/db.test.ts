@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { importDump, parseDump } from '../core/db/dump.js';
 import { migrate } from '../core/db/migrations.js';
-import type { SqlDatabase, SqlExecutor } from '../core/db/sql.js';
+import type { SqlDatabase, SqlExecutor } from '../platform/db/sql.js';
 import { http, inventory, PULL_SECRET, sshKey, startHarness } from '../core/test-support/harness.js';
 import { API, DEMO_VERSION, PULL_SECRET as DEMO_PULL_SECRET, startAllInOne } from '../../test/support/all-in-one.js';
 import { dbCommand } from './db.js';

@@ -15,7 +15,7 @@ import { commandConfig, commandLogger } from './command-config.js';
 import { exportDump, importDump, parseDump } from '../core/db/dump.js';
 import { migrate } from '../core/db/migrations.js';
 import { pgliteDir } from '../core/db/pglite-era.js';
-import { openDatabase, type SqlDatabase } from '../core/db/sql.js';
+import { openDatabase, type SqlDatabase } from '../platform/db/sql.js';
 import { describeError } from '../errors.js';
 import { argument, flagOption, valueOption } from './options.js';
 import { openPgliteCopy } from './pglite-source.js';

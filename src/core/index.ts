@@ -17,7 +17,7 @@ import type { CoreContext } from './context.js';
 import { migrate } from './db/migrations.js';
 import { createRepository, type Repository } from './db/repository.js';
 import { pgliteEraNotice } from './db/pglite-era.js';
-import { openDatabase, type SqlDatabase } from './db/sql.js';
+import { openDatabase, type SqlDatabase } from '../platform/db/sql.js';
 import { registerDownloadRoutes } from './handlers/downloads.js';
 import { registerEventRoutes } from './handlers/events.js';
 import { registerHostRoutes } from './handlers/hosts.js';

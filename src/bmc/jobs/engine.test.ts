@@ -24,7 +24,7 @@ import {
 } from '../../../test/support/redfish-emulator/index.js';
 import { migrate } from '../../core/db/migrations.js';
 import { createRepository, type Repository } from '../../core/db/repository.js';
-import { openDatabase, type SqlDatabase } from '../../core/db/sql.js';
+import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
 import { embeddedBackend } from '../../core/test-support/harness.js';
 import type { InfraEnvRecord } from '../../core/model.js';
 import { type BmcSide, createBmcSide } from '../bmc-service.js';

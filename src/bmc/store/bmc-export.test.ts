@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportDump, importDump } from '../../core/db/dump.js';
 import { migrate } from '../../core/db/migrations.js';
-import { openDatabase, type SqlDatabase } from '../../core/db/sql.js';
+import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
 import { embeddedBackend } from '../../core/test-support/harness.js';
 import { BmcRepository } from './bmc-repository.js';
 import { CredentialsBox } from './credentials.js';

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../errors.js';
 import { migrate } from '../../core/db/migrations.js';
-import { openDatabase, type SqlDatabase } from '../../core/db/sql.js';
+import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
 import { backends } from '../../core/test-support/harness.js';
 import { BmcRepository } from './bmc-repository.js';
 import type { BmcRecord, JobRecord } from './records.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { migrate } from '../db/migrations.js';
 import { createRepository } from '../db/repository.js';
-import { openDatabase, type SqlDatabase } from '../db/sql.js';
+import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
 import { backends } from '../test-support/harness.js';
 import { AUTHORIZER_ROWS, buildWorld, credentialsOf, verdictOf, type World } from './test-support/authorizer-cases.js';
 

@@ -10,7 +10,7 @@
 // database opened only by the export command. The document holds pull secrets and keys:
 // callers write it 0600. Does not open databases itself.
 import { BadRequestError, withContext } from '../../errors.js';
-import type { SqlDatabase, SqlExecutor } from './sql.js';
+import type { SqlDatabase, SqlExecutor } from '../../platform/db/sql.js';
 
 export const DUMP_FORMAT = 'bootsmith-db-export';
 export const DUMP_VERSION = 1;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../test-support/harness.js';
 import { migrate } from './migrations.js';
 import { createRepository, type EventCursor, type Repository } from './repository.js';
-import { openDatabase, type SqlDatabase } from './sql.js';
+import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
 
 for (const backend of backends()) {
   describe(`event listing batches on ${backend.name}`, () => {

@@ -3,7 +3,7 @@
 // Each migration runs once, inside a transaction, guarded by an advisory lock so
 // replicas starting together do not race. Append new migrations; never edit an
 // applied one. Plain PostgreSQL 13+ SQL (the embedded server and DATABASE_URL alike).
-import type { SqlDatabase } from './sql.js';
+import type { SqlDatabase } from '../../platform/db/sql.js';
 
 export interface Migration {
   version: number;

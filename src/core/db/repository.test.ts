@@ -5,7 +5,7 @@ import { embeddedBackend } from '../test-support/harness.js';
 import type { HostRecord, InfraEnvRecord } from '../model.js';
 import { migrate } from './migrations.js';
 import { createRepository, type Repository } from './repository.js';
-import { openDatabase, type SqlDatabase } from './sql.js';
+import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
 
 describe('repository round trip on real PostgreSQL', () => {
   let db: SqlDatabase;

@@ -6,7 +6,7 @@
 // are generated from the column maps in ./tables.ts (./column-map.ts); filtered queries, the
 // heartbeat's one-UPDATE fast path and the monitor's locking SELECT are written here.
 // Does not validate input or apply business rules.
-import type { SqlDatabase, SqlExecutor } from './sql.js';
+import type { SqlDatabase, SqlExecutor } from '../../platform/db/sql.js';
 import type { EventRecord, HostRecord, HostStatus, InfraEnvRecord, Severity } from '../model.js';
 import { insertSql, paramsOf, recordFromRow, selectSql, updateByKeySql, upsertSql } from './column-map.js';
 import { EVENTS, HOSTS, INFRA_ENVS } from './tables.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { embeddedBackend } from '../test-support/harness.js';
 import { migrate, MIGRATIONS } from './migrations.js';
 import { createRepository } from './repository.js';
-import { openDatabase, type SqlDatabase } from './sql.js';
+import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
 
 describe('migration 5: unbound host states', () => {
   let db: SqlDatabase | undefined;

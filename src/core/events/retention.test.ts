@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../db/migrations.js';
 import { createRepository, type Repository } from '../db/repository.js';
-import { openDatabase, type SqlDatabase } from '../db/sql.js';
+import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
 import { backends } from '../test-support/harness.js';
 import { EVENTS_PRUNE_LOCK, PRUNE_BATCH, pruneEventsOnce } from './retention.js';
 

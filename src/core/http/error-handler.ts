@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { BootsmithError } from '../../errors.js';
 import { errorStatus } from '../../error-status.js';
 import { redactedRequestTarget } from '../../redact.js';
-import { translateDatabaseError } from '../db/sql.js';
+import { translateDatabaseError } from '../../platform/db/sql.js';
 import { FrameworkError } from '../validation/framework-error.js';
 
 export function errorBody(status: number, message: string): Record<string, unknown> {

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, test } from 'vitest';
-import { DatabaseUnavailableError, openDatabase, type SqlDatabase } from '../../../core/db/sql.js';
+import { DatabaseUnavailableError, openDatabase, type SqlDatabase } from '../sql.js';
 import { http, PULL_SECRET, startHarness } from '../../../core/test-support/harness.js';
 import { layoutOf, MAX_SOCKET_PATH_BYTES, startEmbeddedServer } from './server.js';
 
