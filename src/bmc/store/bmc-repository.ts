@@ -18,7 +18,14 @@
 // boundary, on whichever replica runs it; a queued job is cancelled at once (`cancelQueued`).
 // Does NOT: decide what a job does (../jobs/), check input (../api/), or open credentials.
 import { ConflictError } from '../../errors.js';
-import { insertSql, paramsOf, recordFromRow, selectSql, updateByKeySql, upsertSql } from '../../core/db/column-map.js';
+import {
+  insertSql,
+  paramsOf,
+  recordFromRow,
+  selectSql,
+  updateByKeySql,
+  upsertSql,
+} from '../../platform/db/column-map.js';
 import type { SqlDatabase, SqlExecutor } from '../../platform/db/sql.js';
 import { type BmcRecord, isFinished, type JobReadsRecord, type JobRecord, type JobState } from './records.js';
 import { BMC_JOB_READS, BMC_JOBS, BMCS } from './tables.js';

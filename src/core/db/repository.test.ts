@@ -1,5 +1,5 @@
 // The repository's round trip on real PostgreSQL (the run's embedded server): records read back
-// exactly as written through the column maps (the generated SQL itself is column-map.test.ts).
+// exactly as written through the column maps (the generated SQL itself is tables.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { embeddedBackend } from '../test-support/harness.js';
 import type { HostRecord, InfraEnvRecord } from '../model.js';

@@ -3,12 +3,19 @@
 // Every read and write of InfraEnvs, hosts, events and service keys goes through
 // here. `transaction` hands out a repository bound to one transaction so handlers
 // compose several writes atomically. INSERT/UPDATE/upsert/SELECT statements and row mapping
-// are generated from the column maps in ./tables.ts (./column-map.ts); filtered queries, the
+// are generated from the column maps in ./tables.ts (src/platform/db/column-map.ts); filtered queries, the
 // heartbeat's one-UPDATE fast path and the monitor's locking SELECT are written here.
 // Does not validate input or apply business rules.
 import type { SqlDatabase, SqlExecutor } from '../../platform/db/sql.js';
 import type { EventRecord, HostRecord, HostStatus, InfraEnvRecord, Severity } from '../model.js';
-import { insertSql, paramsOf, recordFromRow, selectSql, updateByKeySql, upsertSql } from './column-map.js';
+import {
+  insertSql,
+  paramsOf,
+  recordFromRow,
+  selectSql,
+  updateByKeySql,
+  upsertSql,
+} from '../../platform/db/column-map.js';
 import { EVENTS, HOSTS, INFRA_ENVS } from './tables.js';
 
 export interface EventFilter {
