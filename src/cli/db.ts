@@ -14,7 +14,7 @@ import type { Config } from '../config.js';
 import { commandConfig, commandLogger } from './command-config.js';
 import { exportDump, importDump, parseDump } from '../core/db/dump.js';
 import { migrate } from '../core/db/migrations.js';
-import { pgliteDir } from '../core/db/pglite-era.js';
+import { pgliteDir } from '../platform/db/pglite-era.js';
 import { openDatabase, type SqlDatabase } from '../platform/db/sql.js';
 import { describeError } from '../errors.js';
 import { argument, flagOption, valueOption } from './options.js';

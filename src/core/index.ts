@@ -16,7 +16,7 @@ import { UrlTokens } from './auth/url-tokens.js';
 import type { CoreContext } from './context.js';
 import { migrate } from './db/migrations.js';
 import { createRepository, type Repository } from './db/repository.js';
-import { pgliteEraNotice } from './db/pglite-era.js';
+import { pgliteEraNotice } from '../platform/db/pglite-era.js';
 import { openDatabase, type SqlDatabase } from '../platform/db/sql.js';
 import { registerDownloadRoutes } from './handlers/downloads.js';
 import { registerEventRoutes } from './handlers/events.js';
