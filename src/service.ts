@@ -56,6 +56,7 @@ import { type HandedOutUrl, exposureWarnings, resolveBaseUrls } from './startup/
 import type { StartSummary } from './startup/start-line.js';
 import { prepareDataDir } from './startup/data-dir.js';
 import { type ListenTarget, databaseUrlRefusal, listenRefusal } from './startup/setting-refusals.js';
+import { SERVICE_MIGRATIONS } from './service-database.js';
 
 export interface RunningService {
   /** LISTEN_PORT's server (an https.Server with native TLS). */
@@ -272,6 +273,7 @@ export async function startService(
         logger,
         now: options.now,
         onInfraEnvChange: (id) => ignitionCache?.invalidate(id),
+        migrations: SERVICE_MIGRATIONS,
         checkStaticNetwork: (id, entries) => bmc?.service.checkMacInterfaceMap(id, entries) ?? Promise.resolve(),
       })
         .catch((err: unknown) => {

@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { importDump, parseDump } from '../core/db/dump.js';
-import { migrate } from '../core/db/migrations.js';
+import { migrate } from '../platform/db/migration-runner.js';
+import { SERVICE_MIGRATIONS } from '../service-database.js';
 import type { SqlDatabase, SqlExecutor } from '../platform/db/sql.js';
 import { http, inventory, PULL_SECRET, sshKey, startHarness } from '../core/test-support/harness.js';
 import { API, DEMO_VERSION, PULL_SECRET as DEMO_PULL_SECRET, startAllInOne } from '../../test/support/all-in-one.js';
@@ -95,7 +96,7 @@ describe('bootsmith db export|import', () => {
     // 2. those rows in a real PGlite cluster, where bootsmith ≤ 0.1 kept them
     const old = await tempDir();
     const pglite = await pgliteDatabase(path.join(old, 'db'));
-    await migrate(pglite);
+    await migrate(pglite, SERVICE_MIGRATIONS);
     await importDump(pglite, dump);
     await pglite.closeNow();
 

@@ -13,7 +13,8 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import type { Config } from '../config.js';
 import { commandConfig, commandLogger } from './command-config.js';
 import { exportDump, importDump, parseDump } from '../core/db/dump.js';
-import { migrate } from '../core/db/migrations.js';
+import { migrate } from '../platform/db/migration-runner.js';
+import { SERVICE_MIGRATIONS } from '../service-database.js';
 import { pgliteDir } from '../platform/db/pglite-era.js';
 import { openDatabase, type SqlDatabase } from '../platform/db/sql.js';
 import { describeError } from '../errors.js';
@@ -102,7 +103,7 @@ async function importCommand(file: string, io: CliIo): Promise<number> {
     const dump = parseDump(await readFile(file, 'utf8'));
     const db = await configured(io, config);
     try {
-      await migrate(db);
+      await migrate(db, SERVICE_MIGRATIONS);
       const added = await importDump(db, dump);
       io.stdout.write(
         `${Object.entries(added)

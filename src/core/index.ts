@@ -14,7 +14,8 @@ import { issueImageToken } from './auth/image-tokens.js';
 import { LocalKeys } from './auth/local-keys.js';
 import { UrlTokens } from './auth/url-tokens.js';
 import type { CoreContext } from './context.js';
-import { migrate } from './db/migrations.js';
+import { CORE_MIGRATIONS } from './db/migrations.js';
+import { migrate, type MigrationList } from '../platform/db/migration-runner.js';
 import { createRepository, type Repository } from './db/repository.js';
 import { pgliteEraNotice } from '../platform/db/pglite-era.js';
 import { openDatabase, type SqlDatabase } from '../platform/db/sql.js';
@@ -61,6 +62,8 @@ export interface CoreOptions {
   monitorIntervalMs?: number;
   /** The event retention's period; undefined = EVENTS_PRUNE_INTERVAL_MS. Tests shorten it. */
   eventRetentionIntervalMs?: number;
+  /** Every wing's migrations, applied when the database opens (src/service-database.ts); undefined = the core's alone. */
+  migrations?: readonly MigrationList[];
   /** An InfraEnv update's static network config checked against its BMCs' MACs (src/bmc/); 400 to refuse. */
   checkStaticNetwork?: (infraEnvId: string, entries: StaticNetworkConfigEntry[] | null) => Promise<void>;
 }
@@ -108,7 +111,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     embeddedPostgresUser: settings.embeddedPostgresUser,
   });
   try {
-    await migrate(db);
+    await migrate(db, options.migrations ?? [CORE_MIGRATIONS]);
   } catch (err) {
     await db.close().catch(() => undefined);
     throw err;

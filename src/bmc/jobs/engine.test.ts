@@ -22,7 +22,8 @@ import {
   type TestCertificates,
   VirtualGuest,
 } from '../../../test/support/redfish-emulator/index.js';
-import { migrate } from '../../core/db/migrations.js';
+import { migrate } from '../../platform/db/migration-runner.js';
+import { SERVICE_MIGRATIONS } from '../../service-database.js';
 import { createRepository, type Repository } from '../../core/db/repository.js';
 import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
 import { embeddedBackend } from '../../core/test-support/harness.js';
@@ -60,7 +61,7 @@ describe('BMC job engine (PostgreSQL, emulated BMCs)', () => {
     const storage = await embeddedBackend().create();
     cleanup = storage.cleanup;
     db = await openDatabase({ databaseUrl: storage.databaseUrl!, dataDir: storage.dataDir });
-    await migrate(db);
+    await migrate(db, SERVICE_MIGRATIONS);
     core = createRepository(db);
     dir = await mkdtemp(path.join(tmpdir(), 'bmc-engine-'));
     certs = makeTestCertificates(dir);

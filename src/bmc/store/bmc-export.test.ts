@@ -5,7 +5,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportDump, importDump } from '../../core/db/dump.js';
-import { migrate } from '../../core/db/migrations.js';
+import { migrate } from '../../platform/db/migration-runner.js';
+import { SERVICE_MIGRATIONS } from '../../service-database.js';
 import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
 import { embeddedBackend } from '../../core/test-support/harness.js';
 import { BmcRepository } from './bmc-repository.js';
@@ -21,7 +22,7 @@ describe('BMC records in db export/import', () => {
     const storage = await embeddedBackend().create();
     cleanups.push(storage.cleanup);
     const db = await openDatabase({ databaseUrl: storage.databaseUrl!, dataDir: storage.dataDir });
-    await migrate(db);
+    await migrate(db, SERVICE_MIGRATIONS);
     dbs.push(db);
     return db;
   }

@@ -2,7 +2,7 @@
 // named next to the record field it holds and its codec, as src/core/db/tables.ts does for the core.
 //
 // Does: describe the tables for src/platform/db/column-map.ts, which generates their SQL and row mapping.
-// Does NOT: define the schema (src/core/db/migrations.ts, migrations 7 and 8; a column added there is
+// Does NOT: define the schema (./migrations.ts, migrations 7 and 8; a column added there is
 // added here) or run queries (./bmc-repository.ts).
 import {
   type Column,
