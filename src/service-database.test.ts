@@ -2,11 +2,14 @@
 // the same order, as when one list in the core held them all (before the BMC wing's moved to
 // src/bmc/store/migrations.ts). A database an earlier bootsmith migrated holds these records and
 // must upgrade exactly as before, so a renumbered, renamed or edited migration fails here; a new
-// one is appended to the table. Pure; applied to PostgreSQL in service-database-postgres.test.ts.
+// one is appended to the table. And the dump: every wing's table in it once, in the document's
+// order. Pure; applied to PostgreSQL in service-database-postgres.test.ts.
 import { createHash } from 'node:crypto';
 import { expect, it } from 'vitest';
+import { BMC_DUMP_TABLES } from './bmc/store/dump-tables.js';
+import { CORE_DUMP_TABLES } from './core/db/dump-tables.js';
 import { migrationOrder } from './platform/db/migration-runner.js';
-import { SERVICE_MIGRATIONS } from './service-database.js';
+import { SERVICE_DUMP_TABLES, SERVICE_MIGRATIONS } from './service-database.js';
 
 /** version, name, sha256 of the SQL: as the single list of the core applied them up to issue 36. */
 const RECORDED: [number, string, string][] = [
@@ -47,4 +50,14 @@ it('applies the recorded migrations in their order, each with its version, name 
     createHash('sha256').update(m.sql).digest('hex'),
   ]);
   expect(applied.slice(0, RECORDED.length)).toEqual(RECORDED);
+});
+
+it('carries every table a wing exports, once, in the order the document has always had', () => {
+  const names = SERVICE_DUMP_TABLES.map((t) => t.name);
+  expect(names).toEqual(['infra_envs', 'bmcs', 'image_url_tokens', 'hosts', 'events', 'service_keys']);
+  expect([...SERVICE_DUMP_TABLES].sort((a, b) => a.name.localeCompare(b.name))).toEqual(
+    [...Object.values(CORE_DUMP_TABLES), ...Object.values(BMC_DUMP_TABLES)].sort((a, b) =>
+      a.name.localeCompare(b.name),
+    ),
+  );
 });
