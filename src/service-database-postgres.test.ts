@@ -5,7 +5,7 @@
 // themselves are pinned in service-database.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CORE_MIGRATIONS } from './core/db/migrations.js';
-import { embeddedBackend } from './core/test-support/harness.js';
+import { embeddedBackend } from './platform/db/test-support/backends.js';
 import { migrate, migrationOrder } from './platform/db/migration-runner.js';
 import { openDatabase, type SqlDatabase } from './platform/db/sql.js';
 import { SERVICE_MIGRATIONS } from './service-database.js';

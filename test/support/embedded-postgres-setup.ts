@@ -1,7 +1,7 @@
 // Vitest globalSetup of the unit suite: one embedded PostgreSQL server for the whole run
 // (initdb once, not per test), in a temporary DATA_DIR removed afterwards. Test files reach it
 // through BOOTSMITH_TEST_EMBEDDED_URL (a connection string over its Unix socket) and create a
-// fresh database per test (src/core/test-support/harness.ts). Does not start anything else.
+// fresh database per test (src/platform/db/test-support/backends.ts). Does not start anything else.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

@@ -26,7 +26,7 @@ import { migrate } from '../../platform/db/migration-runner.js';
 import { SERVICE_MIGRATIONS } from '../../service-database.js';
 import { createRepository, type Repository } from '../../core/db/repository.js';
 import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
-import { embeddedBackend } from '../../core/test-support/harness.js';
+import { embeddedBackend } from '../../platform/db/test-support/backends.js';
 import type { InfraEnvRecord } from '../../core/model.js';
 import { type BmcSide, createBmcSide } from '../bmc-service.js';
 import { DEFAULT_BMC_SETTINGS } from '../settings.js';

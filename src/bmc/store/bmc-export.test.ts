@@ -8,7 +8,7 @@ import { migrate } from '../../platform/db/migration-runner.js';
 import { SERVICE_DUMP_TABLES, SERVICE_MIGRATIONS } from '../../service-database.js';
 import { exportDump, importDump } from '../../platform/db/dump.js';
 import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
-import { embeddedBackend } from '../../core/test-support/harness.js';
+import { embeddedBackend } from '../../platform/db/test-support/backends.js';
 import { BmcRepository } from './bmc-repository.js';
 import { CredentialsBox } from './credentials.js';
 import type { BmcRecord } from './records.js';

@@ -8,7 +8,7 @@ import { ConflictError } from '../../errors.js';
 import { migrate } from '../../platform/db/migration-runner.js';
 import { SERVICE_MIGRATIONS } from '../../service-database.js';
 import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
-import { backends } from '../../core/test-support/harness.js';
+import { backends } from '../../platform/db/test-support/backends.js';
 import { BmcRepository } from './bmc-repository.js';
 import type { BmcRecord, JobRecord } from './records.js';
 

@@ -8,7 +8,7 @@ import { CORE_MIGRATIONS } from '../db/migrations.js';
 import { migrate } from '../../platform/db/migration-runner.js';
 import { createRepository } from '../db/repository.js';
 import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
-import { backends } from '../test-support/harness.js';
+import { backends } from '../../platform/db/test-support/backends.js';
 import { AUTHORIZER_ROWS, buildWorld, credentialsOf, verdictOf, type World } from './test-support/authorizer-cases.js';
 
 for (const backend of backends()) {

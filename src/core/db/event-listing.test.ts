@@ -4,7 +4,7 @@
 // On the embedded server, and on TEST_DATABASE_URL when set.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends } from '../test-support/harness.js';
+import { backends } from '../../platform/db/test-support/backends.js';
 import { CORE_MIGRATIONS } from './migrations.js';
 import { migrate } from '../../platform/db/migration-runner.js';
 import { createRepository, type EventCursor, type Repository } from './repository.js';

@@ -1,7 +1,7 @@
 // The repository's round trip on real PostgreSQL (the run's embedded server): records read back
 // exactly as written through the column maps (the generated SQL itself is tables.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { embeddedBackend } from '../test-support/harness.js';
+import { embeddedBackend } from '../../platform/db/test-support/backends.js';
 import type { HostRecord, InfraEnvRecord } from '../model.js';
 import { CORE_MIGRATIONS } from './migrations.js';
 import { migrate } from '../../platform/db/migration-runner.js';

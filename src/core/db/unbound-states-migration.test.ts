@@ -3,7 +3,7 @@
 // upstream's sentence for known-unbound; other states, other columns and other rows are untouched,
 // and the new columns read back as their defaults. On the run's embedded PostgreSQL server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { embeddedBackend } from '../test-support/harness.js';
+import { embeddedBackend } from '../../platform/db/test-support/backends.js';
 import { CORE_MIGRATIONS } from './migrations.js';
 import { migrate } from '../../platform/db/migration-runner.js';
 import { createRepository } from './repository.js';

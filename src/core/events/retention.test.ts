@@ -8,7 +8,7 @@ import { CORE_MIGRATIONS } from '../db/migrations.js';
 import { migrate } from '../../platform/db/migration-runner.js';
 import { createRepository, type Repository } from '../db/repository.js';
 import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
-import { backends } from '../test-support/harness.js';
+import { backends } from '../../platform/db/test-support/backends.js';
 import { EVENTS_PRUNE_LOCK, PRUNE_BATCH, pruneEventsOnce } from './retention.js';
 
 const DAY = 24 * 3_600_000;
