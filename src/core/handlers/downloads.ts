@@ -15,7 +15,8 @@ import { discoveryIgnitionBytes, getInfraEnvOr404 } from '../infraenv/service.js
 import { bootScript, redirectScript } from '../ipxe/scripts.js';
 import { parseInventory } from '../host/validations.js';
 import type { InfraEnvRecord } from '../model.js';
-import { authorize, queryString, uuidParam, wrap } from '../http/request.js';
+import { authorize } from '../http/request.js';
+import { queryString, uuidParam, wrap } from '../../platform/api/request.js';
 import { filesUrl, pxeUrls } from '../urls.js';
 import { minimalInitrd } from '../infraenv/minimal-initrd.js';
 import { URL_SHAPE, apiRoutePath } from '../../url-grammar.js';

@@ -11,7 +11,7 @@ import { BadRequestError } from '../../errors.js';
 import type { ImageType, KernelArgument, Proxy, StaticNetworkConfigEntry } from '../model.js';
 import { validateStaticNetworkConfig } from './static-network.js';
 import { MAX_KERNEL_ARGUMENTS, validateUserKernelArgument } from './kernel-arguments.js';
-import { assertCleanText } from '../validation/text.js';
+import { assertCleanText } from '../../platform/api/clean-text.js';
 
 export interface InfraEnvParams {
   name?: string;
