@@ -1,10 +1,11 @@
-// The compact assisted core: createCore wires storage, auth, the host monitor and the
-// assisted-service v2 router (mounted by the app at API_BASE, src/url-grammar.ts).
+// The compact assisted core: createCore wires its repository, auth, the host monitor and the
+// assisted-service v2 router (mounted by the app at API_BASE, src/url-grammar.ts) on the database
+// it is handed (the platform's, src/platform/db/: opened and migrated by the caller).
 //
 // Exports the Core the app and the image side use: `router`, `ignitionSource`, `close`,
 // plus `auth` helpers (tokens for operators and tests). Takes its settings whole (./settings.ts:
 // the process's Config as is, and the endpoints resolved at start); applies no defaults to them.
-// Does not listen on a port.
+// Does not listen on a port, open or close the database.
 import express, { type ErrorRequestHandler, type Request, type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ImageCatalog } from '../images/catalog/catalog-image.js';
@@ -14,11 +15,9 @@ import { issueImageToken } from './auth/image-tokens.js';
 import { LocalKeys } from './auth/local-keys.js';
 import { UrlTokens } from './auth/url-tokens.js';
 import type { CoreContext } from './context.js';
-import { CORE_MIGRATIONS } from './db/migrations.js';
-import { migrate, type MigrationList } from '../platform/db/migration-runner.js';
 import { createRepository, type Repository } from './db/repository.js';
 import { pgliteEraNotice } from '../platform/db/pglite-era.js';
-import { openDatabase, type SqlDatabase } from '../platform/db/sql.js';
+import type { SqlDatabase } from '../platform/db/sql.js';
 import { registerDownloadRoutes } from './handlers/downloads.js';
 import { registerEventRoutes } from './handlers/events.js';
 import { registerHostRoutes } from './handlers/hosts.js';
@@ -48,6 +47,11 @@ const API_BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 export interface CoreOptions {
   /** What the operator configured: the process's Config (it extends CoreSettings), handed over as is. */
   settings: CoreSettings;
+  /**
+   * The database, opened on settings.databaseUrl / dataDir with at least the core's migrations
+   * applied (src/platform/db/migrated-database.ts); the caller closes it after the core.
+   */
+  db: SqlDatabase;
   /** Where hosts and BMCs are sent, resolved once the listener is bound (src/service.ts). */
   endpoints: CoreEndpoints;
   catalog: ImageCatalog;
@@ -62,8 +66,6 @@ export interface CoreOptions {
   monitorIntervalMs?: number;
   /** The event retention's period; undefined = EVENTS_PRUNE_INTERVAL_MS. Tests shorten it. */
   eventRetentionIntervalMs?: number;
-  /** Every wing's migrations, applied when the database opens (src/service-database.ts); undefined = the core's alone. */
-  migrations?: readonly MigrationList[];
   /** An InfraEnv update's static network config checked against its BMCs' MACs (src/bmc/); 400 to refuse. */
   checkStaticNetwork?: (infraEnvId: string, entries: StaticNetworkConfigEntry[] | null) => Promise<void>;
 }
@@ -88,34 +90,23 @@ export interface Core {
   artifactObserver: ArtifactObserver;
   auth: CoreAuthHelpers;
   /**
-   * What bootsmith's extension API builds on (src/bmc/, mounted beside this router): the one
-   * database and the core's repository (its tables live in the same schema, migration 7), and
-   * the core's own check of an admin credential (AUTH_TYPE=local; anything passes with none).
+   * What bootsmith's extension API builds on (src/bmc/, mounted beside this router): the core's
+   * repository, and the core's own check of an admin credential (AUTH_TYPE=local; anything
+   * passes with none).
    */
   extension: {
-    db: SqlDatabase;
     repo: Repository;
     authorizeAdmin(req: Request): Promise<void>;
     /** The core's error answers (upstream's shapes, statuses from src/error-status.ts). */
     errorHandler: ErrorRequestHandler;
   };
+  /** Stops the host monitor and the event retention; the database stays open for its owner to close. */
   close(): Promise<void>;
 }
 
 export async function createCore(options: CoreOptions): Promise<Core> {
   const settings = coreSettingsOf(options.settings);
-  const db = await openDatabase({
-    databaseUrl: settings.databaseUrl,
-    dataDir: settings.dataDir,
-    logger: options.logger,
-    embeddedPostgresUser: settings.embeddedPostgresUser,
-  });
-  try {
-    await migrate(db, options.migrations ?? [CORE_MIGRATIONS]);
-  } catch (err) {
-    await db.close().catch(() => undefined);
-    throw err;
-  }
+  const db = options.db;
   const pgliteNotice = settings.databaseUrl ? undefined : await pgliteEraNotice(settings.dataDir);
   if (pgliteNotice) options.logger.warn(pgliteNotice);
   const repo = createRepository(db);
@@ -193,7 +184,6 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       notices: pgliteNotice ? [pgliteNotice] : [],
     }),
     extension: {
-      db,
       repo,
       authorizeAdmin: (req) => authorize(ctx, req, {}),
       errorHandler: assistedErrorHandler(logger),
@@ -212,7 +202,6 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     async close() {
       await monitor?.stop();
       await retention?.stop();
-      await db.close();
     },
   };
 }

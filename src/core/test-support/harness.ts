@@ -8,7 +8,9 @@ import pino from 'pino';
 import type { CatalogImage, ImageCatalog } from '../../images/catalog/catalog-image.js';
 import { normalizeArchitecture } from '../../images/architecture.js';
 import type { EventSettings } from '../event-limits.js';
+import { CORE_MIGRATIONS } from '../db/migrations.js';
 import { createCore, type Core, type CoreOptions } from '../index.js';
+import { openMigratedDatabase } from '../../platform/db/migrated-database.js';
 import { type CoreEndpoints, type CoreSettings, DEFAULT_CORE_SETTINGS } from '../settings.js';
 import { API_BASE, API_PREFIX } from '../../url-grammar.js';
 import { DEFAULT_LISTENER_LIMITS } from '../../http/transport/listener-limits.js';
@@ -47,7 +49,7 @@ export interface Harness {
  */
 export type CoreOverrides = Partial<Omit<CoreSettings, 'events'> & CoreEndpoints> & {
   events?: Partial<EventSettings>;
-} & Partial<Omit<CoreOptions, 'settings' | 'endpoints'>>;
+} & Partial<Omit<CoreOptions, 'settings' | 'endpoints' | 'db'>>;
 
 export async function startHarness(
   storage: { dataDir: string; databaseUrl?: string },
@@ -69,15 +71,27 @@ export async function startHarness(
     eventRetentionIntervalMs,
     ...settings
   } = overrides;
-  const core = await createCore({
-    settings: {
-      ...DEFAULT_CORE_SETTINGS,
-      dataDir: storage.dataDir,
-      databaseUrl: storage.databaseUrl,
-      authType: 'none',
-      ...settings,
-      events: { ...DEFAULT_CORE_SETTINGS.events, ...events },
+  const coreSettings: CoreSettings = {
+    ...DEFAULT_CORE_SETTINGS,
+    dataDir: storage.dataDir,
+    databaseUrl: storage.databaseUrl,
+    authType: 'none',
+    ...settings,
+    events: { ...DEFAULT_CORE_SETTINGS.events, ...events },
+  };
+  // The core's tables alone: the service applies every wing's (src/service-database.ts).
+  const db = await openMigratedDatabase(
+    {
+      databaseUrl: coreSettings.databaseUrl,
+      dataDir: coreSettings.dataDir,
+      logger,
+      embeddedPostgresUser: coreSettings.embeddedPostgresUser,
     },
+    [CORE_MIGRATIONS],
+  );
+  const core = await createCore({
+    db,
+    settings: coreSettings,
     endpoints: { serviceBaseUrl, imageServiceBaseUrl, pxeServiceBaseUrl, pxeImageBaseUrl, serviceCaCert },
     catalog,
     logger,
@@ -104,6 +118,7 @@ export async function startHarness(
     async close() {
       await new Promise<void>((r) => server.close(() => r()));
       await core.close();
+      await db.close();
     },
   };
 }
