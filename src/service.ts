@@ -296,15 +296,9 @@ export async function startService(
         .finally(databaseStarted);
       // The BMC side (src/bmc/): records and jobs in the same database; every replica with the
       // API runs jobs (one replica per job: leases), and its image side reports its jobs' ISO reads.
-      const repo = core.extension.repo;
       bmc = createBmcSide({
         db: database,
-        core: {
-          getInfraEnv: (id) => repo.getInfraEnv(id),
-          infraEnvExists: (id) => repo.infraEnvExists(id),
-          insertUrlTokens: (rows) => repo.insertUrlTokens(rows),
-          insertEvent: (event) => repo.insertEvent(event),
-        },
+        core: core.domain, // the BMC wing's port onto the core (src/bmc/core-port.ts)
         settings: bmcSettingsOf(config),
         dataDir: config.dataDir,
         bases: {

@@ -15,7 +15,8 @@ import { issueImageToken } from './auth/image-tokens.js';
 import { LocalKeys } from './auth/local-keys.js';
 import { UrlTokens } from './auth/url-tokens.js';
 import type { CoreContext } from './context.js';
-import { createRepository, type Repository } from './db/repository.js';
+import { type CoreDomain, coreDomain } from './domain.js';
+import { createRepository } from './db/repository.js';
 import { pgliteEraNotice } from '../platform/db/pglite-era.js';
 import type { SqlDatabase } from '../platform/db/sql.js';
 import { registerDownloadRoutes } from './handlers/downloads.js';
@@ -89,13 +90,14 @@ export interface Core {
   /** Records boot events (first ISO / PXE artifact request per client) for the image side. */
   artifactObserver: ArtifactObserver;
   auth: CoreAuthHelpers;
+  /** What another wing may call of the core (./domain.ts; the BMC wing's port, src/bmc/core-port.ts). */
+  domain: CoreDomain;
   /**
-   * What bootsmith's extension API builds on (src/bmc/, mounted beside this router): the core's
-   * repository, and the core's own check of an admin credential (AUTH_TYPE=local; anything
-   * passes with none).
+   * What bootsmith's extension API (src/bmc/api/, mounted beside this router) shares with the
+   * core's: the check of an admin credential (AUTH_TYPE=local; anything passes with none) and the
+   * error answers.
    */
   extension: {
-    repo: Repository;
     authorizeAdmin(req: Request): Promise<void>;
     /** The core's error answers (upstream's shapes, statuses from src/error-status.ts). */
     errorHandler: ErrorRequestHandler;
@@ -183,8 +185,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       state: db.embedded ? db.embedded.state() : 'connected',
       notices: pgliteNotice ? [pgliteNotice] : [],
     }),
+    domain: coreDomain(repo),
     extension: {
-      repo,
       authorizeAdmin: (req) => authorize(ctx, req, {}),
       errorHandler: assistedErrorHandler(logger),
     },

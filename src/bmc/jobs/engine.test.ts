@@ -25,6 +25,7 @@ import {
 import { migrate } from '../../platform/db/migration-runner.js';
 import { SERVICE_MIGRATIONS } from '../../service-database.js';
 import { createRepository, type Repository } from '../../core/db/repository.js';
+import { coreDomain } from '../../core/domain.js';
 import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
 import { embeddedBackend } from '../../platform/db/test-support/backends.js';
 import type { InfraEnvRecord } from '../../core/model.js';
@@ -102,13 +103,7 @@ describe('BMC job engine (PostgreSQL, emulated BMCs)', () => {
   function side(overrides: Partial<Parameters<typeof createBmcSide>[0]> = {}, settings = {}): BmcSide {
     const s = createBmcSide({
       db,
-      core: {
-        ...core,
-        getInfraEnv: (id) => core.getInfraEnv(id),
-        insertUrlTokens: (r) => core.insertUrlTokens(r),
-        insertEvent: (e) => core.insertEvent(e),
-        infraEnvExists: (id) => core.infraEnvExists(id),
-      },
+      core: coreDomain(core),
       settings: { ...DEFAULT_BMC_SETTINGS, ...settings },
       dataDir: dir,
       bases: { imageServiceBaseUrl: 'http://127.0.0.1:9/images' },

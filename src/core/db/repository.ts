@@ -82,6 +82,12 @@ export interface Repository {
     agentVersion: string | undefined,
   ): Promise<Pick<HostRecord, 'id' | 'status'> | undefined>;
   listHosts(infraEnvId: string): Promise<HostRecord[]>;
+  /** The InfraEnv's hosts registered at or after `since`, newest first, at most `limit` (a BMC boot job's match). */
+  hostsRegisteredSince(
+    infraEnvId: string,
+    since: Date,
+    limit: number,
+  ): Promise<{ id: string; registeredAt: Date; inventory: string | null }[]>;
   /**
    * Up to `limit` hosts in the given states that last checked in before `cutoff`, oldest
    * first, each row locked for this transaction; rows another transaction holds (a heartbeat
@@ -122,6 +128,8 @@ export interface Repository {
   /** Stores short image-URL tokens by their hash in one statement; a hash already stored is left as is. */
   insertUrlTokens(rows: UrlTokenRow[]): Promise<void>;
   getUrlToken(tokenHash: string): Promise<UrlTokenRow | undefined>;
+  /** Revokes one token by its hash (a BMC boot job's, once its media is ejected). */
+  deleteUrlToken(tokenHash: string): Promise<void>;
   deleteUrlTokensOf(infraEnvId: string): Promise<number>;
   /** Drops the oldest non-standing tokens of an InfraEnv beyond the newest `keep`; returns how many. */
   trimUrlTokens(infraEnvId: string, keep: number): Promise<number>;
@@ -211,6 +219,19 @@ class SqlRepository implements Repository {
       infraEnvId,
     ]);
     return rows.map((row) => recordFromRow(HOSTS, row));
+  }
+
+  async hostsRegisteredSince(
+    infraEnvId: string,
+    since: Date,
+    limit: number,
+  ): Promise<{ id: string; registeredAt: Date; inventory: string | null }[]> {
+    const rows = await this.ex.query<{ id: string; registered_at: Date; inventory: string | null }>(
+      `SELECT id, registered_at, inventory FROM hosts WHERE infra_env_id = $1 AND registered_at >= $2
+       ORDER BY registered_at DESC LIMIT $3`,
+      [infraEnvId, since, limit],
+    );
+    return rows.map((r) => ({ id: r.id, registeredAt: new Date(r.registered_at), inventory: r.inventory }));
   }
 
   async checkInConnectedHost(
@@ -426,6 +447,10 @@ class SqlRepository implements Repository {
       expiresAt: new Date(r.expires_at),
       createdAt: new Date(r.created_at),
     };
+  }
+
+  async deleteUrlToken(tokenHash: string): Promise<void> {
+    await this.ex.query('DELETE FROM image_url_tokens WHERE token_hash = $1', [tokenHash]);
   }
 
   async deleteUrlTokensOf(infraEnvId: string): Promise<number> {
