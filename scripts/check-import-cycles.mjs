@@ -31,7 +31,6 @@ import ts from 'typescript';
  */
 const KNOWN_FOLDER_TANGLES = {
   'src/cli': [['customize/', 'iso/', 'network/', 'output/']],
-  'src/core': [['context.ts', 'discovery-ignition/', 'events/', 'infraenv/']],
   'src/images': [['cache/', 'fetch/', 'image-metrics.ts', 'loader/', 'store-settings.ts']],
 };
 

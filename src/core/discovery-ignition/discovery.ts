@@ -19,7 +19,7 @@
 // render-cache.ts keeps the bytes per content. Templates are our own; the shape follows
 // assisted-service's. Next: render-cache.ts, then infraenv/service.ts.
 import type { InfraEnvRecord } from '../model.js';
-import { generateKeyfiles } from '../infraenv/static-network.js';
+import { generateKeyfiles } from '../static-network.js';
 import type { HostRegistryFiles } from '../settings.js';
 import { shQuote, systemdEnvironment, systemdExecArg } from './escape.js';
 import { mergeIgnition } from './merge.js';

@@ -10,7 +10,7 @@ import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import { writeTar } from '../archive/tar.js';
 import { issueImageToken } from '../auth/image-tokens.js';
 import type { CoreContext } from '../context.js';
-import { generateKeyfiles } from '../infraenv/static-network.js';
+import { generateKeyfiles } from '../static-network.js';
 import { discoveryIgnitionBytes, getInfraEnvOr404 } from '../infraenv/service.js';
 import { bootScript, redirectScript } from '../ipxe/scripts.js';
 import { parseInventory } from '../host/validations.js';

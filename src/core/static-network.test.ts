@@ -9,10 +9,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readInitrd } from '../../initrd/initrd.js';
-import { isRegularFile } from '../../initrd/cpio.js';
-import { http, PULL_SECRET, startHarness, type Harness } from '../test-support/harness.js';
-import { backends } from '../../platform/db/test-support/backends.js';
+import { readInitrd } from '../initrd/initrd.js';
+import { isRegularFile } from '../initrd/cpio.js';
+import { http, PULL_SECRET, startHarness, type Harness } from './test-support/harness.js';
+import { backends } from '../platform/db/test-support/backends.js';
 
 const HOST_A = [
   { mac_address: '52:54:00:aa:00:01', logical_nic_name: 'eno1' },
