@@ -56,6 +56,7 @@ export const FAST_TESTS: readonly string[] = [
   'src/core/host/validations.test.ts',
   'src/core/infraenv/params.test.ts',
   'src/core/ipxe/scripts.test.ts',
+  'src/core/static-network.test.ts',
   'src/core/urls.test.ts',
   'src/core/validation/body-schema.test.ts',
   'src/core/versions/openshift-versions.test.ts',
