@@ -80,7 +80,8 @@ async function exportCommand(
     const source = pglite ? await openPgliteCopy(pgliteDir(config.dataDir)) : await configured(io, config);
     let text: string;
     try {
-      text = `${JSON.stringify(await exportDump(source, SERVICE_DUMP_TABLES, { includeSealed: includeBmcCredentials }), null, 2)}\n`;
+      const dump = await exportDump(source, SERVICE_DUMP_TABLES, { includeSealed: includeBmcCredentials });
+      text = `${JSON.stringify(dump, null, 2)}\n`;
     } finally {
       await source.close();
     }
