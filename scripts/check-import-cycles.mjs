@@ -32,7 +32,6 @@ import ts from 'typescript';
  */
 const KNOWN_FOLDER_TANGLES = {
   'src/cli': [['customize/', 'iso/', 'network/', 'output/']],
-  'src/core': [['context.ts', 'discovery-ignition/', 'events/', 'infraenv/']],
 };
 
 /**

@@ -1,5 +1,5 @@
 // Starts one bootsmith process for its role: listens, loads the base images, creates the
-// in-process assisted core (roles all/core) and the BMC side on its database (src/bmc/: the
+// in-process assisted core (roles all/core) and the BMC side on the one database (src/bmc/: the
 // extension API, the job engine, the reads of job URLs), or the remote Ignition source (when
 // ASSISTED_SERVICE_URL is set), and builds the app. `close()` undoes it all.
 //
@@ -56,6 +56,9 @@ import { type HandedOutUrl, exposureWarnings, resolveBaseUrls } from './startup/
 import type { StartSummary } from './startup/start-line.js';
 import { prepareDataDir } from './startup/data-dir.js';
 import { type ListenTarget, databaseUrlRefusal, listenRefusal } from './startup/setting-refusals.js';
+import { SERVICE_MIGRATIONS } from './service-database.js';
+import { openMigratedDatabase } from './platform/db/migrated-database.js';
+import type { SqlDatabase } from './platform/db/sql.js';
 
 export interface RunningService {
   /** LISTEN_PORT's server (an https.Server with native TLS). */
@@ -249,6 +252,7 @@ export async function startService(
   // In-process Ignition is cached like remote Ignition (a BMC's range storm must not
   // re-render it per request); the core invalidates an InfraEnv's entries on every change.
   let ignitionCache: CachedIgnitionSource | undefined;
+  let database: SqlDatabase | undefined;
   let core: Core | undefined;
   let bmc: BmcSide | undefined;
   let remoteReads: RemoteTokenReads | undefined;
@@ -258,7 +262,21 @@ export async function startService(
     logger.error({ problem: replicaKey.problem }, 'image replica key unusable: reports of BMC job URL reads fail');
   try {
     if (config.role !== 'image') {
+      // The one database of the wings (src/platform/db/), with every wing's migrations applied.
+      const refused = (err: unknown): never => {
+        throw config.databaseUrl ? databaseUrlRefusal(err, config.databaseUrl) : err;
+      };
+      database = await openMigratedDatabase(
+        {
+          databaseUrl: config.databaseUrl,
+          dataDir: config.dataDir,
+          logger,
+          embeddedPostgresUser: config.embeddedPostgresUser,
+        },
+        SERVICE_MIGRATIONS,
+      ).catch(refused);
       core = await createCore({
+        db: database,
         settings: config,
         endpoints: {
           serviceBaseUrl,
@@ -274,21 +292,13 @@ export async function startService(
         onInfraEnvChange: (id) => ignitionCache?.invalidate(id),
         checkStaticNetwork: (id, entries) => bmc?.service.checkMacInterfaceMap(id, entries) ?? Promise.resolve(),
       })
-        .catch((err: unknown) => {
-          throw config.databaseUrl ? databaseUrlRefusal(err, config.databaseUrl) : err;
-        })
+        .catch(refused)
         .finally(databaseStarted);
-      // The BMC side (src/bmc/): records and jobs in the core's database; every replica with the
+      // The BMC side (src/bmc/): records and jobs in the same database; every replica with the
       // API runs jobs (one replica per job: leases), and its image side reports its jobs' ISO reads.
-      const repo = core.extension.repo;
       bmc = createBmcSide({
-        db: core.extension.db,
-        core: {
-          getInfraEnv: (id) => repo.getInfraEnv(id),
-          infraEnvExists: (id) => repo.infraEnvExists(id),
-          insertUrlTokens: (rows) => repo.insertUrlTokens(rows),
-          insertEvent: (event) => repo.insertEvent(event),
-        },
+        db: database,
+        core: core.domain, // the BMC wing's port onto the core (src/bmc/core-port.ts)
         settings: bmcSettingsOf(config),
         dataDir: config.dataDir,
         bases: {
@@ -374,6 +384,7 @@ export async function startService(
     plainServer?.close();
     await bmc?.close();
     await core?.close();
+    await database?.close();
     await imageStore.close();
     throw err;
   }
@@ -413,7 +424,8 @@ export async function startService(
     certificates?.stop();
     await bmc?.close(); // jobs stop at a step boundary and are released for another replica
     await remoteReads?.close();
-    await core?.close(); // the embedded PostgreSQL stops here, after the streams
+    await core?.close();
+    await database?.close(); // the embedded PostgreSQL stops here, after the streams
     await imageStore.close(); // stops downloads (their .part files are kept for resume)
     await imagesLoaded;
   };

@@ -6,9 +6,10 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { importDump, parseDump } from '../core/db/dump.js';
-import { migrate } from '../core/db/migrations.js';
-import type { SqlDatabase, SqlExecutor } from '../core/db/sql.js';
+import { migrate } from '../platform/db/migration-runner.js';
+import { SERVICE_DUMP_TABLES, SERVICE_MIGRATIONS } from '../service-database.js';
+import { importDump, parseDump } from '../platform/db/dump.js';
+import type { SqlDatabase, SqlExecutor } from '../platform/db/sql.js';
 import { http, inventory, PULL_SECRET, sshKey, startHarness } from '../core/test-support/harness.js';
 import { API, DEMO_VERSION, PULL_SECRET as DEMO_PULL_SECRET, startAllInOne } from '../../test/support/all-in-one.js';
 import { dbCommand } from './db.js';
@@ -87,7 +88,7 @@ describe('bootsmith db export|import', () => {
     const exported = await run(['export'], { DATA_DIR: source });
     expect(exported.stderr).toBe('');
     expect(exported.code).toBe(0);
-    const dump = parseDump(exported.stdout);
+    const dump = parseDump(exported.stdout, SERVICE_DUMP_TABLES);
     expect(dump.tables.infra_envs).toHaveLength(1);
     expect(dump.tables.hosts).toHaveLength(1);
     expect(dump.tables.events.length).toBeGreaterThan(0);
@@ -95,8 +96,8 @@ describe('bootsmith db export|import', () => {
     // 2. those rows in a real PGlite cluster, where bootsmith ≤ 0.1 kept them
     const old = await tempDir();
     const pglite = await pgliteDatabase(path.join(old, 'db'));
-    await migrate(pglite);
-    await importDump(pglite, dump);
+    await migrate(pglite, SERVICE_MIGRATIONS);
+    await importDump(pglite, SERVICE_DUMP_TABLES, dump);
     await pglite.closeNow();
 
     // the service on that DATA_DIR says how to move, in /health
@@ -156,7 +157,7 @@ describe('bootsmith db export|import', () => {
       await s.close();
     }
     expect(exported.code).toBe(0);
-    expect(parseDump(exported.stdout).tables.image_url_tokens.length).toBeGreaterThan(0);
+    expect(parseDump(exported.stdout, SERVICE_DUMP_TABLES).tables.image_url_tokens.length).toBeGreaterThan(0);
     expect(exported.stdout).not.toContain(token);
 
     const target = await tempDir();

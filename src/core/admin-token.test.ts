@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { SignJWT, importPKCS8 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authCommand } from '../cli/auth.js';
-import { backends, http, PULL_SECRET, startHarness, type Harness } from './test-support/harness.js';
+import { http, PULL_SECRET, startHarness, type Harness } from './test-support/harness.js';
+import { backends } from '../platform/db/test-support/backends.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

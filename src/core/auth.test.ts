@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAVE_SWAGGER } from '../../test/support/probes.js';
 import { unavailable } from '../../test/support/requirements.js';
 import { loadContract } from './test-support/contract-schema.js';
-import { http, inventory, PULL_SECRET, embeddedBackend, startHarness, type Harness } from './test-support/harness.js';
+import { http, inventory, PULL_SECRET, startHarness, type Harness } from './test-support/harness.js';
+import { embeddedBackend } from '../platform/db/test-support/backends.js';
 
 // Without ../shared the conforms() checks cannot run: skipped with a warning here, a failure under CI.
 const contract = unavailable({ '../shared/contracts (the upstream swagger)': HAVE_SWAGGER })

@@ -15,14 +15,8 @@ import YAML from 'yaml';
 import { HAVE_SWAGGER } from '../../test/support/probes.js';
 import { unavailable } from '../../test/support/requirements.js';
 import { GO_OPENAPI_ERROR, loadContract, SWAGGER_PATH, type Contract } from './test-support/contract-schema.js';
-import {
-  embeddedBackend,
-  fakeCatalog,
-  inventory,
-  PULL_SECRET,
-  startHarness,
-  type Harness,
-} from './test-support/harness.js';
+import { fakeCatalog, inventory, PULL_SECRET, startHarness, type Harness } from './test-support/harness.js';
+import { embeddedBackend } from '../platform/db/test-support/backends.js';
 
 const SKIP = unavailable({ '../shared/contracts (the upstream swagger)': HAVE_SWAGGER });
 

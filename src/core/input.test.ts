@@ -5,7 +5,8 @@
 // would interpret are refused while upstream's usual ones render into a working iPXE script;
 // static network fields that would add lines to a NetworkManager keyfile are refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, http, inventory, PULL_SECRET, sshKey, startHarness, type Harness } from './test-support/harness.js';
+import { http, inventory, PULL_SECRET, sshKey, startHarness, type Harness } from './test-support/harness.js';
+import { backends } from '../platform/db/test-support/backends.js';
 
 const STATIC_YAML = (ip: string, extra = '') =>
   `interfaces:\n- name: eth0\n  type: ethernet\n  state: up\n  ipv4:\n    enabled: true\n    address:\n    - ip: ${JSON.stringify(ip)}\n      prefix-length: 24\n${extra}`;

@@ -25,15 +25,8 @@ import type {
 } from '@openshift-assisted/types/assisted-installer-service';
 import type { AxiosInstance } from 'axios';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  embeddedBackend,
-  fakeCatalog,
-  inventory,
-  PULL_SECRET,
-  sshKey,
-  startHarness,
-  type Harness,
-} from './test-support/harness.js';
+import { fakeCatalog, inventory, PULL_SECRET, sshKey, startHarness, type Harness } from './test-support/harness.js';
+import { embeddedBackend } from '../platform/db/test-support/backends.js';
 
 interface Response<T> {
   status: number;

@@ -9,7 +9,7 @@
 // src/startup/data-dir.ts (DATA_DIR).
 import { networkInterfaces } from 'node:os';
 import { ConfigError } from '../config.js';
-import { DatabaseUnavailableError } from '../core/db/sql.js';
+import { DatabaseUnavailableError } from '../platform/db/sql.js';
 
 export interface ListenTarget {
   /** The variable that set the port: LISTEN_PORT, or HTTP_LISTEN_PORT for the plain listener. */

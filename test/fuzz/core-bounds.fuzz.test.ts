@@ -39,7 +39,8 @@ import {
   HAVE_SYSTEMD_PARSER,
   parseUnitWithSystemd,
 } from '../../src/core/discovery-ignition/test-support/systemd-tools.js';
-import { embeddedBackend, http as rawHttp, PULL_SECRET } from '../../src/core/test-support/harness.js';
+import { http as rawHttp, PULL_SECRET } from '../../src/core/test-support/harness.js';
+import { embeddedBackend } from '../../src/platform/db/test-support/backends.js';
 import { unavailable } from '../support/requirements.js';
 import { fuzzParameters, fuzzRuns } from './support/budget.js';
 import { recordFigures } from './support/figures.js';

@@ -167,7 +167,7 @@ describe('the fast test tier (test/fast-tier.ts)', () => {
       );
     });
     expect(pure).toContain('src/http/representation/response-plan.ts');
-    expect(pure).not.toContain('src/core/db/sql.ts');
+    expect(pure).not.toContain('src/platform/db/sql.ts');
 
     const covered = new Set<string>();
     for (const file of FAST_TESTS.filter((f) => existsSync(path.join(REPO_ROOT, f)))) {

@@ -22,10 +22,12 @@ import {
   type TestCertificates,
   VirtualGuest,
 } from '../../../test/support/redfish-emulator/index.js';
-import { migrate } from '../../core/db/migrations.js';
+import { migrate } from '../../platform/db/migration-runner.js';
+import { SERVICE_MIGRATIONS } from '../../service-database.js';
 import { createRepository, type Repository } from '../../core/db/repository.js';
-import { openDatabase, type SqlDatabase } from '../../core/db/sql.js';
-import { embeddedBackend } from '../../core/test-support/harness.js';
+import { coreDomain } from '../../core/domain.js';
+import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
+import { embeddedBackend } from '../../platform/db/test-support/backends.js';
 import type { InfraEnvRecord } from '../../core/model.js';
 import { type BmcSide, createBmcSide } from '../bmc-service.js';
 import { DEFAULT_BMC_SETTINGS } from '../settings.js';
@@ -60,7 +62,7 @@ describe('BMC job engine (PostgreSQL, emulated BMCs)', () => {
     const storage = await embeddedBackend().create();
     cleanup = storage.cleanup;
     db = await openDatabase({ databaseUrl: storage.databaseUrl!, dataDir: storage.dataDir });
-    await migrate(db);
+    await migrate(db, SERVICE_MIGRATIONS);
     core = createRepository(db);
     dir = await mkdtemp(path.join(tmpdir(), 'bmc-engine-'));
     certs = makeTestCertificates(dir);
@@ -101,13 +103,7 @@ describe('BMC job engine (PostgreSQL, emulated BMCs)', () => {
   function side(overrides: Partial<Parameters<typeof createBmcSide>[0]> = {}, settings = {}): BmcSide {
     const s = createBmcSide({
       db,
-      core: {
-        ...core,
-        getInfraEnv: (id) => core.getInfraEnv(id),
-        insertUrlTokens: (r) => core.insertUrlTokens(r),
-        insertEvent: (e) => core.insertEvent(e),
-        infraEnvExists: (id) => core.infraEnvExists(id),
-      },
+      core: coreDomain(core),
       settings: { ...DEFAULT_BMC_SETTINGS, ...settings },
       dataDir: dir,
       bases: { imageServiceBaseUrl: 'http://127.0.0.1:9/images' },

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config.js';
-import { backends } from '../../core/test-support/harness.js';
+import { backends } from '../../platform/db/test-support/backends.js';
 import { createLogger } from '../../logger.js';
 import { type RunningService, startService } from '../../service.js';
 import { EXTENSION_API_PREFIX } from '../../url-grammar.js';

@@ -1,13 +1,14 @@
-// BMC records in `bootsmith db export|import` (src/core/db/dump.ts) on PostgreSQL: exported without
+// BMC records in `bootsmith db export|import` (./dump-tables.ts, src/platform/db/dump.ts) on PostgreSQL: exported without
 // their sealed credentials unless asked; with them, the import opens them with the same key only;
 // a BMC whose name the target has under another id is left as the target has it; jobs stay behind;
 // a huge stored inventory exports whole (row by row: jsonb_agg was quadratic in its size).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportDump, importDump } from '../../core/db/dump.js';
-import { migrate } from '../../core/db/migrations.js';
-import { openDatabase, type SqlDatabase } from '../../core/db/sql.js';
-import { embeddedBackend } from '../../core/test-support/harness.js';
+import { migrate } from '../../platform/db/migration-runner.js';
+import { SERVICE_DUMP_TABLES, SERVICE_MIGRATIONS } from '../../service-database.js';
+import { exportDump, importDump } from '../../platform/db/dump.js';
+import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
+import { embeddedBackend } from '../../platform/db/test-support/backends.js';
 import { BmcRepository } from './bmc-repository.js';
 import { CredentialsBox } from './credentials.js';
 import type { BmcRecord } from './records.js';
@@ -21,7 +22,7 @@ describe('BMC records in db export/import', () => {
     const storage = await embeddedBackend().create();
     cleanups.push(storage.cleanup);
     const db = await openDatabase({ databaseUrl: storage.databaseUrl!, dataDir: storage.dataDir });
-    await migrate(db);
+    await migrate(db, SERVICE_MIGRATIONS);
     dbs.push(db);
     return db;
   }
@@ -81,11 +82,11 @@ describe('BMC records in db export/import', () => {
   });
 
   it('leaves the sealed credentials out unless asked, and never holds the password', async () => {
-    const plain = await exportDump(source);
+    const plain = await exportDump(source, SERVICE_DUMP_TABLES);
     expect(plain.tables.bmcs).toEqual([
       expect.objectContaining({ name: 'exp-a', credentials: null, profile_override: 'supermicro' }),
     ]);
-    const withCredentials = await exportDump(source, { includeBmcCredentials: true });
+    const withCredentials = await exportDump(source, SERVICE_DUMP_TABLES, { includeSealed: true });
     expect(withCredentials.tables.bmcs[0]?.credentials).toBe(a.credentials);
     expect(JSON.stringify(withCredentials)).not.toContain(PASSWORD);
     expect(Object.keys(withCredentials.tables)).not.toContain('bmc_jobs');
@@ -98,7 +99,11 @@ describe('BMC records in db export/import', () => {
     await repo.insertBmc({ ...clash, address: 'https://target/redfish/v1' });
     const other = record('exp-b');
     await new BmcRepository(source).insertBmc(other);
-    const added = await importDump(target, await exportDump(source, { includeBmcCredentials: true }));
+    const added = await importDump(
+      target,
+      SERVICE_DUMP_TABLES,
+      await exportDump(source, SERVICE_DUMP_TABLES, { includeSealed: true }),
+    );
     expect(added.bmcs).toBe(1);
     expect((await repo.getBmcByName('exp-a'))?.address).toBe('https://target/redfish/v1');
     const imported = (await repo.getBmcByName('exp-b'))!;
@@ -121,7 +126,7 @@ describe('BMC records in db export/import', () => {
     const targets = Array.from({ length: 100_000 }, (_v, i) => `T${i}`);
     const inventory = { boot: { allowedTargets: targets } } as unknown as NonNullable<BmcRecord['inventory']>;
     await repo.setInventory(big.id, inventory, new Date());
-    const dump = await exportDump(db);
+    const dump = await exportDump(db, SERVICE_DUMP_TABLES);
     expect(dump.tables.bmcs).toHaveLength(1);
     expect((dump.tables.bmcs[0]?.inventory as { boot: { allowedTargets: string[] } }).boot.allowedTargets).toEqual(
       targets,

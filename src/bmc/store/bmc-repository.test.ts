@@ -5,9 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../errors.js';
-import { migrate } from '../../core/db/migrations.js';
-import { openDatabase, type SqlDatabase } from '../../core/db/sql.js';
-import { backends } from '../../core/test-support/harness.js';
+import { migrate } from '../../platform/db/migration-runner.js';
+import { SERVICE_MIGRATIONS } from '../../service-database.js';
+import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
+import { backends } from '../../platform/db/test-support/backends.js';
 import { BmcRepository } from './bmc-repository.js';
 import type { BmcRecord, JobRecord } from './records.js';
 
@@ -69,7 +70,7 @@ for (const backend of backends()) {
       db = await openDatabase({ databaseUrl: storage.databaseUrl!, dataDir: storage.dataDir });
       // a second pool: another replica on the same database
       other = await openDatabase({ databaseUrl: storage.databaseUrl!, dataDir: storage.dataDir });
-      await migrate(db);
+      await migrate(db, SERVICE_MIGRATIONS);
       repo = new BmcRepository(db);
     });
     afterAll(async () => {

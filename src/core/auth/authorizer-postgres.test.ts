@@ -4,10 +4,11 @@
 // the in-memory repository of the fast table answers as the real one does.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { migrate } from '../db/migrations.js';
+import { CORE_MIGRATIONS } from '../db/migrations.js';
+import { migrate } from '../../platform/db/migration-runner.js';
 import { createRepository } from '../db/repository.js';
-import { openDatabase, type SqlDatabase } from '../db/sql.js';
-import { backends } from '../test-support/harness.js';
+import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
+import { backends } from '../../platform/db/test-support/backends.js';
 import { AUTHORIZER_ROWS, buildWorld, credentialsOf, verdictOf, type World } from './test-support/authorizer-cases.js';
 
 for (const backend of backends()) {
@@ -19,7 +20,7 @@ for (const backend of backends()) {
       const storage = await backend.create();
       cleanup = storage.cleanup;
       db = await openDatabase({ databaseUrl: storage.databaseUrl!, dataDir: storage.dataDir });
-      await migrate(db);
+      await migrate(db, [CORE_MIGRATIONS]);
       world = await buildWorld(createRepository(db));
     });
     afterAll(async () => {

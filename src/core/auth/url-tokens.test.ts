@@ -14,7 +14,8 @@ import { type RunningService, startService } from '../../service.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AllInOne, API, DEMO_VERSION, PULL_SECRET, startAllInOne } from '../../../test/support/all-in-one.js';
 import { isJwtShaped } from '../../image-ports/url-token-resolver.js';
-import { MAX_LIVE_TOKENS_PER_INFRA_ENV, URL_TOKEN_LENGTH, standingUrlToken } from './url-tokens.js';
+import { URL_TOKEN_LENGTH } from '../../image-ports/url-token-resolver.js';
+import { MAX_LIVE_TOKENS_PER_INFRA_ENV, standingUrlToken } from './url-tokens.js';
 
 const HOST = 'bmc-images.dc1.example-corp.io'; // 30 characters
 const BASE = `https://${HOST}:8443`;

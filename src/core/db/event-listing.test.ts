@@ -4,10 +4,11 @@
 // On the embedded server, and on TEST_DATABASE_URL when set.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends } from '../test-support/harness.js';
-import { migrate } from './migrations.js';
+import { backends } from '../../platform/db/test-support/backends.js';
+import { CORE_MIGRATIONS } from './migrations.js';
+import { migrate } from '../../platform/db/migration-runner.js';
 import { createRepository, type EventCursor, type Repository } from './repository.js';
-import { openDatabase, type SqlDatabase } from './sql.js';
+import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
 
 for (const backend of backends()) {
   describe(`event listing batches on ${backend.name}`, () => {
@@ -19,7 +20,7 @@ for (const backend of backends()) {
       const storage = await backend.create();
       cleanup = storage.cleanup;
       db = await openDatabase({ databaseUrl: storage.databaseUrl!, dataDir: storage.dataDir });
-      await migrate(db);
+      await migrate(db, [CORE_MIGRATIONS]);
       repo = createRepository(db);
       // 250 events: microsecond times, and runs of 7 in the very same instant
       await db.query(

@@ -1,11 +1,12 @@
 // The repository's round trip on real PostgreSQL (the run's embedded server): records read back
-// exactly as written through the column maps (the generated SQL itself is column-map.test.ts).
+// exactly as written through the column maps (the generated SQL itself is tables.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { embeddedBackend } from '../test-support/harness.js';
+import { embeddedBackend } from '../../platform/db/test-support/backends.js';
 import type { HostRecord, InfraEnvRecord } from '../model.js';
-import { migrate } from './migrations.js';
+import { CORE_MIGRATIONS } from './migrations.js';
+import { migrate } from '../../platform/db/migration-runner.js';
 import { createRepository, type Repository } from './repository.js';
-import { openDatabase, type SqlDatabase } from './sql.js';
+import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
 
 describe('repository round trip on real PostgreSQL', () => {
   let db: SqlDatabase;
@@ -16,7 +17,7 @@ describe('repository round trip on real PostgreSQL', () => {
     const storage = await embeddedBackend().create();
     cleanup = storage.cleanup;
     db = await openDatabase({ databaseUrl: storage.databaseUrl!, dataDir: storage.dataDir });
-    await migrate(db);
+    await migrate(db, [CORE_MIGRATIONS]);
     repo = createRepository(db);
   });
   afterAll(async () => {

@@ -3,10 +3,11 @@
 // upstream's sentence for known-unbound; other states, other columns and other rows are untouched,
 // and the new columns read back as their defaults. On the run's embedded PostgreSQL server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { embeddedBackend } from '../test-support/harness.js';
-import { migrate, MIGRATIONS } from './migrations.js';
+import { embeddedBackend } from '../../platform/db/test-support/backends.js';
+import { CORE_MIGRATIONS } from './migrations.js';
+import { migrate } from '../../platform/db/migration-runner.js';
 import { createRepository } from './repository.js';
-import { openDatabase, type SqlDatabase } from './sql.js';
+import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
 
 describe('migration 5: unbound host states', () => {
   let db: SqlDatabase | undefined;
@@ -22,10 +23,7 @@ describe('migration 5: unbound host states', () => {
   });
 
   it('renames the old discovery states and leaves everything else as it was', async () => {
-    await migrate(
-      db!,
-      MIGRATIONS.filter((m) => m.version <= 3),
-    );
+    await migrate(db!, [CORE_MIGRATIONS.filter((m) => m.version <= 3)]);
     const ie = '3f1d7c1e-7d0a-4f43-9d55-6f1c2f4e0a02';
     await db!.query(
       `INSERT INTO infra_envs (id, name, openshift_version, cpu_architecture, image_type, pull_secret, image_token_key, created_at, updated_at)
@@ -54,7 +52,9 @@ describe('migration 5: unbound host states', () => {
         [ie, id, status, info],
       );
     }
-    expect(await migrate(db!)).toEqual(MIGRATIONS.filter((m) => m.version > 3).map((m) => m.version));
+    expect(await migrate(db!, [CORE_MIGRATIONS])).toEqual(
+      CORE_MIGRATIONS.filter((m) => m.version > 3).map((m) => m.version),
+    );
     const hosts = await createRepository(db!).listHosts(ie);
     const byId = Object.fromEntries(hosts.map((h) => [h.id, h]));
     expect(old.map(([id]) => [byId[id]!.status, byId[id]!.statusInfo])).toEqual([

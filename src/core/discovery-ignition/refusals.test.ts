@@ -14,7 +14,8 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unavailable } from '../../../test/support/requirements.js';
-import { backends, http, PULL_SECRET, startHarness, type Harness } from '../test-support/harness.js';
+import { http, PULL_SECRET, startHarness, type Harness } from '../test-support/harness.js';
+import { backends } from '../../platform/db/test-support/backends.js';
 import { MAX_OVERRIDE_BYTES } from './override-limits.js';
 import { HAVE_IGNITION_VALIDATE, ignitionValidate } from './test-support/real-ignition.js';
 

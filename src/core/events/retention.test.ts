@@ -4,10 +4,11 @@
 // retention lock. On the embedded server, and on TEST_DATABASE_URL when set.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate } from '../db/migrations.js';
+import { CORE_MIGRATIONS } from '../db/migrations.js';
+import { migrate } from '../../platform/db/migration-runner.js';
 import { createRepository, type Repository } from '../db/repository.js';
-import { openDatabase, type SqlDatabase } from '../db/sql.js';
-import { backends } from '../test-support/harness.js';
+import { openDatabase, type SqlDatabase } from '../../platform/db/sql.js';
+import { backends } from '../../platform/db/test-support/backends.js';
 import { EVENTS_PRUNE_LOCK, PRUNE_BATCH, pruneEventsOnce } from './retention.js';
 
 const DAY = 24 * 3_600_000;
@@ -21,7 +22,7 @@ for (const backend of backends()) {
       const storage = await backend.create();
       cleanup = storage.cleanup;
       db = await openDatabase({ databaseUrl: storage.databaseUrl!, dataDir: storage.dataDir });
-      await migrate(db);
+      await migrate(db, [CORE_MIGRATIONS]);
       repo = createRepository(db);
     });
     afterAll(async () => {

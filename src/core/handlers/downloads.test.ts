@@ -4,7 +4,8 @@
 // Runs on the embedded PostgreSQL server, and on TEST_DATABASE_URL when it is set.
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { backends, http, inventory, PULL_SECRET, sshKey } from '../test-support/harness.js';
+import { http, inventory, PULL_SECRET, sshKey } from '../test-support/harness.js';
+import { backends } from '../../platform/db/test-support/backends.js';
 import { conforms, useApi } from '../test-support/api-fixture.js';
 
 for (const backend of backends()) {

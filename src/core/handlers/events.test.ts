@@ -4,7 +4,8 @@
 // Events come from real actions (creating an InfraEnv, registering hosts), not from inserts.
 // Runs on the embedded PostgreSQL server, and on TEST_DATABASE_URL when it is set.
 import { describe, expect, it } from 'vitest';
-import { backends, http } from '../test-support/harness.js';
+import { http } from '../test-support/harness.js';
+import { backends } from '../../platform/db/test-support/backends.js';
 import { conforms, frameworkError, useApi } from '../test-support/api-fixture.js';
 
 interface Ev {

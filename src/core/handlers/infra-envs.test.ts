@@ -4,7 +4,8 @@
 // Runs on the embedded PostgreSQL server, and on TEST_DATABASE_URL when it is set.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { backends, http, PULL_SECRET, sshKey, startHarness } from '../test-support/harness.js';
+import { http, PULL_SECRET, sshKey, startHarness } from '../test-support/harness.js';
+import { backends } from '../../platform/db/test-support/backends.js';
 import { conforms, frameworkError, useApi } from '../test-support/api-fixture.js';
 
 for (const backend of backends()) {

@@ -4,7 +4,8 @@
 // cases of the agent calls.
 // Runs on the embedded PostgreSQL server, and on TEST_DATABASE_URL when it is set.
 import { describe, expect, it } from 'vitest';
-import { backends, http, inventory } from '../test-support/harness.js';
+import { http, inventory } from '../test-support/harness.js';
+import { backends } from '../../platform/db/test-support/backends.js';
 import { conforms, useApi, waitFor } from '../test-support/api-fixture.js';
 
 for (const backend of backends()) {

@@ -7,7 +7,8 @@
 // a generous bound. On the embedded server, and on TEST_DATABASE_URL when set.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, http, PULL_SECRET, startHarness, type Harness } from '../test-support/harness.js';
+import { http, PULL_SECRET, startHarness, type Harness } from '../test-support/harness.js';
+import { backends } from '../../platform/db/test-support/backends.js';
 
 const HOSTS = 250; // more than two monitor batches of 100
 const MAX_DISCONNECTION_MS = 180_000; // the default HOST_MAX_DISCONNECTION

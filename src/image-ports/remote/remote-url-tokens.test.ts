@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { errorBody } from '../../core/http/error-handler.js';
+import { errorBody } from '../../platform/api/error-handler.js';
 import { statusForError } from '../../error-status.js';
 import { RemoteUrlTokenResolver } from './remote-url-tokens.js';
 

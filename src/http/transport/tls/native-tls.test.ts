@@ -17,7 +17,7 @@ import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../config.js';
 import { PACKAGE_ROOT } from '../../../package-root.js';
-import { embeddedBackend } from '../../../core/test-support/harness.js';
+import { embeddedBackend } from '../../../platform/db/test-support/backends.js';
 import { createLogger } from '../../../logger.js';
 import { type RunningService, startService } from '../../../service.js';
 import { HAVE_OPENSSL } from '../../../../test/support/probes.js';

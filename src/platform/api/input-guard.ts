@@ -6,7 +6,7 @@
 // fields that must be one line are checked again by their own validators). Does not know
 // any field's format.
 import type { NextFunction, Request, Response } from 'express';
-import { assertCleanJson, assertCleanText } from '../validation/text.js';
+import { assertCleanJson, assertCleanText } from './clean-text.js';
 
 export function inputGuard(req: Request, _res: Response, next: NextFunction): void {
   try {

@@ -1,7 +1,8 @@
-// The SQL connection the core talks to: a PostgreSQL pool, on DATABASE_URL or on the
-// embedded server bootsmith starts in DATA_DIR/postgres (./embedded/server.ts).
+// The SQL connection every wing talks to (the platform's database: the core's and the BMC wing's
+// tables in one schema): a PostgreSQL pool, on DATABASE_URL or on the embedded server bootsmith
+// starts in DATA_DIR/postgres (./embedded/server.ts).
 //
-// One engine, one code path: the repository, the migrations and the monitor's locks run the
+// One engine, one code path: the repositories, the migrations and the monitor's locks run the
 // same SQL on both. Connection failures (server down, restarting, refusing, a connection lost
 // mid-transaction) become a typed DatabaseUnavailableError; a request that waited its whole
 // connection timeout for a pooled connection while every one was in use becomes a

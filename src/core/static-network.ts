@@ -7,9 +7,9 @@
 // BadRequestError), before anything is stored; hand the keyfiles to the discovery Ignition,
 // the minimal initrd and the static-network-config download.
 // Does not: parse nmstate or know keyfile semantics (src/network/nmstate/ does).
-import { BadRequestError } from '../../errors.js';
-import { convertHosts, type HostNetworkInput, type Keyfile } from '../../network/nmstate/convert.js';
-import type { StaticNetworkConfigEntry } from '../model.js';
+import { BadRequestError } from '../errors.js';
+import { convertHosts, type HostNetworkInput, type Keyfile } from '../network/nmstate/convert.js';
+import type { StaticNetworkConfigEntry } from './model.js';
 
 export type KeyfileOut = Keyfile;
 

@@ -11,7 +11,7 @@
 // escalating to SIGQUIT/SIGKILL after bounded waits.
 // As root, PostgreSQL (which refuses root) runs as runAsUser (Config: EMBEDDED_POSTGRES_USER), default `postgres`
 // when that user exists, else `nobody`. The cluster on disk is ./cluster.ts, servers left
-// behind are ./leftovers.ts. Does not open connections for the core (sql.ts does).
+// behind are ./leftovers.ts. Does not open connections (../sql.ts does).
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, test } from 'vitest';
 import { DatabaseUnavailableError, openDatabase, type SqlDatabase } from '../sql.js';
-import { http, PULL_SECRET, startHarness } from '../../test-support/harness.js';
+import { http, PULL_SECRET, startHarness } from '../../../core/test-support/harness.js';
 import { layoutOf, MAX_SOCKET_PATH_BYTES, startEmbeddedServer } from './server.js';
 
 const silent = pino({ level: 'silent' });

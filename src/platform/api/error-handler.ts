@@ -1,11 +1,12 @@
-// Renders errors from the assisted API in upstream's body shapes.
+// Renders errors of the APIs in upstream's body shapes: the assisted API (src/core/) and the BMC
+// wing's extension API mounted beside it (src/bmc/api/).
 //
 // Does: take status, headers and public message from src/error-status.ts (the vocabulary shared
 // with the image side) and render 401/403 as `{code, message}` (infra_error); what upstream's
 // generated server answers before its handlers run (FrameworkError: binding, schema 6xx → 422,
 // unknown route 404, wrong method 405 with `Allow`; and express.json's parse errors) as
 // go-openapi's `{code, message}`; everything else as `{kind:"Error", id, href, code, reason}`.
-// Database connection failures and pool waits that escaped sql.ts become its typed 503s with
+// Database connection failures and pool waits that escaped ../db/sql.ts become its typed 503s with
 // Retry-After. Internal errors are logged without request bodies and answered with a generic reason.
 // Does NOT: decide statuses (src/error-status.ts does) or import the image side's HTTP tree.
 import type { NextFunction, Request, Response } from 'express';
@@ -14,7 +15,7 @@ import { BootsmithError } from '../../errors.js';
 import { errorStatus } from '../../error-status.js';
 import { redactedRequestTarget } from '../../redact.js';
 import { translateDatabaseError } from '../db/sql.js';
-import { FrameworkError } from '../validation/framework-error.js';
+import { FrameworkError } from './framework-error.js';
 
 export function errorBody(status: number, message: string): Record<string, unknown> {
   if (status === 401 || status === 403) return { code: status, message };

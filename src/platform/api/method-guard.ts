@@ -7,7 +7,7 @@
 // is mounted after them, and match request paths segment by segment (`:name` matches one
 // non-empty segment). Does NOT: route anything or know the API's paths itself.
 import type { NextFunction, Request, Response, Router } from 'express';
-import { frameworkErrors } from '../validation/framework-error.js';
+import { frameworkErrors } from './framework-error.js';
 
 interface KnownPath {
   segments: string[];

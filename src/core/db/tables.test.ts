@@ -1,8 +1,15 @@
-// The SQL the column maps generate (src/core/db/tables.ts through column-map.ts) and their codecs,
-// spelled out: pure. The same maps against real PostgreSQL are repository.test.ts.
+// The SQL the core's column maps generate (./tables.ts through src/platform/db/column-map.ts) and
+// their codecs, spelled out: pure. The same maps against real PostgreSQL are repository.test.ts.
 import { describe, expect, it } from 'vitest';
 import type { EventRecord } from '../model.js';
-import { insertSql, paramsOf, recordFromRow, selectSql, updateByKeySql, upsertSql } from './column-map.js';
+import {
+  insertSql,
+  paramsOf,
+  recordFromRow,
+  selectSql,
+  updateByKeySql,
+  upsertSql,
+} from '../../platform/db/column-map.js';
 import { EVENTS, HOSTS, INFRA_ENVS } from './tables.js';
 
 const squash = (sql: string) =>

@@ -7,7 +7,7 @@
 // error with go-openapi's message wording; the HTTP status follows api.go `asHTTPCode`: a code of
 // 600 or more is 422, below that the code itself (400 for a parse error, 404, 405).
 // Does NOT: decide what is valid (body-schema.ts does) or write responses
-// (src/core/http/error-handler.ts renders these, with `Allow` for 405).
+// (./error-handler.ts renders these, with `Allow` for 405).
 import { BootsmithError, type ErrorKind } from '../../errors.js';
 
 /** go-openapi/errors schema.go codes (iota after CompositeErrorCode, starting at 600 + 1). */

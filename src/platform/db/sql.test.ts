@@ -7,7 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from 'vitest';
-import { embeddedBackend } from '../test-support/harness.js';
+import { embeddedBackend } from './test-support/backends.js';
 import { errorStatus } from '../../error-status.js';
 import {
   DatabaseBusyError,

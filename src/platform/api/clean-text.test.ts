@@ -1,6 +1,6 @@
-// The control-character rules of src/core/validation/text.ts, character by character.
+// The control-character rules of ./clean-text.ts, character by character.
 import { describe, expect, it } from 'vitest';
-import { assertCleanJson, assertCleanText, findControlCharacter, MAX_JSON_DEPTH } from './text.js';
+import { assertCleanJson, assertCleanText, findControlCharacter, MAX_JSON_DEPTH } from './clean-text.js';
 
 describe('control characters', () => {
   it('refuses every C0, DEL and C1 character on one line, and allows tab/LF/CR only in multi-line text', () => {

@@ -3,15 +3,16 @@
 // bytes, mode 0600, in the static-network-config download (read back with tar), the
 // minimal initrd's etc/coreos-firstboot-network/ and the discovery Ignition; every bad
 // input of issue 10 is a 400 naming the host and the field, on create and on update, and
-// stores nothing.
+// stores nothing. The API shape's own refusals, pure, are static-network.test.ts.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readInitrd } from '../../initrd/initrd.js';
-import { isRegularFile } from '../../initrd/cpio.js';
-import { backends, http, PULL_SECRET, startHarness, type Harness } from '../test-support/harness.js';
+import { readInitrd } from '../initrd/initrd.js';
+import { isRegularFile } from '../initrd/cpio.js';
+import { http, PULL_SECRET, startHarness, type Harness } from './test-support/harness.js';
+import { backends } from '../platform/db/test-support/backends.js';
 
 const HOST_A = [
   { mac_address: '52:54:00:aa:00:01', logical_nic_name: 'eno1' },

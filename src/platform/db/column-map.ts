@@ -4,8 +4,9 @@
 // Does: number the `$n` placeholders from the map's order, so a column is spelled once; turn a
 // record into parameters (toSql) and a row into a record (fromSql; fields decoding to undefined
 // are left out, so optional fields stay absent).
-// Does NOT: run queries, know any table (src/core/db/tables.ts holds the maps), or build WHERE
-// clauses beyond key equality (queries with filters stay hand-written in the repository).
+// Does NOT: run queries, know any table (each wing holds its maps: src/core/db/tables.ts,
+// src/bmc/store/tables.ts), or build WHERE clauses beyond key equality (queries with filters stay
+// hand-written in the repositories).
 
 export interface Column<T> {
   /** The SQL column name (a plain identifier from our own schema, never user input). */
