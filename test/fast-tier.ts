@@ -15,6 +15,7 @@ export const FAST_TESTS: readonly string[] = [
   'src/bmc/jobs/admission.test.ts',
   'src/bmc/jobs/follow-plan.test.ts',
   'src/bmc/jobs/job-steps.test.ts',
+  'src/bmc/jobs/job-token.test.ts',
   'src/bmc/jobs/observed-state.test.ts',
   'src/bmc/jobs/read-coverage.test.ts',
   'src/bmc/redfish/address.test.ts',
