@@ -8,7 +8,7 @@
 // Kernel arguments are compared as the kernel parsed them: GRUB re-quotes `k="a b"` as
 // `"k=a b"`, s390x (no boot loader) passes the kargs area verbatim.
 // Does NOT: boot x86_64 (test/e2e/iso.test.ts and the others), network-boot (phase B), or check
-// layouts byte by byte (src/iso/arch-layouts.test.ts).
+// layouts byte by byte (src/iso/arch-layouts.tools.test.ts).
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { unavailable } from '../../support/requirements.js';
 import {
