@@ -3,7 +3,7 @@
 // src/bmc/store/migrations.ts). A database an earlier bootsmith migrated holds these records and
 // must upgrade exactly as before, so a renumbered, renamed or edited migration fails here; a new
 // one is appended to the table. And the dump: every wing's table in it once, in the document's
-// order. Pure; applied to PostgreSQL in service-database-postgres.test.ts.
+// order. Pure; applied to PostgreSQL in service-database.postgres.test.ts.
 import { createHash } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { BMC_DUMP_TABLES } from './bmc/store/dump-tables.js';

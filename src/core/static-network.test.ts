@@ -2,7 +2,7 @@
 // refusal a row naming the entry and the field (400); a good config comes back in upstream's
 // shape and converts to one keyfile per interface, named for the host's first MAC. Pure; the same
 // configs through the API on PostgreSQL, in the download, the minimal initrd and the discovery
-// Ignition, are static-network-postgres.test.ts.
+// Ignition, are static-network.postgres.test.ts.
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../errors.js';
 import { generateKeyfiles, validateStaticNetworkConfig } from './static-network.js';

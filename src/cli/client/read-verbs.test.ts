@@ -2,7 +2,7 @@
 // (with --follow through the poll loop) — against a loopback API whose answers are made by the
 // core's own renderers (src/core/render.ts) and error bodies (src/platform/api/error-handler.ts) from
 // records, so the wire shapes are the real ones; the same verbs against a real `bootsmith serve`
-// are client-verbs.test.ts. Also hostName's rule and the poll loop's option checks as tables.
+// are client-verbs.tools.test.ts. Also hostName's rule and the poll loop's option checks as tables.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Readable, Writable } from 'node:stream';

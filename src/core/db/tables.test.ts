@@ -1,5 +1,5 @@
 // The SQL the core's column maps generate (./tables.ts through src/platform/db/column-map.ts) and
-// their codecs, spelled out: pure. The same maps against real PostgreSQL are repository.test.ts.
+// their codecs, spelled out: pure. The same maps against real PostgreSQL are repository.postgres.test.ts.
 import { describe, expect, it } from 'vitest';
 import type { EventRecord } from '../model.js';
 import {

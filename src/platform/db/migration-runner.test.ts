@@ -1,6 +1,6 @@
 // The order the runner applies the wings' lists in: one sequence by version, whatever list a
 // migration came from, and two lists naming one version refused before anything runs. Pure; the
-// runner on PostgreSQL is src/service-database-postgres.test.ts.
+// runner on PostgreSQL is src/service-database.postgres.test.ts.
 import { describe, expect, it } from 'vitest';
 import { type Migration, migrationOrder } from './migration-runner.js';
 

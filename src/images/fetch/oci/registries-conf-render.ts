@@ -18,7 +18,7 @@
 // `docker-daemon` default is kept as RHCOS has it. Integrity still comes from the digests:
 // IDMS-style mirrors are used for digest references only.
 //
-// Pure; checked with skopeo using the generated files (registries-conf-skopeo.test.ts).
+// Pure; checked with skopeo using the generated files (registries-conf-skopeo.tools.test.ts).
 // Does not: decide where files go in an Ignition config (src/core/discovery-ignition/discovery.ts
 // does; `hostRegistryFiles` is what src/service.ts hands it).
 import type { RegistriesConf } from './registries-conf.js';

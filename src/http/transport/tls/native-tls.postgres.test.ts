@@ -379,7 +379,7 @@ describe.skipIf(missing)('native TLS, all-in-one service', () => {
   }
 
   it('bounds the TLS handshake and counts a silent TCP connection as request-less', async () => {
-    // (The handshake timeout equals HTTP_HEADER_TIMEOUT, 20 s by default: listener-limits-tls.test.ts
+    // (The handshake timeout equals HTTP_HEADER_TIMEOUT, 20 s by default: listener-limits-tls.tools.test.ts
     // shortens it; here: an unfinished handshake occupies the per-address idle budget.)
     const port = Number(new URL(service.url).port);
     const silent = net.connect(port, '127.0.0.1');

@@ -46,7 +46,7 @@ declare const sessionStorage: any;
 type HTMLInputElement = any;
 type HTMLTextAreaElement = any;
 
-/** zbarimg reads the QR code back when present (qr-code.test.ts requires it; here it is a bonus). */
+/** zbarimg reads the QR code back when present (qr-code.tools.test.ts requires it; here it is a bonus). */
 const HAVE_ZBARIMG = toolWorks('zbarimg', ['--version']);
 const HOST_STATES = ['known', 'known-unbound', 'insufficient', 'insufficient-unbound'];
 

@@ -6,7 +6,7 @@
 // an image without miniso.dat, a cluster_id naming no cluster, install progress refused for unbound
 // hosts, reset, logs progress, agent-triggered events, openshift-versions.
 // Also checks the validator itself is live (skips when ../shared is absent, fails under CI=true),
-// so the conforms() checks in handlers/*.test.ts and auth.test.ts cannot pass vacuously.
+// so the conforms() checks in handlers/*.test.ts and auth.postgres.test.ts cannot pass vacuously.
 // On the run's embedded PostgreSQL server, with AUTH_TYPE=none and, for the agent calls, local.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

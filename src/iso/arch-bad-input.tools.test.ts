@@ -6,7 +6,7 @@
 //   - an ISO configured as aarch64 that carries the s390x layout (and the reverse)
 //   - a ppc64le ISO without boot/grub/grub.cfg, which its kargs.json names
 //   - a kargs area smaller than the kargs it must hold (kargs.json's size)
-// Does NOT: check good layouts (arch-layouts.test.ts).
+// Does NOT: check good layouts (arch-layouts.tools.test.ts).
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

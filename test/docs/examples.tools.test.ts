@@ -3,8 +3,8 @@
 // finds them), one bash session per page section (variables carry from block to block, as in a
 // reader's terminal), sections in page order (README.md first), with `set -euo pipefail`: each
 // block must exit 0. Every shell block of README's "Try it" and of docs/reference/cli.md must be
-// marked; a block marked `<!-- doc-test: NAME -->` is run by test/docs/NAME.test.ts instead, which
-// must exist.
+// marked; a block marked `<!-- doc-test: NAME -->` is run by test/docs/NAME.test.ts instead (or
+// NAME.<needs>.test.ts, the name of a real-parts test: docs/developer/testing.md), which must exist.
 //
 // Where they run: a fresh directory set up like a checkout after `npm ci && npm start` in a
 // second terminal: the service started there as `npm start` starts it (the built CLI's `serve`,
@@ -18,7 +18,7 @@
 // routable address, the files written, live.iso back to the demo image's bytes; and the refusal
 // "Try it" describes, in a network namespace with nothing but loopback (`unshare -n`, as root).
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,7 +66,10 @@ describe('documentation code blocks', () => {
   it('marks only shell blocks, each naming a doc test that exists', () => {
     const marked = blocks.filter((b) => b.runner !== undefined);
     expect(marked.filter((b) => b.lang !== 'sh').map((b) => `${b.page}:${b.line}`)).toEqual([]);
-    const missing = marked.filter((b) => !existsSync(path.join(REPO_ROOT, 'test', 'docs', `${b.runner}.test.ts`)));
+    const files = readdirSync(path.join(REPO_ROOT, 'test', 'docs'));
+    const runs = (runner: string): boolean =>
+      files.some((f) => new RegExp(`^${runner}(?:\\.[a-z]+)?\\.test\\.ts$`).test(f));
+    const missing = marked.filter((b) => b.runner !== undefined && !runs(b.runner));
     expect(missing.map((b) => `${b.page}:${b.line} names ${b.runner}`)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 // `.part` files are never followed (issue 37): a symbolic link, a hard link or a FIFO planted under
 // a `.part` name is removed (its name only: what it points to keeps its bytes) or refused, on a real
-// directory. The downloader's use of it is in src/images/fetch/download.test.ts.
+// directory. The downloader's use of it is in src/images/fetch/download.tools.test.ts.
 import { execFileSync } from 'node:child_process';
 import {
   linkSync,

@@ -2,7 +2,7 @@
 // secret volume's symlink swap (`..data` → a new timestamped directory) is picked up by the
 // directory watch; with the watch off, the size/mtime/inode poll alone picks up an atomic
 // rename; a pair refused on reload leaves the applied one in place; an unchanged pair is not
-// applied again. (The whole service, SIGHUP and connections in flight: native-tls.test.ts.)
+// applied again. (The whole service, SIGHUP and connections in flight: native-tls.postgres.test.ts.)
 import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
