@@ -11,6 +11,8 @@
 /** Test files of the fast tier, one per line, sorted. */
 export const FAST_TESTS: readonly string[] = [
   'src/artifacts/discovery-iso.test.ts',
+  'src/assembly/port-board.test.ts',
+  'src/assembly/wings.test.ts',
   'src/bmc/bmc-input.test.ts',
   'src/bmc/jobs/admission.test.ts',
   'src/bmc/jobs/follow-plan.test.ts',
