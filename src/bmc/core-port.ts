@@ -3,9 +3,9 @@
 // them the BMC's machine is), a boot job's own short image-URL token (stored by its hash beside the
 // InfraEnv's other tokens, revoked once the media is out) and the ISO URL that carries it, and
 // the InfraEnv events of its jobs.
-// The core satisfies it (Core.domain, src/core/index.ts) and src/service.ts hands it over. The one
-// thing the core asks of this wing goes the other way: an InfraEnv's mac_interface_map checked
-// against its BMCs' MACs (CoreOptions.checkStaticNetwork ← BmcService.checkMacInterfaceMap).
+// The core satisfies it (Core.domain, src/core/index.ts) and src/assembly/bmc-wing.ts takes it.
+// The one thing the core asks of this wing goes the other way: an InfraEnv's mac_interface_map
+// checked against its BMCs' MACs (CoreOptions.checkStaticNetwork ← BmcService.checkMacInterfaceMap).
 //
 // The types name the fields the wing reads and writes; the compiler checks at the wiring that the
 // core's records fit them.

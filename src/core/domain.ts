@@ -1,8 +1,8 @@
 // What another wing may call of the core (Core.domain, ./index.ts): InfraEnvs, their hosts, short
 // image-URL tokens and events through the core's repository, outside any transaction of the
 // core's, and the URL of an InfraEnv's ISO with a short token. The BMC wing declares what it needs
-// of this (src/bmc/core-port.ts); src/service.ts hands it over, and the compiler checks there that
-// this satisfies it.
+// of this (src/bmc/core-port.ts); src/assembly/core-wing.ts offers it and bmc-wing.ts takes it,
+// and the compiler checks there that this satisfies it.
 // Does NOT: open transactions, check authorization, or know the wings that call it.
 import type { Repository } from './db/repository.js';
 import type { InfraEnvRecord } from './model.js';

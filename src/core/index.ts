@@ -53,7 +53,7 @@ export interface CoreOptions {
    * applied (src/platform/db/migrated-database.ts); the caller closes it after the core.
    */
   db: SqlDatabase;
-  /** Where hosts and BMCs are sent, resolved once the listener is bound (src/service.ts). */
+  /** Where hosts and BMCs are sent, resolved once the listener is bound (src/assembly/core-wing.ts). */
   endpoints: CoreEndpoints;
   catalog: ImageCatalog;
   logger: Logger;

@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArtifactService } from '../artifacts/artifact-service.js';
+import { imagesHealth } from '../assembly/images-wing.js';
 import { createApp } from '../http/face/app.js';
+import { DEFAULT_REQUEST_CAP, RequestCap } from '../http/face/request-cap.js';
 import type { IgnitionSource } from '../image-ports/ignition-source.js';
 import { createLogger } from '../logger.js';
 import { Metrics } from '../metrics.js';
@@ -58,8 +60,14 @@ async function startImageSide(entries: OsImageEntry[], dataDir: string) {
   const app = createApp({
     logger: createLogger('silent'),
     metrics,
-    imageStore,
-    artifacts: new ArtifactService(imageStore, ignition, 'gzip', 'http://127.0.0.1'),
+    health: [imagesHealth(imageStore)],
+    imageFace: {
+      artifacts: new ArtifactService(imageStore, ignition, 'gzip', 'http://127.0.0.1'),
+      cap: new RequestCap(DEFAULT_REQUEST_CAP, metrics),
+      urlTokens: undefined,
+      observer: undefined,
+      tokenReads: undefined,
+    },
   });
   const server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

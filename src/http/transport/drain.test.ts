@@ -50,7 +50,7 @@ async function start(): Promise<Fixture> {
   const server = http.createServer();
   const drain = new Drain(server);
   const app = express();
-  app.use(healthRoutes(undefined, undefined, () => drain.isDraining()));
+  app.use(healthRoutes([], () => drain.isDraining()));
   app.get('/stream', (_req, res) => {
     res.writeHead(200, { 'Content-Length': String(CHUNK.length * CHUNKS) });
     for (let i = 0; i < CHUNKS / 2; i++) res.write(CHUNK);
