@@ -14,7 +14,7 @@
 import type { BootMode } from './boot-override.js';
 import type { BmcInventory, RedfishClient } from './client.js';
 import { RedfishError } from './errors.js';
-import type { BootMethod } from './http-boot-plan.js';
+import { type BootMethod, defaultBootMethod } from './http-boot-plan.js';
 
 export const BOOT_DISCOVERY_STEPS = ['discover', 'read-power', 'eject', 'insert', 'boot-override', 'power'] as const;
 export type BootDiscoveryStep = (typeof BOOT_DISCOVERY_STEPS)[number];
@@ -26,8 +26,11 @@ export interface BootDiscoveryRequest {
   imageHttpsUrl?: string;
   /** Boot mode of the one-time override; default UEFI. */
   bootMode?: BootMode;
-  /** How the host reads the ISO: its BMC's virtual CD (default), or UEFI HTTP Boot of the URL. */
-  bootMethod?: BootMethod;
+  /**
+   * How the host reads the ISO: its BMC's virtual CD (default), UEFI HTTP Boot of the URL, or
+   * `auto`: chosen at the eject step from the slots and boot targets the BMC lists (defaultBootMethod).
+   */
+  bootMethod?: BootMethod | 'auto';
 }
 
 export interface StepResult {
@@ -71,7 +74,14 @@ export async function runBootDiscovery(
   options: BootDiscoveryOptions = {},
 ): Promise<BootDiscoveryResult> {
   const result: BootDiscoveryResult = { ok: true, steps: [] };
-  const http = request.bootMethod === 'http';
+  let method: BootMethod | undefined =
+    request.bootMethod === 'auto' ? undefined : (request.bootMethod ?? 'virtual-media');
+  const methodOf = async (step: BootDiscoveryStep): Promise<BootMethod> =>
+    (method ??= defaultBootMethod({
+      profile: (await client.profile(step)).id,
+      virtualMediaSlots: (await client.readSlots(step)).length,
+      allowedTargets: (await client.readSystem(step)).boot.allowedTargets,
+    }));
   const chooseUrl = async (step: BootDiscoveryStep): Promise<string> => {
     const url = await client.chooseImageUrl(
       {
@@ -98,7 +108,8 @@ export async function runBootDiscovery(
       return { detail: `power ${system.powerState ?? '(unknown)'}`, data: { powerState: system.powerState } };
     },
     eject: async () => {
-      if (http) return { detail: 'HTTP boot: no virtual media used, slots left as they are', data: { method: 'http' } };
+      if ((await methodOf('eject')) === 'http')
+        return { detail: 'HTTP boot: no virtual media used, slots left as they are', data: { method: 'http' } };
       const ejected = await client.ejectAll('eject');
       const detail =
         ejected.ejected.length > 0 ? `ejected slot(s) ${ejected.ejected.join(', ')}` : 'no slot held media';
@@ -106,7 +117,7 @@ export async function runBootDiscovery(
     },
     insert: async () => {
       const url = await chooseUrl('insert');
-      if (http)
+      if ((await methodOf('insert')) === 'http')
         return {
           detail: 'HTTP boot: the firmware reads the ISO URL itself (nothing inserted)',
           data: { method: 'http', url },
@@ -127,7 +138,7 @@ export async function runBootDiscovery(
       };
     },
     'boot-override': async () => {
-      if (http) {
+      if ((await methodOf('boot-override')) === 'http') {
         const url = result.imageUrl ?? (await chooseUrl('boot-override')); // resumed after insert
         const boot = await client.setHttpBoot(url, request.bootMode ?? 'UEFI', 'boot-override');
         const how =
