@@ -11,6 +11,8 @@
 // A boot job lets its BMC go once its Redfish steps are done (state `following`: a refresh or an
 // eject may run beside it) and takes it again to eject. While a followed step waits, the step is
 // `running` with what it waits for and until when (./follow-plan.ts's words).
+// A boot by UEFI HTTP Boot (the BMC's boot_method, or auto's choice: ../redfish/boot-discovery.ts)
+// is followed the same way; its eject-media step clears the boot override instead of ejecting.
 // A cancel (asked through the API, seen here or by the engine's heartbeat) ends the job at its next
 // step boundary as `cancelled`, ejecting what it inserted when ./eject-policy.ts says so.
 // Failures end the job with the step's message, which names the BMC and the step (RedfishError);

@@ -186,18 +186,14 @@ export class RedfishClient {
             return readBios(path, (await this.transport.getResource(step, path)).doc);
           })
         : undefined;
-    let plan;
-    try {
-      plan = planHttpBoot(
+    const plan = await this.wrap(step, async () =>
+      planHttpBoot(
         this.name,
         { profile: topology.profile.id, system, bios, managerPath: topology.managers[0]?.path },
         url,
         mode,
-      );
-    } catch (err) {
-      if (err instanceof RedfishError) throw err.inStep(step);
-      throw err;
-    }
+      ),
+    );
     let biosJob: string | undefined;
     for (const write of plan.stage) {
       const response = await this.wrap(step, () =>
