@@ -58,6 +58,7 @@ export function createHttpBootLan(runDir: string, name: string): HttpBootLan {
   const brAddress = `${net}.2`;
   let dnsmasq: ChildProcess | undefined;
   const logPath = path.join(runDir, `${name}.dnsmasq.log`);
+  writeFileSync(logPath, ''); // this LAN's log: every dnsmasq it starts appends to it
 
   const stopDnsmasq = async (): Promise<void> => {
     const running = dnsmasq;
