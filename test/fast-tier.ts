@@ -46,6 +46,7 @@ export const FAST_TESTS: readonly string[] = [
   'src/console/console-router.test.ts',
   'src/core/archive/tar.test.ts',
   'src/core/auth/authorizer.test.ts',
+  'src/core/auth/verified-tokens.test.ts',
   'src/core/db/column-map.test.ts',
   'src/core/db/embedded/errors.test.ts',
   'src/core/discovery-ignition/render-cache.test.ts',
