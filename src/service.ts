@@ -49,6 +49,7 @@ import type { IgnitionSource } from './image-ports/ignition-source.js';
 import { hostRegistryFiles } from './images/fetch/oci/registries-conf-render.js';
 import { ManagedImageStore } from './images/managed-image-store.js';
 import { Metrics } from './metrics.js';
+import { type ResolvedBodyIo, resolveBodyIo } from './kernel-io/body-io-mode.js';
 import { adminTokenFile } from './core/auth/local-keys.js';
 import { type HostNetwork, readHostNetwork } from './startup/host-routes.js';
 import { chooseAddress } from './startup/routable-address.js';
@@ -251,6 +252,8 @@ export async function startService(
   let ignitionCache: CachedIgnitionSource | undefined;
   let core: Core | undefined;
   let bmc: BmcSide | undefined;
+  /** How artifact bodies are read and sent (HTTP_BODY_IO); undefined without an image side. */
+  let bodyIo: ResolvedBodyIo | undefined;
   let remoteReads: RemoteTokenReads | undefined;
   // The key image replicas sign their reports of BMC job URL reads with, and the core checks them by.
   const replicaKey = config.imageReplicaKeyFile ? await loadReplicaKey(config.imageReplicaKeyFile) : undefined;
@@ -306,6 +309,7 @@ export async function startService(
     let urlTokens: UrlTokenResolver | undefined;
     let observer: ArtifactObserver | undefined;
     if (config.role !== 'core') {
+      bodyIo = resolveBodyIo(config.bodyIo);
       const fdProblem = fdBudgetProblem((await readOpenFileLimit())?.soft, connectionCap, config.maxConcurrentRequests);
       if (fdProblem) logger.warn({ problem: fdProblem }, 'file-descriptor budget too small for the request cap');
       const source: IgnitionSource | undefined = config.assistedServiceUrl
@@ -336,6 +340,7 @@ export async function startService(
     }
     const bmcSide = bmc;
     handler = createApp({
+      kernelIo: bodyIo?.kernelIo,
       logger,
       metrics,
       imageStore: imageStore.catalog,
@@ -404,6 +409,7 @@ export async function startService(
       ...(certificates ? { certificate: certificates.status().serving } : {}),
       role: config.role,
       ignitionSource: config.assistedServiceUrl ? 'remote' : 'in-process',
+      ...(bodyIo ? { bodyIo: bodyIo.summary } : {}),
     },
     'bootsmith listening',
   );

@@ -30,6 +30,7 @@ import { metricsRoutes } from './routes/metrics.js';
 import { consoleRoutes } from '../../console/console-router.js';
 import { pxeInitrdRoutes } from './routes/pxe-initrd.js';
 import { DEFAULT_REQUEST_CAP, RequestCap, type RequestCapSettings } from './request-cap.js';
+import type { BodyKernelIo } from '../representation/serve-representation.js';
 import { API_BASE, EXTENSION_API_PREFIX, URL_SHAPES, cappedPathPrefixes } from '../../url-grammar.js';
 
 /** Where the artifact routes live (the capped URL shapes): the request cap applies here and nowhere else. */
@@ -63,6 +64,8 @@ export interface AppParts {
   authType?: 'none' | 'local';
   /** Start-up warnings (src/startup/reachability.ts): in /health and the console's banner. */
   warnings?: readonly string[];
+  /** The kernel I/O addon when artifact bodies may use it (HTTP_BODY_IO); absent: every read on libuv's pool. */
+  kernelIo?: BodyKernelIo;
 }
 
 export function createApp(parts: AppParts): RequestListener {
@@ -104,6 +107,7 @@ export function createApp(parts: AppParts): RequestListener {
       urlTokens: parts.urlTokens,
       observer: parts.observer,
       tokenReads: parts.tokenReads,
+      kernelIo: parts.kernelIo,
     };
     app.use(ARTIFACT_PATH_PREFIXES, cap.middleware);
     app.use(discoveryImageRoutes(context), pxeInitrdRoutes(context), bootArtifactRoutes(context));
