@@ -1,7 +1,7 @@
 // The boot-event seam's own rules (boot-event-observer.ts): dedupe per (InfraEnv, address,
 // artifact) within the window on an injected clock, the bounded key map forgetting its oldest
 // key, User-Agent cleaning, the message text, and remote mode's info log line (real pino).
-// The service-level behaviour (range storm, PXE, real events) is in src/core/events/boot-events.test.ts.
+// The service-level behaviour (range storm, PXE, real events) is in src/core/events/boot-events.postgres.test.ts.
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import {

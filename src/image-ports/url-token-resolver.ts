@@ -9,6 +9,10 @@
 // Does NOT: authorize the request (the IgnitionSource still checks the credential) or see JWTs.
 import { createHash } from 'node:crypto';
 
+/** A short URL token's random part: 24 bytes, 192 bits (the issue asks ≥ 128) in 32 base64url characters (≤ 43). */
+export const URL_TOKEN_BYTES = 24;
+export const URL_TOKEN_LENGTH = Math.ceil((URL_TOKEN_BYTES * 4) / 3);
+
 export interface UrlTokenResolver {
   /** The InfraEnv id the token opens now; throws UnauthorizedError when unknown, revoked or expired. */
   infraEnvOf(token: string): Promise<string>;

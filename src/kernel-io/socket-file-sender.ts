@@ -12,10 +12,10 @@
 // has nothing pending. Never used on TLS sockets (no descriptor carries their plaintext).
 //
 // Reads two of Node's socket handle fields, `fd` and `writeQueueSize`, like
-// src/http/transport/socket-progress.ts; socket-file-sender.test.ts pins them on real sockets.
+// src/http/transport/socket-progress.ts; socket-file-sender.tools.test.ts pins them on real sockets.
 import type { Socket } from 'node:net';
 import { constants } from 'node:os';
-import type { KernelIo, WritableWatch } from './native-binding.js';
+import type { KernelIo, WritableWatch } from './kernel-io.js';
 
 interface TcpHandle {
   fd?: unknown;

@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import { constants } from 'node:os';
 import { describeError, FormatError } from '../errors.js';
-import type { KernelIo } from '../kernel-io/native-binding.js';
+import type { KernelIo } from '../kernel-io/kernel-io.js';
 
 export interface BaseFileIdentity {
   /** Stable identity of the bytes: a sha256 when known, else device/inode/size/mtime. */

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { BootsmithError } from '../errors.js';
-import type { KernelIo } from '../kernel-io/native-binding.js';
+import type { KernelIo } from '../kernel-io/kernel-io.js';
 import type { BaseFile } from './base-file.js';
 
 /** Where some bytes of the file lie: a run of the base file, or bytes in memory (patches, tail, zero fill). */

@@ -27,8 +27,8 @@
 // naming the field, 401/403, 404 naming the BMC, 409 naming the BMC and the job, 503 while the
 // credentials key is unusable. Does NOT: talk to BMCs (jobs do) or echo a password or a CA.
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, Router } from 'express';
-import { queryBoolean, queryUuid } from '../../core/http/request.js';
-import { methodGuard } from '../../core/http/method-guard.js';
+import { queryBoolean, queryUuid } from '../../platform/api/request.js';
+import { methodGuard } from '../../platform/api/method-guard.js';
 import { parseBmcBody, parseJobBody } from '../bmc-input.js';
 import type { BmcService } from '../bmc-service.js';
 import { BadRequestError, UnauthorizedError, UnavailableError } from '../../errors.js';

@@ -12,12 +12,9 @@
 // token opens (authorizer.ts), or ever log or return a token other than to the caller who minted it.
 import { createHmac, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { hashUrlToken } from '../../image-ports/url-token-resolver.js';
+import { hashUrlToken, URL_TOKEN_BYTES } from '../../image-ports/url-token-resolver.js';
 import type { Repository } from '../db/repository.js';
 
-/** 24 random bytes: 192 bits (the issue asks ≥ 128) in 32 base64url characters (≤ 43). */
-export const URL_TOKEN_BYTES = 24;
-export const URL_TOKEN_LENGTH = Math.ceil((URL_TOKEN_BYTES * 4) / 3);
 /** Minted (image-url) tokens kept per InfraEnv; a script calling image-url in a loop drops the oldest. */
 export const MAX_LIVE_TOKENS_PER_INFRA_ENV = 32;
 /** Expired rows deleted per insert: bounded work per request, and faster than inserts can add rows. */

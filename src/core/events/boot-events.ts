@@ -13,7 +13,15 @@ import {
   bootEventMessage,
 } from '../../image-ports/boot-event-observer.js';
 import { isUuid } from '../../uuid.js';
-import type { CoreContext } from '../context.js';
+import type { Logger } from 'pino';
+import type { Repository } from '../db/repository.js';
+
+/** What recording boot events needs of the core (its CoreContext has it). */
+export interface BootEventDeps {
+  repo: Pick<Repository, 'getInfraEnv' | 'insertEvent'>;
+  logger: Logger;
+  now(): Date;
+}
 
 export const BOOT_EVENT_NAMES: Record<ArtifactRequestReport['artifact'], string> = {
   'full-iso': 'discovery_image_requested',
@@ -23,7 +31,7 @@ export const BOOT_EVENT_NAMES: Record<ArtifactRequestReport['artifact'], string>
   rootfs: 'pxe_artifact_fetched',
 };
 
-export async function recordBootEvent(ctx: CoreContext, report: ArtifactRequestReport): Promise<boolean> {
+export async function recordBootEvent(ctx: BootEventDeps, report: ArtifactRequestReport): Promise<boolean> {
   if (!isUuid(report.infraEnvId)) return false;
   const id = report.infraEnvId.toLowerCase();
   if (!(await ctx.repo.getInfraEnv(id))) return false;
@@ -39,7 +47,7 @@ export async function recordBootEvent(ctx: CoreContext, report: ArtifactRequestR
   return true;
 }
 
-export function createBootEventRecorder(ctx: CoreContext): ArtifactObserver {
+export function createBootEventRecorder(ctx: BootEventDeps): ArtifactObserver {
   return {
     artifactRequested(report) {
       recordBootEvent(ctx, report).catch((err: unknown) =>

@@ -9,7 +9,7 @@
 import type { Router } from 'express';
 import { UnauthorizedError } from '../../errors.js';
 import type { CoreContext } from '../context.js';
-import { wrap } from '../http/request.js';
+import { wrap } from '../../platform/api/request.js';
 
 export function registerImageUrlTokenRoutes(router: Router, ctx: CoreContext): void {
   router.get(

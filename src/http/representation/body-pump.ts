@@ -21,7 +21,7 @@
 // response cleanly after a source that ends early.
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { KernelIo } from '../../kernel-io/native-binding.js';
+import type { KernelIo } from '../../kernel-io/kernel-io.js';
 import { nodeQueueEmpty, SocketFileSender } from '../../kernel-io/socket-file-sender.js';
 import type { BodySink, SegmentCopier } from './body-sink.js';
 import { PositionalCopier } from './positional-copier.js';

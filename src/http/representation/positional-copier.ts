@@ -7,7 +7,7 @@
 // at once on the event loop (no hand-off to libuv's pool and back); any other goes to the pool.
 // A failed or short read is a failure reported to the sink.
 // Does NOT: touch the response directly, frame parts, or read ahead.
-import type { KernelIo } from '../../kernel-io/native-binding.js';
+import type { KernelIo } from '../../kernel-io/kernel-io.js';
 import type { BodySink, SegmentCopier } from './body-sink.js';
 import { bodyBufferPool, CHUNK_BYTES, WHOLE_BODY_BYTES } from './buffer-pool.js';
 import type { Representation } from './representation.js';

@@ -4,7 +4,7 @@
 // handed to the range layer (src/http/representation/serve-representation.ts) as one of these.
 // This module only declares the shape; it does no I/O.
 import type { Readable } from 'node:stream';
-import type { KernelIo } from '../../kernel-io/native-binding.js';
+import type { KernelIo } from '../../kernel-io/kernel-io.js';
 
 /** An open file whose descriptor a sender may hand to sendfile(2). */
 export interface SendableFile {

@@ -15,7 +15,7 @@
 // Does NOT: write the head, prefixes or trailer (the pump does, through Node), decide eligibility,
 // or keep a buffer beyond the one read it is sending.
 import type { SocketFileSender } from '../../kernel-io/socket-file-sender.js';
-import type { KernelIo } from '../../kernel-io/native-binding.js';
+import type { KernelIo } from '../../kernel-io/kernel-io.js';
 import type { BodySink, SegmentCopier } from './body-sink.js';
 import { bodyBufferPool, CHUNK_BYTES, TAIL_BYTES } from './buffer-pool.js';
 import type { BodyStretch, Representation } from './representation.js';

@@ -12,7 +12,7 @@ import {
 import { DATA, testRep } from './test-support/test-representations.js';
 
 // Socket-level tests of serveRepresentation(): streaming, backpressure, aborts, failures after
-// the headers, multipart bytes on the wire, HEAD = GET (real clients: serve-representation-curl.test.ts). The header cases
+// the headers, multipart bytes on the wire, HEAD = GET (real clients: serve-representation-curl.tools.test.ts). The header cases
 // are tables of the pure functions (response-plan.test.ts, preconditions.test.ts), every one
 // of them also sent over a socket by serve-representation-cases.test.ts.
 

@@ -6,7 +6,7 @@
 // past Node's stream (sendfile, src/kernel-io/socket-file-sender.ts: they are in neither count,
 // and wait in the kernel, not in Node, when the client does not take them). This is the one place
 // here that reads Node's handle fields (`bytesWritten`, `writeQueueSize`, a TLS handle's
-// `_parent`), the fields Node's own socket timeout reads; socket-progress.test.ts pins them on
+// `_parent`), the fields Node's own socket timeout reads; socket-progress.tools.test.ts pins them on
 // real sockets, so a Node upgrade that changes them fails there.
 // Does NOT: time anything (src/http/transport/send-watchdog.ts does) or close anything.
 //

@@ -1,6 +1,6 @@
 // RemoteTokenReads against a loopback HTTP server standing in for the core's
 // `POST /api/bootsmith/v1/token-reads` (the real endpoint and a real job are
-// src/bmc/api/remote-reads.test.ts): the first read of a token goes at once, later ones in batches
+// src/bmc/api/remote-reads.postgres.test.ts): the first read of a token goes at once, later ones in batches
 // of at most MAX_READS_PER_POST, what waits per token is bounded, a core that never answers is cut
 // off by the timeout and logged once without the token, close() sends what waits, and with a
 // replica key each report carries its signature (a core that refuses says which setting to give).

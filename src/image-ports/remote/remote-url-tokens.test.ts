@@ -3,12 +3,12 @@
 // refusals with the core's error bodies) and what the image side then makes of a token — the
 // InfraEnv, or the typed error with its status and message — and whether a second use asks the
 // core again (answers and refusals are cached; failures are not). The same path against a real
-// core is src/core/auth/url-tokens.test.ts.
+// core is src/core/auth/url-tokens.postgres.test.ts.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { errorBody } from '../../core/http/error-handler.js';
+import { errorBody } from '../../platform/api/error-handler.js';
 import { statusForError } from '../../error-status.js';
 import { RemoteUrlTokenResolver } from './remote-url-tokens.js';
 

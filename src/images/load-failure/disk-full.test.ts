@@ -1,5 +1,5 @@
 // Recognising a full disk in an error and the error the image store reports for it, as tables.
-// Pure; a download that really fills a disk is src/images/cache/disk-full-tmpfs.test.ts.
+// Pure; a download that really fills a disk is src/images/cache/disk-full-tmpfs.root.test.ts.
 import { describe, expect, it } from 'vitest';
 
 import { ImageLoadError } from './load-error.js';

@@ -1,5 +1,5 @@
 // The authorizer's table (src/core/auth/authorizer.test.ts runs it with an in-memory repository,
-// authorizer-postgres.test.ts runs the same rows on the real repository, which is what keeps the
+// authorizer.postgres.test.ts runs the same rows on the real repository, which is what keeps the
 // in-memory one honest): a world of two InfraEnvs with real keys and tokens of every kind, and
 // rows of credentials × scope → the verdict (open, or the 401/403 error and its message).
 //
