@@ -64,6 +64,8 @@ const USAGE = `usage: node bench/run.mjs [options]            (npm run bench -- 
   --no-postgres          skip workload 6 on PostgreSQL
   --database-url URL     PostgreSQL to use instead of a throwaway database in the local cluster
   --cpu-prof             run every bootsmith with node --cpu-prof (profiles in bench/work/profiles)
+  --auth none|local      AUTH_TYPE of the bootsmith workloads 1, 2, 3 and 11 serve from (default
+                         none; local: its download_url carries the InfraEnv's image token)
   --body-io MODE         HTTP_BODY_IO of every bootsmith (auto, sendfile, portable); default the service's
   --service-root DIR     the build under test (DIR/dist/src/cli/main.js); default this checkout
   --out DIR              where results go (default bench/results, bench/work/results for --smoke)
@@ -112,6 +114,7 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
     databaseUrl: undefined,
     cpuProf: false,
     bodyIo: undefined,
+    auth: 'none',
     serviceRoot: path.resolve(benchDir, '..'),
     outDir: path.join(benchDir, smoke ? 'work/results' : 'results'),
     workDir: path.join(benchDir, 'work'),
@@ -215,6 +218,12 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
         if (!['auto', 'sendfile', 'portable'].includes(o.bodyIo))
           throw new Error('--body-io must be auto, sendfile or portable');
         break;
+      case '--auth': {
+        const v = value();
+        if (v !== 'none' && v !== 'local') throw new Error('--auth must be none or local');
+        o.auth = v;
+        break;
+      }
       case '--service-root':
         o.serviceRoot = path.resolve(value());
         break;

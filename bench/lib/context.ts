@@ -38,6 +38,8 @@ export interface Options {
   cpuProf: boolean;
   /** HTTP_BODY_IO of every bootsmith the run starts (`--body-io`); undefined: the service's default. */
   bodyIo: string | undefined;
+  /** AUTH_TYPE of the bootsmith the serving workloads (1, 2, 3, 11) start (`--auth`); default none. */
+  auth: 'none' | 'local';
   serviceRoot: string;
   outDir: string;
   workDir: string;

@@ -14,7 +14,11 @@ import { type KernelIo, loadKernelIo } from './native-binding.js';
 
 export const BODY_IO_MODES = ['auto', 'sendfile', 'portable'] as const;
 export type BodyIoMode = (typeof BODY_IO_MODES)[number];
-/** Measured on the 2-vCPU bench machine (bench/README.md, issue 35): cached reads on the event loop cost least. */
+/**
+ * The default until the quiet-machine figures of `npm run bench:issue-35` say otherwise
+ * (bench/README.md, issue 35): no thread hand-off for cached pages, and nothing sent past Node's
+ * stream, so every transport behaves as before.
+ */
 export const DEFAULT_BODY_IO: BodyIoMode = 'auto';
 
 export interface ResolvedBodyIo {
