@@ -17,7 +17,15 @@
 import fs from 'node:fs';
 import { constants } from 'node:os';
 import { describeError, FormatError } from '../errors.js';
-import type { KernelIo } from '../kernel-io/kernel-io.js';
+
+/**
+ * A positional read that refuses to wait for the disk (the kernel I/O addon's preadv2 with
+ * RWF_NOWAIT, src/kernel-io/kernel-io.ts, which satisfies this): bytes read, or -errno.
+ * Declared here so that this leaf layer imports nothing above it.
+ */
+export interface NoWaitReader {
+  readNoWait(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+}
 
 export interface BaseFileIdentity {
   /** Stable identity of the bytes: a sha256 when known, else device/inode/size/mtime. */
@@ -114,7 +122,7 @@ export class BaseFile implements BaseFileIdentity {
    * bytes read (all of `length`), or -1 when some are not cached, the file is closed or changed, or
    * the read failed (read() then says why).
    */
-  readCached(io: KernelIo, target: Buffer, targetOffset: number, length: number, position: number): number {
+  readCached(io: NoWaitReader, target: Buffer, targetOffset: number, length: number, position: number): number {
     const fd = this.fd;
     if (fd === undefined || this.noWaitRefused || this.changed !== undefined) return -1;
     const n = io.readNoWait(fd, target, targetOffset, length, position);

@@ -14,8 +14,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { BootsmithError } from '../errors.js';
-import type { KernelIo } from '../kernel-io/kernel-io.js';
-import type { BaseFile } from './base-file.js';
+import type { BaseFile, NoWaitReader } from './base-file.js';
 
 /** Where some bytes of the file lie: a run of the base file, or bytes in memory (patches, tail, zero fill). */
 export type Stretch =
@@ -138,7 +137,7 @@ export class SplicedFile {
    * read, with the base file's fence check): the count copied (all of `length`, less only at the
    * end of the file), or -1 when some base byte is not cached or a read failed (readInto says why).
    */
-  readIntoCached(io: KernelIo, target: Buffer, targetOffset: number, length: number, position: number): number {
+  readIntoCached(io: NoWaitReader, target: Buffer, targetOffset: number, length: number, position: number): number {
     const end = Math.min(position + length, this.size);
     let index = segmentIndexAt(this.segments, position);
     let at = position;
