@@ -16,9 +16,8 @@ for mode in auto sendfile; do
 done
 bench --only 6 --no-postgres --out "$out/heartbeat"
 for mode in portable auto sendfile; do
-	bench --only 2 --repeats 1 --cpu-prof --body-io "$mode" --no-write --keep 2>&1 | tee "$out/profile-$mode.log"
-done
-# the profiles: bench/work/profiles/<stamp>/bootsmith-*/ (one directory per run above, newest last)
-for dir in $(ls -td bench/work/profiles/*/ | head -3 | tac); do
-	bench profile "$dir" >"$out/profile-$(basename "$dir").txt"
+	bench --only 2 --repeats 1 --cpu-prof --body-io "$mode" --no-write 2>&1 | tee "$out/profile-$mode.log"
+	dir=$(ls -td bench/work/profiles/*/ | head -1) # this run's profiles (bootsmith-main/*.cpuprofile)
+	bench profile "$dir" >"$out/profile-$mode.txt"
+	cp "$dir"/bootsmith-main/*.cpuprofile "$out/" 2>/dev/null || true # open in Chrome DevTools / speedscope as a flame graph
 done
