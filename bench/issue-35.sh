@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 35's figures in one go (`npm run bench:issue-35`; ~25 min on the 2-vCPU machine; run it
+# Issue 35's figures in one go (`npm run bench:issue-35`; ~40 min on the 2-vCPU machine; run it
 # on a quiet machine): the range storm, full downloads, a new connection per request and HTTPS
 # against nginx on the 47 MB and 1 GiB real-bytes ISOs, with the default HTTP_BODY_IO (auto) and
 # with sendfile; the agent heartbeat with the default auth and without; then CPU profiles of the
