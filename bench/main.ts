@@ -18,6 +18,7 @@ import { stopAll } from './lib/proc.js';
 import { type Figure, markdownTable, table } from './lib/report.js';
 import { backgroundLoad, type Background, ensureTools, machineInfo, round } from './lib/system.js';
 import { fullDownload } from './workloads/downloads.js';
+import { freshConnection } from './workloads/fresh-connection.js';
 import { freshFirstByte } from './workloads/fresh-first-byte.js';
 import { heartbeatRate } from './workloads/heartbeat.js';
 import { https } from './workloads/https.js';
@@ -34,7 +35,8 @@ const USAGE = `usage: node bench/run.mjs [options]            (npm run bench -- 
   --only 1,2,...         workloads to run (1 download, 2 range storm, 3 fresh first byte,
                          4 memory, 5 upstream economy, 6 heartbeat, 7 start and idle memory,
                          8 HTTPS download and range storm against nginx with ssl,
-                         9 bmc-fleet-qemu, 10 bmc-fleet-virtual; names work too); default all
+                         9 bmc-fleet-qemu, 10 bmc-fleet-virtual, 11 fresh-connection: a 1 MiB
+                         range on a new connection per request; names work too); default all
                          (--smoke: all but 9, which boots qemu guests)
   --guests N             workload 9: qemu guests behind emulated BMCs (default 8)
   --bmcs N               workload 10: emulated BMCs with virtual guests (default 200; smoke 8)
@@ -62,17 +64,24 @@ const USAGE = `usage: node bench/run.mjs [options]            (npm run bench -- 
   --no-postgres          skip workload 6 on PostgreSQL
   --database-url URL     PostgreSQL to use instead of a throwaway database in the local cluster
   --cpu-prof             run every bootsmith with node --cpu-prof (profiles in bench/work/profiles)
+  --auth none|local      AUTH_TYPE of the bootsmith workloads 1, 2, 3 and 11 serve from (default
+                         none; local: its download_url carries the InfraEnv's image token)
+  --body-io MODE         HTTP_BODY_IO of every bootsmith (auto, sendfile, portable); default the service's
   --service-root DIR     the build under test (DIR/dist/src/cli/main.js); default this checkout
   --out DIR              where results go (default bench/results, bench/work/results for --smoke)
   --no-write             print only
   --keep                 keep the run directory (logs, nginx config) in bench/work`;
 
 /** Workloads that also answer to a name in `--only`. */
-const WORKLOAD_NAMES: Readonly<Record<string, number>> = { 'bmc-fleet-qemu': 9, 'bmc-fleet-virtual': 10 };
+const WORKLOAD_NAMES: Readonly<Record<string, number>> = {
+  'bmc-fleet-qemu': 9,
+  'bmc-fleet-virtual': 10,
+  'fresh-connection': 11,
+};
 
 function workloadNumber(text: string): number {
   const n = WORKLOAD_NAMES[text] ?? Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > 10) throw new Error(`--only: no workload ${text}`);
+  if (!Number.isInteger(n) || n < 1 || n > 11) throw new Error(`--only: no workload ${text}`);
   return n;
 }
 
@@ -80,7 +89,7 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
   const smoke = argv.includes('--smoke');
   const o: Options = {
     smoke,
-    only: new Set(smoke ? [1, 2, 3, 4, 5, 6, 7, 8, 10] : [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
+    only: new Set(smoke ? [1, 2, 3, 4, 5, 6, 7, 8, 10, 11] : [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]),
     sizeMiB: smoke ? 64 : 1024,
     bigSizeMiB: 0, // resolved below: it depends on --sparse
     sparse: false,
@@ -104,6 +113,8 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
     postgres: true,
     databaseUrl: undefined,
     cpuProf: false,
+    bodyIo: undefined,
+    auth: 'none',
     serviceRoot: path.resolve(benchDir, '..'),
     outDir: path.join(benchDir, smoke ? 'work/results' : 'results'),
     workDir: path.join(benchDir, 'work'),
@@ -202,6 +213,17 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
       case '--cpu-prof':
         o.cpuProf = true;
         break;
+      case '--body-io':
+        o.bodyIo = value();
+        if (!['auto', 'sendfile', 'portable'].includes(o.bodyIo))
+          throw new Error('--body-io must be auto, sendfile or portable');
+        break;
+      case '--auth': {
+        const v = value();
+        if (v !== 'none' && v !== 'local') throw new Error('--auth must be none or local');
+        o.auth = v;
+        break;
+      }
       case '--service-root':
         o.serviceRoot = path.resolve(value());
         break;
@@ -349,13 +371,14 @@ export async function main(argv: readonly string[]): Promise<number> {
       }
     };
 
-    if ([1, 2, 3, 4].some((n) => options.only.has(n))) {
+    if ([1, 2, 3, 4, 11].some((n) => options.only.has(n))) {
       log('starting bootsmith and nginx side by side');
       pair = await startPair(c);
       log(`warm page cache: base ${pair.warmSeconds.base.toFixed(1)} s, copy ${pair.warmSeconds.copy.toFixed(1)} s`);
       const p = pair;
       await step(1, 'full download', () => fullDownload(c, p));
       await step(2, 'BMC range storm', () => rangeStorm(c, p));
+      await step(11, 'new connection per request', () => freshConnection(c, p));
       await step(3, 'fresh first byte', () => freshFirstByte(c, p));
       await p.bootsmith.stop(); // workload 4 starts its own; nginx stays as its comparator
       if (options.only.has(4)) {
@@ -424,6 +447,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         heartbeatSeconds: options.heartbeatSeconds,
         seed: options.seed,
         cpuProfiling: options.cpuProf,
+        bodyIo: options.bodyIo ?? 'default',
         guests: options.guests,
         bmcs: options.bmcs,
         bmcProfiles: options.bmcProfiles,

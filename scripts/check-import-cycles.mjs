@@ -31,8 +31,13 @@ import ts from 'typescript';
  * and the face import and which import none of them (docs/architecture.md).
  */
 const ROOM_IMPORTS = {
-  'src/http/representation': ['src/errors.ts', 'src/error-status.ts'],
-  'src/http/transport': ['src/errors.ts'],
+  'src/http/representation': [
+    'src/errors.ts',
+    'src/error-status.ts',
+    'src/kernel-io/kernel-io.ts',
+    'src/kernel-io/socket-file-sender.ts',
+  ],
+  'src/http/transport': ['src/errors.ts', 'src/kernel-io/socket-file-sender.ts'],
   'src/image-ports': [
     'src/errors.ts',
     'src/fs/key-file.ts',

@@ -62,6 +62,9 @@ declare -A NEEDED_BY=(
 	[grub-common]="per-arch fixtures: grub-mkimage builds the ppc64le fixture's powerpc-ieee1275 GRUB"
 	[python3-sushy]="the Redfish emulator checked by Ironic's library (sushy)"
 	[redfishtool]="the Redfish emulator checked by redfishtool"
+	[g++]="the kernel I/O addon (npm ci builds native/kernel-io.c with node-gyp; HTTP_BODY_IO tests)"
+	[make]="the kernel I/O addon (node-gyp's build)"
+	[python3]="the kernel I/O addon (node-gyp's gyp)"
 )
 PACKAGES=(
 	xorriso isolinux syslinux-common mtools dosfstools cpio xz-utils zstd gzip curl zip openssl
@@ -72,6 +75,7 @@ PACKAGES=(
 	qemu-system-arm qemu-efi-aarch64 qemu-system-ppc qemu-system-misc binutils grub-common
 	docker-registry skopeo umoci apache2-utils
 	python3-sushy redfishtool
+	g++ make python3
 	postgresql haproxy chromium zbar-tools
 )
 

@@ -23,6 +23,7 @@ import { DEFAULT_SHUTDOWN_GRACE_MS } from './http/transport/drain.js';
 import { DEFAULT_LISTENER_LIMITS, type ListenerLimits } from './http/transport/listener-limits.js';
 import { DEFAULT_REQUEST_CAP, type RequestCapSettings } from './http/face/request-cap.js';
 import type { EmbedCompression } from './initrd/embed-archive.js';
+import { BODY_IO_MODES, type BodyIoMode, DEFAULT_BODY_IO } from './kernel-io/body-io-mode.js';
 import type { PlainHttpRoutes } from './http/face/plain-route-policy.js';
 import type { TlsMinVersion } from './http/transport/tls/tls-material.js';
 import { type OsImagesConfig, osImagesFromEnvironment } from './images/os-images-config.js';
@@ -81,6 +82,14 @@ export interface Config extends CoreSettings, BmcSettings {
   imageServiceHttpBaseUrl: string | undefined;
   /** SHUTDOWN_GRACE_SECONDS: how long streams in flight may run after SIGTERM (src/http/transport/drain.ts). */
   shutdownGraceMs: number;
+  /**
+   * HTTP_BODY_IO: how artifact bodies are read and sent (src/kernel-io/). `auto`: with the kernel
+   * I/O addon, pages already cached are read on the event loop (no hand-off to libuv's pool), then
+   * written; `sendfile`: as auto, and file bytes go to plain-HTTP sockets by sendfile(2) (one copy
+   * fewer in this process; see docs/operator/performance.md for what it trades); `portable`: every
+   * read on libuv's pool, without the addon.
+   */
+  bodyIo: BodyIoMode;
 }
 
 /** Native TLS (src/http/transport/tls/, src/http/face/plain-route-policy.ts). */
@@ -151,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     shutdownGraceMs:
       integer(env, 'SHUTDOWN_GRACE_SECONDS', DEFAULT_SHUTDOWN_GRACE_MS / 1000, 0, MAX_SHUTDOWN_GRACE_SECONDS) * 1000,
     events: eventSettings(env),
+    bodyIo: oneOf(env, 'HTTP_BODY_IO', BODY_IO_MODES, DEFAULT_BODY_IO),
     ...bmcSettings(env),
   };
 }

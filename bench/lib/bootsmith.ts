@@ -171,8 +171,18 @@ export class Bootsmith {
     return { id: created.id, downloadUrl: created.download_url };
   }
 
-  async registerHost(infraEnvId: string, hostId: string): Promise<void> {
-    await this.api('POST', `/infra-envs/${infraEnvId}/hosts`, { host_id: hostId, discovery_agent_version: 'bench' });
+  /** Registers a host as its agent does: with the InfraEnv's agent key as X-Secret-Key when given, else as the admin. */
+  async registerHost(infraEnvId: string, hostId: string, agentKey?: string): Promise<void> {
+    const r = await fetch(`${this.controlUrl}${API}/infra-envs/${infraEnvId}/hosts`, {
+      method: 'POST',
+      headers: {
+        ...(agentKey === undefined ? this.authHeaders() : { 'X-Secret-Key': agentKey }),
+        'Content-Type': 'application/json',
+      },
+      body: JSON.stringify({ host_id: hostId, discovery_agent_version: 'bench' }),
+    });
+    if (r.status >= 300) throw new Error(`registering host ${hostId}: ${r.status} ${(await r.text()).slice(0, 300)}`);
+    await r.arrayBuffer();
   }
 
   /** Sum of the samples of `name` whose labels contain every given label pair. */

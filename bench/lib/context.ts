@@ -36,6 +36,10 @@ export interface Options {
   postgres: boolean;
   databaseUrl: string | undefined;
   cpuProf: boolean;
+  /** HTTP_BODY_IO of every bootsmith the run starts (`--body-io`); undefined: the service's default. */
+  bodyIo: string | undefined;
+  /** AUTH_TYPE of the bootsmith the serving workloads (1, 2, 3, 11) start (`--auth`); default none. */
+  auth: 'none' | 'local';
   serviceRoot: string;
   outDir: string;
   workDir: string;
@@ -73,6 +77,7 @@ export function makeStarter(ctx: Omit<Context, 'startBootsmith'>): Context['star
       logFile: path.join(ctx.runDir, `${name}.log`),
       isoPath: o.isoPath ?? ctx.base.path,
       ...o,
+      env: { ...(ctx.options.bodyIo ? { HTTP_BODY_IO: ctx.options.bodyIo } : {}), ...o.env },
       nodeArgs: [
         ...(ctx.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ctx.profileDir, name)}`] : []),
         ...(o.nodeArgs ?? []),
@@ -87,6 +92,11 @@ export interface CpuAccount {
   clientCpuSeconds: number | undefined;
   /** CPU used by processes that are neither the server nor the clients, as a share of all cores. */
   foreignShare: number | undefined;
+  /**
+   * Busy seconds of the whole machine (all cores, /proc/stat) during the measurement: server,
+   * clients, the kernel's loopback work (which lands in whichever process sends) and anything else.
+   */
+  machineBusySeconds: number;
 }
 
 export async function accounted<T extends { clientCpuSeconds: number | undefined }>(
@@ -110,6 +120,7 @@ export async function accounted<T extends { clientCpuSeconds: number | undefined
       wallSeconds,
       serverCpuSeconds,
       clientCpuSeconds: client,
+      machineBusySeconds: Math.round(busy * 1000) / 1000,
       foreignShare:
         foreign === undefined ? undefined : Math.round((foreign / (wallSeconds * os.cpus().length)) * 1000) / 1000,
     },

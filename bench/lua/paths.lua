@@ -1,5 +1,6 @@
--- wrk script: GET requests cycling through the paths listed in a file (one per line), each
--- thread starting at its own place in the list. Used for the agent heartbeat: 5,000
+-- wrk script: GET requests cycling through the paths listed in a file (one per line;
+-- `path<TAB>key` sends the key as X-Secret-Key, the agent's credential), each thread starting
+-- at its own place in the list. Used for the agent heartbeat: 5,000
 -- registered hosts' `.../hosts/{host_id}/instructions` URLs.
 --   wrk ... -s paths.lua <url> -- <paths-file> <threads>
 local counter = 0
@@ -12,7 +13,14 @@ end
 function init(args)
   paths = {}
   for line in io.lines(args[1]) do
-    if #line > 0 then paths[#paths + 1] = line end
+    if #line > 0 then
+      local p, key = line:match("^([^\t]+)\t(.+)$")
+      if p then
+        paths[#paths + 1] = wrk.format("GET", p, { ["X-Secret-Key"] = key })
+      else
+        paths[#paths + 1] = wrk.format("GET", line)
+      end
+    end
   end
   local nthreads = tonumber(args[2]) or 1
   index = math.floor(thread_id * #paths / nthreads)
@@ -20,7 +28,7 @@ end
 
 function request()
   index = index % #paths + 1
-  return wrk.format("GET", paths[index])
+  return paths[index]
 end
 
 function done(summary, latency, requests)

@@ -4,9 +4,15 @@
 // the default embedded PostgreSQL server and on an external PostgreSQL, each in a fresh process. Only 2xx answers count. The
 // comparator is the same process's GET /live under the same wrk settings: the request-rate
 // ceiling of the HTTP stack alone on this machine.
+//
+// Auth (issue 35.3): on the embedded server the heartbeat runs twice, with the default
+// AUTH_TYPE=local (every poll carries its InfraEnv's real agent key, PULL_SECRET_TOKEN from the
+// discovery Ignition, as X-Secret-Key; the hosts register with it too) and with AUTH_TYPE=none:
+// the difference is what the key check costs. The external PostgreSQL runs with the default auth.
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Bootsmith } from '../lib/bootsmith.js';
 import { accounted, type Context } from '../lib/context.js';
 import { runWrk, type WrkResult } from '../lib/clients.js';
 import { benchDatabase } from '../lib/postgres.js';
@@ -15,8 +21,11 @@ import { round } from '../lib/system.js';
 
 const API = '/api/assisted-install/v2';
 
+type Auth = 'local' | 'none';
+
 interface HeartbeatRun {
   database: 'embedded' | 'postgres';
+  auth: Auth;
   hosts: number;
   infraEnvs: number;
   registrationsPerSecond: number;
@@ -39,26 +48,28 @@ async function measure(
   ctx: Context,
   database: 'embedded' | 'postgres',
   databaseUrl: string | undefined,
+  auth: Auth,
 ): Promise<HeartbeatRun> {
   const o = ctx.options;
-  const service = await ctx.startBootsmith(
-    `bootsmith-heartbeat-${database}`,
-    databaseUrl ? { env: { DATABASE_URL: databaseUrl } } : {},
-  );
+  const service = await ctx.startBootsmith(`bootsmith-heartbeat-${database}-auth-${auth}`, {
+    env: { AUTH_TYPE: auth, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+  });
   try {
     const infraEnvCount = Math.ceil(o.hosts / o.hostsPerInfraEnv);
     const paths: string[] = [];
     const t0 = performance.now();
     for (let i = 0; i < infraEnvCount; i++) {
       const ie = await service.createInfraEnv(`heartbeat-${i}`);
+      const key = auth === 'local' ? await agentKey(service, ie.id) : undefined;
       const hosts = Math.min(o.hostsPerInfraEnv, o.hosts - i * o.hostsPerInfraEnv);
       const ids = Array.from({ length: hosts }, () => randomUUID());
       let next = 0;
       const worker = async () => {
         while (next < ids.length) {
           const id = ids[next++]!;
-          await service.registerHost(ie.id, id);
-          paths.push(`${API}/infra-envs/${ie.id}/hosts/${id}/instructions`);
+          await service.registerHost(ie.id, id, key);
+          const poll = `${API}/infra-envs/${ie.id}/hosts/${id}/instructions`;
+          paths.push(key === undefined ? poll : `${poll}\t${key}`); // paths.lua sends it as X-Secret-Key
         }
       };
       await Promise.all(Array.from({ length: 16 }, worker));
@@ -67,7 +78,7 @@ async function measure(
     ctx.log(
       `  ${database}: registered ${paths.length} hosts in ${infraEnvCount} InfraEnvs (${Math.round(registrationsPerSecond)}/s)`,
     );
-    const pathsFile = path.join(ctx.runDir, `heartbeat-${database}.paths`);
+    const pathsFile = path.join(ctx.runDir, `heartbeat-${database}-${auth}.paths`);
     writeFileSync(pathsFile, `${paths.join('\n')}\n`);
     const liveFile = path.join(ctx.runDir, 'live.paths');
     writeFileSync(liveFile, '/live\n');
@@ -122,6 +133,7 @@ async function measure(
     const ok = heartbeat.requests - heartbeat.errors.status;
     const run: HeartbeatRun = {
       database,
+      auth,
       hosts: paths.length,
       infraEnvs: infraEnvCount,
       registrationsPerSecond: round(registrationsPerSecond, 0),
@@ -135,7 +147,7 @@ async function measure(
       metricsLatencyMs,
     };
     ctx.log(
-      `  ${database}: ${Math.round(run.okPerSecond)} heartbeats/s (p50 ${heartbeat.latencyMs.p50.toFixed(1)} ms, p99 ${heartbeat.latencyMs.p99.toFixed(1)} ms, ` +
+      `  ${database}, AUTH_TYPE=${auth}: ${Math.round(run.okPerSecond)} heartbeats/s (p50 ${heartbeat.latencyMs.p50.toFixed(1)} ms, p99 ${heartbeat.latencyMs.p99.toFixed(1)} ms, ` +
         `${heartbeat.errors.status} non-2xx, longest stall ${longestStall} s, slowest /metrics ${Math.max(0, ...metricsLatencyMs)} ms), /live ${Math.round(live.requestsPerSecond)} req/s, others ${cpu.foreignShare ?? '?'} of the machine`,
     );
     return run;
@@ -144,14 +156,26 @@ async function measure(
   }
 }
 
+/** The InfraEnv's agent key: PULL_SECRET_TOKEN in its discovery Ignition's agent.service, as an agent gets it. */
+async function agentKey(service: Bootsmith, infraEnvId: string): Promise<string> {
+  const ign = await service.api<{ systemd?: { units?: Array<{ name: string; contents?: string }> } }>(
+    'GET',
+    `/infra-envs/${infraEnvId}/downloads/files?file_name=discovery.ign`,
+  );
+  const unit = ign.systemd?.units?.find((u) => u.name === 'agent.service')?.contents ?? '';
+  const key = /PULL_SECRET_TOKEN=(\S+)/.exec(unit)?.[1];
+  if (key === undefined) throw new Error(`no PULL_SECRET_TOKEN in the discovery Ignition of ${infraEnvId}`);
+  return key;
+}
+
 export async function heartbeatRate(ctx: Context): Promise<Figure[]> {
   const o = ctx.options;
   const figures: Figure[] = [];
   const make = (r: HeartbeatRun, note?: string) =>
     figure({
-      id: `heartbeat-${r.database}`,
+      id: `heartbeat-${r.database}${r.auth === 'none' ? '-auth-none' : ''}`,
       workload: 6,
-      title: `agent heartbeats/s, ${r.hosts} hosts, ${r.database === 'embedded' ? 'embedded PostgreSQL (default)' : 'external PostgreSQL'}`,
+      title: `agent heartbeats/s, ${r.hosts} hosts, ${r.database === 'embedded' ? 'embedded PostgreSQL (default)' : 'external PostgreSQL'}, AUTH_TYPE=${r.auth}${r.auth === 'local' ? ' (default; real X-Secret-Key per poll)' : ''}`,
       unit: 'req/s',
       value: round(r.okPerSecond, 0),
       comparator: { name: 'GET /live', value: round(r.live.requestsPerSecond, 0) },
@@ -159,14 +183,22 @@ export async function heartbeatRate(ctx: Context): Promise<Figure[]> {
       higherIsBetter: true,
       details: { ...r, ...(note ? { note } : {}) },
     });
-  figures.push(make(await measure(ctx, 'embedded', undefined)));
+  const withKey = await measure(ctx, 'embedded', undefined, 'local');
+  const open = await measure(ctx, 'embedded', undefined, 'none');
+  figures.push(
+    make(
+      withKey,
+      `AUTH_TYPE=none on the same hosts: ${round(open.okPerSecond, 0)}/s (key check: ${round((open.okPerSecond / withKey.okPerSecond - 1) * 100, 1)} % more with it off)`,
+    ),
+    make(open),
+  );
   if (o.postgres) {
     const db = await benchDatabase(o.databaseUrl, ctx.log);
     if ('skipped' in db) {
       ctx.log(`  PostgreSQL skipped: ${db.skipped}`);
     } else {
       try {
-        figures.push(make(await measure(ctx, 'postgres', db.url), db.note));
+        figures.push(make(await measure(ctx, 'postgres', db.url, 'local'), db.note));
       } finally {
         await db.cleanup();
       }

@@ -25,7 +25,7 @@ export interface Pair {
 }
 
 export async function startPair(ctx: Context): Promise<Pair> {
-  const bootsmith = await ctx.startBootsmith('bootsmith-main', {});
+  const bootsmith = await ctx.startBootsmith('bootsmith-main', { env: { AUTH_TYPE: ctx.options.auth } });
   const nginxDir = path.join(ctx.runDir, 'nginx');
   const nginx = await Nginx.start({
     binary: ctx.tools.nginx,

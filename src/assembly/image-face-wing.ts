@@ -4,7 +4,8 @@
 // the core drops an InfraEnv's entries on every change).
 //
 // Needs: the image face's settings (IGNITION_CACHE_TTL_SECONDS, EMBED_COMPRESSION,
-// MAX_CONCURRENT_REQUESTS and its share), the handed-out PXE base (the minimal ISO's rootfs URL is
+// MAX_CONCURRENT_REQUESTS and its share, HTTP_BODY_IO: the kernel I/O addon resolved at prepare and
+// its outcome logged), the handed-out PXE base (the minimal ISO's rootfs URL is
 // fetched by the booting kernel: the plain base, as for PXE), the listener's connection cap (the
 // file-descriptor budget is checked against it, and a warning logged), the ports imageStore,
 // ignitionSource and bootEvents, and urlTokens and tokenReads when offered. Offers: the image face
@@ -18,6 +19,7 @@ import { RequestCap } from '../http/face/request-cap.js';
 import { readOpenFileLimit } from '../http/transport/open-file-limit.js';
 import { DedupingArtifactObserver } from '../image-ports/boot-event-observer.js';
 import { CachedIgnitionSource } from '../image-ports/cached-ignition-source.js';
+import { type ResolvedBodyIo, resolveBodyIo } from '../kernel-io/body-io-mode.js';
 import type { Platform, Wing, WingModule } from './wing.js';
 import type { WingPorts } from './ports.js';
 
@@ -25,11 +27,15 @@ export const imageFaceWing: WingModule = {
   name: 'image face',
   needs: { ports: ['imageStore', 'ignitionSource', 'bootEvents'], ifOffered: ['urlTokens', 'tokenReads'] },
   offers: { ports: ['infraEnvChanged'] },
-  prepare: () => Promise.resolve(assemble),
+  prepare: (config) => {
+    const bodyIo = resolveBodyIo(config.bodyIo);
+    return Promise.resolve((platform, ports) => assemble(platform, ports, bodyIo));
+  },
 };
 
-async function assemble(platform: Platform, ports: WingPorts): Promise<Wing> {
+async function assemble(platform: Platform, ports: WingPorts, bodyIo: ResolvedBodyIo): Promise<Wing> {
   const { config, logger, metrics, now } = platform;
+  logger.info({ bodyIo: bodyIo.summary }, 'artifact bodies (HTTP_BODY_IO)');
   const fdProblem = fdBudgetProblem(
     (await readOpenFileLimit())?.soft,
     platform.connectionCap,
@@ -50,7 +56,14 @@ async function assemble(platform: Platform, ports: WingPorts): Promise<Wing> {
   );
   const cap = new RequestCap({ max: config.maxConcurrentRequests, ...config.artifactSlots }, metrics);
   return {
-    imageFace: { artifacts, cap, urlTokens: ports.find('urlTokens'), observer, tokenReads: ports.find('tokenReads') },
+    imageFace: {
+      artifacts,
+      cap,
+      urlTokens: ports.find('urlTokens'),
+      observer,
+      tokenReads: ports.find('tokenReads'),
+      kernelIo: bodyIo.kernelIo,
+    },
     health: [() => ({ fields: { artifact_slots: cap.status() } })],
   };
 }

@@ -8,9 +8,24 @@
 // A write updates the ctime before its bytes become visible, so no byte of a change made through
 // the filesystem is ever served; the image store then checks the file (src/images/loader/). The
 // store drops the fence of a file it unlinks on purpose (eviction) so streams under way finish.
+// Bytes may also leave without a read here: descriptor() hands the descriptor to a sender
+// (sendfile(2), src/kernel-io/) while the file is open and its fence has not tripped; such a
+// sender reads the last bytes of what it sends through read(), so the fence is checked after
+// everything before them left (src/http/representation/sendfile-copier.ts). readCached() is read()
+// from the page cache alone (the kernel I/O addon's no-wait read), on the event loop.
 // It does not parse anything and does not know about patches (src/splice/spliced-file.ts).
 import fs from 'node:fs';
+import { constants } from 'node:os';
 import { describeError, FormatError } from '../errors.js';
+
+/**
+ * A positional read that refuses to wait for the disk (the kernel I/O addon's preadv2 with
+ * RWF_NOWAIT, src/kernel-io/kernel-io.ts, which satisfies this): bytes read, or -errno.
+ * Declared here so that this leaf layer imports nothing above it.
+ */
+export interface NoWaitReader {
+  readNoWait(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+}
 
 export interface BaseFileIdentity {
   /** Stable identity of the bytes: a sha256 when known, else device/inode/size/mtime. */
@@ -35,6 +50,8 @@ export class BaseFile implements BaseFileIdentity {
   private fd: number | undefined;
   private fence: BaseFileFence | undefined;
   private changed: string | undefined;
+  /** The file system refused no-wait reads once (EOPNOTSUPP): readCached() stops trying. */
+  private noWaitRefused = false;
 
   /** For subclasses that supply bytes another way (read/close/isOpen overridden); `fd` may be undefined then. */
   protected constructor(path: string, fd: number | undefined, size: number, mtime: Date, identity: string) {
@@ -98,6 +115,32 @@ export class BaseFile implements BaseFileIdentity {
       if (changed) callback(new Error(`reading base image ${this.path}: ${changed}; not served`), 0);
       else callback(err, n);
     });
+  }
+
+  /**
+   * read() done now, from the page cache alone (`io.readNoWait`), with the same fence check: the
+   * bytes read (all of `length`), or -1 when some are not cached, the file is closed or changed, or
+   * the read failed (read() then says why).
+   */
+  readCached(io: NoWaitReader, target: Buffer, targetOffset: number, length: number, position: number): number {
+    const fd = this.fd;
+    if (fd === undefined || this.noWaitRefused || this.changed !== undefined) return -1;
+    const n = io.readNoWait(fd, target, targetOffset, length, position);
+    if (n !== length) {
+      if (n === -constants.errno.EOPNOTSUPP) this.noWaitRefused = true;
+      return -1;
+    }
+    return this.fence !== undefined && this.changedSinceFence() !== undefined ? -1 : n;
+  }
+
+  /**
+   * The descriptor for a sender that moves bytes without reading them here (sendfile), while the
+   * file is open and its fence has not tripped; undefined otherwise. Valid until the caller yields
+   * to the event loop (close() may run then). The sender must read the last bytes it sends through
+   * read() or readCached(), after the rest: their fence check covers what went before.
+   */
+  descriptor(): number | undefined {
+    return this.changed === undefined ? this.fd : undefined;
   }
 
   /**

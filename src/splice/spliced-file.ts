@@ -7,11 +7,27 @@
 // positional reads of the shared file descriptor, patch/tail bytes from memory, a patch
 // shorter than its area zero-filled, so memory per artifact is O(patch bytes), independent
 // of the ISO size. `stream()` is a Readable over readInto(), for consumers that want one.
+// `readIntoCached()` is readInto() done at once when every base byte is in the page cache (the
+// kernel I/O addon); `stretches()` says where a range's bytes lie (runs of the base file, bytes in
+// memory) for a sender that moves file bytes with sendfile(2).
 // It knows nothing about ISO structure or HTTP.
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { BootsmithError } from '../errors.js';
-import type { BaseFile } from './base-file.js';
+import type { BaseFile, NoWaitReader } from './base-file.js';
+
+/** Where some bytes of the file lie: a run of the base file, or bytes in memory (patches, tail, zero fill). */
+export type Stretch =
+  | {
+      kind: 'file';
+      file: BaseFile;
+      /** Offset in the base file of the run's first byte. */
+      offset: number;
+      length: number;
+      /** Offset in this file of the run's first byte. */
+      position: number;
+    }
+  | { kind: 'memory'; bytes: Buffer };
 
 /**
  * Bytes written over `[offset, offset + length)` of the window (offsets relative to the
@@ -114,6 +130,61 @@ export class SplicedFile {
       callback(null, at - position);
     };
     step();
+  }
+
+  /**
+   * readInto() done now, when every base byte of the range is in the page cache (`io`'s no-wait
+   * read, with the base file's fence check): the count copied (all of `length`, less only at the
+   * end of the file), or -1 when some base byte is not cached or a read failed (readInto says why).
+   */
+  readIntoCached(io: NoWaitReader, target: Buffer, targetOffset: number, length: number, position: number): number {
+    const end = Math.min(position + length, this.size);
+    let index = segmentIndexAt(this.segments, position);
+    let at = position;
+    while (at < end) {
+      const segment = this.segments[index]!;
+      if (at >= segment.end) {
+        index++;
+        continue;
+      }
+      const limit = Math.min(segment.end, end);
+      const into = targetOffset + (at - position);
+      if (segment.kind === 'memory') {
+        const chunk = memoryChunk(segment, at, limit);
+        chunk.copy(target, into);
+        at += chunk.length;
+        continue;
+      }
+      const want = limit - at;
+      if (this.base.readCached(io, target, into, want, at + segment.delta) !== want) return -1;
+      at += want;
+    }
+    return at - position;
+  }
+
+  /** Bytes `start..end` inclusive as runs of the base file and bytes in memory, in order, none empty. */
+  stretches(start: number, end: number): Stretch[] {
+    const out: Stretch[] = [];
+    const stop = Math.min(end + 1, this.size);
+    let index = segmentIndexAt(this.segments, start);
+    let at = start;
+    while (at < stop) {
+      const segment = this.segments[index]!;
+      if (at >= segment.end) {
+        index++;
+        continue;
+      }
+      const limit = Math.min(segment.end, stop);
+      if (segment.kind === 'memory') {
+        const chunk = memoryChunk(segment, at, limit);
+        out.push({ kind: 'memory', bytes: chunk });
+        at += chunk.length;
+        continue;
+      }
+      out.push({ kind: 'file', file: this.base, offset: at + segment.delta, length: limit - at, position: at });
+      at = limit;
+    }
+    return out;
   }
 
   /** Reads a whole range into memory (for tests and small artifacts). */

@@ -6,7 +6,9 @@
 // one InfraEnv, no expiry, as upstream's local auth) or `role: admin`. Admin tokens also
 // carry their generation (`gen`) and `jti`, checked on every use against the current
 // generation (admin-generation.ts), so `bootsmith auth rotate-admin` revokes the old one at
-// once; with ADMIN_TOKEN_TTL they also expire (`exp`). Never logs tokens.
+// once; with ADMIN_TOKEN_TTL they also expire (`exp`). A token whose signature verified once is
+// remembered (verified-tokens.ts: expiry and the admin generation are still checked on every use).
+// Never logs tokens.
 import { createPublicKey } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -29,6 +31,7 @@ import {
   databaseGenerations,
   fileGenerations,
 } from './admin-generation.js';
+import { VerifiedTokens } from './verified-tokens.js';
 
 const KEY_NAME = 'local-auth-ec-private-key';
 export const INFRA_ENV_CLAIM = 'infra_env_id';
@@ -50,6 +53,7 @@ export function adminTokenFile(dataDir: string): string {
 
 export class LocalKeys {
   private admin: { generation: AdminGeneration; token: Promise<string>; expiresAt: number } | undefined;
+  private readonly verified = new VerifiedTokens();
 
   private constructor(
     private readonly privateKey: CryptoKey,
@@ -152,13 +156,19 @@ export class LocalKeys {
     };
   }
 
-  /** Verifies signature (ES256 only), expiry when present and an admin token's generation; throws UnauthorizedError. */
+  /**
+   * Verifies signature (ES256 only; remembered once verified), expiry when present and an admin
+   * token's generation (on every use); throws UnauthorizedError.
+   */
   async verify(token: string): Promise<LocalClaims> {
-    let payload: Record<string, unknown>;
-    try {
-      ({ payload } = await jwtVerify(token, this.publicKey, { algorithms: ['ES256'] }));
-    } catch {
-      throw new UnauthorizedError('invalid or expired token');
+    let payload = this.verified.get(token)?.payload;
+    if (payload === undefined) {
+      try {
+        ({ payload } = await jwtVerify(token, this.publicKey, { algorithms: ['ES256'] }));
+      } catch {
+        throw new UnauthorizedError('invalid or expired token');
+      }
+      this.verified.remember(token, payload);
     }
     const id = payload[INFRA_ENV_CLAIM];
     if (typeof id === 'string' && id !== '') return { kind: 'infra-env', infraEnvId: id };

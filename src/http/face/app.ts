@@ -30,6 +30,7 @@ import { type HealthPart, healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { pxeInitrdRoutes } from './routes/pxe-initrd.js';
 import type { RequestCap } from './request-cap.js';
+import type { BodyKernelIo } from '../representation/serve-representation.js';
 import { URL_SHAPES, cappedPathPrefixes } from '../../url-grammar.js';
 
 /** Where the artifact routes live (the capped URL shapes): the request cap applies here and nowhere else. */
@@ -65,6 +66,8 @@ export interface ImageFace {
   observer: ArtifactObserver | undefined;
   /** Reads of ISOs opened by short tokens (src/image-ports/token-read-observer.ts): BMC boot jobs. */
   tokenReads: TokenReadObserver | undefined;
+  /** The kernel I/O addon when artifact bodies may use it (HTTP_BODY_IO); undefined: every read on libuv's pool. */
+  kernelIo?: BodyKernelIo | undefined;
 }
 
 export function createApp(parts: AppParts): RequestListener {
@@ -97,6 +100,7 @@ export function createApp(parts: AppParts): RequestListener {
       urlTokens: face.urlTokens,
       observer: face.observer,
       tokenReads: face.tokenReads,
+      kernelIo: face.kernelIo,
     };
     app.use(ARTIFACT_PATH_PREFIXES, face.cap.middleware);
     app.use(discoveryImageRoutes(context), pxeInitrdRoutes(context), bootArtifactRoutes(context));

@@ -17,7 +17,7 @@ import type { TokenReadObserver } from '../../image-ports/token-read-observer.js
 import { redactedRequestTarget } from '../../redact.js';
 import type { Representation } from '../representation/representation.js';
 import type { ResponsePlan } from '../representation/response-plan.js';
-import { serveRepresentation } from '../representation/serve-representation.js';
+import { type BodyKernelIo, serveRepresentation } from '../representation/serve-representation.js';
 
 export type ArtifactLabel =
   'full-iso' | 'minimal-iso' | 'pxe-initrd' | 'kernel' | 'rootfs' | 'initrd' | 'ins-file' | 'initrd-addrsize';
@@ -33,26 +33,34 @@ export interface ImageRouteContext {
   observer?: ArtifactObserver | undefined;
   /** Every answered ISO request opened by a short opaque token (BMC boot jobs' own URLs). */
   tokenReads?: TokenReadObserver | undefined;
+  /** The kernel I/O addon when bodies may use it (HTTP_BODY_IO; src/http/representation/serve-representation.ts). */
+  kernelIo?: BodyKernelIo | undefined;
 }
 
 /** Serves `representation`; `onPlan` sees the range layer's plan of the answer (token reads). */
 export function sendArtifact(
   req: IncomingMessage,
   res: ServerResponse,
-  { metrics, logger }: ImageRouteContext,
+  { metrics, logger, kernelIo }: ImageRouteContext,
   label: ArtifactLabel,
   representation: Representation,
   onPlan?: (plan: ResponsePlan) => void,
 ): Promise<void> {
   const m = labelled(metrics, label);
-  return serveRepresentation(req, res, representation, {
-    onPlan,
-    onBytes: m.onBytes,
-    onStreamStart: m.onStreamStart,
-    onStreamEnd: m.onStreamEnd,
-    onError: (err) =>
-      logger.error({ err, artifact: label, path: redactedRequestTarget(req) }, 'serving artifact failed'),
-  });
+  return serveRepresentation(
+    req,
+    res,
+    representation,
+    {
+      onPlan,
+      onBytes: m.onBytes,
+      onStreamStart: m.onStreamStart,
+      onStreamEnd: m.onStreamEnd,
+      onError: (err) =>
+        logger.error({ err, artifact: label, path: redactedRequestTarget(req) }, 'serving artifact failed'),
+    },
+    { kernelIo },
+  );
 }
 
 interface LabelledHooks {
@@ -106,6 +114,9 @@ export function artifactRepresentation(artifact: ServedArtifact, filename: strin
     stream: (start, end) => file.stream(start, end),
     readInto: (target, targetOffset, length, position, callback) =>
       file.readInto(target, targetOffset, length, position, callback),
+    readIntoCached: (io, target, targetOffset, length, position) =>
+      file.readIntoCached(io, target, targetOffset, length, position),
+    stretches: (start, end) => file.stretches(start, end),
   };
   if (perFile === undefined) {
     perFile = new Map();

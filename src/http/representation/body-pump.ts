@@ -2,10 +2,17 @@
 //
 // Does: write a planned body (segments with their framing, then the trailer) to the response,
 // one segment at a time through a copier (a Readable source: stream-copier.ts; positional
-// reads: positional-copier.ts), with backpressure from res.write()/'drain'; report bytes and
-// the end of the stream to the hooks. A source that fails or sends the wrong number of bytes
+// reads: positional-copier.ts; on a plain TCP socket, with the kernel I/O addon and a
+// representation that offers stretches(): sendfile-copier.ts), with backpressure from
+// res.write()/'drain' (or, for the sendfile copier, the socket's own writability); report bytes
+// and the end of the stream to the hooks. A source that fails or sends the wrong number of bytes
 // destroys the connection (the headers are out: the client must see a truncation, never a
 // clean short body); a client that goes away stops the current source.
+//
+// With the sendfile copier the head (and any multipart framing) still goes through Node, corked
+// with the body (TCP_CORK) so that they leave in full segments, and the copier starts only once
+// Node's queue of the socket is empty (a write callback); nothing is written through Node while it
+// runs.
 // Does NOT: decide status or headers (src/http/representation/response-plan.ts), write the head, or answer
 // errors with a response.
 //
@@ -14,11 +21,16 @@
 // response cleanly after a source that ends early.
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
+import type { KernelIo } from '../../kernel-io/kernel-io.js';
+import { nodeQueueEmpty, SocketFileSender } from '../../kernel-io/socket-file-sender.js';
 import type { BodySink, SegmentCopier } from './body-sink.js';
 import { PositionalCopier } from './positional-copier.js';
 import type { Representation } from './representation.js';
 import type { ResponsePlan, Segment } from './response-plan.js';
+import { SendfileCopier, type ZeroCopyRepresentation } from './sendfile-copier.js';
 import { StreamCopier } from './stream-copier.js';
+
+const EMPTY = Buffer.alloc(0);
 
 /** How a streamed body ended. */
 export type StreamOutcome = 'complete' | 'client-aborted' | 'source-error';
@@ -53,6 +65,12 @@ export interface ServeHooks {
  * `firstSource`, when given, is the already opened stream of the first segment. Resolves when
  * the response finished or was torn down; never rejects.
  */
+/** The kernel I/O addon for a body, and whether file bytes may go to a plain TCP socket by sendfile(2). */
+export interface BodyKernelIo {
+  io: KernelIo;
+  sendfile: boolean;
+}
+
 export function pumpBody(
   res: ServerResponse,
   rep: Representation,
@@ -60,10 +78,28 @@ export function pumpBody(
   trailer: string | undefined,
   firstSource: Readable | undefined,
   hooks: ServeHooks | undefined,
+  kernelIo?: BodyKernelIo,
 ): Promise<void> {
   return new Promise<void>((resolve) => {
-    new BodyPump(res, rep, segments, trailer, firstSource, hooks, resolve).start();
+    const zeroCopy = kernelIo?.sendfile ? zeroCopyOf(res, rep, kernelIo.io) : undefined;
+    new BodyPump(res, rep, segments, trailer, firstSource, hooks, resolve, kernelIo?.io, zeroCopy).start();
   });
+}
+
+interface ZeroCopy {
+  io: KernelIo;
+  sender: SocketFileSender;
+  rep: ZeroCopyRepresentation;
+}
+
+/** The sender of this response when its body may go through the kernel: a plain socket that is the response's own. */
+function zeroCopyOf(res: ServerResponse, rep: Representation, io: KernelIo): ZeroCopy | undefined {
+  if (rep.stretches === undefined || rep.readInto === undefined) return undefined;
+  const socket = res.socket;
+  // a pipelined response waits for its turn in Node's buffers: it is not the socket's yet
+  if (socket === null || (socket as { _httpMessage?: unknown })._httpMessage !== res) return undefined;
+  const sender = SocketFileSender.of(socket, io);
+  return sender && { io, sender, rep: rep as ZeroCopyRepresentation };
 }
 
 class BodyPump implements BodySink {
@@ -71,6 +107,7 @@ class BodyPump implements BodySink {
   private index = 0;
   private current: SegmentCopier | undefined;
   private done = false;
+  private corked = false;
 
   constructor(
     private readonly res: ServerResponse,
@@ -80,6 +117,8 @@ class BodyPump implements BodySink {
     private firstSource: Readable | undefined,
     private readonly hooks: ServeHooks | undefined,
     private readonly resolve: () => void,
+    private readonly io: KernelIo | undefined,
+    private readonly zeroCopy: ZeroCopy | undefined,
   ) {}
 
   start(): void {
@@ -88,6 +127,10 @@ class BodyPump implements BodySink {
     res.on('finish', this.onFinish);
     res.on('close', this.onResClose);
     res.on('error', this.onResError);
+    if (this.zeroCopy !== undefined) {
+      this.zeroCopy.sender.cork(true); // the head waits in the kernel for the body's first bytes
+      this.corked = true;
+    }
     this.next();
   }
 
@@ -96,9 +139,19 @@ class BodyPump implements BodySink {
     this.hooks?.onBytes?.(chunk.length);
   }
 
+  sent(bytes: number): void {
+    this.hooks?.onBytes?.(bytes);
+  }
+
   fail(err: unknown): void {
     if (this.done) return;
     this.settle('source-error', err);
+    this.res.destroy();
+  }
+
+  abort(err: unknown): void {
+    if (this.done) return;
+    this.settle('client-aborted', err);
     this.res.destroy();
   }
 
@@ -112,17 +165,41 @@ class BodyPump implements BodySink {
     const segment = this.segments[this.index];
     if (segment === undefined) {
       if (this.trailer !== undefined) this.write(Buffer.from(this.trailer, 'latin1'));
+      this.uncork();
       this.res.end();
       return;
     }
+    const zeroCopy = this.zeroCopy;
+    if (zeroCopy !== undefined) {
+      // Node writes the head (with the first write) and the part's framing; the copier starts once
+      // they have left Node's queue.
+      const prefix = segment.prefix === undefined ? EMPTY : Buffer.from(segment.prefix, 'latin1');
+      this.write(prefix, () => {
+        if (this.done) return;
+        if (nodeQueueEmpty(zeroCopy.sender.socket)) this.startSendfile(segment, zeroCopy);
+        else this.startCopier(segment); // something else queued meanwhile: copy through Node instead
+      });
+      return;
+    }
     if (segment.prefix !== undefined) this.write(Buffer.from(segment.prefix, 'latin1'));
+    this.startCopier(segment);
+  }
+
+  private startSendfile(segment: Segment, { io, sender, rep }: ZeroCopy): void {
+    const copier = new SendfileCopier(rep, segment.start, segment.end, this, sender, io);
+    this.current = copier;
+    copier.resume();
+  }
+
+  private startCopier(segment: Segment): void {
     const rep = this.rep;
     if (rep.readInto) {
       const copier = new PositionalCopier(
-        rep as Required<Pick<Representation, 'readInto'>>,
+        rep as Required<Pick<Representation, 'readInto'>> & Pick<Representation, 'readIntoCached'>,
         segment.start,
         segment.end,
         this,
+        this.io,
       );
       this.current = copier;
       copier.resume();
@@ -141,8 +218,16 @@ class BodyPump implements BodySink {
     this.current = new StreamCopier(source, segment.end - segment.start + 1, this);
   }
 
+  /** TCP_CORK off: whatever partial segment the kernel holds leaves now. */
+  private uncork(): void {
+    if (!this.corked) return;
+    this.corked = false;
+    this.zeroCopy?.sender.cork(false);
+  }
+
   private settle(outcome: StreamOutcome, error?: unknown): void {
     this.done = true;
+    this.uncork();
     const res = this.res;
     res.off('drain', this.onDrain);
     res.off('finish', this.onFinish);

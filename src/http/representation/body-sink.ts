@@ -1,6 +1,6 @@
 // The contract between the body pump (src/http/representation/body-pump.ts) and the copiers that move one
 // segment's bytes from a representation into the response (stream-copier.ts,
-// positional-copier.ts). Types only.
+// positional-copier.ts, sendfile-copier.ts). Types only.
 //
 // Does: name who may write, who signals a full socket, and how a copier reports the end of its
 // segment or a failure. Does NOT: implement any of it.
@@ -16,6 +16,10 @@ export interface BodySink {
   readonly full: boolean;
   /** The body cannot be completed (source error, wrong byte count): the connection is dropped. */
   fail(err: unknown): void;
+  /** The client went away (the socket failed under a send of the copier's own): the connection is dropped. */
+  abort(err: unknown): void;
+  /** `bytes` went to the client past the response's stream (sendfile, send): reported like written ones. */
+  sent(bytes: number): void;
   /** Every byte of the segment was written; the pump moves on to the next one. */
   segmentDone(): void;
 }

@@ -10,6 +10,8 @@
 export const CHUNK_BYTES = 512 * 1024;
 /** A body of at most this many bytes (a BMC's typical Range) goes out in one read and one write. */
 export const WHOLE_BODY_BYTES = 1024 * 1024;
+/** Small reads: the last page of a file stretch sent by sendfile (src/http/representation/sendfile-copier.ts). */
+export const TAIL_BYTES = 4096;
 /** Free buffers kept per size: enough for 64 concurrent BMC streams; more are left to the GC. */
 export const MAX_FREE_PER_SIZE = 64;
 
@@ -43,4 +45,4 @@ export class BufferPool {
 }
 
 /** The process-wide pool the body pump uses. */
-export const bodyBufferPool = new BufferPool([CHUNK_BYTES, WHOLE_BODY_BYTES], MAX_FREE_PER_SIZE);
+export const bodyBufferPool = new BufferPool([TAIL_BYTES, CHUNK_BYTES, WHOLE_BODY_BYTES], MAX_FREE_PER_SIZE);

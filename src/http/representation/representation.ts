@@ -4,6 +4,29 @@
 // handed to the range layer (src/http/representation/serve-representation.ts) as one of these.
 // This module only declares the shape; it does no I/O.
 import type { Readable } from 'node:stream';
+import type { KernelIo } from '../../kernel-io/kernel-io.js';
+
+/** An open file whose descriptor a sender may hand to sendfile(2). */
+export interface SendableFile {
+  /**
+   * The descriptor while bytes may be sent from it; undefined once the file is closed or no longer
+   * trusted. Valid only until the caller yields to the event loop (the file may be closed then).
+   */
+  descriptor(): number | undefined;
+}
+
+/** Where some bytes of a representation lie: a stretch of an open file, or bytes in memory. */
+export type BodyStretch =
+  | {
+      kind: 'file';
+      file: SendableFile;
+      /** Offset in the file of the stretch's first byte. */
+      offset: number;
+      length: number;
+      /** Offset in the representation of the stretch's first byte (for readInto). */
+      position: number;
+    }
+  | { kind: 'memory'; bytes: Uint8Array };
 
 export interface Representation {
   /** Total size in bytes; always known up front (responses are never chunked). */
@@ -34,4 +57,20 @@ export interface Representation {
     position: number,
     callback: (err: Error | null, copied: number) => void,
   ): void;
+  /**
+   * Optional, with readInto: readInto done now through `io`'s no-wait read, when every byte is in
+   * memory or the page cache: the count copied (all of `length`), or -1 when some byte is not
+   * (nothing to rely on in `target` then: use readInto). Never throws for I/O: a failure is -1,
+   * and readInto reports it. Makes the same checks of the file as readInto.
+   */
+  readIntoCached?(io: KernelIo, target: Buffer, targetOffset: number, length: number, position: number): number;
+  /**
+   * Optional, with readInto: the bytes `start..end` (inclusive) in order, as stretches of an open
+   * file and bytes in memory, so that file bytes can go from the page cache to the socket without a
+   * copy through this process (sendfile(2)). A sender still reads the last bytes of every file
+   * stretch through readInto, after sending the rest: the checks that readInto makes of the file
+   * (e.g. that it has not changed since it was verified) then cover everything sent before, and no
+   * response completes without them.
+   */
+  stretches?(start: number, end: number): BodyStretch[];
 }

@@ -9,7 +9,7 @@
 //
 // This file only composes the parts: ./response-plan.ts decides status, headers and body
 // segments (with preconditions.ts and content-disposition.ts), ./body-pump.ts writes the body
-// (stream-copier.ts, positional-copier.ts, buffer-pool.ts).
+// (stream-copier.ts, positional-copier.ts, sendfile-copier.ts, buffer-pool.ts).
 //
 // It never rejects, so callers may fire and forget it. Errors raised before the headers go
 // out (an unsatisfiable Range, rep.stream() throwing) are answered here with the status,
@@ -19,15 +19,26 @@
 //
 // Room rule (src/http/representation/, this file is its entry): a generic RFC 9110 representation
 // server. Its modules know no route, no InfraEnv, no image and no listener; they import only
-// each other, node, and the leaves src/errors.ts and src/error-status.ts.
+// each other, node, the leaves src/errors.ts and src/error-status.ts, and the kernel I/O shortcuts
+// of src/kernel-io/ (sendfile to a socket).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RangeNotSatisfiableError } from '../../errors.js';
-import { pumpBody, type ServeHooks } from './body-pump.js';
+import { type BodyKernelIo, pumpBody, type ServeHooks } from './body-pump.js';
 import { writeErrorResponse } from './error-response.js';
 import type { Representation } from './representation.js';
 import { planResponse } from './response-plan.js';
 
-export type { ServeHooks, StreamOutcome } from './body-pump.js';
+export type { BodyKernelIo, ServeHooks, StreamOutcome } from './body-pump.js';
+
+export interface ServeOptions {
+  /**
+   * The kernel I/O addon, when the body may use it (HTTP_BODY_IO): reads of cached pages without a
+   * trip through libuv's pool (./positional-copier.ts), and with `sendfile` file bytes from the page
+   * cache to a plain TCP socket without a copy through this process (./sendfile-copier.ts).
+   * Absent: every read goes through libuv's pool.
+   */
+  kernelIo?: BodyKernelIo | undefined;
+}
 
 const DONE: Promise<void> = Promise.resolve();
 
@@ -44,6 +55,7 @@ export function serveRepresentation(
   res: ServerResponse,
   rep: Representation,
   hooks?: ServeHooks,
+  options?: ServeOptions,
 ): Promise<void> {
   try {
     const plan = planResponse(req.method, req.headers, rep);
@@ -70,7 +82,7 @@ export function serveRepresentation(
       throw err;
     }
     hooks?.onStreamStart?.();
-    return pumpBody(res, rep, plan.segments, plan.trailer, source, hooks);
+    return pumpBody(res, rep, plan.segments, plan.trailer, source, hooks, options?.kernelIo);
   } catch (err) {
     if (!(err instanceof RangeNotSatisfiableError)) hooks?.onError?.(err);
     writeErrorResponse(req, res, err);

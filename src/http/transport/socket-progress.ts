@@ -2,15 +2,18 @@
 // this process, and whether bytes are still waiting in the process for the client to take them.
 //
 // Does: read both from the socket's handle for plain TCP and for TLS (whose TLS handle sits on
-// the TCP handle: progress is counted on the wire, in ciphertext). This is the one place that
-// reads Node's handle fields (`bytesWritten`, `writeQueueSize`, a TLS handle's `_parent`), the
-// fields Node's own socket timeout reads; socket-progress.tools.test.ts pins them on real sockets, so a
-// Node upgrade that changes them fails there.
+// the TCP handle: progress is counted on the wire, in ciphertext), and add the bytes a body sent
+// past Node's stream (sendfile, src/kernel-io/socket-file-sender.ts: they are in neither count,
+// and wait in the kernel, not in Node, when the client does not take them). This is the one place
+// here that reads Node's handle fields (`bytesWritten`, `writeQueueSize`, a TLS handle's
+// `_parent`), the fields Node's own socket timeout reads; socket-progress.tools.test.ts pins them on
+// real sockets, so a Node upgrade that changes them fails there.
 // Does NOT: time anything (src/http/transport/send-watchdog.ts does) or close anything.
 //
 // Why not `socket.bytesWritten`: it counts bytes handed to the handle, including those still in
 // its queue, so it keeps growing for a client that never reads until the queue is full.
 import type { Socket } from 'node:net';
+import { offStreamProgress } from '../../kernel-io/socket-file-sender.js';
 
 export interface SocketProgress {
   /** Bytes the kernel accepted on this connection so far (TLS: ciphertext). Never decreases. */
@@ -27,8 +30,14 @@ interface StreamHandle {
   _parent?: StreamHandle;
 }
 
-/** The progress of `socket` now; a socket without a handle (closed) has nothing waiting. */
+/** The progress of `socket` now, with what went past Node's stream; a closed socket has nothing waiting. */
 export function socketProgress(socket: Socket): SocketProgress {
+  const own = streamProgress(socket);
+  const past = offStreamProgress(socket);
+  return past === undefined ? own : { sent: own.sent + past.sent, waiting: own.waiting || past.waiting };
+}
+
+function streamProgress(socket: Socket): SocketProgress {
   const handle = (socket as unknown as { _handle?: StreamHandle | null })._handle ?? undefined;
   if (handle === undefined) return { sent: socket.bytesWritten, waiting: false };
   const wire = handle._parent ?? handle;
