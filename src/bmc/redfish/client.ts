@@ -16,16 +16,22 @@ import { RedfishError } from './errors.js';
 import type { CallTimeouts } from './http-call.js';
 import { adjustInsert, holdsMedia, type MediaRequest, planEject, planInsert } from './insert-payload.js';
 import {
+  CONNECT_TIMEOUT_MS,
   INSERT_VERIFY_INTERVAL_MS,
   INSERT_VERIFY_READS,
   MAX_INVENTORY_BYTES,
   MAX_PAYLOAD_ADJUSTMENTS,
   POWER_OFF_POLL_INTERVAL_MS,
   POWER_OFF_POLLS,
+  MAX_RESPONSE_BYTES,
+  REQUEST_TIMEOUT_MS,
+  TLS_HANDSHAKE_TIMEOUT_MS,
 } from './limits.js';
 import { planPower, type ResetType } from './power-plan.js';
-import type { ProfileId, VendorProfile } from './profiles.js';
+import { PROFILES, type ProfileId, type VendorProfile } from './profiles.js';
 import type { SlotInfo, SystemInfo } from './resources.js';
+import type { SessionAuth } from './session-auth.js';
+import type { BmcSessions } from './session-registry.js';
 import { planSlots } from './slot-plan.js';
 import { type BmcTrust, resolveTrust } from './tls-trust.js';
 import { type CallStats, type RedfishCallEvent, RedfishTransport } from './transport.js';
@@ -47,6 +53,11 @@ export interface RedfishClientOptions {
   /** Every wait (retries, insert verification, power polling) goes through this; tests make it instant. */
   sleep?: (ms: number) => Promise<void>;
   log?: (event: RedfishCallEvent) => void;
+  /**
+   * The service's sessions (session-registry.ts): clients of the same BMC share one Redfish
+   * session. Without it the client keeps its own, ended by close().
+   */
+  sessions?: BmcSessions;
 }
 
 export interface BmcInventory {
@@ -110,6 +121,12 @@ export interface PowerResult {
   why: string;
 }
 
+const DEFAULT_TIMEOUTS = {
+  connectMs: CONNECT_TIMEOUT_MS,
+  tlsMs: TLS_HANDSHAKE_TIMEOUT_MS,
+  requestMs: REQUEST_TIMEOUT_MS,
+};
+
 export class RedfishClient {
   readonly name: string;
   readonly address: BmcAddress;
@@ -117,8 +134,15 @@ export class RedfishClient {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly profileOverride: ProfileId | undefined;
   private cached: BmcTopology | undefined;
+  private readonly release: () => Promise<void>;
 
-  private constructor(options: RedfishClientOptions, address: BmcAddress, transport: RedfishTransport) {
+  private constructor(
+    options: RedfishClientOptions,
+    address: BmcAddress,
+    transport: RedfishTransport,
+    release: () => Promise<void>,
+  ) {
+    this.release = release;
     this.name = options.name;
     this.address = address;
     this.transport = transport;
@@ -130,6 +154,19 @@ export class RedfishClient {
   static async open(options: RedfishClientOptions): Promise<RedfishClient> {
     const address = parseBmcAddress(options.name, options.address);
     const tls = await resolveTrust(options.name, options.trust);
+    const policy = options.profile ? PROFILES[options.profile].auth : undefined;
+    const shared = options.sessions?.acquire({
+      bmc: options.name,
+      origin: address.origin,
+      username: options.username,
+      password: options.password,
+      tls,
+      timeouts: { ...DEFAULT_TIMEOUTS, ...(options.timeouts ?? {}) },
+      maxBytes: options.maxResponseBytes ?? MAX_RESPONSE_BYTES,
+      ...(policy ? { policy } : {}),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+      ...(options.log ? { log: options.log } : {}),
+    });
     const transport = new RedfishTransport({
       bmc: options.name,
       origin: address.origin,
@@ -141,8 +178,22 @@ export class RedfishClient {
       ...(options.maxResponseBytes ? { maxResponseBytes: options.maxResponseBytes } : {}),
       ...(options.sleep ? { sleep: options.sleep } : {}),
       ...(options.log ? { log: options.log } : {}),
+      ...(shared ? { auth: shared.auth } : policy ? { authPolicy: policy } : {}),
     });
-    return new RedfishClient(options, address, transport);
+    return new RedfishClient(options, address, transport, shared?.release ?? (() => transport.auth.stop()));
+  }
+
+  /**
+   * The client is done (every exit of a job: success, failure, cancel, stop): its Redfish session
+   * is DELETEd unless another client of the same BMC still uses it. Safe to call twice.
+   */
+  close(): Promise<void> {
+    return this.release();
+  }
+
+  /** How this BMC authenticates (tests, logs): the session or Basic, once the first call decided. */
+  get auth(): Pick<SessionAuth, 'using' | 'sessionOpen' | 'counts'> {
+    return this.transport.auth;
   }
 
   /** Calls and retries made so far (the bench's "Redfish calls per host"). */
@@ -152,9 +203,12 @@ export class RedfishClient {
 
   /** Root, System, Managers, VirtualMedia collections and the profile; read once, then cached. */
   async topology(step = 'discover'): Promise<BmcTopology> {
-    this.cached ??= await this.wrap(step, () =>
-      discoverTopology(this.transport, this.address, this.profileOverride, step),
-    );
+    if (!this.cached) {
+      this.cached = await this.wrap(step, () =>
+        discoverTopology(this.transport, this.address, this.profileOverride, step),
+      );
+      this.transport.auth.require(this.cached.profile.auth);
+    }
     return this.cached;
   }
 

@@ -8,6 +8,8 @@
 // look for VirtualMedia under the System and under the Managers.
 // Does NOT: talk to a BMC. Next: slot-plan.ts, insert-payload.ts, boot-override.ts read the rows.
 
+import type { AuthPolicy } from './session-auth.js';
+
 export const PROFILE_IDS = [
   'generic',
   'dell-idrac',
@@ -46,6 +48,8 @@ export interface VendorProfile {
   httpsImageOnly: boolean;
   /** Boot override targets that boot virtual media, in order of preference (filtered by the System's allowable values). */
   cdTargets: readonly string[];
+  /** How calls authenticate: a session where offered (else Basic), sessions only, or Basic only. */
+  auth: AuthPolicy;
   quirks: readonly Quirk[];
 }
 
@@ -60,6 +64,7 @@ const GENERIC: VendorProfile = {
   slotIds: undefined,
   httpsImageOnly: false,
   cdTargets: ['Cd'],
+  auth: 'prefer-session',
   quirks: [
     {
       what: 'InsertMedia with Image, Inserted and WriteProtected, as in the DMTF schema; EjectMedia with an empty JSON body',

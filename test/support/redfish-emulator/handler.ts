@@ -115,6 +115,15 @@ export class BmcModel {
     this.boot = { enabled: 'Disabled', target: 'None', mode: 'UEFI', version: 1 };
   }
 
+  /** Sessions open now (what tests and the fleet bench assert is 0 at the end). */
+  get openSessions(): number {
+    return this.sessions.size;
+  }
+
+  get sessionsPath(): string {
+    return `${ROOT}/SessionService/Sessions`;
+  }
+
   get systemPath(): string {
     return `${ROOT}/Systems/${this.profile.systemId}`;
   }
