@@ -23,6 +23,7 @@ import {
   MAX_PAYLOAD_ADJUSTMENTS,
   POWER_OFF_POLL_INTERVAL_MS,
   POWER_OFF_POLLS,
+  POWER_ON_CONFLICT_INTERVAL_MS,
   MAX_RESPONSE_BYTES,
   REQUEST_TIMEOUT_MS,
   TLS_HANDSHAKE_TIMEOUT_MS,
@@ -321,14 +322,24 @@ export class RedfishClient {
           `slot ${slot.id} holds media but ${request}`,
         );
       }
-      await this.send(step, request).catch(async (err: unknown) => {
-        // An EjectMedia that refuses our `{}` body (415, or 400 naming the body): once more without one.
-        if (err instanceof RedfishError && request.method === 'POST' && (err.status === 415 || err.status === 400)) {
-          await this.wrap(step, () => this.transport.request(step, 'POST', request.path));
-          return;
-        }
-        throw err;
-      });
+      try {
+        await this.send(step, request).catch(async (err: unknown) => {
+          // An EjectMedia that refuses our `{}` body (415, or 400 naming the body): once more without one.
+          if (err instanceof RedfishError && request.method === 'POST' && (err.status === 415 || err.status === 400)) {
+            await this.wrap(step, () => this.transport.request(step, 'POST', request.path));
+            return;
+          }
+          throw err;
+        });
+      } catch (err) {
+        // Older iLOs refuse to eject a slot that holds nothing (bmclib PRs 406, 410): read it back.
+        if (!(err instanceof RedfishError) || err.status === undefined || err.status < 400 || err.status > 499)
+          throw err;
+        const now = await this.wrap(step, () => readSlotAt(this.transport, slot.path, slot.location, step));
+        if (holdsMedia(now)) throw err;
+        result.empty.push(slot.id);
+        continue;
+      }
       result.ejected.push(slot.id);
     }
     return result;
@@ -424,7 +435,13 @@ export class RedfishClient {
   ): Promise<{ target: string; mode: BootMode | undefined }> {
     const profile = await this.profile(step);
     const system = await this.readSystem(step);
-    const plan = planBootOverride(this.name, profile, system, mode);
+    let settings: { path: string; etag: string | undefined } | undefined;
+    if (profile.bootOverrideAt === 'settings' && system.settingsRef) {
+      const path = this.transport.pathOf(step, system.settingsRef);
+      const { response } = await this.wrap(step, () => this.transport.getResource(step, path));
+      settings = { path, etag: response.etag };
+    }
+    const plan = planBootOverride(this.name, profile, system, mode, settings);
     await this.send(step, {
       method: 'PATCH',
       path: plan.path,
@@ -467,9 +484,32 @@ export class RedfishClient {
         'the System has no ComputerSystem.Reset action',
       );
     }
+    const profile = await this.profile(step);
     for (const [index, resetType] of actions.entries()) {
-      await this.send(step, { method: 'POST', path: system.resetTarget, body: { ResetType: resetType } });
+      await this.sendReset(step, system.resetTarget, resetType, profile.powerOnConflictWindowMs);
       if (resetType === 'ForceOff' && index < actions.length - 1) await this.waitForOff(step, system.path);
+    }
+  }
+
+  /**
+   * One reset; a power-on answered 409 inside the profile's window (iDRAC 10 just after a
+   * power-off) is sent again every POWER_ON_CONFLICT_INTERVAL_MS until the window has passed.
+   */
+  private async sendReset(step: string, target: string, resetType: ResetType, windowMs: number | undefined) {
+    const started = Date.now();
+    let waited = 0;
+    for (;;) {
+      try {
+        await this.send(step, { method: 'POST', path: target, body: { ResetType: resetType } });
+        return;
+      } catch (err) {
+        const powerOn = resetType === 'On' || resetType === 'ForceOn';
+        const inWindow =
+          windowMs !== undefined && Math.max(Date.now() - started, waited) + POWER_ON_CONFLICT_INTERVAL_MS <= windowMs;
+        if (!(err instanceof RedfishError) || err.status !== 409 || !powerOn || !inWindow) throw err;
+        await this.sleep(POWER_ON_CONFLICT_INTERVAL_MS);
+        waited += POWER_ON_CONFLICT_INTERVAL_MS;
+      }
     }
   }
 

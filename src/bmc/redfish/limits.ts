@@ -136,3 +136,10 @@ export const SESSION_LIMIT_RETRY_MS = 10_000;
  * answer it costs this much at most, then the session is left to the BMC's own timeout.
  */
 export const SESSION_DELETE_TIMEOUTS = { connectMs: 5_000, tlsMs: 10_000, requestMs: 10_000 } as const;
+
+/**
+ * iDRAC 10 answers 409 to a power-on for up to ~60 s after a power-off (the server is still
+ * changing state). A profile with that window (profiles.ts `powerOnConflictWindowMs`) sends the
+ * On again every POWER_ON_CONFLICT_INTERVAL_MS until the window has passed, then the 409 stands.
+ */
+export const POWER_ON_CONFLICT_INTERVAL_MS = 5_000;

@@ -47,6 +47,7 @@ export function system(overrides: Partial<SystemInfo> = {}, boot: Partial<System
     virtualMediaRef: undefined,
     managedByRefs: [],
     etag: undefined,
+    settingsRef: undefined,
     ...overrides,
   };
 }
