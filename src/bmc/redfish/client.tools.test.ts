@@ -123,7 +123,9 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('RedfishClient against t
           )
           .map((r) => `${r.method} ${r.path.slice(media.length + 1)} ${r.status}`);
         expect(inserts).toEqual(row.inserts);
-        const bootPatch = bmc.requests.find((r) => r.method === 'PATCH' && r.path === bmc.model.systemPath);
+        // iDRAC 10: on the System's Settings object, other BMCs: on the System.
+        const bootAt = `${bmc.model.systemPath}${row.emulator === 'dell-idrac10' ? '/Settings' : ''}`;
+        const bootPatch = bmc.requests.find((r) => r.method === 'PATCH' && r.path === bootAt);
         expect(bootPatch?.body).toEqual({
           Boot: {
             BootSourceOverrideEnabled: 'Once',

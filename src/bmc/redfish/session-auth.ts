@@ -255,6 +255,7 @@ export class SessionAuth {
     );
     const started = Date.now();
     const bound = this.options.limitWaitMs ?? SESSION_LIMIT_WAIT_MS;
+    let waited = 0; // what the sleeps were asked for (a test's instant sleep still counts)
     for (;;) {
       const outcome = await this.call(step, 'POST', path, { 'Content-Type': 'application/json' }, body);
       if (!outcome.ok) throw this.transportError(step, 'POST', path, outcome);
@@ -289,13 +290,15 @@ export class SessionAuth {
         Number.isFinite(retryAfter) && retryAfter > 0
           ? Math.min(retryAfter * 1000, bound)
           : (this.options.limitRetryMs ?? SESSION_LIMIT_RETRY_MS);
-      if (Date.now() - started + wait > bound) {
+      const spent = Math.max(Date.now() - started, waited);
+      if (spent + wait > bound) {
         throw new RedfishError(
           details,
-          `every session of the BMC is in use; tried for ${Math.round((Date.now() - started) / 1000)} s (SESSION_LIMIT_WAIT_MS ${bound / 1000} s): close the sessions other tools left open`,
+          `every session of the BMC is in use; tried for ${Math.round(spent / 1000)} s (SESSION_LIMIT_WAIT_MS ${bound / 1000} s): close the sessions other tools left open`,
         );
       }
       await this.sleep(wait);
+      waited += wait;
       if (this.stopped) throw new RedfishError(details, 'the service is stopping');
     }
   }
