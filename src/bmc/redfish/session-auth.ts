@@ -22,11 +22,15 @@
 // `session-only` for BMCs refusing Basic, profiles.ts). Next: session-registry.ts, transport.ts.
 import { setTimeout as delay } from 'node:timers/promises';
 import { redactText } from '../../redact.js';
+import { scanJson } from './bounded-json.js';
 import { readErrorBody } from './error-body.js';
 import { RedfishError, type RedfishErrorDetails } from './errors.js';
 import { type CallOutcome, type CallTimeouts, httpCall } from './http-call.js';
 import {
   MAX_BMC_MESSAGE_CHARS,
+  MAX_JSON_ARRAY_ITEMS,
+  MAX_JSON_DEPTH,
+  MAX_JSON_STRING_CHARS,
   SESSION_DELETE_TIMEOUTS,
   SESSION_IDLE_MS,
   SESSION_LIMIT_RETRY_MS,
@@ -57,6 +61,11 @@ export interface SessionAuthOptions {
 
 /** The path every Redfish service since 1.0 serves its sessions at, when the root does not say. */
 const DEFAULT_SESSIONS_PATH = '/redfish/v1/SessionService/Sessions';
+const ROOT_BOUNDS = {
+  maxDepth: MAX_JSON_DEPTH,
+  maxArrayItems: MAX_JSON_ARRAY_ITEMS,
+  maxStringChars: MAX_JSON_STRING_CHARS,
+};
 const SESSION_LIMIT_WORDS = /RAC0218|maximum number of (user )?sessions|session limit|too many sessions/i;
 
 export class SessionAuth {
@@ -229,12 +238,17 @@ export class SessionAuth {
     if (!outcome.ok) throw this.transportError(step, 'GET', '/redfish/v1', outcome);
     if (outcome.status === 401 || outcome.status === 403) return ''; // root behind auth: Basic first
     if (outcome.status < 200 || outcome.status > 299) return '';
+    const text = outcome.body.toString('utf8');
+    // The same bounds as any answer (nesting, arrays, strings) before parsing: a hostile root is
+    // left to the transport's own read of it, which fails it as `too-large`.
+    if (scanJson(text, ROOT_BOUNDS).breach) return '';
     let root: Record<string, unknown>;
     try {
-      root = JSON.parse(outcome.body.toString('utf8')) as Record<string, unknown>;
+      root = JSON.parse(text) as Record<string, unknown>;
     } catch {
       return '';
     }
+    if (typeof root !== 'object' || root === null) return '';
     const ref = (v: unknown): string | undefined => {
       const id = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)['@odata.id'] : undefined;
       return typeof id === 'string' ? id : undefined;
