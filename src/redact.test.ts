@@ -67,6 +67,33 @@ describe('redactText', () => {
   });
 });
 
+describe('Redfish session tokens (issue 33)', () => {
+  it('redacts the value after X-Auth-Token in any spelling, hex tokens included', () => {
+    const token = '6c3f1a2b9d8e7f60a1b2c3d4e5f60718';
+    for (const text of [
+      `X-Auth-Token: ${token}`,
+      `x-auth-token=${token}`,
+      `X_AUTH_TOKEN : ${token}`,
+      `{"X-Auth-Token":"${token}","Location":"/redfish/v1/SessionService/Sessions/7"}`,
+      `headers xauthtoken='${token}' sent`,
+    ]) {
+      const out = redactText(text);
+      expect(out).not.toContain(token);
+      expect(out).toContain('[redacted]');
+    }
+    // The header name alone, or a session URI, stays readable.
+    expect(redactText('no X-Auth-Token header in the answer')).toBe('no X-Auth-Token header in the answer');
+    expect(redactText('DELETE /redfish/v1/SessionService/Sessions/7')).toBe(
+      'DELETE /redfish/v1/SessionService/Sessions/7',
+    );
+  });
+
+  it('log fields named X-Auth-Token in any spelling are credentials', () => {
+    for (const name of ['X-Auth-Token', 'x_auth_token', 'XAUTHTOKEN', 'sessionToken'])
+      expect(isCredentialName(name)).toBe(true);
+  });
+});
+
 describe('createLogger', () => {
   it('keeps credentials out of fields, messages and errors in any spelling', () => {
     const lines: string[] = [];

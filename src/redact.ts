@@ -17,7 +17,10 @@
 //     32 characters on, so that names such as `/tmp/bootsmith-iso-cli-qzoAoO` stay readable.
 //     UUIDs and hex digests (one case) are kept;
 //   - userinfo in absolute URLs (`https://user:pass@host/`);
-//   - log fields named like a credential (pull_secret, Authorization, Image-Token, …) at any depth.
+//   - log fields named like a credential (pull_secret, Authorization, Image-Token, …) at any depth;
+//   - in free text, the value after a session-token header name (`X-Auth-Token: …`, `x_auth_token=…`,
+//     `"X-Auth-Token":"…"`, any case): Redfish session tokens are often plain hex (iDRAC), which
+//     the token-run rule keeps, so the name is what gives them away.
 //
 // Every entry point reads at most MAX_REDACTED_LENGTH characters: longer input is cut before it is
 // scanned (the word the cut would split is dropped with the rest, so no part of a token is left)
@@ -244,11 +247,18 @@ export function redactedRequestTarget(req: { originalUrl?: string; url?: string 
   return redactUrl(req.originalUrl ?? req.url ?? '');
 }
 
+/**
+ * `X-Auth-Token` in any spelling (`x_auth_token`, `X-AUTH-TOKEN`, `xauthtoken`), then `:` or `=`
+ * with optional quotes and spaces, then the value: one pass, no nested quantifiers.
+ */
+const SESSION_TOKEN_HEADER = /(x[-_ ]?auth[-_ ]?token["']?[ \t]*[:=][ \t]*["']?)[^\s"',;}]+/gi;
+
 /** Free text (error messages, stacks) with every URL-like word in it redacted. */
 export function redactText(text: string): string {
   const { head, mark } = cutForRedaction(text);
-  const urlsRedacted = redactJwts(head).replace(/[^\s"'<>`()[\]{},]+/g, (word) =>
-    /[/?=@]/.test(word) ? redactWholeUrl(word, CREDENTIAL_ROUTES, TEXT_TOKEN_RUN) : word,
+  const urlsRedacted = redactJwts(head.replace(SESSION_TOKEN_HEADER, `$1${REDACTED}`)).replace(
+    /[^\s"'<>`()[\]{},]+/g,
+    (word) => (/[/?=@]/.test(word) ? redactWholeUrl(word, CREDENTIAL_ROUTES, TEXT_TOKEN_RUN) : word),
   );
   return redactTokenRuns(urlsRedacted, TEXT_TOKEN_RUN) + mark;
 }

@@ -24,7 +24,7 @@ import { checkBootMethod, effectiveBootMethod } from './boot-method.js';
 import { admitJob } from './jobs/admission.js';
 import { jobEvent } from './jobs/job-event.js';
 import { renderBmc, renderJob, type BmcView, type JobView } from './bmc-view.js';
-import type { RedfishClientOptions } from './redfish/index.js';
+import { BmcSessions, type RedfishClientOptions } from './redfish/index.js';
 import type { BmcSettings } from './settings.js';
 import { BmcJobEngine } from './jobs/engine.js';
 import { FollowPoller } from './jobs/follow-poller.js';
@@ -287,6 +287,8 @@ export interface BmcSide {
   engine: BmcJobEngine;
   /** The image side's hook: every answered `/bytoken/` ISO request. */
   reads: { report(report: TokenReadReport): void };
+  /** The Redfish sessions this replica holds, one per BMC in use (ended by close()). */
+  sessions: BmcSessions;
   close(): Promise<void>;
 }
 
@@ -320,6 +322,7 @@ export function createBmcSide(options: BmcSideOptions): BmcSide {
     recordKeyId: (keyId) => repo.recordKeyId(KEY_ID_SERVICE_KEY, keyId),
     replaceKeyIdIfUnused: (keyId) => repo.replaceKeyIdIfUnused(KEY_ID_SERVICE_KEY, keyId),
   });
+  const sessions = new BmcSessions();
   const poller = new FollowPoller(repo, options.core, options.followIntervalMs ?? FOLLOW_INTERVAL_MS);
   const engine = new BmcJobEngine({
     repo,
@@ -330,6 +333,7 @@ export function createBmcSide(options: BmcSideOptions): BmcSide {
       bases: options.bases,
       imageUrlTtlMs: options.imageUrlTtlMs,
       poller,
+      sessions,
       ...(options.redfish ? { redfish: options.redfish } : {}),
       logger,
       now,
@@ -357,8 +361,11 @@ export function createBmcSide(options: BmcSideOptions): BmcSide {
     service,
     engine,
     reads: tracker,
+    sessions,
     async close() {
       await engine.stop();
+      // After the jobs: a job still in a call when STOP_WAIT_MS ran out gets no new session.
+      await sessions.stop();
       poller.close();
       await tracker.close();
     },

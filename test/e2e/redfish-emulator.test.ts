@@ -11,6 +11,9 @@
 //   1. Dell iDRAC profile (InsertMedia action; VirtualMedia under the System; a stale Inserted
 //      slot ejected first), host powered on and idling at "no bootable device" → ForceRestart
 //   2. Lenovo XCC profile (PATCH of the slot, no actions), host powered off → On
+//   3. Dell iDRAC 10 profile (issue 33): Basic refused, sessions only (8 slots), the boot override
+//      on the System's @Redfish.Settings object with If-Match, slot 1 of two; host off → On. Every
+//      call carries the one session's token, and closing the client leaves no session open.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -90,6 +93,7 @@ bootSuite('boot through the Redfish emulator (qemu, TCG)', {}, (suite) => {
   const CASES: { profile: string; power: 'On' | 'Off'; insert: string; resets: string[] }[] = [
     { profile: 'dell-idrac', power: 'On', insert: 'POST', resets: ['ForceRestart'] },
     { profile: 'lenovo-xcc', power: 'Off', insert: 'PATCH', resets: ['On'] },
+    { profile: 'dell-idrac10', power: 'Off', insert: 'POST', resets: ['On'] },
   ];
 
   it.for(CASES)('$profile: boot-discovery boots the discovery ISO once ($insert insert, $resets)', async (c, t) => {
@@ -205,5 +209,24 @@ bootSuite('boot through the Redfish emulator (qemu, TCG)', {}, (suite) => {
     // And eject takes the medium out of the guest's drive.
     expect((await client.ejectAll()).ejected.length).toBe(1);
     expect(guest.media()).toBeUndefined();
+
+    if (c.profile === 'dell-idrac10') {
+      // Sessions only: session POSTs without credentials (a second one when the first idled out
+      // during the boot, SESSION_IDLE_MS), every other call with a token, none refused; the boot
+      // override went to the Settings object; close() DELETEs the session.
+      const login = bmc.requests.filter((r) => r.method === 'POST' && r.path === bmc?.model.sessionsPath);
+      expect(login.length).toBeGreaterThanOrEqual(1);
+      expect(login.every((r) => r.auth === 'none' && r.status === 201)).toBe(true);
+      expect(bmc.requests.filter((r) => r.status === 401)).toEqual([]);
+      const calls = bmc.requests.filter((r) => r.path !== '/redfish/v1' && !login.includes(r));
+      expect(calls.every((r) => r.auth === 'session')).toBe(true);
+      expect(bmc.requests.filter((r) => r.method === 'PATCH').map((r) => r.path)).toEqual([
+        `${bmc.model.systemPath}/Settings`,
+      ]);
+      expect(bmc.model.openSessions).toBe(1);
+      await client.close();
+      expect(bmc.model.openSessions).toBe(0);
+    }
+    await client.close();
   });
 });

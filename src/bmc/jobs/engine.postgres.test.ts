@@ -181,6 +181,23 @@ describe('BMC job engine (PostgreSQL, emulated BMCs)', () => {
     const mine = events.events.filter((e) => JSON.parse(e.props ?? '{}').job_id === done.id);
     expect(mine.map((e) => e.name)).toEqual(['bmc_step_done', 'bmc_job_succeeded']);
     expect(mine[0]?.message).toMatch(/^BMC "inv-1": discover: profile dell-idrac/);
+    // The job's one Redfish session is ended with the job (issue 33).
+    expect(bmc.model.sessionsCreated).toBe(1);
+    await until('the session to be ended', 10_000, async () => (bmc.model.openSessions === 0 ? true : undefined));
+  });
+
+  it('an iDRAC 10 (sessions only, Basic refused) refreshes through one session, ended with the job', async () => {
+    const s = side();
+    const { bmc } = await emulated('idrac10-1', 'dell-idrac10');
+    const view = await add(s, 'idrac10-1', bmc.systemUrl);
+    const done = await finished(view.last_job!.id);
+    expect(done.error).toBeNull();
+    expect(done.state).toBe('succeeded');
+    expect((await s.service.show('idrac10-1')).profile).toMatchObject({ detected: 'dell-idrac10' });
+    expect(bmc.requests.filter((r) => r.status === 401)).toEqual([]);
+    expect(bmc.model.sessionsCreated).toBe(1);
+    await until('the session to be ended', 10_000, async () => (bmc.model.openSessions === 0 ? true : undefined));
+    expect(s.sessions.openSessions()).toBe(0);
   });
 
   it('a wrong password fails the job at discover, naming the BMC; no password in the job, the events or the log', async () => {
@@ -190,7 +207,7 @@ describe('BMC job engine (PostgreSQL, emulated BMCs)', () => {
     const done = await finished(view.last_job!.id);
     expect(done.state).toBe('failed');
     expect(done.error).toMatch(
-      /^BMC "wrong-pw": discover: the BMC refused the credentials \(GET \/redfish\/v1.* HTTP 401/,
+      /^BMC "wrong-pw": discover: the BMC refused the credentials \((GET|POST) \/redfish\/v1.* HTTP 401/,
     );
     expect((await s.service.show('wrong-pw')).state_info).toBe(done.error);
     const rows =

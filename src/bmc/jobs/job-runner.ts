@@ -24,6 +24,7 @@ import type { Logger } from 'pino';
 import { redactUrl } from '../../redact.js';
 import {
   type BmcInventory,
+  type BmcSessions,
   type BootDiscoveryStep,
   RedfishClient,
   type RedfishClientOptions,
@@ -56,6 +57,8 @@ export interface JobDeps {
   /** IMAGE_URL_TTL: how long a job's ISO URL stays valid. */
   imageUrlTtlMs: number;
   poller: FollowPoller;
+  /** The service's Redfish sessions, one per BMC (ended at service stop). */
+  sessions?: BmcSessions;
   /** Options every Redfish client gets on top of the BMC's own (tests shorten the waits). */
   redfish?: Partial<Pick<RedfishClientOptions, 'timeouts' | 'retryDelaysMs' | 'sleep'>>;
   /** This replica, the lease owner. */
@@ -86,6 +89,7 @@ export class JobRunner {
   private readonly controller = new AbortController();
   private readonly log: Logger;
   private bmc: BmcRecord | undefined;
+  private client: RedfishClient | undefined;
   /** A cancel was asked for (in the claimed row, or since): the job ends at its next step boundary. */
   private cancelAsked: boolean;
 
@@ -116,6 +120,15 @@ export class JobRunner {
   }
 
   async run(): Promise<RunOutcome> {
+    try {
+      return await this.runAndSettle();
+    } finally {
+      // Every exit (done, failed, cancelled, stopped, internal error): the session ends with the job.
+      await this.client?.close().catch((err: unknown) => this.log.warn({ err }, 'BMC session not ended'));
+    }
+  }
+
+  private async runAndSettle(): Promise<RunOutcome> {
     try {
       await this.runJob();
       return 'finished';
@@ -177,7 +190,7 @@ export class JobRunner {
       return undefined;
     }
     try {
-      return await RedfishClient.open({
+      this.client = await RedfishClient.open({
         name: bmc.name,
         address: bmc.address,
         username: credentials.username,
@@ -189,6 +202,7 @@ export class JobRunner {
               ? { verify: 'ca-pem', caPem: bmc.caPem }
               : { verify: 'system' },
         ...(bmc.profileOverride ? { profile: bmc.profileOverride } : {}),
+        ...(this.deps.sessions ? { sessions: this.deps.sessions } : {}),
         ...this.deps.redfish,
         log: (e) => {
           if (e.retryInMs !== undefined) {
@@ -221,6 +235,7 @@ export class JobRunner {
           }
         },
       });
+      return this.client;
     } catch (err) {
       if (!(err instanceof RedfishError)) throw err;
       await this.fail(step, err.inStep(step).message);

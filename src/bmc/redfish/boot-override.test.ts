@@ -18,6 +18,10 @@ const CASES: [string, ProfileId, SystemInfo, BootMode, Record<string, string>, s
     { BootSourceOverrideEnabled: 'Once', BootSourceOverrideTarget: 'Cd' }, undefined],
   ['allowable modes listed → sent', 'generic', system({}, { hasMode: false, allowedModes: ['UEFI', 'Legacy'] }), 'Legacy',
     { BootSourceOverrideEnabled: 'Once', BootSourceOverrideTarget: 'Cd', BootSourceOverrideMode: 'Legacy' }, undefined],
+  ['Supermicro board listing only Cd → Cd, mode sent though the System hides it', 'supermicro', system({}, { allowedTargets: ['None', 'Pxe', 'Cd'], hasMode: false, mode: undefined }), 'UEFI',
+    { BootSourceOverrideEnabled: 'Once', BootSourceOverrideTarget: 'Cd', BootSourceOverrideMode: 'UEFI' }, undefined],
+  ['AMI: the full request although the System shows no mode', 'ami', system({}, { hasMode: false, mode: undefined }), 'UEFI',
+    { BootSourceOverrideEnabled: 'Once', BootSourceOverrideTarget: 'Cd', BootSourceOverrideMode: 'UEFI' }, undefined],
   ['ETag → If-Match', 'lenovo-xcc', system({ etag: '"42"' }), 'UEFI',
     { BootSourceOverrideEnabled: 'Once', BootSourceOverrideTarget: 'Cd', BootSourceOverrideMode: 'UEFI' }, '"42"'],
 ]; // prettier-ignore
@@ -29,6 +33,19 @@ describe('planBootOverride', () => {
     expect(plan.path).toBe(sys.path);
     expect(plan.ifMatch).toBe(ifMatch);
     expect(plan.target).toBe(boot.BootSourceOverrideTarget);
+  });
+
+  it('iDRAC 10: PATCHed to the Settings object with its ETag, not the System', () => {
+    const sys = system({ etag: '"system-7"', settingsRef: '/redfish/v1/Systems/1/Settings' });
+    const settings = { path: '/redfish/v1/Systems/1/Settings', etag: 'W/"settings-3"' };
+    const plan = planBootOverride('b', PROFILES['dell-idrac10'], sys, 'UEFI', settings);
+    expect(plan.path).toBe(settings.path);
+    expect(plan.ifMatch).toBe('W/"settings-3"');
+    // Other profiles ignore a Settings object: the System as before.
+    expect(planBootOverride('b', PROFILES.generic, sys, 'UEFI', settings)).toMatchObject({
+      path: sys.path,
+      ifMatch: '"system-7"',
+    });
   });
 
   const REFUSED: [string, SystemInfo, BootMode, RegExp][] = [

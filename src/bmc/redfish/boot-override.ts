@@ -6,8 +6,10 @@
 //
 // Target: the profile's first CD target the System allows (Supermicro: UsbCd, then Cd); when the
 // System lists no allowable targets, the profile's first. Mode: the requested one (UEFI by
-// default), sent only when the System shows BootSourceOverrideMode or lists allowable modes, and
-// refused up front when the allowable modes do not include it.
+// default), sent when the System shows BootSourceOverrideMode or lists allowable modes, or the
+// profile wants the full request every time (AMI, Supermicro), and refused up front when the
+// allowable modes do not include it. Where: the System, or (iDRAC 10) its `@Redfish.Settings`
+// object — the caller reads that object's ETag and passes it as `settings`.
 // Does NOT: call the BMC. Next: client.ts sends it.
 import { RedfishError } from './errors.js';
 import type { VendorProfile } from './profiles.js';
@@ -28,6 +30,7 @@ export function planBootOverride(
   profile: VendorProfile,
   system: SystemInfo,
   mode: BootMode,
+  settings?: { path: string; etag: string | undefined },
 ): BootOverrideRequest {
   const fail = (why: string): never => {
     throw new RedfishError({ bmc, step: 'boot-override', failure: 'unsupported' }, why);
@@ -40,9 +43,10 @@ export function planBootOverride(
     );
   const modes = system.boot.allowedModes;
   if (modes && !modes.includes(mode)) fail(`the System allows boot modes ${modes.join(', ') || '(none)'}, not ${mode}`);
-  const sendMode = system.boot.hasMode || modes !== undefined;
+  const sendMode = system.boot.hasMode || modes !== undefined || profile.fullBootRequest;
+  const at = profile.bootOverrideAt === 'settings' && settings ? settings : { path: system.path, etag: system.etag };
   return {
-    path: system.path,
+    path: at.path,
     body: {
       Boot: {
         BootSourceOverrideEnabled: 'Once',
@@ -50,7 +54,7 @@ export function planBootOverride(
         ...(sendMode ? { BootSourceOverrideMode: mode } : {}),
       },
     },
-    ...(system.etag ? { ifMatch: system.etag } : {}),
+    ...(at.etag ? { ifMatch: at.etag } : {}),
     target: target as string,
     mode: sendMode ? mode : undefined,
   };

@@ -123,7 +123,9 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('RedfishClient against t
           )
           .map((r) => `${r.method} ${r.path.slice(media.length + 1)} ${r.status}`);
         expect(inserts).toEqual(row.inserts);
-        const bootPatch = bmc.requests.find((r) => r.method === 'PATCH' && r.path === bmc.model.systemPath);
+        // iDRAC 10: on the System's Settings object, other BMCs: on the System.
+        const bootAt = `${bmc.model.systemPath}${row.emulator === 'dell-idrac10' ? '/Settings' : ''}`;
+        const bootPatch = bmc.requests.find((r) => r.method === 'PATCH' && r.path === bootAt);
         expect(bootPatch?.body).toEqual({
           Boot: {
             BootSourceOverrideEnabled: 'Once',
@@ -135,8 +137,12 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('RedfishClient against t
           .filter((r) => r.path.endsWith('ComputerSystem.Reset'))
           .map((r) => (r.body as { ResetType: string }).ResetType);
         expect(resets).toEqual(row.power);
-        // Basic auth on every call, no session left behind.
-        expect(bmc.requests.filter((r) => r.path !== '/redfish/v1').every((r) => r.auth === 'basic')).toBe(true);
+        // One Redfish session (the root advertises it) on every call after the login, no Basic.
+        const login = `${bmc.model.sessionsPath}`;
+        expect(bmc.requests.filter((r) => r.method === 'POST' && r.path === login)).toHaveLength(1);
+        const calls = bmc.requests.filter((r) => r.path !== '/redfish/v1' && r.path !== login);
+        expect(calls.every((r) => r.auth === 'session')).toBe(true);
+        expect(bmc.model.openSessions).toBe(1);
 
         // The BMC's state and the guest: the image in the right slot, one boot from CD, override used up.
         const slot = bmc.model.slots.find((s) => s.spec.id === row.slot);
@@ -162,6 +168,10 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('RedfishClient against t
         expect(again.ok).toBe(true);
         expect(again.steps.find((s) => s.step === 'eject')?.detail).toBe(`ejected slot(s) ${row.slot}`);
         expect(bmc.model.boots.map((b) => b.fromCd)).toEqual([true, true]);
+        // The same session served both runs; close() ends it on the BMC.
+        expect(client.auth.counts.created).toBe(1);
+        await client.close();
+        expect(bmc.model.openSessions).toBe(0);
       } finally {
         await bmc.close();
         await guest.close();

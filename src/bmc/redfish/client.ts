@@ -19,16 +19,23 @@ import type { CallTimeouts } from './http-call.js';
 import { clearOverrideBody, type HttpBootWay, httpBootVendor, planHttpBoot } from './http-boot-plan.js';
 import { adjustInsert, holdsMedia, type MediaRequest, planEject, planInsert } from './insert-payload.js';
 import {
+  CONNECT_TIMEOUT_MS,
   INSERT_VERIFY_INTERVAL_MS,
   INSERT_VERIFY_READS,
   MAX_INVENTORY_BYTES,
   MAX_PAYLOAD_ADJUSTMENTS,
   POWER_OFF_POLL_INTERVAL_MS,
   POWER_OFF_POLLS,
+  POWER_ON_CONFLICT_INTERVAL_MS,
+  MAX_RESPONSE_BYTES,
+  REQUEST_TIMEOUT_MS,
+  TLS_HANDSHAKE_TIMEOUT_MS,
 } from './limits.js';
 import { planPower, type ResetType } from './power-plan.js';
-import type { ProfileId, VendorProfile } from './profiles.js';
+import { PROFILES, type ProfileId, type VendorProfile } from './profiles.js';
 import { readBios, type SlotInfo, type SystemInfo } from './resources.js';
+import type { SessionAuth } from './session-auth.js';
+import type { BmcSessions } from './session-registry.js';
 import { planSlots } from './slot-plan.js';
 import { type BmcTrust, resolveTrust } from './tls-trust.js';
 import { type CallStats, type RedfishCallEvent, RedfishTransport } from './transport.js';
@@ -50,6 +57,11 @@ export interface RedfishClientOptions {
   /** Every wait (retries, insert verification, power polling) goes through this; tests make it instant. */
   sleep?: (ms: number) => Promise<void>;
   log?: (event: RedfishCallEvent) => void;
+  /**
+   * The service's sessions (session-registry.ts): clients of the same BMC share one Redfish
+   * session. Without it the client keeps its own, ended by close().
+   */
+  sessions?: BmcSessions;
 }
 
 export interface BmcInventory {
@@ -113,6 +125,12 @@ export interface PowerResult {
   why: string;
 }
 
+const DEFAULT_TIMEOUTS = {
+  connectMs: CONNECT_TIMEOUT_MS,
+  tlsMs: TLS_HANDSHAKE_TIMEOUT_MS,
+  requestMs: REQUEST_TIMEOUT_MS,
+};
+
 export class RedfishClient {
   readonly name: string;
   readonly address: BmcAddress;
@@ -120,8 +138,15 @@ export class RedfishClient {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly profileOverride: ProfileId | undefined;
   private cached: BmcTopology | undefined;
+  private readonly release: () => Promise<void>;
 
-  private constructor(options: RedfishClientOptions, address: BmcAddress, transport: RedfishTransport) {
+  private constructor(
+    options: RedfishClientOptions,
+    address: BmcAddress,
+    transport: RedfishTransport,
+    release: () => Promise<void>,
+  ) {
+    this.release = release;
     this.name = options.name;
     this.address = address;
     this.transport = transport;
@@ -133,6 +158,19 @@ export class RedfishClient {
   static async open(options: RedfishClientOptions): Promise<RedfishClient> {
     const address = parseBmcAddress(options.name, options.address);
     const tls = await resolveTrust(options.name, options.trust);
+    const policy = options.profile ? PROFILES[options.profile].auth : undefined;
+    const shared = options.sessions?.acquire({
+      bmc: options.name,
+      origin: address.origin,
+      username: options.username,
+      password: options.password,
+      tls,
+      timeouts: { ...DEFAULT_TIMEOUTS, ...(options.timeouts ?? {}) },
+      maxBytes: options.maxResponseBytes ?? MAX_RESPONSE_BYTES,
+      ...(policy ? { policy } : {}),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+      ...(options.log ? { log: options.log } : {}),
+    });
     const transport = new RedfishTransport({
       bmc: options.name,
       origin: address.origin,
@@ -144,8 +182,22 @@ export class RedfishClient {
       ...(options.maxResponseBytes ? { maxResponseBytes: options.maxResponseBytes } : {}),
       ...(options.sleep ? { sleep: options.sleep } : {}),
       ...(options.log ? { log: options.log } : {}),
+      ...(shared ? { auth: shared.auth } : policy ? { authPolicy: policy } : {}),
     });
-    return new RedfishClient(options, address, transport);
+    return new RedfishClient(options, address, transport, shared?.release ?? (() => transport.auth.stop()));
+  }
+
+  /**
+   * The client is done (every exit of a job: success, failure, cancel, stop): its Redfish session
+   * is DELETEd unless another client of the same BMC still uses it. Safe to call twice.
+   */
+  close(): Promise<void> {
+    return this.release();
+  }
+
+  /** How this BMC authenticates (tests, logs): the session or Basic, once the first call decided. */
+  get auth(): Pick<SessionAuth, 'using' | 'sessionOpen' | 'counts'> {
+    return this.transport.auth;
   }
 
   /** Calls and retries made so far (the bench's "Redfish calls per host"). */
@@ -155,9 +207,12 @@ export class RedfishClient {
 
   /** Root, System, Managers, VirtualMedia collections and the profile; read once, then cached. */
   async topology(step = 'discover'): Promise<BmcTopology> {
-    this.cached ??= await this.wrap(step, () =>
-      discoverTopology(this.transport, this.address, this.profileOverride, step),
-    );
+    if (!this.cached) {
+      this.cached = await this.wrap(step, () =>
+        discoverTopology(this.transport, this.address, this.profileOverride, step),
+      );
+      this.transport.auth.require(this.cached.profile.auth);
+    }
     return this.cached;
   }
 
@@ -323,14 +378,24 @@ export class RedfishClient {
           `slot ${slot.id} holds media but ${request}`,
         );
       }
-      await this.send(step, request).catch(async (err: unknown) => {
-        // An EjectMedia that refuses our `{}` body (415, or 400 naming the body): once more without one.
-        if (err instanceof RedfishError && request.method === 'POST' && (err.status === 415 || err.status === 400)) {
-          await this.wrap(step, () => this.transport.request(step, 'POST', request.path));
-          return;
-        }
-        throw err;
-      });
+      try {
+        await this.send(step, request).catch(async (err: unknown) => {
+          // An EjectMedia that refuses our `{}` body (415, or 400 naming the body): once more without one.
+          if (err instanceof RedfishError && request.method === 'POST' && (err.status === 415 || err.status === 400)) {
+            await this.wrap(step, () => this.transport.request(step, 'POST', request.path));
+            return;
+          }
+          throw err;
+        });
+      } catch (err) {
+        // Older iLOs refuse to eject a slot that holds nothing (bmclib PRs 406, 410): read it back.
+        if (!(err instanceof RedfishError) || err.status === undefined || err.status < 400 || err.status > 499)
+          throw err;
+        const now = await this.wrap(step, () => readSlotAt(this.transport, slot.path, slot.location, step));
+        if (holdsMedia(now)) throw err;
+        result.empty.push(slot.id);
+        continue;
+      }
       result.ejected.push(slot.id);
     }
     return result;
@@ -426,7 +491,13 @@ export class RedfishClient {
   ): Promise<{ target: string; mode: BootMode | undefined }> {
     const profile = await this.profile(step);
     const system = await this.readSystem(step);
-    const plan = planBootOverride(this.name, profile, system, mode);
+    let settings: { path: string; etag: string | undefined } | undefined;
+    if (profile.bootOverrideAt === 'settings' && system.settingsRef) {
+      const path = this.transport.pathOf(step, system.settingsRef);
+      const { response } = await this.wrap(step, () => this.transport.getResource(step, path));
+      settings = { path, etag: response.etag };
+    }
+    const plan = planBootOverride(this.name, profile, system, mode, settings);
     await this.send(step, {
       method: 'PATCH',
       path: plan.path,
@@ -469,9 +540,32 @@ export class RedfishClient {
         'the System has no ComputerSystem.Reset action',
       );
     }
+    const profile = await this.profile(step);
     for (const [index, resetType] of actions.entries()) {
-      await this.send(step, { method: 'POST', path: system.resetTarget, body: { ResetType: resetType } });
+      await this.sendReset(step, system.resetTarget, resetType, profile.powerOnConflictWindowMs);
       if (resetType === 'ForceOff' && index < actions.length - 1) await this.waitForOff(step, system.path);
+    }
+  }
+
+  /**
+   * One reset; a power-on answered 409 inside the profile's window (iDRAC 10 just after a
+   * power-off) is sent again every POWER_ON_CONFLICT_INTERVAL_MS until the window has passed.
+   */
+  private async sendReset(step: string, target: string, resetType: ResetType, windowMs: number | undefined) {
+    const started = Date.now();
+    let waited = 0;
+    for (;;) {
+      try {
+        await this.send(step, { method: 'POST', path: target, body: { ResetType: resetType } });
+        return;
+      } catch (err) {
+        const powerOn = resetType === 'On' || resetType === 'ForceOn';
+        const inWindow =
+          windowMs !== undefined && Math.max(Date.now() - started, waited) + POWER_ON_CONFLICT_INTERVAL_MS <= windowMs;
+        if (!(err instanceof RedfishError) || err.status !== 409 || !powerOn || !inWindow) throw err;
+        await this.sleep(POWER_ON_CONFLICT_INTERVAL_MS);
+        waited += POWER_ON_CONFLICT_INTERVAL_MS;
+      }
     }
   }
 

@@ -38,5 +38,7 @@ export { RedfishError, type RedfishErrorDetails, type RedfishFailure } from './e
 export type { CallTimeouts } from './http-call.js';
 export * as REDFISH_LIMITS from './limits.js';
 export { detectProfile, isProfileId, PROFILE_IDS, PROFILES, type ProfileId, type VendorProfile } from './profiles.js';
+export type { AuthPolicy } from './session-auth.js';
+export { BmcSessions } from './session-registry.js';
 export type { BmcTrust } from './tls-trust.js';
 export type { CallStats, RedfishCallEvent } from './transport.js';

@@ -112,3 +112,34 @@ export const INSERT_VERIFY_INTERVAL_MS = 1_000;
  */
 export const POWER_OFF_POLLS = 15;
 export const POWER_OFF_POLL_INTERVAL_MS = 2_000;
+
+/**
+ * A Redfish session with no call for this long is DELETEd (it is created again on the next call).
+ * A boot job that follows its host for many minutes makes no call meanwhile: its session would
+ * hold one of the BMC's few slots (iDRAC: 8) for nothing. iDRAC's own default timeout is 1,800 s.
+ */
+export const SESSION_IDLE_MS = 60_000;
+
+/**
+ * How long a session POST answered "all sessions in use" (iDRAC RAC0218 as a 503, a 429, or a
+ * message naming the maximum number of sessions) is tried again, SESSION_LIMIT_RETRY_MS apart,
+ * before the BMC's call fails: long enough for another tool's short-lived session to end, short
+ * enough that a BMC whose slots are held by leaked sessions (they last until the BMC's own
+ * timeout, 30 min on iDRAC) fails alone instead of holding a job slot. A Retry-After the BMC
+ * sends is used instead of the interval, within the same bound.
+ */
+export const SESSION_LIMIT_WAIT_MS = 120_000;
+export const SESSION_LIMIT_RETRY_MS = 10_000;
+
+/**
+ * Clocks of the DELETE that ends a session (job end, idle, service stop): a BMC that does not
+ * answer it costs this much at most, then the session is left to the BMC's own timeout.
+ */
+export const SESSION_DELETE_TIMEOUTS = { connectMs: 5_000, tlsMs: 10_000, requestMs: 10_000 } as const;
+
+/**
+ * iDRAC 10 answers 409 to a power-on for up to ~60 s after a power-off (the server is still
+ * changing state). A profile with that window (profiles.ts `powerOnConflictWindowMs`) sends the
+ * On again every POWER_ON_CONFLICT_INTERVAL_MS until the window has passed, then the 409 stands.
+ */
+export const POWER_ON_CONFLICT_INTERVAL_MS = 5_000;

@@ -22,6 +22,8 @@ const DETECTION: [string, DetectionFacts, ProfileId][] = [
   ['Lenovo XCC', { rootVendor: 'Lenovo', managerModel: 'Lenovo XClarity Controller' }, 'lenovo-xcc'],
   ['Lenovo by Oem', { rootOemVendors: ['Lenovo'] }, 'lenovo-xcc'],
   ['Cisco CIMC', { rootVendor: 'Cisco Systems Inc.', managerModel: 'UCSC-C220-M6' }, 'cisco'],
+  ['AMI by Vendor', { rootVendor: 'AMI', managerModel: 'MegaRAC SP-X' }, 'ami'],
+  ['ASRockRack by System Manufacturer', { systemManufacturer: 'ASRockRack' }, 'ami'],
   ['Vendor wins over a misleading Product', { rootVendor: 'Lenovo', rootProduct: 'iLO-like' }, 'lenovo-xcc'],
   ['"ilo" inside another word is not iLO', { rootVendor: 'Kilowatt Systems' }, 'generic'],
 ]; // prettier-ignore
@@ -54,13 +56,23 @@ describe('the profile table', () => {
   const DIFFERENCES: [ProfileId, Partial<Record<keyof (typeof PROFILES)['generic'], unknown>>][] = [
     ['generic', {}],
     ['dell-idrac', { mediaUnder: 'system' }],
-    ['dell-idrac10', { mediaUnder: 'system', slotIds: ['1'] }],
+    [
+      'dell-idrac10',
+      {
+        mediaUnder: 'system',
+        slotIds: ['1'],
+        auth: 'session-only',
+        bootOverrideAt: 'settings',
+        powerOnConflictWindowMs: 75_000,
+      },
+    ],
     ['hpe-ilo', {}],
     ['hpe-ilo7', { httpsImageOnly: true }],
-    ['supermicro', { insertFlags: false, cdTargets: ['UsbCd', 'Cd'] }],
+    ['supermicro', { insertFlags: false, cdTargets: ['UsbCd', 'Cd'], fullBootRequest: true }],
     ['lenovo-xcc', { insertMethod: 'patch', ejectMethod: 'patch' }],
     ['cisco', {}],
     ['transfer-stream', { transferFields: true }],
+    ['ami', { fullBootRequest: true }],
   ];
   it.each(DIFFERENCES)('%s differs from generic in exactly %j', (id, diff) => {
     const { id: _a, label: _b, quirks: _c, ...row } = PROFILES[id];

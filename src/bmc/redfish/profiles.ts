@@ -8,6 +8,8 @@
 // look for VirtualMedia under the System and under the Managers.
 // Does NOT: talk to a BMC. Next: slot-plan.ts, insert-payload.ts, boot-override.ts read the rows.
 
+import type { AuthPolicy } from './session-auth.js';
+
 export const PROFILE_IDS = [
   'generic',
   'dell-idrac',
@@ -18,6 +20,7 @@ export const PROFILE_IDS = [
   'lenovo-xcc',
   'cisco',
   'transfer-stream',
+  'ami',
 ] as const;
 export type ProfileId = (typeof PROFILE_IDS)[number];
 
@@ -46,6 +49,17 @@ export interface VendorProfile {
   httpsImageOnly: boolean;
   /** Boot override targets that boot virtual media, in order of preference (filtered by the System's allowable values). */
   cdTargets: readonly string[];
+  /** How calls authenticate: a session where offered (else Basic), sessions only, or Basic only. */
+  auth: AuthPolicy;
+  /**
+   * Where the boot override is PATCHed: the System, or its `@Redfish.Settings` object (with the
+   * object's ETag as If-Match) when the System names one.
+   */
+  bootOverrideAt: 'system' | 'settings';
+  /** Send Enabled, Target and Mode every time, even when the System does not show the mode. */
+  fullBootRequest: boolean;
+  /** A power-on answered 409 within this long is sent again (limits.ts POWER_ON_CONFLICT_INTERVAL_MS). */
+  powerOnConflictWindowMs: number | undefined;
   quirks: readonly Quirk[];
 }
 
@@ -60,10 +74,27 @@ const GENERIC: VendorProfile = {
   slotIds: undefined,
   httpsImageOnly: false,
   cdTargets: ['Cd'],
+  auth: 'prefer-session',
+  bootOverrideAt: 'system',
+  fullBootRequest: false,
+  powerOnConflictWindowMs: undefined,
   quirks: [
     {
       what: 'InsertMedia with Image, Inserted and WriteProtected, as in the DMTF schema; EjectMedia with an empty JSON body',
       source: 'DMTF VirtualMedia v1.3 schema; sushy virtual_media.py (iLO needs a body on EjectMedia)',
+    },
+    {
+      what: 'a Redfish session where the service root advertises one (X-Auth-Token), Basic where it does not; one session per BMC, DELETEd on every exit, since leaked sessions lock a BMC out',
+      source:
+        'DSP0266 (sessions and Basic); check_redfish PR 198 (three leak paths); badfish issue 447 (RAC0218 lockout)',
+    },
+    {
+      what: 'a session POST answered 503 with IDRAC.2.x.RAC0218 "maximum number of user sessions": waited for within SESSION_LIMIT_WAIT_MS',
+      source: 'gofish issue 75 and check_redfish issue 89 (the 503 body)',
+    },
+    {
+      what: 'an EjectMedia refused on a slot that turns out to be empty is not a failure (older iLOs refuse ejecting an empty slot)',
+      source: 'bmclib PRs 406 and 410',
     },
   ],
 };
@@ -97,7 +128,23 @@ export const PROFILES: Readonly<Record<ProfileId, VendorProfile>> = {
     label: 'Dell iDRAC 10 (17G and later)',
     mediaUnder: 'system',
     slotIds: ['1'],
+    auth: 'session-only',
+    bootOverrideAt: 'settings',
+    // ~60 s observed, plus a margin for a slow BMC.
+    powerOnConflictWindowMs: 75_000,
     quirks: [
+      {
+        what: 'firmware 1.30.10.50 and later refuse HTTP Basic: only Redfish sessions (X-Auth-Token) work, so Basic is never tried',
+        source: 'issue 33; Dell iDRAC10 1.30.10.50 release notes (Basic authentication disabled by default)',
+      },
+      {
+        what: 'Boot is read-only on the System: the boot override is PATCHed to its @Redfish.Settings SettingsObject with that object’s ETag as If-Match',
+        source: 'gofish PR 511 (SetBoot uses the settings target, iDRAC10); MAAS PR 477 (LP 2160731)',
+      },
+      {
+        what: 'a power-on answers 409 for up to ~60 s after a power-off: sent again within powerOnConflictWindowMs',
+        source: 'issue 33',
+      },
       {
         what: 'virtual media for booting must go to slot 1',
         source: 'Ironic drac/boot.py _get_acceptable_media_id (Manager Model "17G Monolithic" → iDRAC 10 → slot "1")',
@@ -137,6 +184,7 @@ export const PROFILES: Readonly<Record<ProfileId, VendorProfile>> = {
     id: 'supermicro',
     label: 'Supermicro X11/X12',
     insertFlags: false,
+    fullBootRequest: true,
     cdTargets: ['UsbCd', 'Cd'],
     quirks: [
       {
@@ -144,8 +192,13 @@ export const PROFILES: Readonly<Record<ProfileId, VendorProfile>> = {
         source: 'sushy virtual_media.py insert_media (NOTE janders, SuperMicro X11/X12); bmclib tries Image alone last',
       },
       {
-        what: 'virtual media appears as a USB CD: only boot override target UsbCd boots it, Cd does not',
-        source: 'sushy resources/system/system.py set_system_boot_options (NOTE janders)',
+        what: 'virtual media appears as a USB CD: only boot override target UsbCd boots it, Cd does not — on boards that list UsbCd; boards whose AllowableValues list only Cd get Cd',
+        source:
+          'sushy resources/system/system.py set_system_boot_options (NOTE janders); issue 33 (some boards want Cd)',
+      },
+      {
+        what: 'forgets BootSourceOverrideMode unless it is sent with every boot override',
+        source: 'DMTF Redfishtool PR 106',
       },
     ],
   },
@@ -193,6 +246,18 @@ export const PROFILES: Readonly<Record<ProfileId, VendorProfile>> = {
       },
     ],
   },
+  ami: {
+    ...GENERIC,
+    id: 'ami',
+    label: 'AMI MegaRAC (ASRockRack and other AMI-based BMCs)',
+    fullBootRequest: true,
+    quirks: [
+      {
+        what: 'the boot override needs the full request every time (BootSourceOverrideEnabled, Target and Mode); a PATCH of one of them resets the others',
+        source: 'DMTF Redfishtool PR 106; Redfish-Tacklebox issues 111 and 144 (AMI, ASRock boards)',
+      },
+    ],
+  },
 };
 
 /** What detection reads, all from the service root, the Manager and the System. */
@@ -211,7 +276,7 @@ export interface Detection {
   reason: string;
 }
 
-type Vendor = 'dell' | 'hpe' | 'supermicro' | 'lenovo' | 'cisco';
+type Vendor = 'dell' | 'hpe' | 'supermicro' | 'lenovo' | 'cisco' | 'ami';
 
 /** Spellings of each vendor in Vendor, Oem keys, Product, Manufacturer (lower case, word-ish match). */
 const VENDOR_PATTERNS: readonly [Vendor, RegExp][] = [
@@ -220,6 +285,7 @@ const VENDOR_PATTERNS: readonly [Vendor, RegExp][] = [
   ['supermicro', /supermicro|super micro/],
   ['lenovo', /lenovo|xclarity|\bxcc\b/],
   ['cisco', /cisco|\bcimc\b/],
+  ['ami', /\bami\b|american megatrends|megarac|asrock/],
 ];
 
 function vendorOf(facts: DetectionFacts): { vendor: Vendor; from: string } | undefined {
@@ -274,6 +340,8 @@ export function detectProfile(facts: DetectionFacts): Detection {
       return { profile: PROFILES['lenovo-xcc'], reason: from };
     case 'cisco':
       return { profile: PROFILES.cisco, reason: from };
+    case 'ami':
+      return { profile: PROFILES.ami, reason: from };
   }
 }
 

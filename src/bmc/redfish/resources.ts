@@ -55,6 +55,8 @@ export interface SystemInfo {
   biosRef: string | undefined;
   managedByRefs: string[];
   etag: string | undefined;
+  /** `@Redfish.Settings.SettingsObject`: where changes go on BMCs that apply them from there (iDRAC 10). */
+  settingsRef: string | undefined;
 }
 
 export interface ManagerInfo {
@@ -154,6 +156,7 @@ export function readSystem(path: string, doc: Doc, etag: string | undefined): Sy
       .filter((r): r is string => r !== undefined)
       .slice(0, MAX_COLLECTION_MEMBERS),
     etag: etag ?? str(doc['@odata.etag']),
+    settingsRef: ref(record(doc['@Redfish.Settings'])?.SettingsObject),
   };
 }
 

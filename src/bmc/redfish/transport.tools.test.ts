@@ -84,9 +84,9 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('Redfish transport fault
       expect(e.status).toBe(401);
       expect(e.step).toBe('inventory');
       expect(e.message).toMatch(
-        /^BMC "rack4-node2": inventory: the BMC refused the credentials \(GET \/redfish\/v1\/Systems → HTTP 401: There is no valid session/,
+        /^BMC "rack4-node2": inventory: the BMC refused the credentials \(POST \/redfish\/v1\/SessionService\/Sessions → HTTP 401: Login failed/,
       );
-      expect(e.message).toMatch(/check the user name and password$/);
+      expect(e.message).toMatch(/check the user name and password \(refused when creating a session\)$/);
       expect(sleeps).toEqual([]);
       expect(bmc.requests.filter((r) => r.status === 401)).toHaveLength(1);
     } finally {
@@ -122,7 +122,7 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('Redfish transport fault
       profile: 'generic',
       tls: certs,
       password: PASSWORD,
-      faults: { serverErrors: { times: 'always', status: 500, match: { method: 'POST' } } },
+      faults: { serverErrors: { times: 'always', status: 500, match: { method: 'POST', path: '/Actions/' } } },
     });
     try {
       const { c, sleeps } = await client(bmc.rootUrl);

@@ -1,22 +1,23 @@
-// Calls to one BMC: Basic auth, JSON in and out, the clocks of http-call.ts, bounded retries
-// (retry-policy.ts), typed errors naming the BMC, the step and the status, and a log event per
-// attempt. The password lives in one private field and leaves it only as the Authorization header.
+// Calls to one BMC: authenticated by session-auth.ts (a Redfish session where the BMC offers one,
+// Basic otherwise), JSON in and out, the clocks of http-call.ts, bounded retries (retry-policy.ts),
+// typed errors naming the BMC, the step and the status, and a log event per attempt. The password
+// and the session token leave the auth object only as the Authorization / X-Auth-Token header.
 //
-// Authentication is HTTP Basic on every call, no Redfish session: nothing to create, refresh or
-// leak (a BMC has a handful of session slots, and a crashed job would hold one until it expires),
-// and every BMC that offers sessions also accepts Basic (DSP0266 requires both).
+// A 401 is answered once per call by the auth object: a new session when the token was refused
+// (the BMC timed it out), a session when Basic was refused; then the call is sent again.
 //
 // Does: refuse to follow a link to another origin (the credentials only ever go to the BMC's own
 // address), bound a body before it is parsed (bounded-json.ts: nesting, array items, string
 // lengths; `too-large` naming the bound), parse it as JSON (`malformed` otherwise) with NUL and
 // lone surrogates replaced (PostgreSQL refuses them), read Redfish error documents into the
-// error (error-body.ts), and scrub the password, the user:password pair and its base64 from
-// anything the BMC sends back before it reaches an error or a log — cut to its display length
-// first, so the scrubbing of whatever the BMC sent is bounded work.
+// error (error-body.ts), and scrub the password, the user:password pair and its base64, and the
+// session token from anything the BMC sends back before it reaches an error or a log — cut to its
+// display length first, so the scrubbing of whatever the BMC sent is bounded work.
 // Does NOT: know about Systems or VirtualMedia (discovery.ts, client.ts do). Next: discovery.ts.
 import { setTimeout as delay } from 'node:timers/promises';
 import { redactText, redactUrl } from '../../redact.js';
 import { type JsonBounds, scanJson, storable, storableText } from './bounded-json.js';
+import type { RedfishCallEvent } from './call-event.js';
 import { readErrorBody, type RedfishErrorInfo } from './error-body.js';
 import { RedfishError } from './errors.js';
 import { type CallOutcome, type CallTimeouts, httpCall } from './http-call.js';
@@ -33,6 +34,7 @@ import {
   TLS_HANDSHAKE_TIMEOUT_MS,
 } from './limits.js';
 import { nextDelayMs } from './retry-policy.js';
+import { type AuthPolicy, SessionAuth } from './session-auth.js';
 import type { TlsSettings } from './tls-trust.js';
 
 /** What a success answer must keep to be parsed. */
@@ -65,20 +67,13 @@ export interface TransportOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Called once per attempt, after it ended. Holds no secrets; the path is redacted. */
   log?: (event: RedfishCallEvent) => void;
+  /** The BMC's shared authentication (session-registry.ts); default: one of this transport's own. */
+  auth?: SessionAuth;
+  /** For an own auth object: the profile's policy when known up front. */
+  authPolicy?: AuthPolicy;
 }
 
-export interface RedfishCallEvent {
-  bmc: string;
-  step: string;
-  method: string;
-  path: string;
-  attempt: number;
-  status?: number;
-  failure?: string;
-  ms: number;
-  /** Set when another attempt follows after this many ms. */
-  retryInMs?: number;
-}
+export type { RedfishCallEvent };
 
 export interface RedfishResponse {
   status: number;
@@ -102,8 +97,7 @@ export class RedfishTransport {
   readonly bmc: string;
   readonly origin: string;
   readonly stats: CallStats = { calls: 0, retries: 0 };
-  readonly #authorization: string;
-  readonly #secrets: string[];
+  readonly auth: SessionAuth;
   readonly #scrubRoom: number;
   private readonly timeouts: CallTimeouts;
   private readonly retryDelaysMs: readonly number[];
@@ -113,11 +107,6 @@ export class RedfishTransport {
   constructor(private readonly options: TransportOptions) {
     this.bmc = options.bmc;
     this.origin = new URL(options.origin).origin;
-    const pair = `${options.username}:${options.password}`;
-    const basic = Buffer.from(pair, 'utf8').toString('base64');
-    this.#authorization = `Basic ${basic}`;
-    this.#secrets = [pair, basic, options.password].filter((s) => s.length > 0);
-    this.#scrubRoom = SCRUB_ROOM_CHARS + Math.max(0, ...this.#secrets.map((s) => s.length));
     this.timeouts = {
       connectMs: options.timeouts?.connectMs ?? CONNECT_TIMEOUT_MS,
       tlsMs: options.timeouts?.tlsMs ?? TLS_HANDSHAKE_TIMEOUT_MS,
@@ -126,6 +115,27 @@ export class RedfishTransport {
     this.retryDelaysMs = options.retryDelaysMs ?? RETRY_DELAYS_MS;
     this.maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
     this.sleep = options.sleep ?? ((ms) => delay(ms).then(() => undefined));
+    this.auth = options.auth ?? this.ownAuth(options);
+    // Room for the longest secret (a session token is far shorter than this).
+    this.#scrubRoom = SCRUB_ROOM_CHARS + Math.max(256, ...this.auth.secrets().map((s) => s.length));
+  }
+
+  /** Authentication of this transport alone, held until its stop() (RedfishClient.close). */
+  private ownAuth(options: TransportOptions): SessionAuth {
+    const auth = new SessionAuth({
+      bmc: options.bmc,
+      origin: this.origin,
+      username: options.username,
+      password: options.password,
+      tls: options.tls,
+      timeouts: this.timeouts,
+      maxBytes: this.maxBytes,
+      sleep: this.sleep,
+      ...(options.authPolicy ? { policy: options.authPolicy } : {}),
+      ...(options.log ? { log: options.log } : {}),
+    });
+    auth.acquire();
+    return auth;
   }
 
   /**
@@ -178,7 +188,25 @@ export class RedfishTransport {
     const target = this.pathOf(step, path);
     const url = new URL(target, this.origin);
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8');
+    this.auth.begin();
+    try {
+      return await this.attempts(step, method, target, url, payload, headers);
+    } finally {
+      this.auth.end();
+    }
+  }
+
+  private async attempts(
+    step: string,
+    method: string,
+    target: string,
+    url: URL,
+    payload: Buffer | undefined,
+    headers: Record<string, string>,
+  ): Promise<RedfishResponse> {
+    let reauthenticated = false;
     for (let attempt = 1; ; attempt++) {
+      const credentials = await this.auth.headers(step);
       const started = Date.now();
       this.stats.calls++;
       if (attempt > 1) this.stats.retries++;
@@ -190,7 +218,7 @@ export class RedfishTransport {
           'OData-Version': '4.0',
           ...(payload ? { 'Content-Type': 'application/json' } : {}),
           ...headers,
-          Authorization: this.#authorization,
+          ...credentials,
         },
         ...(payload ? { body: payload } : {}),
         tls: this.options.tls,
@@ -212,6 +240,10 @@ export class RedfishTransport {
       });
       if (retryInMs !== undefined) {
         await this.sleep(retryInMs);
+        continue;
+      }
+      if (outcome.ok && outcome.status === 401 && !reauthenticated && (await this.auth.refused(step, credentials))) {
+        reauthenticated = true;
         continue;
       }
       return this.settle(step, method, target, attempt, outcome);
@@ -281,7 +313,7 @@ export class RedfishTransport {
   /** Text from the BMC with every spelling of our credentials removed, then the generic redaction. */
   scrub(text: string): string {
     let out = text;
-    for (const secret of this.#secrets) out = out.split(secret).join('[redacted]');
+    for (const secret of this.auth.secrets()) out = out.split(secret).join('[redacted]');
     return redactText(out);
   }
 

@@ -11,6 +11,9 @@
 //                      `status` instead of the model's when given (test/fuzz/bmc-documents uses it)
 //   tlsNeverCompletes  (server start only) accept TCP and never answer the TLS ClientHello
 //   neverReadsIso      accept inserts (Inserted: true) but never attach the image to the guest
+//   session            a broken session POST: 201 without X-Auth-Token (no session made), or a
+//                      session whose Location names another host (the session exists here)
+//   slowPatch          PATCHes answered only after `ms` (iDRAC 10 holds some open over 60 s)
 // Wrong passwords need no fault: give the client another password.
 // Does NOT: apply them (server.ts and handler.ts do).
 
@@ -48,6 +51,8 @@ export interface Faults {
   rewrite?: Rewrite[];
   tlsNeverCompletes?: boolean;
   neverReadsIso?: boolean;
+  session?: 'no-token' | 'foreign-location';
+  slowPatch?: { ms: number; match?: RequestMatch };
 }
 
 export function isRawBody(body: unknown): body is RawBody {

@@ -5,6 +5,8 @@
 //   GET  /redfish                                   {"v1": "/redfish/v1/"} (redfishtool asks first)
 //   GET  /redfish/v1                                service root (no authentication, DSP0266)
 //   *    /redfish/v1/SessionService[/Sessions[/id]]  sessions: POST {UserName, Password} → 201 + X-Auth-Token
+//                                                   (at most the profile's sessionLimit: then 503 RAC0218)
+//   GET  /redfish/v1/Systems/<id>/Settings          (iDRAC 10) PATCH Boot with If-Match
 //   GET  /redfish/v1/Systems[/<id>]                 PATCH Boot; POST Actions/ComputerSystem.Reset
 //   GET  /redfish/v1/Systems/<id>/EthernetInterfaces[/<nic>]
 //   GET  /redfish/v1/Managers[/<id>]
@@ -71,6 +73,8 @@ export interface BmcModelOptions {
   /** ComputerSystem.UUID (a qemu guest's `-uuid`, which its agent registers as host id); default random. */
   uuid?: string;
   faults: () => Faults;
+  /** A power-on this soon after a power-off answers 409; default the profile's (tests shorten it). */
+  powerOnConflictAfterOffMs?: number;
 }
 
 /** What a boot did, for tests: when, from where. */
@@ -113,6 +117,10 @@ export class BmcModel {
   private readonly sessions = new Map<string, { id: string; user: string }>();
   private readonly options: BmcModelOptions;
   private systemVersion = 1;
+  private settingsVersion = 1;
+  private lastPowerOffAt = 0;
+  /** Sessions every login made (tests: the client made one, and reused it). */
+  sessionsCreated = 0;
   private lock: Promise<unknown> = Promise.resolve();
 
   constructor(options: BmcModelOptions) {
@@ -150,6 +158,20 @@ export class BmcModel {
     return this.profile.httpBoot === 'dell-bios' || this.profile.httpBoot === 'hpe-bios';
   }
 
+  /** Sessions open now (what tests and the fleet bench assert is 0 at the end). */
+  get openSessions(): number {
+    return this.sessions.size;
+  }
+
+  /** The tokens of the open sessions (tests check none of them reached a log or an error). */
+  sessionTokens(): string[] {
+    return [...this.sessions.keys()];
+  }
+
+  get sessionsPath(): string {
+    return `${ROOT}/SessionService/Sessions`;
+  }
+
   get systemPath(): string {
     return `${ROOT}/Systems/${this.profile.systemId}`;
   }
@@ -175,12 +197,29 @@ export class BmcModel {
     return result;
   }
 
+  /**
+   * Sessions of other tools taking `count` slots, ended by the BMC after `forMs` (its own session
+   * timeout) when given: what a BMC whose slots leaked looks like.
+   */
+  occupySessions(count: number, forMs?: number): void {
+    for (let i = 0; i < count; i++) {
+      const token = `other-tool-${randomUUID()}`;
+      this.sessions.set(token, { id: `other-${randomUUID().slice(0, 8)}`, user: 'other-tool' });
+      if (forMs !== undefined) setTimeout(() => this.sessions.delete(token), forMs).unref();
+    }
+  }
+
+  /** The BMC forgets every session (its timeout, a reset): the next call with a token gets 401. */
+  expireSessions(): void {
+    this.sessions.clear();
+  }
+
   /** Which credential a request carried: 'basic', 'session', or undefined (none or wrong). */
   authenticate(headers: Record<string, string | string[] | undefined>): 'basic' | 'session' | undefined {
     const token = header(headers, 'x-auth-token');
     if (token && this.sessions.has(token)) return 'session';
     const auth = header(headers, 'authorization');
-    if (auth && /^basic\s+/i.test(auth)) {
+    if (auth && /^basic\s+/i.test(auth) && this.profile.auth !== 'session-only') {
       const decoded = Buffer.from(auth.replace(/^basic\s+/i, ''), 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
       if (
@@ -249,6 +288,14 @@ export class BmcModel {
         methods: {
           GET: async () => ({ status: 200, headers: { ETag: etagOf(this.systemVersion) }, body: await this.system() }),
           PATCH: (body, headers) => this.patchSystem(body, headers),
+        },
+      };
+    }
+    if (path === `${sys}/Settings` && this.profile.bootViaSettings) {
+      return {
+        methods: {
+          GET: () => ({ status: 200, headers: { ETag: etagOf(this.settingsVersion) }, body: this.systemSettings() }),
+          PATCH: (body, headers) => this.patchSettings(body, headers),
         },
       };
     }
@@ -428,6 +475,15 @@ export class BmcModel {
       },
       ...(this.hasBios ? { Bios: { '@odata.id': `${this.systemPath}/Bios` } } : {}),
       Actions: { '#ComputerSystem.Reset': reset },
+      ...(this.profile.bootViaSettings
+        ? {
+            '@Redfish.Settings': {
+              '@odata.type': '#Settings.v1_3_5.Settings',
+              SettingsObject: { '@odata.id': `${this.systemPath}/Settings` },
+              SupportedApplyTimes: ['Immediate', 'OnReset'],
+            },
+          }
+        : {}),
       EthernetInterfaces: { '@odata.id': `${this.systemPath}/EthernetInterfaces` },
       ...(this.profile.mediaUnder === 'system' ? { VirtualMedia: { '@odata.id': this.mediaPath } } : {}),
       Links: { ManagedBy: [{ '@odata.id': this.managerPath }], Chassis: [] },
@@ -509,13 +565,26 @@ export class BmcModel {
         'WWW-Authenticate': 'Basic realm="Redfish"',
       });
     }
+    const limit = this.profile.sessionLimit;
+    if (limit !== undefined && this.sessions.size >= limit) {
+      // What iDRAC answers (gofish issue 75, check_redfish issue 89): 503, RAC0218 in the ExtendedInfo.
+      return fail(503, MESSAGES.generic('IDRAC.2.8.RAC0218', 'The maximum number of user sessions is reached.'));
+    }
+    const fault = this.options.faults().session;
     const token = randomUUID().replaceAll('-', '');
     const id = String(this.sessions.size + 1 + Math.floor(Math.random() * 1e6));
-    this.sessions.set(token, { id, user: this.options.username });
     const location = `${ROOT}/SessionService/Sessions/${id}`;
+    if (fault === 'no-token') {
+      return { status: 201, headers: { Location: location }, body: { '@odata.id': location, Id: id } };
+    }
+    this.sessions.set(token, { id, user: this.options.username });
+    this.sessionsCreated++;
     return {
       status: 201,
-      headers: { 'X-Auth-Token': token, Location: location },
+      headers: {
+        'X-Auth-Token': token,
+        Location: fault === 'foreign-location' ? `https://192.0.2.99${location}` : location,
+      },
       body: {
         '@odata.id': location,
         '@odata.type': '#Session.v1_3_0.Session',
@@ -542,7 +611,56 @@ export class BmcModel {
     if (!b || typeof b !== 'object') return fail(400, MESSAGES.malformedJson());
     for (const key of Object.keys(b))
       if (key !== 'Boot' && key !== 'AssetTag') return fail(400, MESSAGES.propertyUnknown(key));
-    const boot = (b.Boot ?? {}) as Record<string, unknown>;
+    if ('Boot' in b && this.profile.bootViaSettings) {
+      return fail(
+        400,
+        MESSAGES.generic(
+          'Base.1.12.PropertyNotWritable',
+          'The property Boot is a read only property and cannot be assigned a value; use the Settings resource.',
+        ),
+      );
+    }
+    const changed = this.applyBoot(b.Boot);
+    if (changed) return changed;
+    this.systemVersion++;
+    return { status: 204 };
+  }
+
+  private systemSettings(): Record<string, unknown> {
+    return {
+      '@odata.type': '#ComputerSystem.v1_20_0.ComputerSystem',
+      '@odata.id': `${this.systemPath}/Settings`,
+      '@odata.etag': etagOf(this.settingsVersion),
+      Id: 'Settings',
+      Name: 'System settings',
+      Boot: {
+        BootSourceOverrideEnabled: this.boot.enabled,
+        BootSourceOverrideTarget: this.boot.target,
+        BootSourceOverrideMode: this.boot.mode,
+      },
+    };
+  }
+
+  /** iDRAC 10: the boot override through the Settings object, which requires If-Match. */
+  private patchSettings(body: unknown, headers: Record<string, string | string[] | undefined>): Answer {
+    if (header(headers, 'if-match') === undefined) {
+      return fail(428, MESSAGES.generic('Base.1.12.PreconditionRequired', 'If-Match with the ETag is required.'));
+    }
+    const precondition = this.checkIfMatch(headers, this.settingsVersion);
+    if (precondition) return precondition;
+    const b = body as Record<string, unknown> | undefined;
+    if (!b || typeof b !== 'object') return fail(400, MESSAGES.malformedJson());
+    for (const key of Object.keys(b)) if (key !== 'Boot') return fail(400, MESSAGES.propertyUnknown(key));
+    const changed = this.applyBoot(b.Boot);
+    if (changed) return changed;
+    this.settingsVersion++;
+    this.systemVersion++;
+    return { status: 204 };
+  }
+
+  /** Checks and applies a Boot object; an error answer when a value is refused (nothing applied). */
+  private applyBoot(value: unknown): Answer | undefined {
+    const boot = (value ?? {}) as Record<string, unknown>;
     const next = { ...this.boot };
     for (const [key, value] of Object.entries(boot)) {
       const v = String(value);
@@ -568,8 +686,7 @@ export class BmcModel {
       }
     }
     Object.assign(this.boot, next);
-    this.systemVersion++;
-    return { status: 204 };
+    return undefined;
   }
 
   // ---------------------------------------------------------------- BIOS (HTTP boot attributes)
@@ -674,6 +791,11 @@ export class BmcModel {
     const http = this.profile.httpBoot ? (this.applyPendingBios(), this.httpBootFor()) : undefined;
     const uri = http && 'uri' in http ? http.uri : undefined;
     const conflict = (why: string): Answer => fail(409, MESSAGES.generic('Base.1.8.ResourceInStandby', why));
+    const window = this.options.powerOnConflictAfterOffMs ?? this.profile.powerOnConflictAfterOffMs;
+    const powersOn = type === 'On' || type === 'ForceOn' || type === 'PowerCycle' || type === 'PushPowerButton';
+    if (power === 'Off' && powersOn && window !== undefined && Date.now() - this.lastPowerOffAt < window) {
+      return conflict('The server is still powering off; retry the operation in a minute.');
+    }
     switch (type) {
       case 'On':
       case 'ForceOn':
@@ -686,9 +808,11 @@ export class BmcModel {
         if (power === 'Off')
           return this.profile.onWhileOnConflicts ? conflict('The server is already powered off.') : { status: 204 };
         await this.guest.powerOff();
+        this.lastPowerOffAt = Date.now();
         return { status: 204 };
       case 'GracefulShutdown':
         if (power === 'On') await this.guest.acpiShutdown();
+        this.lastPowerOffAt = Date.now();
         return { status: 204 };
       case 'ForceRestart':
       case 'GracefulRestart':
@@ -702,6 +826,7 @@ export class BmcModel {
         else if (type === 'PowerCycle') await this.guest.restart(cd, uri);
         else {
           await this.guest.powerOff();
+          this.lastPowerOffAt = Date.now();
           return { status: 204 };
         }
         this.booted(type, cd, http);

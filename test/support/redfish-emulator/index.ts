@@ -41,6 +41,8 @@ export async function startVirtualBmc(options: {
   macs?: string[];
   uuid?: string;
   faults?: Faults;
+  /** Shortens the profile's power-on 409 window after a power-off (tests). */
+  powerOnConflictAfterOffMs?: number;
   maxBytes?: number;
   /** How the guest reads at a boot from CD (overrides `maxBytes`). */
   read?: CurlReadOptions;
@@ -69,6 +71,9 @@ export async function startVirtualBmc(options: {
     guest,
     ...(options.tls ? { tls: options.tls } : {}),
     ...(options.macs ? { macs: options.macs } : {}),
+    ...(options.powerOnConflictAfterOffMs !== undefined
+      ? { powerOnConflictAfterOffMs: options.powerOnConflictAfterOffMs }
+      : {}),
     uuid,
     ...(options.faults ? { faults: options.faults } : {}),
   });

@@ -6,8 +6,12 @@
 //   dell-idrac       iDRAC 9 (16G), firmware 7.x: VirtualMedia under the System only; slot 1 starts
 //                    with a stale `Inserted: true` and an unreachable image; InsertMedia on an
 //                    attached slot answers 500 (VRM0012); On while on answers 409
-//   dell-idrac10     17G Manager: slot "2" accepts an insert but is not the boot device; slot "1" is
-//                    (listed 2 before 1, as a BMC may)
+//   dell-idrac10     17G Manager, firmware 1.30.10.50: slot "2" accepts an insert but is not the boot
+//                    device; slot "1" is (listed 2 before 1, as a BMC may); Basic refused (sessions
+//                    only), 8 sessions at most; Boot read-only on the System, changed through its
+//                    `@Redfish.Settings` object with If-Match; On answers 409 for 60 s after a power-off
+//   session-only     generic, but every Basic request answers 401 (iDRAC10, Inspur ByoCoreBMC)
+//   session-limited  generic with 8 session slots: the 9th session POST answers iDRAC's 503 RAC0218
 //   hpe-ilo7         iLO 7: InsertMedia refuses http:// images (400); EjectMedia without a body → 415
 //   supermicro       X12: InsertMedia with Inserted or WriteProtected → 400 ActionParameterNotSupported;
 //                    boot override target Cd does not boot the virtual media, UsbCd does; Reset
@@ -87,6 +91,14 @@ export interface EmulatorProfile {
   onWhileOnConflicts: boolean;
   /** How an override to UefiHttp gets its URI (see the header); undefined: UefiHttp boots nothing. */
   httpBoot?: 'boot-uri' | 'dell-bios' | 'hpe-bios';
+  /** Basic and sessions, or sessions only (every Basic request answers 401). */
+  auth: 'basic-and-session' | 'session-only';
+  /** Session slots; a session POST beyond them answers 503 RAC0218 (iDRAC). Undefined: no limit. */
+  sessionLimit: number | undefined;
+  /** Boot is read-only on the System: PATCHed on `<System>/Settings` with If-Match (iDRAC 10). */
+  bootViaSettings: boolean;
+  /** A power-on this soon after a power-off answers 409 (iDRAC 10: ~60 s). */
+  powerOnConflictAfterOffMs: number | undefined;
 }
 
 const RESET_TYPES = [
@@ -136,6 +148,10 @@ const GENERIC: EmulatorProfile = {
   resetTypes: RESET_TYPES,
   resetActionInfo: false,
   onWhileOnConflicts: false,
+  auth: 'basic-and-session',
+  sessionLimit: undefined,
+  bootViaSettings: false,
+  powerOnConflictAfterOffMs: undefined,
 };
 
 export const EMULATOR_PROFILES: Readonly<Record<string, EmulatorProfile>> = {
@@ -184,7 +200,7 @@ export const EMULATOR_PROFILES: Readonly<Record<string, EmulatorProfile>> = {
     manufacturer: 'Dell Inc.',
     model: 'PowerEdge R770',
     managerModel: '17G Monolithic',
-    firmwareVersion: '1.20.25.00',
+    firmwareVersion: '1.30.10.50',
     mediaUnder: 'system',
     slots: [
       { id: '2', name: 'VirtualMedia', mediaTypes: ['CD', 'DVD', 'USBStick'], behaviour: 'ok', bootable: false },
@@ -192,7 +208,13 @@ export const EMULATOR_PROFILES: Readonly<Record<string, EmulatorProfile>> = {
     ],
     refuseInsertWhenInserted: true,
     onWhileOnConflicts: true,
+    auth: 'session-only',
+    sessionLimit: 8,
+    bootViaSettings: true,
+    powerOnConflictAfterOffMs: 60_000,
   },
+  'session-only': { ...GENERIC, id: 'session-only', auth: 'session-only' },
+  'session-limited': { ...GENERIC, id: 'session-limited', sessionLimit: 8 },
   'hpe-ilo7': {
     ...GENERIC,
     id: 'hpe-ilo7',

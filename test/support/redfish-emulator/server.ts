@@ -30,6 +30,8 @@ export interface EmulatedBmcOptions {
   /** ComputerSystem.UUID; default random. */
   uuid?: string;
   faults?: Faults;
+  /** Shortens the profile's power-on 409 window after a power-off (tests). */
+  powerOnConflictAfterOffMs?: number;
 }
 
 export interface RequestRecord {
@@ -77,6 +79,9 @@ export async function startEmulatedBmc(options: EmulatedBmcOptions): Promise<Emu
     ...(options.macs ? { macs: options.macs } : {}),
     ...(options.serialNumber ? { serialNumber: options.serialNumber } : {}),
     ...(options.uuid ? { uuid: options.uuid } : {}),
+    ...(options.powerOnConflictAfterOffMs !== undefined
+      ? { powerOnConflictAfterOffMs: options.powerOnConflictAfterOffMs }
+      : {}),
     faults: () => faults,
   });
   const requests: RequestRecord[] = [];
@@ -142,6 +147,13 @@ export async function startEmulatedBmc(options: EmulatedBmcOptions): Promise<Emu
           record.status = 200;
           streamEndless(res);
           return;
+        }
+        if (faults.slowPatch && method === 'PATCH' && matches(faults.slowPatch.match, method, path)) {
+          await new Promise((resolve) => setTimeout(resolve, faults.slowPatch?.ms ?? 0));
+          if (res.destroyed || req.socket.destroyed) {
+            record.status = 'hung'; // the client gave up first
+            return;
+          }
         }
         let answer: Answer;
         try {

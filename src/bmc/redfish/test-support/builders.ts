@@ -49,6 +49,7 @@ export function system(overrides: Partial<SystemInfo> = {}, boot: Partial<System
     biosRef: undefined,
     managedByRefs: [],
     etag: undefined,
+    settingsRef: undefined,
     ...overrides,
   };
 }
