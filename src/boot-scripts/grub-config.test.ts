@@ -31,6 +31,8 @@ describe('grubBootConfig', () => {
       [
         '# bootsmith: discovery boot (aarch64); the kernel, initrd and rootfs come from bootsmith over HTTP',
         'set timeout=0',
+        "# built into RHEL/Fedora network GRUBs; Debian 12's grubnet*.efi loads it from $prefix/<platform>/http.mod",
+        'insmod http',
         'for attempt in 1 2 3 4 5 6 7 8 9 10; do',
         '  echo "Loading the discovery kernel and initrd (attempt $attempt)"',
         `  if linux '(http,192.0.2.7:8090)/boot-artifacts/kernel?arch=aarch64&version=4.17&infra_env_id=${ID}'` +

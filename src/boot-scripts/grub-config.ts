@@ -1,9 +1,13 @@
 // The grub.cfg a network-booted GRUB runs for a discovery host, per architecture: x86_64 (signed
 // grubx64.efi behind shim), aarch64 (grubaa64.efi / Debian's grubnetaa64.efi) and ppc64le
 // (powerpc-ieee1275 core.elf, as CoreOS's own PXE tests load it). GRUB fetches the kernel and
-// the initrd from the service over plain HTTP (its `http` module: `(http,host:port)/path`; GRUB
+// the initrd from the service over plain HTTP (its `http` module, `insmod http`: built into
+// RHEL's and Fedora's network GRUBs, fetched from $prefix by Debian 12's, which lacks it; GRUB
 // speaks no TLS), tries ten times five seconds apart (GRUB retries nothing itself), then gives up
-// so the firmware moves to its next boot device.
+// so the firmware moves to its next boot device. Ports: `(http,host)` is port 80; GRUB 2.06 as
+// Debian 12 builds it reads no port in the name (`(http,host:8080)` is "disk not found"), newer
+// GRUBs (2.12; Fedora's and RHEL's patched 2.06) take `host:port`, which is what a URL with a
+// port renders to.
 //
 // Quoting: the URLs are single-quoted (GRUB's lexer takes `&`, `;`, `|`, `<`, `>` as syntax and
 // `$` as expansion; inside '…' nothing is special). The fixed and the InfraEnv's kernel arguments
@@ -42,6 +46,8 @@ export function grubBootConfig(boot: DiscoveryBoot): string {
   return [
     `# bootsmith: discovery boot (${boot.arch}); the kernel, initrd and rootfs come from bootsmith over HTTP`,
     'set timeout=0',
+    "# built into RHEL/Fedora network GRUBs; Debian 12's grubnet*.efi loads it from $prefix/<platform>/http.mod",
+    'insmod http',
     `for attempt in ${Array.from({ length: MAX_ATTEMPTS }, (_, i) => i + 1).join(' ')}; do`,
     '  echo "Loading the discovery kernel and initrd (attempt $attempt)"',
     `  if linux ${grubQuote(grubHttpPath(boot.urls.kernel))} ${kargs.join(' ')}; then`,
