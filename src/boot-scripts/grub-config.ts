@@ -4,10 +4,9 @@
 // the initrd from the service over plain HTTP (its `http` module, `insmod http`: built into
 // RHEL's and Fedora's network GRUBs, fetched from $prefix by Debian 12's, which lacks it; GRUB
 // speaks no TLS), tries ten times five seconds apart (GRUB retries nothing itself), then gives up
-// so the firmware moves to its next boot device. Ports: `(http,host)` is port 80; GRUB 2.06 as
-// Debian 12 builds it reads no port in the name (`(http,host:8080)` is "disk not found"), newer
-// GRUBs (2.12; Fedora's and RHEL's patched 2.06) take `host:port`, which is what a URL with a
-// port renders to.
+// so the firmware moves to its next boot device. A URL's port goes into the device name,
+// `(http,host:port)` (Debian 12's GRUB 2.06 reads it: test/e2e/arch-aarch64.test.ts); without one,
+// GRUB uses port 80.
 //
 // Quoting: the URLs are single-quoted (GRUB's lexer takes `&`, `;`, `|`, `<`, `>` as syntax and
 // `$` as expansion; inside '…' nothing is special). The fixed and the InfraEnv's kernel arguments
