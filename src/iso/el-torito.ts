@@ -16,6 +16,8 @@ const FIRST_DESCRIPTOR_LBA = 16;
 const MAX_DESCRIPTORS = 32;
 const EL_TORITO_ID = 'EL TORITO SPECIFICATION';
 const BOOTABLE = 0x88;
+/** An extension entry continues the entry before it (it counts as none). */
+const EXTENSION = 0x44;
 
 export interface BootCatalog {
   /** Byte offset of the catalog in the image. */
@@ -54,8 +56,8 @@ function parseCatalog(c: Buffer, offset: number): BootCatalog | undefined {
     const platform = c[at + 1]!;
     let count = c.readUInt16LE(at + 2);
     at += 32;
-    while (count > 0 && at + 32 <= c.length) {
-      if (c[at] !== 0x44) {
+    while (at + 32 <= c.length && (count > 0 || c[at] === EXTENSION)) {
+      if (c[at] !== EXTENSION) {
         add(platform, at);
         count--;
       }

@@ -3,8 +3,10 @@
 //
 // Does: open the image, locate every area (src/iso/ignition-area.ts, kargs-areas.ts), check that
 // all kargs areas currently agree and that no two areas overlap, find boot files by their friendly
-// paths (resolved like coreos-installer's 8.3 names, see src/iso/iso9660.ts), and check every
-// extent lies inside the file. Every problem is a FormatError naming the image and the reason.
+// paths (resolved like coreos-installer's 8.3 names, see src/iso/iso9660.ts), check every extent
+// lies inside the file, and record the boot loaders that tell an architecture (the El Torito
+// catalog's platforms, src/iso/el-torito.ts; isolinux; ppc/bootinfo.txt) for layout-arch.ts.
+// Every problem is a FormatError naming the image and the reason.
 // Does NOT: decode the Ignition area, unpack miniso.dat, cache manifests (src/images does), or
 // serve bytes (src/splice does).
 
