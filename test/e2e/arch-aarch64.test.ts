@@ -5,14 +5,15 @@
 //      images/ignition.img;
 //   2. network boot, as CoreOS's own PXE tests do it on aarch64: AAVMF's PXE gets grubaa64.efi
 //      (Debian's signed grubnetaa64.efi, unpacked from grub-efi-arm64-signed, never installed)
-//      over TFTP from qemu's user network; GRUB reads /grub/grub.cfg, which sources the NIC's own
-//      (grub.cfg-<mac>, by GRUB's $net_default_mac): the one src/boot-scripts/grub-config.ts renders for the
-//      InfraEnv from the service's own iPXE script (the same URLs, kernel arguments and aarch64
-//      consoles), then fetches the kernel and the pxe-initrd (base initrd + appended Ignition)
-//      from the service over HTTP (Debian's grubnetaa64.efi has no `http` module built in: the
-//      grub.cfg's `insmod http` loads grub-efi-arm64-bin's from the TFTP prefix, as an unsigned
-//      module may be without Secure Boot). The InfraEnv sets no console: the aarch64 ones come from the
-//      script. GRUB re-quotes the spaced argument; compared as the kernel parsed it.
+//      over TFTP from qemu's user network; GRUB reads /grub/grub.cfg, which sources the NIC's
+//      own (grub.cfg-<mac>, by GRUB's $net_default_mac): the one src/boot-scripts/grub-config.ts
+//      renders for the InfraEnv from the service's own iPXE script (the same URLs, kernel
+//      arguments and aarch64 consoles); GRUB fetches the kernel and the pxe-initrd (base initrd +
+//      appended Ignition) from the service over HTTP (Debian's grubnetaa64.efi has no `http`
+//      module built in: the grub.cfg's `insmod http` loads grub-efi-arm64-bin's from the TFTP
+//      prefix, as an unsigned module may be without Secure Boot). The InfraEnv (created as
+//      `arm64`) sets no console: the aarch64 ones come from the script. GRUB re-quotes the spaced
+//      argument; compared as the kernel parsed it. Guest 140.5 s at load 22 (2026-11-28).
 // Both: the real Ignition of aarch64 applies the served config; the guest registers as aarch64
 // (test/e2e/support/arch-boot-suite.ts). Fixture: fixtures/build-arch-iso.sh --arch aarch64.
 import { spawnSync } from 'node:child_process';
@@ -35,6 +36,7 @@ const NETBOOT_GRUB = 'usr/lib/grub/arm64-efi-signed/grubnetaa64.efi.signed';
  */
 const GRUB_STUB = ['grub/grub.cfg', 'source "$prefix/grub.cfg-$net_default_mac"\n'] as const;
 const GRUB_CFG = `grub/grub.cfg-${NIC_MAC}`;
+
 archBootSuite('aarch64', (suite) => {
   it('network boot: AAVMF PXE → grubaa64.efi over TFTP → the grub.cfg of its MAC → kernel + pxe-initrd over HTTP; Ignition of aarch64 applies; registers as aarch64', async (t) => {
     const service = suite.service();
