@@ -11,7 +11,7 @@
 
 export type CpuArchitecture = 'x86_64' | 'aarch64' | 'ppc64le' | 's390x';
 
-export const CPU_ARCHITECTURES: readonly CpuArchitecture[] = ['x86_64', 'aarch64', 'ppc64le', 's390x'];
+export const BASE_IMAGE_ARCHITECTURES: readonly CpuArchitecture[] = ['x86_64', 'aarch64', 'ppc64le', 's390x'];
 
 const ARCH_ALIASES: Record<string, CpuArchitecture> = {
   x86_64: 'x86_64',
@@ -30,7 +30,7 @@ export function normalizeArchitecture(arch: string): CpuArchitecture | undefined
 
 /** Every accepted spelling, for error messages: `x86_64 (amd64), aarch64 (arm64), …`. */
 export function knownArchitectureNames(): string {
-  return CPU_ARCHITECTURES.map((cpu) => {
+  return BASE_IMAGE_ARCHITECTURES.map((cpu) => {
     const aliases = Object.keys(ARCH_ALIASES).filter((a) => a !== cpu && ARCH_ALIASES[a] === cpu);
     return aliases.length ? `${cpu} (${aliases.join(', ')})` : cpu;
   }).join(', ');

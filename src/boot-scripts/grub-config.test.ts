@@ -5,7 +5,7 @@
 // both read by independent models of iPXE, GRUB's lexer and `linux`, and the kernel's parser
 // (test-support/loader-models.ts), with arguments GRUB re-quotes (`k="a b"`).
 import { describe, expect, it } from 'vitest';
-import { CPU_ARCHITECTURES } from '../cpu-architecture.js';
+import { BASE_IMAGE_ARCHITECTURES } from '../cpu-architecture.js';
 import type { DiscoveryBoot } from './discovery-boot.js';
 import { grubBootConfig, grubHttpPath, grubQuote } from './grub-config.js';
 import { ipxeBootScript } from './ipxe-script.js';
@@ -59,7 +59,7 @@ describe('grubBootConfig', () => {
     );
   });
 
-  it.each(CPU_ARCHITECTURES.filter((a) => a !== 's390x'))(
+  it.each(BASE_IMAGE_ARCHITECTURES.filter((a) => a !== 's390x'))(
     '%s: the kernel reads the same arguments from GRUB’s linux line as from the iPXE kernel line',
     (arch) => {
       const boot: DiscoveryBoot = { arch, urls: URLS, kernelArguments: KARGS };
