@@ -13,7 +13,7 @@
 //      module built in: the grub.cfg's `insmod http` loads grub-efi-arm64-bin's from the TFTP
 //      prefix, as an unsigned module may be without Secure Boot). The InfraEnv (created as
 //      `arm64`) sets no console: the aarch64 ones come from the script. GRUB re-quotes the spaced
-//      argument; compared as the kernel parsed it. Guest 140.5 s at load 22 (2026-11-28).
+//      argument; compared as the kernel parsed it. Guest 70.7 s at load 16–19 (2026-11-28).
 // Both: the real Ignition of aarch64 applies the served config; the guest registers as aarch64
 // (test/e2e/support/arch-boot-suite.ts). Fixture: fixtures/build-arch-iso.sh --arch aarch64.
 import { spawnSync } from 'node:child_process';
