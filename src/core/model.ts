@@ -3,7 +3,7 @@
 // Field names follow the upstream models in camelCase; JSON rendering to the
 // assisted-service v2 wire shapes lives in src/core/render.ts. Secrets (pull
 // secret, image token key) live here and must never reach a response or a log.
-import type { CpuArchitecture } from '../images/architecture.js';
+import type { CpuArchitecture } from '../cpu-architecture.js';
 
 export type ImageType = 'full-iso' | 'minimal-iso';
 

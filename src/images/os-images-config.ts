@@ -22,7 +22,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { describeError } from '../errors.js';
 import { rootfsUrlKarg } from '../iso/minimal-kargs.js';
-import { type CpuArchitecture, normalizeArchitecture } from './architecture.js';
+import { type CpuArchitecture, normalizeArchitecture } from '../cpu-architecture.js';
 import { formatReference, parseImageReference } from './image-reference.js';
 import { ImageSettingsError } from './settings-error.js';
 

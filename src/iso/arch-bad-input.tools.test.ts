@@ -41,7 +41,7 @@ describe.skipIf(unavailable({ xorriso: HAVE_XORRISO, cpio: HAVE_CPIO }))('bad pe
 
   beforeAll(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'arch-bad-'));
-    for (const arch of ['aarch64', 'ppc64le', 's390x']) {
+    for (const arch of ['x86_64', 'aarch64', 'ppc64le', 's390x']) {
       iso[arch] = path.join(dir, `${arch}.iso`);
       run('bash', [BUILD, '--arch', arch, '--out', iso[arch]!]);
     }
@@ -92,6 +92,26 @@ describe.skipIf(unavailable({ xorriso: HAVE_XORRISO, cpio: HAVE_CPIO }))('bad pe
     await expect(parseLiveIso(iso.s390x!)).resolves.toMatchObject({ layoutArch: 's390x' });
   });
 
+  it('the parser tells x86_64, aarch64 and ppc64le apart by their boot loaders, where xorriso finds the catalog', async () => {
+    const catalog = (file: string): number => {
+      const r = spawnSync('xorriso', ['-indev', file, '-report_el_torito', 'plain'], { encoding: 'utf8' });
+      const lbaOf = /^El Torito catalog\s*:\s*(\d+)/m.exec(r.stdout)?.[1];
+      expect(lbaOf, `xorriso finds no catalog in ${file}`).toBeDefined();
+      return Number(lbaOf) * 2048;
+    };
+    expect((await parseLiveIso(iso.x86_64!)).loaderEvidence).toEqual([
+      { arch: 'x86_64', file: 'the El Torito boot catalog (a BIOS entry)', offset: catalog(iso.x86_64!) },
+      { arch: 'x86_64', file: 'isolinux/isolinux.bin', offset: lba(iso.x86_64!, 'isolinux/isolinux.bin') },
+    ]);
+    expect((await parseLiveIso(iso.aarch64!)).loaderEvidence).toEqual([
+      { arch: 'aarch64', file: 'the El Torito boot catalog (a UEFI entry only)', offset: catalog(iso.aarch64!) },
+    ]);
+    expect((await parseLiveIso(iso.ppc64le!)).loaderEvidence).toEqual([
+      { arch: 'ppc64le', file: 'ppc/bootinfo.txt', offset: lba(iso.ppc64le!, 'ppc/bootinfo.txt') },
+    ]);
+    expect((await parseLiveIso(iso.s390x!)).loaderEvidence).toBeUndefined();
+  });
+
   it('the parser refuses a ppc64le ISO without boot/grub/grub.cfg and a kargs area smaller than its kargs', async () => {
     await expect(parseLiveIso(iso.ppcNoGrub!)).rejects.toThrow(/boot\/grub\/grub\.cfg/);
     await expect(parseLiveIso(iso.aarch64Small!)).rejects.toThrow(
@@ -116,6 +136,9 @@ describe.skipIf(unavailable({ xorriso: HAVE_XORRISO, cpio: HAVE_CPIO }))('bad pe
         entry('4.19', 's390x', iso.aarch64!), // claims s390x, carries another layout
         entry('4.18', 'ppc64le', iso.ppcNoGrub!),
         entry('4.19', 'aarch64', iso.aarch64Small!),
+        entry('4.20', 'x86_64', iso.aarch64!), // claims x86_64, boots UEFI only
+        entry('4.20', 'aarch64', iso.ppc64le!), // claims aarch64, carries the IEEE-1275 boot script
+        entry('4.20', 'ppc64le', iso.x86_64!), // claims ppc64le, boots BIOS
       ],
     });
     for (const arch of ['aarch64', 'ppc64le', 's390x'])
@@ -135,6 +158,21 @@ describe.skipIf(unavailable({ xorriso: HAVE_XORRISO, cpio: HAVE_CPIO }))('bad pe
       ],
       ['4.18', 'ppc64le', /boot\/grub\/grub\.cfg/],
       ['4.19', 'aarch64', /kargs/],
+      [
+        '4.20',
+        'x86_64',
+        /configured as x86_64, but its boot loaders are aarch64's \(the El Torito boot catalog \(a UEFI entry only\) at byte \d+\)/,
+      ],
+      [
+        '4.20',
+        'aarch64',
+        /configured as aarch64, but its boot loaders are ppc64le's \(ppc\/bootinfo\.txt at byte \d+\)/,
+      ],
+      [
+        '4.20',
+        'ppc64le',
+        /configured as ppc64le, but its boot loaders are x86_64's \(the El Torito boot catalog \(a BIOS entry\)/,
+      ],
     ] as const) {
       const r = await request(`${running.base}/byid/${ID}/${version}/${arch}/full.iso`, { method: 'HEAD' });
       expect(r.status, `${version} ${arch} must not be served`).not.toBe(200);

@@ -3,8 +3,10 @@
 //
 // Does: open the image, locate every area (src/iso/ignition-area.ts, kargs-areas.ts), check that
 // all kargs areas currently agree and that no two areas overlap, find boot files by their friendly
-// paths (resolved like coreos-installer's 8.3 names, see src/iso/iso9660.ts), and check every
-// extent lies inside the file. Every problem is a FormatError naming the image and the reason.
+// paths (resolved like coreos-installer's 8.3 names, see src/iso/iso9660.ts), check every extent
+// lies inside the file, and record the boot loaders that tell an architecture (the El Torito
+// catalog's platforms, src/iso/el-torito.ts; isolinux; ppc/bootinfo.txt) for layout-arch.ts.
+// Every problem is a FormatError naming the image and the reason.
 // Does NOT: decode the Ignition area, unpack miniso.dat, cache manifests (src/images does), or
 // serve bytes (src/splice does).
 
@@ -14,9 +16,10 @@ import { extentContains, withIsoFs, type IsoFs } from './iso9660.js';
 import { JsonFileContext, readJsonObject } from './json-file.js';
 import { locateKargsAreas } from './kargs-areas.js';
 import type { ParseBudgetLimits } from './parse-budget.js';
-import type { BootFiles, Extent, IgnitionArea, KargsAreas, LiveManifest } from './manifest.js';
+import type { BootFiles, Extent, IgnitionArea, KargsAreas, LiveManifest, LoaderEvidence } from './manifest.js';
 import { kargsInAreas } from './read-embed-areas.js';
 import { CDBOOT_FILE, checkCdboot } from './s390x-cdboot.js';
+import { readBootCatalog } from './el-torito.js';
 
 export const FEATURES_JSON_PATH = 'coreos/features.json';
 const S390X_AREA_FILE = CDBOOT_FILE;
@@ -64,6 +67,8 @@ export async function parseLiveIsoFs(iso: IsoFs): Promise<LiveManifest> {
     ignition,
     files: await findBootFiles(iso, layoutArch),
   };
+  const loaderEvidence = layoutArch === 's390x' ? [] : await findLoaderEvidence(iso);
+  if (loaderEvidence.length > 0) manifest.loaderEvidence = loaderEvidence;
   if (kargs !== undefined) manifest.kargs = kargs;
   const features = await readFeatures(iso);
   if (features !== undefined) manifest.features = features;
@@ -75,6 +80,33 @@ async function detectLayoutArch(iso: IsoFs, ignition: IgnitionArea): Promise<Liv
   const inCdboot = cdboot !== undefined && !cdboot.isDirectory && extentContains(cdboot, ignition);
   if (inCdboot || (await iso.lookup(S390X_INS_FILE)) !== undefined) return 's390x';
   return 'default';
+}
+
+/**
+ * What only one architecture's firmware boots, outside s390x's layout (detectLayoutArch): an El
+ * Torito BIOS entry or isolinux (x86_64), a catalog with a UEFI entry only (aarch64: CoreOS's x86_64
+ * ISOs always add the BIOS one), ppc/bootinfo.txt (the CHRP script IEEE-1275 firmware reads: ppc64le).
+ */
+const LOADER_FILES: readonly { path: string; arch: LoaderEvidence['arch'] }[] = [
+  { path: 'isolinux/isolinux.bin', arch: 'x86_64' },
+  { path: 'ppc/bootinfo.txt', arch: 'ppc64le' },
+];
+const EL_TORITO_BIOS = 0x00;
+const EL_TORITO_EFI = 0xef;
+const CATALOG = 'the El Torito boot catalog';
+
+async function findLoaderEvidence(iso: IsoFs): Promise<LoaderEvidence[]> {
+  const found: LoaderEvidence[] = [];
+  const catalog = await readBootCatalog((o, l, what) => iso.readAt(o, l, what), iso.size);
+  if (catalog?.platforms.includes(EL_TORITO_BIOS))
+    found.push({ arch: 'x86_64', file: `${CATALOG} (a BIOS entry)`, offset: catalog.offset });
+  else if (catalog?.platforms.includes(EL_TORITO_EFI))
+    found.push({ arch: 'aarch64', file: `${CATALOG} (a UEFI entry only)`, offset: catalog.offset });
+  for (const { path, arch } of LOADER_FILES) {
+    const entry = await iso.lookup(path);
+    if (entry !== undefined && !entry.isDirectory) found.push({ arch, file: path, offset: entry.offset });
+  }
+  return found;
 }
 
 async function findBootFiles(iso: IsoFs, arch: LiveManifest['layoutArch']): Promise<BootFiles> {

@@ -60,6 +60,13 @@ export interface BootFiles {
   minisoData?: Extent; // coreos/miniso.dat
 }
 
+/** What tells an architecture (src/iso/live-layout.ts): an El Torito BIOS entry or isolinux (x86_64), a UEFI-only catalog (aarch64), ppc/bootinfo.txt (ppc64le). */
+export interface LoaderEvidence {
+  arch: 'x86_64' | 'aarch64' | 'ppc64le';
+  file: string;
+  offset: number;
+}
+
 export interface LiveManifest {
   /** Manifest format version; bump when the shape changes so persisted manifests are re-parsed. */
   formatVersion: 1;
@@ -69,6 +76,11 @@ export interface LiveManifest {
   volumeId: string;
   /** `s390x` when the layout is the s390x one (area in cdboot.img), `x86_64`-style otherwise. */
   layoutArch: 's390x' | 'default';
+  /**
+   * The boot loaders the image carries that only one architecture runs, each with its file and
+   * offset (src/iso/live-layout.ts). Absent in manifests parsed before it was recorded.
+   */
+  loaderEvidence?: LoaderEvidence[];
   ignition: IgnitionArea;
   kargs?: KargsAreas;
   /** coreos/features.json when present. */

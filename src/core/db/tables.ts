@@ -4,7 +4,7 @@
 // Does: describe the tables for src/platform/db/column-map.ts, which generates their SQL and row mapping.
 // Does NOT: define the schema (src/core/db/migrations.ts does; a column added there is added here)
 // or run queries (src/core/db/repository.ts).
-import type { CpuArchitecture } from '../../images/architecture.js';
+import type { CpuArchitecture } from '../../cpu-architecture.js';
 import type { EventRecord, HostRecord, HostStatus, ImageType, InfraEnvRecord, Severity } from '../model.js';
 import {
   type Table,

@@ -12,12 +12,13 @@ import { issueImageToken } from '../auth/image-tokens.js';
 import type { CoreContext } from '../context.js';
 import { generateKeyfiles } from '../static-network.js';
 import { discoveryIgnitionBytes, getInfraEnvOr404 } from '../infraenv/service.js';
-import { bootScript, redirectScript } from '../ipxe/scripts.js';
+import { ipxeBootScript, ipxeRedirectScript } from '../../boot-scripts/ipxe-script.js';
+import { discoveryBootOf, scriptUrlAuth } from '../infraenv/discovery-boot.js';
 import { parseInventory } from '../host/validations.js';
 import type { InfraEnvRecord } from '../model.js';
 import { authorize } from '../http/request.js';
 import { queryString, uuidParam, wrap } from '../../platform/api/request.js';
-import { filesUrl, pxeUrls } from '../urls.js';
+import { filesUrl } from '../urls.js';
 import { minimalInitrd } from '../infraenv/minimal-initrd.js';
 import { URL_SHAPE, apiRoutePath } from '../../url-grammar.js';
 
@@ -37,12 +38,6 @@ function sendFile(
     .set('Content-Disposition', `attachment; filename=${filename}`)
     .set('Cache-Control', 'no-store')
     .send(typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
-}
-
-/** The api_key or image token a script's URLs need to open the image side. */
-function urlAuth(ctx: CoreContext, infraEnv: InfraEnvRecord): { param: 'api_key'; value: string } | undefined {
-  if (ctx.settings.authType === 'local' && infraEnv.agentToken) return { param: 'api_key', value: infraEnv.agentToken };
-  return undefined;
 }
 
 async function installedHostWithMac(ctx: CoreContext, infraEnvId: string, mac: string): Promise<boolean> {
@@ -76,24 +71,12 @@ async function ipxeScript(ctx: CoreContext, infraEnv: InfraEnvRecord, req: Reque
       );
     }
   } else if (type === 'boot-order-control') {
-    const auth = urlAuth(ctx, infraEnv);
+    const auth = scriptUrlAuth(ctx, infraEnv);
     const q: Record<string, string> = { file_name: 'ipxe-script', ipxe_script_type: 'boot-order-control' };
     if (auth) q[auth.param] = auth.value;
-    return redirectScript(filesUrl(ctx.settings.pxeServiceBaseUrl ?? ctx.settings.serviceBaseUrl, infraEnv.id, q));
+    return ipxeRedirectScript(filesUrl(ctx.settings.pxeServiceBaseUrl ?? ctx.settings.serviceBaseUrl, infraEnv.id, q));
   }
-  const urls = pxeUrls(
-    ctx.settings.pxeImageBaseUrl ?? ctx.settings.imageServiceBaseUrl, // plain HTTP next to HTTPS: iPXE lacks TLS
-    infraEnv.id,
-    infraEnv.openshiftVersion,
-    infraEnv.cpuArchitecture,
-    urlAuth(ctx, infraEnv),
-  );
-  // OS_IMAGES rootfs_url (validated for iPXE and kernel command lines when the config is parsed)
-  const externalRootfs = ctx.catalog.find(infraEnv.openshiftVersion, infraEnv.cpuArchitecture)?.rootfsUrl;
-  return bootScript(
-    externalRootfs === undefined ? urls : { ...urls, rootfs: externalRootfs },
-    (infraEnv.kernelArguments ?? []).map((k) => k.value),
-  );
+  return ipxeBootScript(discoveryBootOf(ctx, infraEnv));
 }
 
 export function registerDownloadRoutes(router: Router, ctx: CoreContext): void {

@@ -112,7 +112,21 @@ for (const backend of backends()) {
           /ssh_authorized_key/,
         ],
         [{ name: 'x', pull_secret: PULL_SECRET, openshift_version: '3.11' }, 400, /no OS image/],
-        [{ name: 'x', pull_secret: PULL_SECRET, cpu_architecture: 's390x' }, 400, /no OS image/],
+        [
+          { name: 'x', pull_secret: PULL_SECRET, cpu_architecture: 's390x' },
+          400,
+          /^no OS image for cpu_architecture s390x; configured: 4\.16 x86_64$/,
+        ],
+        [
+          { name: 'x', pull_secret: PULL_SECRET, cpu_architecture: 'arm64' },
+          400,
+          /^no OS image for cpu_architecture aarch64; configured: 4\.16 x86_64$/,
+        ],
+        [
+          { name: 'x', pull_secret: PULL_SECRET, cpu_architecture: 'multi', openshift_version: '4.16' },
+          400,
+          /cpu_architecture "multi" names no single base image; an InfraEnv boots one of x86_64 \(amd64\), aarch64 \(arm64\)/,
+        ],
         [{ name: 'x', pull_secret: PULL_SECRET, image_type: 'disconnected-iso' }, 400, /image_type/],
         [
           { name: 'x', pull_secret: PULL_SECRET, ignition_config_override: '{not json' },

@@ -1,11 +1,11 @@
 // Checks one InfraEnv kernel argument against what the boot loaders it is pasted into interpret.
 //
 // The same text lands in three places, verbatim:
-//  - iPXE scripts (src/core/ipxe/scripts.ts, `kernel … <kargs> || goto failed`): iPXE splits a
+//  - iPXE scripts (src/boot-scripts/ipxe-script.ts, `kernel … <kargs> || goto failed`): iPXE splits a
 //    line on whitespace with no quoting or escapes, expands `${name}` anywhere in a word, treats
 //    a word `||`, `&&` or `;` as a command separator and a word starting with `#` as a comment
 //    (ipxe src/core/exec.c split_command/command_terminator, settings.c expand_settings).
-//  - grub.cfg (the ISO's kargs area in the `linux` line): grub's shell-like lexer expands `$name`
+//  - grub.cfg (the ISO's kargs area, and src/boot-scripts/grub-config.ts, in the `linux` line): grub's shell-like lexer expands `$name`
 //    and `${name}` (also inside double quotes), treats `\` as an escape, `'…'` and `"…"` as
 //    quotes, `#` at the start of a word as a comment, and `;`, `|`, `&`, `<`, `>`, `{`, `}`
 //    outside quotes as syntax.

@@ -7,7 +7,7 @@
 // 255 characters. Does not parse HTTP; handlers/infra-envs.ts does.
 import { randomUUID } from 'node:crypto';
 import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../../errors.js';
-import { normalizeArchitecture } from '../../images/architecture.js';
+import { knownArchitectureNames, normalizeArchitecture } from '../../cpu-architecture.js';
 import type { CatalogImage } from '../../images/catalog/catalog-image.js';
 import { buildEmbedArchive } from '../../initrd/embed-archive.js';
 import { newImageTokenKey } from '../auth/image-tokens.js';
@@ -25,20 +25,33 @@ import { compareVersions } from '../versions/openshift-versions.js';
 export function resolveImage(ctx: CoreContext, version: string | undefined, arch: string | undefined): CatalogImage {
   const archName = arch ?? 'x86_64';
   const norm = normalizeArchitecture(archName);
-  if (!norm) throw new BadRequestError(`cpu_architecture ${JSON.stringify(archName)} is not supported`);
+  if (!norm)
+    throw new BadRequestError(
+      `cpu_architecture ${JSON.stringify(archName)} names no single base image; an InfraEnv boots one of ${knownArchitectureNames()}`,
+    );
   if (version) {
     const img = ctx.catalog.find(version, norm);
     if (!img)
       throw new BadRequestError(
-        `no OS image for openshift_version ${JSON.stringify(version)} and cpu_architecture ${norm}`,
+        `no OS image for openshift_version ${JSON.stringify(version)} and cpu_architecture ${norm}; configured: ${configuredImages(ctx)}`,
       );
     return img;
   }
   const candidates = ctx.catalog.images().filter((i) => i.cpuArchitecture === norm && i.state !== 'failed');
   candidates.sort((a, b) => compareVersions(b.openshiftVersion, a.openshiftVersion));
   const latest = candidates[0];
-  if (!latest) throw new BadRequestError(`no OS image for cpu_architecture ${norm}`);
+  if (!latest)
+    throw new BadRequestError(`no OS image for cpu_architecture ${norm}; configured: ${configuredImages(ctx)}`);
   return latest;
+}
+
+/** `4.17 x86_64, 4.17 aarch64 (failed)`: what OS_IMAGES holds, for a refusal's message. */
+function configuredImages(ctx: CoreContext): string {
+  const images = ctx.catalog.images();
+  if (images.length === 0) return 'none';
+  return images
+    .map((i) => `${i.openshiftVersion} ${i.cpuArchitecture}${i.state === 'failed' ? ' (failed)' : ''}`)
+    .join(', ');
 }
 
 /** The agent token / api_key of this InfraEnv under AUTH_TYPE=local, created on first use. */

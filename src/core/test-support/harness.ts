@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import express from 'express';
 import pino from 'pino';
 import type { CatalogImage, ImageCatalog } from '../../images/catalog/catalog-image.js';
-import { normalizeArchitecture } from '../../images/architecture.js';
+import { normalizeArchitecture } from '../../cpu-architecture.js';
 import type { EventSettings } from '../event-limits.js';
 import { CORE_MIGRATIONS } from '../db/migrations.js';
 import { createCore, type Core, type CoreOptions } from '../index.js';

@@ -14,7 +14,11 @@ const str: Schema = { type: 'string' };
 const uuid: Schema = { type: 'string', format: 'uuid' };
 const any: Schema = { type: 'any' };
 
-export const CPU_ARCHITECTURES = ['x86_64', 'aarch64', 'arm64', 'ppc64le', 's390x'] as const;
+/**
+ * The swagger's enum, as sent: `arm64` and `aarch64` both pass (src/cpu-architecture.ts normalises
+ * them); `multi` passes too and gets the InfraEnv service's 400 (no single base image boots it).
+ */
+export const CPU_ARCHITECTURES = ['x86_64', 'aarch64', 'arm64', 'ppc64le', 's390x', 'multi'] as const;
 export const IMAGE_TYPES = ['full-iso', 'minimal-iso', 'disconnected-iso'] as const;
 export const HOST_ROLES = ['auto-assign', 'master', 'arbiter', 'worker'] as const;
 export const LOGS_STATES = ['requested', 'collecting', 'completed', 'timeout', ''] as const;

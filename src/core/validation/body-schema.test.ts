@@ -100,7 +100,7 @@ describe('bindBody', () => {
       '{"pull_secret":"p","name":"n","image_type":"x","cpu_architecture":"y"}',
       422,
       606,
-      'cpu_architecture in body should be one of [x86_64 aarch64 arm64 ppc64le s390x]',
+      'cpu_architecture in body should be one of [x86_64 aarch64 arm64 ppc64le s390x multi]',
     ],
   ])('%s → %s', async (_what, body, status, code, message) => {
     const r = await post('create', body);

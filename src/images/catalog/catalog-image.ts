@@ -2,8 +2,8 @@
 // which versions/architectures exist and how large each one's Ignition embed area is.
 //
 // Implemented by the image store's catalog (src/images/catalog/store-catalog.ts). This module declares
-// the interface; it does no I/O. Architecture names: src/images/architecture.ts.
-import type { CpuArchitecture } from '../architecture.js';
+// the interface; it does no I/O. Architecture names: src/cpu-architecture.ts.
+import type { CpuArchitecture } from '../../cpu-architecture.js';
 
 export interface CatalogImage {
   openshiftVersion: string;

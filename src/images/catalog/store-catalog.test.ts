@@ -172,7 +172,10 @@ const RESOLVE_ROWS: ResolveRow[] = [
     state: 'ready',
     version: '4.16',
     arch: 'sparc',
-    answer: { status: 400, message: 'unknown architecture "sparc"' },
+    answer: {
+      status: 400,
+      message: 'unknown architecture "sparc"; known: x86_64 (amd64), aarch64 (arm64), ppc64le (ppc64el), s390x',
+    },
     hooks: [],
   },
   {
@@ -180,7 +183,11 @@ const RESOLVE_ROWS: ResolveRow[] = [
     state: 'ready',
     version: '4.99',
     arch: 'x86_64',
-    answer: { status: 404, message: 'no base image for version "4.99" and architecture x86_64' },
+    answer: {
+      status: 404,
+      message:
+        'no base image for version "4.99" and architecture x86_64; configured: 4.16 x86_64, 4.16 aarch64, 4.17 x86_64',
+    },
     hooks: [],
   },
   {
@@ -188,7 +195,23 @@ const RESOLVE_ROWS: ResolveRow[] = [
     state: 'ready',
     version: '4.17',
     arch: 'aarch64',
-    answer: { status: 404, message: 'no base image for version "4.17" and architecture aarch64' },
+    answer: {
+      status: 404,
+      message:
+        'no base image for version "4.17" and architecture aarch64; configured: 4.16 x86_64, 4.16 aarch64, 4.17 x86_64',
+    },
+    hooks: [],
+  },
+  {
+    name: "Debian's ppc64el spelling is ppc64le: not configured, named so",
+    state: 'ready',
+    version: '4.16',
+    arch: 'ppc64el',
+    answer: {
+      status: 404,
+      message:
+        'no base image for version "4.16" and architecture ppc64le; configured: 4.16 x86_64, 4.16 aarch64, 4.17 x86_64',
+    },
     hooks: [],
   },
   {

@@ -13,7 +13,7 @@
 import { BadRequestError, NotFoundError, UnavailableError } from '../../errors.js';
 import type { LiveManifest } from '../../iso/manifest.js';
 import { type OsImageEntry, sourceKey } from '../os-images-config.js';
-import { normalizeArchitecture } from '../architecture.js';
+import { knownArchitectureNames, normalizeArchitecture } from '../../cpu-architecture.js';
 import type { CatalogImage, ImageCatalog } from './catalog-image.js';
 import {
   type ImageStatus,
@@ -182,15 +182,20 @@ export class StoreCatalog implements ImageStore, ImageCatalog {
 
   private memberFor(version: string, arch: string): { entry: OsImageEntry; slot: CatalogSlot } {
     const cpu = normalizeArchitecture(arch);
-    if (!cpu) throw new BadRequestError(`unknown architecture ${JSON.stringify(arch)}`, { arch });
+    if (!cpu)
+      throw new BadRequestError(`unknown architecture ${JSON.stringify(arch)}; known: ${knownArchitectureNames()}`, {
+        arch,
+      });
     const member = this.members.find(
       ({ entry }) => entry.cpuArchitecture === cpu && (entry.openshiftVersion === version || entry.version === version),
     );
     if (!member)
-      throw new NotFoundError(`no base image for version ${JSON.stringify(version)} and architecture ${cpu}`, {
-        version,
-        arch,
-      });
+      throw new NotFoundError(
+        `no base image for version ${JSON.stringify(version)} and architecture ${cpu}; configured: ${
+          this.members.map(({ entry }) => labelOf(entry)).join(', ') || 'none'
+        }`,
+        { version, arch },
+      );
     return member;
   }
 }

@@ -123,6 +123,11 @@ export interface ArchGuestOptions {
   cdrom?: Cdrom;
   /** A NIC on qemu's user network with this MAC. */
   mac?: string;
+  /**
+   * Network boot from that NIC (needs `mac`): qemu's user network answers DHCP with `bootfile`
+   * and serves `dir` over TFTP at 10.0.2.2, where the firmware's PXE fetches the loader.
+   */
+  tftp?: { dir: string; bootfile: string };
   /** A blank sparse disk of this many GiB. */
   diskGB?: number;
   /** Direct kernel boot (s390x's PXE-style kernel + initrd + parmfile). */
@@ -147,8 +152,10 @@ export async function archGuestArgs(
     args.push('-kernel', options.kernel.kernel, '-initrd', options.kernel.initrd, '-append', options.kernel.append);
   }
   if (options.mac) {
-    args.push('-netdev', 'user,id=n0', '-device', `${dev('virtio-net')},netdev=n0,mac=${options.mac}`);
+    const tftp = options.tftp ? `,tftp=${options.tftp.dir},bootfile=${options.tftp.bootfile}` : '';
+    args.push('-netdev', `user,id=n0${tftp}`, '-device', `${dev('virtio-net')},netdev=n0,mac=${options.mac}`);
     if (m.bus === 'pci') args[args.length - 1] += ',romfile=';
+    if (options.tftp) args[args.length - 1] += ',bootindex=0';
   } else {
     args.push('-nic', 'none');
   }

@@ -1,9 +1,11 @@
 // The iPXE scripts, spelled out whole: the boot script (initrd, kernel with the rootfs URL pasted
-// as given, the fixed kernel arguments, the extra ones, a ten-attempt retry loop) and the
-// boot-order-control redirect (three attempts, then exit 0 so firmware boots the next device).
+// as given, the fixed kernel arguments with the arch's consoles, the extra ones, a ten-attempt
+// retry loop) and the boot-order-control redirect (three attempts, then exit 0 so firmware boots
+// the next device). The consoles per arch are pinned here by their words.
 import { describe, expect, it } from 'vitest';
 
-import { bootScript, redirectScript } from './scripts.js';
+import type { CpuArchitecture } from '../cpu-architecture.js';
+import { ipxeBootScript, ipxeRedirectScript } from './ipxe-script.js';
 
 const URLS = {
   initrd: 'http://img/images/ID/pxe-initrd?arch=x86_64&version=4.16',
@@ -48,13 +50,34 @@ describe('bootScript: table', () => {
       `kernel ${URLS.kernel} initrd=initrd coreos.live.rootfs_url=${URLS.rootfs} ${KARGS} ip=dhcp6 rd.neednet=1 || goto failed`,
     ],
   ])('%s', (_name, extra, kernelLine) => {
-    expect(bootScript(URLS, extra)).toBe(boot(kernelLine));
+    expect(ipxeBootScript({ arch: 'x86_64', urls: URLS, kernelArguments: extra })).toBe(boot(kernelLine));
   });
 });
 
-describe('redirectScript', () => {
+describe('ipxeBootScript: the consoles of each architecture', () => {
+  const FIXED = 'random.trust_cpu=on rd.luks.options=discard ignition.firstboot ignition.platform.id=metal';
+  it.each<[CpuArchitecture, string]>([
+    [
+      'x86_64',
+      `${FIXED} console=tty1 console=ttyS1,115200n8 coreos.inst.persistent-kargs="console=tty1 console=ttyS1,115200n8"`,
+    ],
+    [
+      'aarch64',
+      `${FIXED} console=tty1 console=ttyAMA0,115200n8 coreos.inst.persistent-kargs="console=tty1 console=ttyAMA0,115200n8"`,
+    ],
+    ['ppc64le', `${FIXED} console=hvc0 coreos.inst.persistent-kargs="console=hvc0"`],
+    ['s390x', FIXED],
+  ])('%s', (arch, kargs) => {
+    const script = ipxeBootScript({ arch, urls: URLS, kernelArguments: ['k=v'] });
+    expect(script.split('\n')[5]).toBe(
+      `kernel ${URLS.kernel} initrd=initrd coreos.live.rootfs_url=${URLS.rootfs} ${kargs} k=v || goto failed`,
+    );
+  });
+});
+
+describe('ipxeRedirectScript', () => {
   it('chains to the files URL with the NIC’s MAC, and gives up after three attempts with exit 0', () => {
-    expect(redirectScript('http://api/v2/infra-envs/ID/downloads/files?file_name=ipxe-script')).toBe(
+    expect(ipxeRedirectScript('http://api/v2/infra-envs/ID/downloads/files?file_name=ipxe-script')).toBe(
       [
         '#!ipxe',
         'set attempt:int32 0',
