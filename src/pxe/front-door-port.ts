@@ -9,9 +9,32 @@
 // firmware's own retransmission asks again. Implementations should answer from memory or one
 // indexed lookup; they must not log secrets (a grub.cfg may carry credentials in its URLs).
 // Does NOT: implement anything; the test double is src/pxe/test-support/static-front-door.ts.
-import type { PxeClient } from './dhcp/pxe-client.js';
+export type VendorClass = 'PXEClient' | 'HTTPClient';
 
-export type { PxeClient };
+/** A PXE, HTTP Boot or iPXE client, as the front door's port is asked about it (dhcp/pxe-client.ts reads it from a request). */
+export interface PxeClient {
+  /** Lower-case, colon-separated (`52:54:00:12:34:56`). */
+  mac: string;
+  vendorClass: VendorClass;
+  /** Option 93's codes in the order sent (the first known one is used). */
+  archCodes: number[];
+  /** The CPU the first known code names, as bootsmith's images spell it (an InfraEnv's cpu_architecture); undefined when none is known. */
+  cpu: 'x86_64' | 'aarch64' | undefined;
+  /** `efi` or `bios`, from the same code (part of what iPXE's ${platform} says). */
+  platform: 'efi' | 'bios' | undefined;
+  /** The client is iPXE (user class `iPXE` or option 175): it gets the front door's HTTP URL. */
+  ipxe: boolean;
+  /** Option 97 as sent (17 bytes), echoed in the reply as PXE clients expect; undefined when absent. */
+  machineId: Buffer | undefined;
+  /** Option 97's GUID as a UUID string (EFI GUID byte order, as SMBIOS and dmidecode print it); undefined when absent or zero. */
+  uuid: string | undefined;
+  /** The relay agent's address (giaddr) when the message was relayed. */
+  relay: string | undefined;
+  /** ciaddr, when the client already has an address (a request to port 4011). */
+  clientAddress: string | undefined;
+  /** Option 53. */
+  messageType: number;
+}
 
 /** What the front door says about one host's boot. */
 export interface HostBootChoice {

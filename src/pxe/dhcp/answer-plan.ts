@@ -15,10 +15,10 @@
 //
 // planAnswer runs the three with fixed host answers (the tests' table and the fuzz use it).
 // Does NOT: touch a socket or call the port (proxy-dhcp-server.ts does).
-import { type ArchBoot, archName, type ArchRow, archRow } from './arch-table.js';
+import { type ArchBoot, archName, type ArchRow, firstKnownArch } from './arch-table.js';
 import { MESSAGE_TYPE, OPTION } from './options.js';
 import { FILE_FIELD_MAX, type DhcpReplyFields } from './packet.js';
-import type { PxeClient } from './pxe-client.js';
+import type { PxeClient } from '../front-door-port.js';
 
 /** Which socket a request came in on: port 67 (DHCP) or port 4011 (the PXE boot-server exchange). */
 export type Listener = 'dhcp' | 'proxy';
@@ -132,7 +132,7 @@ export function decideRoute(client: PxeClient, ctx: PlanContext): RouteDecision 
     reason: `${client.vendorClass} ${client.mac}: ${reason}`,
     log: true,
   });
-  const arch = client.archCodes.map(archRow).find((row) => row !== undefined);
+  const arch = firstKnownArch(client.archCodes);
   if (!arch)
     return noArch(
       'unknown_arch',

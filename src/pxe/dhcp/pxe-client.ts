@@ -5,32 +5,12 @@
 // `:Arch:NNNNN` when a ROM omits 93), its machine identifier (option 97, RFC 4578 §2.3: type 0
 // and a 16-byte GUID) and where it was relayed from (giaddr). Everything else is "not ours" and
 // is ignored, not counted as bad; option values that break their RFC shape are malformed.
-// Does NOT: decide the answer (answer-plan.ts) or look anything up.
+// Does NOT: decide the answer (answer-plan.ts) or look anything up. The PxeClient it makes is the
+// front door's vocabulary (front-door-port.ts).
+import type { PxeClient, VendorClass } from '../front-door-port.js';
+import { firstKnownArch } from './arch-table.js';
 import { DhcpFormatError, OPTION } from './options.js';
 import { BOOT_REQUEST, type DhcpMessage, HTYPE_ETHERNET } from './packet.js';
-
-export type VendorClass = 'PXEClient' | 'HTTPClient';
-
-/** A PXE, HTTP Boot or iPXE client, as the front door's port is asked about it. */
-export interface PxeClient {
-  /** Lower-case, colon-separated (`52:54:00:12:34:56`). */
-  mac: string;
-  vendorClass: VendorClass;
-  /** Option 93's codes in the order sent (the first known one is used). */
-  archCodes: number[];
-  /** The client is iPXE (user class `iPXE` or option 175): it gets the front door's HTTP URL. */
-  ipxe: boolean;
-  /** Option 97 as sent (17 bytes), echoed in the reply as PXE clients expect; undefined when absent. */
-  machineId: Buffer | undefined;
-  /** Option 97's GUID as a UUID string (EFI GUID byte order, as SMBIOS and dmidecode print it); undefined when absent or zero. */
-  uuid: string | undefined;
-  /** The relay agent's address (giaddr) when the message was relayed. */
-  relay: string | undefined;
-  /** ciaddr, when the client already has an address (a request to port 4011). */
-  clientAddress: string | undefined;
-  /** Option 53. */
-  messageType: number;
-}
 
 export type Classified = { kind: 'client'; client: PxeClient } | { kind: 'ignore'; reason: string };
 
@@ -113,12 +93,16 @@ export function classifyClient(message: DhcpMessage): Classified {
   if (message.htype !== HTYPE_ETHERNET || message.hlen !== 6)
     return { kind: 'ignore', reason: `hardware type ${message.htype}/${message.hlen} is not Ethernet` };
   const { machineId, uuid } = machineIdOf(message);
+  const archCodes = archCodesOf(message, vendorValue!.toString('latin1'));
+  const arch = firstKnownArch(archCodes);
   return {
     kind: 'client',
     client: {
       mac: formatMac(message.chaddr),
       vendorClass,
-      archCodes: archCodesOf(message, vendorValue!.toString('latin1')),
+      archCodes,
+      cpu: arch?.cpu,
+      platform: arch?.platform,
       ipxe: isIpxe(message),
       machineId,
       uuid,
