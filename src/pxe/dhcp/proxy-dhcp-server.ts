@@ -72,6 +72,7 @@ export interface ProxyDhcpCounts {
 export class ProxyDhcpServer {
   private readonly rateLog: RateLimitedLog;
   private portCalls = 0;
+  private stopped = false;
   private readonly counts: ProxyDhcpCounts = { answered: 0, ignored: 0, malformed: 0, noOffer: 0 };
   /** The bound ports (the configured ones, or what the kernel chose for 0). */
   readonly bound: { dhcp: number; proxy: number };
@@ -123,7 +124,10 @@ export class ProxyDhcpServer {
     return { ...this.counts };
   }
 
+  /** Closes the three sockets; a second call does nothing. */
   async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
     await Promise.all(Object.values(this.sockets).map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
   }
 
@@ -227,7 +231,7 @@ export class ProxyDhcpServer {
     const { ports, broadcastAddress } = this.options;
     switch (destination.to) {
       case 'relay':
-        return [destination.address, ports.dhcp];
+        return [destination.address, this.bound.dhcp];
       case 'client':
         return [destination.address, ports.dhcpClient];
       case 'broadcast':

@@ -231,7 +231,10 @@ export function tftpGet(o: TftpGetOptions): Promise<TftpGetResult> {
   let unanswered = 0;
 
   return new Promise<TftpGetResult>((resolve, reject) => {
+    let finished = false;
     const finish = (error?: { code: number; message: string }) => {
+      if (finished) return;
+      finished = true;
       clearTimeout(silence);
       clearTimeout(deadline);
       socket.close();
@@ -246,9 +249,9 @@ export function tftpGet(o: TftpGetOptions): Promise<TftpGetResult> {
         ),
       );
     }, o.deadlineMs ?? 60_000);
-    const send = (packet: Buffer) => {
+    const send = (packet: Buffer, sent?: () => void) => {
       lastSent = packet;
-      socket.send(packet, peer?.port ?? o.port, peer?.address ?? o.server);
+      socket.send(packet, peer?.port ?? o.port, peer?.address ?? o.server, sent);
       clearTimeout(silence);
       silence = setTimeout(() => {
         if (++unanswered > 8) {
@@ -261,11 +264,11 @@ export function tftpGet(o: TftpGetOptions): Promise<TftpGetResult> {
         send(lastSent);
       }, retryMs);
     };
-    const ack = (absolute: number) => {
+    const ack = (absolute: number, sent?: () => void) => {
       const b = Buffer.alloc(4);
       b.writeUInt16BE(OPCODE.ack, 0);
       b.writeUInt16BE(absolute & 0xffff, 2);
-      send(b);
+      send(b, sent);
     };
     socket.on('message', (datagram, from) => {
       if (peer && (from.address !== peer.address || from.port !== peer.port)) return;
@@ -285,8 +288,8 @@ export function tftpGet(o: TftpGetOptions): Promise<TftpGetResult> {
         windowSize = Number(oack.get('windowsize') ?? 1);
         if (o.tsize && !o.blksize && !o.windowsize) {
           // EDK2's size probe: read tsize, then stop the transfer with an ERROR.
-          socket.send(encodeError(0, 'size probe done'), peer.port, peer.address);
-          return finish();
+          socket.send(encodeError(0, 'size probe done'), peer.port, peer.address, () => finish());
+          return;
         }
         return ack(0);
       }
@@ -301,8 +304,9 @@ export function tftpGet(o: TftpGetOptions): Promise<TftpGetResult> {
       expected++;
       inWindow++;
       if (payload.length < blockSize) {
-        ack(expected - 1);
-        return finish();
+        clearTimeout(deadline);
+        ack(expected - 1, () => finish()); // the socket closes once the last ACK has left
+        return;
       }
       if (inWindow >= windowSize) {
         inWindow = 0;

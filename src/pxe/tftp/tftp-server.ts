@@ -98,7 +98,9 @@ export class TftpServer {
     return { active: this.active.size, ...this.counts };
   }
 
+  /** Closes the listener and every running transfer; a second call does nothing. */
   async stop(): Promise<void> {
+    if (this.stopping) return;
     this.stopping = true;
     for (const a of this.active.values()) a.transfer?.close();
     await new Promise<void>((resolve) => this.listener.close(() => resolve()));
