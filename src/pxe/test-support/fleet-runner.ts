@@ -6,16 +6,18 @@
 // boot file from siaddr, from the client's own address. Prints one JSON line: per client the
 // times of each step, retransmissions, bytes and whether they match the expected SHA-256.
 // `mode: "listen"` instead records the DHCP replies broadcast on the segment for a while (to see
-// what a real client such as udhcpc was offered).
+// what a real client such as udhcpc was offered); `mode: "stall"` sends one RRQ and never
+// acknowledges anything, recording what the server sends (its resends, then silence).
 // Does NOT: take leases (clients have static addresses; the site's DHCP is not in this picture).
 import { createHash } from 'node:crypto';
+import dgram from 'node:dgram';
 import { readFileSync } from 'node:fs';
 import { MESSAGE_TYPE, OPTION } from '../dhcp/options.js';
 import { type DhcpMessage, headerText } from '../dhcp/packet.js';
 import { buildRequest, DhcpListener, FIRMWARE, isProxyReply, tftpGet } from './pxe-client-stand-in.js';
 
 export interface FleetConfig {
-  mode: 'boot' | 'listen';
+  mode: 'boot' | 'listen' | 'stall';
   clients: Array<{ mac: string; address: string }>;
   profile: keyof typeof FIRMWARE;
   broadcastAddress: string;
@@ -25,6 +27,10 @@ export interface FleetConfig {
   expectSha256?: string;
   deadlineMs: number;
   listenMs?: number;
+  /** Overrides EDK2's DISCOVER schedule (tests that expect no offer). */
+  discoverWaitsMs?: number[];
+  /** `stall`: the file to ask for (from the first client's address), then never acknowledge. */
+  stall?: { server: string; file: string; options: string[] };
 }
 
 export interface ClientResult {
@@ -70,7 +76,7 @@ async function bootOne(
   const xid = (0x5000_0000 + index * 7919) >>> 0;
   const discover = buildRequest({ mac: client.mac, xid, profile, guid });
   let offer: DhcpMessage | undefined;
-  for (const [i, wait] of DISCOVER_WAITS_MS.entries()) {
+  for (const [i, wait] of (config.discoverWaitsMs ?? DISCOVER_WAITS_MS).entries()) {
     await shared.send(discover, config.ports.dhcp, config.broadcastAddress);
     // Only proxy offers (yiaddr 0) count: the site's DHCP server may answer too.
     const m = await shared.reply(xid, wait, isProxyReply);
@@ -158,8 +164,32 @@ function describeReply(m: DhcpMessage) {
   };
 }
 
+/** One RRQ, no ACK ever: what arrives, and when (ms after the RRQ). */
+async function stall(config: FleetConfig): Promise<void> {
+  const { server, file, options } = config.stall!;
+  const socket = dgram.createSocket('udp4');
+  const arrivals: Array<{ opcode: number; block: number; atMs: number }> = [];
+  await new Promise<void>((resolve) => socket.bind(0, config.clients[0]!.address, resolve));
+  const t0 = performance.now();
+  socket.on('message', (d) =>
+    arrivals.push({ opcode: d.readUInt16BE(0), block: d.readUInt16BE(2), atMs: Math.round(performance.now() - t0) }),
+  );
+  socket.send(
+    Buffer.concat([
+      Buffer.from([0, 1]),
+      Buffer.from([file, 'octet', ...options].map((x) => `${x}\0`).join(''), 'latin1'),
+    ]),
+    config.ports.tftp,
+    server,
+  );
+  await new Promise((resolve) => setTimeout(resolve, config.listenMs ?? 10_000));
+  socket.close();
+  process.stdout.write(`${JSON.stringify({ arrivals })}\n`);
+}
+
 async function main(): Promise<void> {
   const config = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as FleetConfig;
+  if (config.mode === 'stall') return stall(config);
   const shared = await DhcpListener.bind('0.0.0.0', config.ports.dhcpClient, { reuseAddr: true });
   if (config.mode === 'listen') {
     await new Promise((resolve) => setTimeout(resolve, config.listenMs ?? 10_000));

@@ -50,8 +50,11 @@ export class PxeLan {
     return lan;
   }
 
-  /** A namespace joined to the segment, with these host numbers (10.77.0.N/24) on its eth0 (none: no address). */
-  addNode(name: string, hosts: number[]): LanNode {
+  /**
+   * A namespace joined to the segment, with these host numbers (10.77.0.N/24) on its eth0 (none: no
+   * address). `defaultRoute` gives it a route for the limited broadcast a client sends (255.255.255.255).
+   */
+  addNode(name: string, hosts: number[], options: { defaultRoute?: boolean } = {}): LanNode {
     const ns = `bs-pxe-${this.tag}-${name}`;
     const port = `p-${name}`.slice(0, 15);
     ip(['netns', 'add', ns]);
@@ -62,8 +65,31 @@ export class PxeLan {
     const addresses = hosts.map((h) => `${LAN_PREFIX}.${h}`);
     for (const a of addresses) ip(['addr', 'add', `${a}/24`, 'dev', 'eth0'], ns);
     ip(['link', 'set', 'eth0', 'up'], ns);
+    if (options.defaultRoute) ip(['route', 'add', 'default', 'dev', 'eth0'], ns);
     const node = { name, ns, address: addresses[0] ?? '', addresses };
     this.nodes.set(name, node);
+    return node;
+  }
+
+  /**
+   * A point-to-point link outside the segment: `ifName` in node `a` (10.78.0.1/24) to `eth0` of a
+   * new node `b` (10.78.0.2/24, or no address, as firmware before its lease), e.g. a second
+   * interface of the PXE server facing another network.
+   */
+  addPointToPoint(a: string, ifName: string, b: string, options: { bAddress?: boolean } = {}): LanNode {
+    const from = this.node(a);
+    const ns = `bs-pxe-${this.tag}-${b}`;
+    ip(['netns', 'add', ns]);
+    ip(['link', 'add', ifName, 'netns', from.ns, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns]);
+    ip(['addr', 'add', '10.78.0.1/24', 'dev', ifName], from.ns);
+    ip(['link', 'set', ifName, 'up'], from.ns);
+    ip(['link', 'set', 'lo', 'up'], ns);
+    const addresses = options.bAddress === false ? [] : ['10.78.0.2'];
+    for (const address of addresses) ip(['addr', 'add', `${address}/24`, 'dev', 'eth0'], ns);
+    ip(['link', 'set', 'eth0', 'up'], ns);
+    ip(['route', 'add', 'default', 'dev', 'eth0'], ns);
+    const node = { name: b, ns, address: addresses[0] ?? '0.0.0.0', addresses };
+    this.nodes.set(b, node);
     return node;
   }
 

@@ -5,11 +5,12 @@
 // turns a `failed` line into an Error carrying the wing's message.
 // Does: tsc, spawn, line protocol over stdio. Does NOT: create namespaces (netns-lan.ts).
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { PxeStatus } from '../pxe-wing.js';
+import type { FleetConfig } from './fleet-runner.js';
 import type { RunnerConfig } from './standalone-runner.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -28,6 +29,7 @@ export function buildRunners(): Promise<string> {
     const parent = path.join(REPO_ROOT, '.cache', 'pxe-runner');
     mkdirSync(parent, { recursive: true });
     const out = mkdtempSync(path.join(parent, 'build-'));
+    chmodSync(out, 0o755); // runners started as another user (the privilege test) read it
     const here = path.join(REPO_ROOT, 'src', 'pxe', 'test-support');
     const tsc = path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     execFile(
@@ -71,13 +73,15 @@ export class RunnerProcess {
   }
 
   /** Starts the runner with `config` (in `ns` when given) and waits for its ready line. */
-  static async start(config: RunnerConfig, options: { ns?: string; dir: string }): Promise<RunnerProcess> {
+  static async start(
+    config: RunnerConfig,
+    options: { ns?: string; dir: string; wrap?: string[] },
+  ): Promise<RunnerProcess> {
     const configPath = path.join(options.dir, `pxe-runner-${process.pid}-${Date.now()}.json`);
-    writeFileSync(configPath, JSON.stringify(config));
-    const [command, args] = inNamespace(options.ns, process.execPath, [
-      await runnerScript('standalone-runner'),
-      configPath,
-    ]);
+    writeFileSync(configPath, JSON.stringify(config), { mode: 0o644 });
+    // `wrap` runs the runner through a command such as setpriv (the privilege test).
+    const argv = [...(options.wrap ?? []), process.execPath, await runnerScript('standalone-runner'), configPath];
+    const [command, args] = inNamespace(options.ns, argv[0]!, argv.slice(1));
     const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     const stderr: string[] = [];
     readline.createInterface({ input: child.stderr! }).on('line', (l) => stderr.push(l));
@@ -144,6 +148,28 @@ export class RunnerProcess {
     await exited;
     clearTimeout(timer);
   }
+}
+
+/** Runs the client fleet (fleet-runner.ts) with `config` inside `ns` and returns its JSON line. */
+export async function runFleet<T>(
+  config: FleetConfig,
+  options: { ns?: string; dir: string; timeoutMs: number },
+): Promise<T> {
+  const configPath = path.join(
+    options.dir,
+    `pxe-fleet-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`,
+  );
+  writeFileSync(configPath, JSON.stringify(config));
+  const [command, args] = inNamespace(options.ns, process.execPath, [await runnerScript('fleet-runner'), configPath]);
+  return new Promise<T>((resolve, reject) => {
+    execFile(command, args, { timeout: options.timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const line = stdout.trim().split('\n').at(-1) ?? '';
+      if (err && !line) return reject(new Error(`the PXE client fleet failed: ${err.message}\n${stderr}`));
+      const parsed = JSON.parse(line) as Record<string, unknown>;
+      if ('fatal' in parsed) return reject(new Error(`the PXE client fleet failed: ${String(parsed.fatal)}`));
+      resolve(parsed as T);
+    });
+  });
 }
 
 /** The value of one sample in Prometheus text (`name{labels} value`), 0 when absent. */
