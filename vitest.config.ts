@@ -1,13 +1,13 @@
-// Vitest configuration of the unit tier, in two projects (docs/developer/testing.md):
-//   fast  the files test/fast-tier.ts lists: pure and in-process, no child process, tool or database
+// Vitest configuration of the unit tier, in two projects chosen by file name (docs/developer/testing.md):
+//   fast  `name.test.ts`: pure and in-process, no child process, tool or database
 //         (test/support/fast-tier-guard.ts makes one throw); `npm run test:fast` runs only these.
-//   real  every other unit test: real tools, child processes, the embedded PostgreSQL (started once
-//         per run by the global setup), Chromium, NetworkManager.
+//   real  `name.<needs>.test.ts`, <needs> one of REAL_PARTS: real tools and child processes, the
+//         embedded PostgreSQL (started once per run by the global setup), Chromium, root.
 // `npm run test:unit` (and `npm test`) runs both projects, so every unit test runs in CI.
+// test/packaging/test-tiers.test.ts keeps the names honest.
 import { configDefaults, defineConfig } from 'vitest/config';
-import { FAST_TESTS } from './test/fast-tier.js';
 
-/** Where unit tests live: beside their module, plus the packaging and README checks. */
+/** Where unit tests live: beside their module, plus the packaging and documentation checks. */
 export const UNIT_TESTS = [
   'src/**/*.test.ts',
   'fixtures/**/*.test.ts',
@@ -15,6 +15,19 @@ export const UNIT_TESTS = [
   'test/docs/**/*.test.ts',
   'test/support/**/*.test.ts',
 ];
+
+/**
+ * What a real-parts test needs, named in its file name (`name.<needs>.test.ts`), the first that
+ * applies: `chromium` drives the browser; `root` mounts a file system or makes a network
+ * namespace; `postgres` talks to PostgreSQL or starts the service in-process (which starts
+ * one); `tools` runs child processes (external tools, the built CLI, test servers).
+ */
+export const REAL_PARTS = ['chromium', 'root', 'postgres', 'tools'] as const;
+
+/** The unit tests named for a real part they need. */
+export const REAL_TESTS = UNIT_TESTS.map((glob) =>
+  glob.replace(/\*\.test\.ts$/, `*.{${REAL_PARTS.join(',')}}.test.ts`),
+);
 
 export default defineConfig({
   test: {
@@ -31,7 +44,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'fast',
-          include: [...FAST_TESTS],
+          include: UNIT_TESTS,
+          exclude: [...configDefaults.exclude, ...REAL_TESTS],
           setupFiles: ['test/support/fast-tier-guard.ts'],
           // One module cache per worker instead of one per file: loading the service's modules
           // again for each of these small files was most of the tier's time.
@@ -42,8 +56,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'real',
-          include: UNIT_TESTS,
-          exclude: [...configDefaults.exclude, ...FAST_TESTS],
+          include: REAL_TESTS,
           globalSetup: ['test/support/embedded-postgres-setup.ts'],
         },
       },

@@ -15,34 +15,32 @@
 //   5. a room importing beyond its rule (ROOM_IMPORTS: a folder whose product modules may import
 //      only each other and the few modules listed, e.g. the generic representation server).
 //
-// Known tangles inside a folder (KNOWN_FOLDER_TANGLES, each an exact set of sibling names) are
-// reported and tolerated; one that grows, a new one, or a listed one that is gone fails.
+// No folder cycle is tolerated (issue 36 untangled the last ones, src/cli, src/core and src/images).
 // `--layers [folder]` prints the layer order of a folder's children instead (leaves first: a
-// child's layer is one above the highest layer it imports); docs/developer/architecture.md shows it.
+// child's layer is one above the highest layer it imports; a folder cycle has none: its members
+// are printed and the exit status is 1); docs/developer/architecture.md shows it.
 // Does not look at packages in node_modules, or at dynamic `import()` of computed paths.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
 /**
- * Folder cycles that predate the folder-level gate (issue 25), left for their own change because
- * untangling them moves files that other work is editing. Each entry is the exact set of sibling
- * names in one cycle; see docs/developer/architecture.md "Known tangles".
- */
-const KNOWN_FOLDER_TANGLES = {
-  'src/cli': [['customize/', 'iso/', 'network/', 'output/']],
-  'src/core': [['context.ts', 'discovery-ignition/', 'events/', 'infraenv/']],
-  'src/images': [['cache/', 'fetch/', 'image-metrics.ts', 'loader/', 'store-settings.ts']],
-};
-
-/**
  * Folders whose product modules import only each other and these modules: the rooms of src/http/
  * that must stay generic (their header rules say the same: src/http/representation/serve-representation.ts,
- * src/http/transport/listener-limits.ts).
+ * src/http/transport/listener-limits.ts), and the image side's ports, which the core, the BMC wing
+ * and the face import and which import none of them (docs/architecture.md).
  */
 const ROOM_IMPORTS = {
   'src/http/representation': ['src/errors.ts', 'src/error-status.ts'],
   'src/http/transport': ['src/errors.ts'],
+  'src/image-ports': [
+    'src/errors.ts',
+    'src/fs/key-file.ts',
+    'src/metrics.ts',
+    'src/redact.ts',
+    'src/url-grammar.ts',
+    'src/uuid.ts',
+  ],
 };
 
 const args = process.argv.slice(2);
@@ -200,7 +198,14 @@ if (layersAt !== undefined) {
   const layer = new Map();
   const layerOf = (child, trail = new Set()) => {
     if (layer.has(child)) return layer.get(child);
-    if (trail.has(child)) throw new Error(`${parent}: ${[...trail, child].join(' → ')} is a cycle; no layer order`);
+    if (trail.has(child)) {
+      // a folder cycle has no layer order: name it (the gate without --layers shows the imports)
+      const order = [...trail];
+      console.error(
+        `${parent}: ${[...order.slice(order.indexOf(child)), child].join(' → ')} is a cycle; no layer order`,
+      );
+      process.exit(1);
+    }
     trail.add(child);
     const below = childEdges(parent, child).map((c) => layerOf(c, trail));
     trail.delete(child);
@@ -216,7 +221,6 @@ if (layersAt !== undefined) {
 }
 
 const failures = [];
-const notes = [];
 
 // 1. module cycles
 for (const c of components([...graph.keys()], (n) => (graph.get(n) ?? []).filter((t) => graph.has(t)))) {
@@ -224,14 +228,8 @@ for (const c of components([...graph.keys()], (n) => (graph.get(n) ?? []).filter
 }
 
 // 2. folder cycles
-const knownLeft = new Set(
-  Object.entries(KNOWN_FOLDER_TANGLES).flatMap(([parent, sets]) =>
-    sets.map((s) => `${parent}: ${[...s].sort().join(' ')}`),
-  ),
-);
 for (const [parent, level] of [...folderGraph].sort(([a], [b]) => a.localeCompare(b))) {
   for (const c of components([...level.keys()], (n) => childEdges(parent, n))) {
-    const key = `${parent}: ${[...c].sort().join(' ')}`;
     const members = new Set(c);
     const shown = c
       .flatMap((from) =>
@@ -240,16 +238,8 @@ for (const [parent, level] of [...folderGraph].sort(([a], [b]) => a.localeCompar
           .map((to) => level.get(from).get(to)),
       )
       .sort();
-    if (knownLeft.delete(key)) {
-      notes.push(`known folder tangle in ${key} (docs/developer/architecture.md "Known tangles")`);
-      continue;
-    }
     failures.push(`folder cycle in ${parent}/ between ${[...c].sort().join(', ')}:\n    ${shown.join('\n    ')}`);
   }
-}
-for (const key of knownLeft) {
-  if (!existsSync(key.slice(0, key.indexOf(':')))) continue; // another tree (the gate's own test)
-  failures.push(`KNOWN_FOLDER_TANGLES lists ${key}, which is no longer that cycle: update the list`);
 }
 
 // 3. test helpers above their folder; 4. product modules importing test helpers
@@ -299,11 +289,10 @@ for (const [file, edges] of graph) {
   }
 }
 
-for (const note of notes) console.log(note);
 if (failures.length) {
   for (const f of failures) console.error(f);
   process.exit(1);
 }
 console.log(
-  `no import cycles in ${modules.length} modules (${roots.join(', ')}), no folder cycles under src/ beyond the known ones, every test helper below its folder, every room within its rule`,
+  `no import cycles in ${modules.length} modules (${roots.join(', ')}), no folder cycles under src/, every test helper below its folder, every room within its rule`,
 );

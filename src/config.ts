@@ -58,7 +58,7 @@ export interface Config extends CoreSettings, BmcSettings {
   assistedServiceUrl: string | undefined;
   /**
    * IMAGE_REPLICA_KEY_FILE: the key a core and the `--role image` replicas fronting it share; the
-   * replicas sign their reports of BMC job URL reads with it (src/ignition-supply/replica-proof.ts).
+   * replicas sign their reports of BMC job URL reads with it (src/image-ports/remote/replica-proof.ts).
    */
   imageReplicaKeyFile: string | undefined;
   ignitionCacheTtlMs: number;

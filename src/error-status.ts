@@ -5,7 +5,7 @@
 // headers that must accompany it (Content-Range for 416, Retry-After for 429 and 503) and the message a
 // client may see (ours for typed errors, a generic one for anything else).
 // Does NOT: render bodies or write responses. The image side (src/http/representation/error-response.ts) and the
-// assisted API (src/core/http/error-handler.ts) each render their own body shape from this, and
+// assisted API (src/platform/api/error-handler.ts) each render their own body shape from this, and
 // neither imports the other. Never includes secrets or stack traces.
 import {
   BootsmithError,

@@ -4,7 +4,7 @@
 // which bounds the rate any HTTP front can reach; then times one host-monitor pass over the
 // 5,000 hosts, during which every other statement waits (one transaction on one connection).
 //   node bench/run.mjs diag heartbeat-sql [hosts-per-infraenv ...]   (default 1 100 1000)
-// Loads the built service's storage modules (dist/src/core/db) at run time.
+// Loads the built service's storage modules (dist/src/platform/db, dist/src/core/db) at run time.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -29,20 +29,27 @@ const HOSTS = 5000;
 const ROUNDS = 2000;
 
 async function load<T>(serviceRoot: string, rel: string): Promise<T> {
-  return (await import(pathToFileURL(path.join(serviceRoot, 'dist', 'src', 'core', rel)).href)) as T;
+  return (await import(pathToFileURL(path.join(serviceRoot, 'dist', 'src', rel)).href)) as T;
 }
 
 async function one(serviceRoot: string, perInfraEnv: number): Promise<void> {
-  const { openDatabase } = await load<{ openDatabase(o: { dataDir: string }): Promise<Db> }>(serviceRoot, 'db/sql.js');
-  const { migrate } = await load<{ migrate(db: Db): Promise<void> }>(serviceRoot, 'db/migrations.js');
-  const { createRepository } = await load<{ createRepository(db: Db): Repo }>(serviceRoot, 'db/repository.js');
+  const { openDatabase } = await load<{ openDatabase(o: { dataDir: string }): Promise<Db> }>(
+    serviceRoot,
+    'platform/db/sql.js',
+  );
+  const { migrate } = await load<{ migrate(db: Db, wings: readonly unknown[]): Promise<void> }>(
+    serviceRoot,
+    'platform/db/migration-runner.js',
+  );
+  const { CORE_MIGRATIONS } = await load<{ CORE_MIGRATIONS: unknown }>(serviceRoot, 'core/db/migrations.js');
+  const { createRepository } = await load<{ createRepository(db: Db): Repo }>(serviceRoot, 'core/db/repository.js');
   const { monitorOnce } = await load<{
     monitorOnce(o: { repo: Repo; maxDisconnectionMs: number; now(): Date }): Promise<number>;
-  }>(serviceRoot, 'host/monitor.js');
+  }>(serviceRoot, 'core/host/monitor.js');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bootsmith-heartbeat-sql-'));
   const db = await openDatabase({ dataDir: dir });
   try {
-    await migrate(db);
+    await migrate(db, [CORE_MIGRATIONS]);
     const repo = createRepository(db);
     const hosts: Array<[string, string]> = [];
     for (let i = 0; i < Math.ceil(HOSTS / perInfraEnv); i++) {

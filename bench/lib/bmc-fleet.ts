@@ -15,7 +15,7 @@ import { round } from './system.js';
 
 /** The BMC extension of the API (docs/reference/endpoints.md). */
 export const BMC_API = '/api/bootsmith/v1';
-/** The port in the name of the embedded PostgreSQL's socket (src/core/db/embedded/server.ts). */
+/** The port in the name of the embedded PostgreSQL's socket (src/platform/db/embedded/server.ts). */
 const EMBEDDED_SOCKET_PORT = 5432;
 /** How often the bench polls the API while it waits for BMC checks or registrations. */
 const POLL_MS = 1_000;

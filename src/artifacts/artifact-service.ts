@@ -14,7 +14,7 @@ import type {
   DiscoveryCustomization,
   DiscoveryImageType,
   IgnitionSource,
-} from '../ignition-supply/source.js';
+} from '../image-ports/ignition-source.js';
 import type { ImageStore } from '../images/catalog/image-store.js';
 import type { LiveImage, MinimalVariant } from '../images/catalog/live-image.js';
 import type { EmbedCompression } from '../initrd/embed-archive.js';

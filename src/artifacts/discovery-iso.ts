@@ -8,7 +8,7 @@
 // Pure composition of the iso, initrd and splice parts; no I/O beyond compression.
 // Never writes a truncated archive: an oversized one is a PayloadTooLargeError.
 import { BadRequestError } from '../errors.js';
-import type { DiscoveryCustomization } from '../ignition-supply/source.js';
+import type { DiscoveryCustomization } from '../image-ports/ignition-source.js';
 import type { LiveImage } from '../images/catalog/live-image.js';
 import { type EmbedCompression, buildEmbedArchive, fitToArea } from '../initrd/embed-archive.js';
 import { buildPxeInitrdTail } from '../initrd/pxe-initrd.js';

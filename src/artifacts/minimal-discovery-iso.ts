@@ -7,7 +7,7 @@
 //
 // The kargs plan is computed once per minimal image (MinimalPlans); nothing here does I/O
 // per request. It does not decide the rootfs URL (the artifact service does).
-import type { DiscoveryCustomization } from '../ignition-supply/source.js';
+import type { DiscoveryCustomization } from '../image-ports/ignition-source.js';
 import type { MinimalVariant } from '../images/catalog/live-image.js';
 import { type EmbedCompression, buildEmbedArchive, fitToArea } from '../initrd/embed-archive.js';
 import { buildPxeInitrdTail } from '../initrd/pxe-initrd.js';

@@ -5,7 +5,7 @@
 //
 // Also derives the s390x `initrd.addrsize` for that initrd. No HTTP here.
 import { NotFoundError } from '../errors.js';
-import type { DiscoveryCustomization } from '../ignition-supply/source.js';
+import type { DiscoveryCustomization } from '../image-ports/ignition-source.js';
 import type { LiveImage } from '../images/catalog/live-image.js';
 import { type EmbedCompression, buildEmbedArchive } from '../initrd/embed-archive.js';
 import { buildPxeInitrdTail } from '../initrd/pxe-initrd.js';

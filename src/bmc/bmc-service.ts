@@ -16,9 +16,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
-import type { StaticNetworkConfigEntry } from '../core/model.js';
-import type { SqlDatabase } from '../core/db/sql.js';
+import type { SqlDatabase } from '../platform/db/sql.js';
 import { isUuid } from '../uuid.js';
+import type { CorePort, MacInterfaceMapEntry } from './core-port.js';
 import type { BmcCreate, BmcPatch, JobRequest } from './bmc-input.js';
 import { admitJob } from './jobs/admission.js';
 import { jobEvent } from './jobs/job-event.js';
@@ -28,11 +28,11 @@ import type { BmcSettings } from './settings.js';
 import { BmcJobEngine } from './jobs/engine.js';
 import { FollowPoller } from './jobs/follow-poller.js';
 import { normalizeMac } from './jobs/host-match.js';
-import type { CoreAccess } from './jobs/job-runner.js';
 import { initialSteps } from './jobs/job-steps.js';
 import type { ImageBases } from './jobs/job-token.js';
 import { FOLLOW_INTERVAL_MS, JOBS_KEPT_PER_BMC } from './jobs/limits.js';
-import { ReadTracker, type TokenReadReport } from './jobs/read-tracker.js';
+import type { TokenReadReport } from '../image-ports/token-read-observer.js';
+import { ReadTracker } from './jobs/read-tracker.js';
 import { BmcRepository } from './store/bmc-repository.js';
 import { CredentialsKeyring, KEY_ID_SERVICE_KEY } from './store/credentials.js';
 import { type BmcRecord, isFinished, type JobRecord } from './store/records.js';
@@ -43,7 +43,7 @@ export const MAX_JOBS_LISTED = JOBS_KEPT_PER_BMC;
 export class BmcService {
   constructor(
     readonly repo: BmcRepository,
-    private readonly core: CoreAccess & { infraEnvExists(id: string): Promise<boolean> },
+    private readonly core: CorePort,
     private readonly keyring: CredentialsKeyring,
     private readonly now: () => Date,
     /** Tells this replica's engine a job is waiting (it would find it within a second anyway). */
@@ -252,7 +252,7 @@ export class BmcService {
    * An InfraEnv's static network config against the MACs its BMCs reported: a 400 naming the first
    * MAC no BMC of the InfraEnv has. No check while none of its BMCs has reported MACs.
    */
-  async checkMacInterfaceMap(infraEnvId: string, entries: readonly StaticNetworkConfigEntry[] | null): Promise<void> {
+  async checkMacInterfaceMap(infraEnvId: string, entries: readonly MacInterfaceMapEntry[] | null): Promise<void> {
     if (!entries || entries.length === 0) return;
     const bmcs = (await this.repo.listBmcs({ infraEnvId })).filter((b) => (b.inventory?.macs.length ?? 0) > 0);
     if (bmcs.length === 0) return;
@@ -282,7 +282,8 @@ export interface BmcSide {
 
 export interface BmcSideOptions {
   db: SqlDatabase;
-  core: CoreAccess & { infraEnvExists(id: string): Promise<boolean> };
+  /** The core's domain: InfraEnvs, their hosts, short URL tokens, events (./core-port.ts). */
+  core: CorePort;
   settings: BmcSettings;
   dataDir: string;
   bases: ImageBases;
@@ -309,7 +310,7 @@ export function createBmcSide(options: BmcSideOptions): BmcSide {
     recordKeyId: (keyId) => repo.recordKeyId(KEY_ID_SERVICE_KEY, keyId),
     replaceKeyIdIfUnused: (keyId) => repo.replaceKeyIdIfUnused(KEY_ID_SERVICE_KEY, keyId),
   });
-  const poller = new FollowPoller(repo, options.followIntervalMs ?? FOLLOW_INTERVAL_MS);
+  const poller = new FollowPoller(repo, options.core, options.followIntervalMs ?? FOLLOW_INTERVAL_MS);
   const engine = new BmcJobEngine({
     repo,
     jobDeps: {

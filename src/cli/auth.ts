@@ -9,9 +9,10 @@ import { commandConfig } from './command-config.js';
 import { type CliIo, defineVerb, runGroup, type VerbGroup, withoutStdin } from './verb.js';
 import { describeError } from '../errors.js';
 import { LocalKeys } from '../core/auth/local-keys.js';
-import { migrate } from '../core/db/migrations.js';
+import { migrate } from '../platform/db/migration-runner.js';
+import { SERVICE_MIGRATIONS } from '../service-database.js';
 import { createRepository } from '../core/db/repository.js';
-import { openDatabase } from '../core/db/sql.js';
+import { openDatabase } from '../platform/db/sql.js';
 
 export const AUTH_USAGE = '  bootsmith auth rotate-admin';
 
@@ -44,7 +45,7 @@ async function rotateAdmin(io: CliIo): Promise<number> {
     if (config.databaseUrl) {
       const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
       try {
-        await migrate(db);
+        await migrate(db, SERVICE_MIGRATIONS);
         const keys = await LocalKeys.load(createRepository(db), config.dataDir, { ...options, sharedDatabase: true });
         result = await keys.rotateAdmin();
       } finally {

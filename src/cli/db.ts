@@ -1,5 +1,6 @@
 // `bootsmith db export|import`: moving the core's InfraEnvs, BMC records, hosts, events and
-// signing keys between databases as JSON (src/core/db/dump.ts).
+// signing keys between databases as JSON (src/platform/db/dump.ts, the wings' tables as
+// src/service-database.ts lists them).
 //
 //   export [--pglite] [--out FILE]  the configured database (DATABASE_URL, or the embedded server
 //                                   in DATA_DIR), or with --pglite the PGlite-era DATA_DIR/db;
@@ -12,10 +13,11 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import type { Config } from '../config.js';
 import { commandConfig, commandLogger } from './command-config.js';
-import { exportDump, importDump, parseDump } from '../core/db/dump.js';
-import { migrate } from '../core/db/migrations.js';
-import { pgliteDir } from '../core/db/pglite-era.js';
-import { openDatabase, type SqlDatabase } from '../core/db/sql.js';
+import { migrate } from '../platform/db/migration-runner.js';
+import { SERVICE_DUMP_TABLES, SERVICE_MIGRATIONS } from '../service-database.js';
+import { exportDump, importDump, parseDump } from '../platform/db/dump.js';
+import { pgliteDir } from '../platform/db/pglite-era.js';
+import { openDatabase, type SqlDatabase } from '../platform/db/sql.js';
 import { describeError } from '../errors.js';
 import { argument, flagOption, valueOption } from './options.js';
 import { openPgliteCopy } from './pglite-source.js';
@@ -78,7 +80,8 @@ async function exportCommand(
     const source = pglite ? await openPgliteCopy(pgliteDir(config.dataDir)) : await configured(io, config);
     let text: string;
     try {
-      text = `${JSON.stringify(await exportDump(source, { includeBmcCredentials }), null, 2)}\n`;
+      const dump = await exportDump(source, SERVICE_DUMP_TABLES, { includeSealed: includeBmcCredentials });
+      text = `${JSON.stringify(dump, null, 2)}\n`;
     } finally {
       await source.close();
     }
@@ -99,11 +102,11 @@ async function importCommand(file: string, io: CliIo): Promise<number> {
   const config = commandConfig(io);
   if (config === 2) return 2;
   try {
-    const dump = parseDump(await readFile(file, 'utf8'));
+    const dump = parseDump(await readFile(file, 'utf8'), SERVICE_DUMP_TABLES);
     const db = await configured(io, config);
     try {
-      await migrate(db);
-      const added = await importDump(db, dump);
+      await migrate(db, SERVICE_MIGRATIONS);
+      const added = await importDump(db, SERVICE_DUMP_TABLES, dump);
       io.stdout.write(
         `${Object.entries(added)
           .map(([t, n]) => `${t}: ${n} added`)

@@ -7,7 +7,7 @@
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { SqlExecutor } from '../core/db/sql.js';
+import type { SqlExecutor } from '../platform/db/sql.js';
 
 export async function openPgliteCopy(dir: string): Promise<SqlExecutor & { close(): Promise<void> }> {
   const copy = await mkdtemp(path.join(os.tmpdir(), 'bootsmith-pglite-'));

@@ -9,9 +9,9 @@ import type {
   DiscoveryCustomization,
   DiscoveryRequest,
   IgnitionSource,
-} from '../ignition-supply/source.js';
+} from '../image-ports/ignition-source.js';
 import { BadRequestError, UnauthorizedError } from '../errors.js';
-import type { UrlTokenResolver } from '../ignition-supply/url-token-resolver.js';
+import type { UrlTokenResolver } from '../image-ports/url-token-resolver.js';
 import type { RequestCredentials } from './auth/authorizer.js';
 import type { CoreContext } from './context.js';
 import { isUuid } from '../uuid.js';

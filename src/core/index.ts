@@ -1,23 +1,24 @@
-// The compact assisted core: createCore wires storage, auth, the host monitor and the
-// assisted-service v2 router (mounted by the app at API_BASE, src/url-grammar.ts).
+// The compact assisted core: createCore wires its repository, auth, the host monitor and the
+// assisted-service v2 router (mounted by the app at API_BASE, src/url-grammar.ts) on the database
+// it is handed (the platform's, src/platform/db/: opened and migrated by the caller).
 //
 // Exports the Core the app and the image side use: `router`, `ignitionSource`, `close`,
 // plus `auth` helpers (tokens for operators and tests). Takes its settings whole (./settings.ts:
 // the process's Config as is, and the endpoints resolved at start); applies no defaults to them.
-// Does not listen on a port.
+// Does not listen on a port, open or close the database.
 import express, { type ErrorRequestHandler, type Request, type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ImageCatalog } from '../images/catalog/catalog-image.js';
-import type { IgnitionSource } from '../ignition-supply/source.js';
+import type { IgnitionSource } from '../image-ports/ignition-source.js';
 import { Authorizer } from './auth/authorizer.js';
 import { issueImageToken } from './auth/image-tokens.js';
 import { LocalKeys } from './auth/local-keys.js';
 import { UrlTokens } from './auth/url-tokens.js';
 import type { CoreContext } from './context.js';
-import { migrate } from './db/migrations.js';
-import { createRepository, type Repository } from './db/repository.js';
-import { pgliteEraNotice } from './db/pglite-era.js';
-import { openDatabase, type SqlDatabase } from './db/sql.js';
+import { type CoreDomain, coreDomain } from './domain.js';
+import { createRepository } from './db/repository.js';
+import { pgliteEraNotice } from '../platform/db/pglite-era.js';
+import type { SqlDatabase } from '../platform/db/sql.js';
 import { registerDownloadRoutes } from './handlers/downloads.js';
 import { registerEventRoutes } from './handlers/events.js';
 import { registerHostRoutes } from './handlers/hosts.js';
@@ -25,20 +26,20 @@ import { registerImageUrlTokenRoutes } from './handlers/image-url-tokens.js';
 import { registerInfraEnvRoutes } from './handlers/infra-envs.js';
 import { registerInstructionRoutes } from './handlers/instructions.js';
 import { registerVersionRoutes } from './handlers/versions.js';
-import { methodGuard } from './http/method-guard.js';
+import { methodGuard } from '../platform/api/method-guard.js';
 import { startMonitor } from './host/monitor.js';
-import { assistedErrorHandler } from './http/error-handler.js';
+import { assistedErrorHandler } from '../platform/api/error-handler.js';
 import { authorize } from './http/request.js';
 import type { StaticNetworkConfigEntry } from './model.js';
-import { inputGuard } from './http/input-guard.js';
+import { inputGuard } from '../platform/api/input-guard.js';
 import { DiscoveryRenderCache } from './discovery-ignition/render-cache.js';
 import { getInfraEnvOr404 } from './infraenv/service.js';
 import { createIgnitionSource, createUrlTokenResolver } from './in-process-ignition-source.js';
 import { createBootEventRecorder } from './events/boot-events.js';
 import { EventPostLimiter } from './events/post-limits.js';
 import { startEventRetention } from './events/retention.js';
-import type { UrlTokenResolver } from '../ignition-supply/url-token-resolver.js';
-import type { ArtifactObserver } from '../http/face/artifact-observer.js';
+import type { UrlTokenResolver } from '../image-ports/url-token-resolver.js';
+import type { ArtifactObserver } from '../image-ports/boot-event-observer.js';
 import { type CoreEndpoints, type CoreSettings, coreSettingsOf, hostMonitorIntervalMs } from './settings.js';
 
 /** JSON request bodies of the API: room for the largest Ignition override (1 MiB, MAX_OVERRIDE_BYTES) with the rest of an InfraEnv. */
@@ -47,7 +48,12 @@ const API_BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 export interface CoreOptions {
   /** What the operator configured: the process's Config (it extends CoreSettings), handed over as is. */
   settings: CoreSettings;
-  /** Where hosts and BMCs are sent, resolved once the listener is bound (src/service.ts). */
+  /**
+   * The database, opened on settings.databaseUrl / dataDir with at least the core's migrations
+   * applied (src/platform/db/migrated-database.ts); the caller closes it after the core.
+   */
+  db: SqlDatabase;
+  /** Where hosts and BMCs are sent, resolved once the listener is bound (src/assembly/core-wing.ts). */
   endpoints: CoreEndpoints;
   catalog: ImageCatalog;
   logger: Logger;
@@ -84,35 +90,25 @@ export interface Core {
   /** Records boot events (first ISO / PXE artifact request per client) for the image side. */
   artifactObserver: ArtifactObserver;
   auth: CoreAuthHelpers;
+  /** What another wing may call of the core (./domain.ts; the BMC wing's port, src/bmc/core-port.ts). */
+  domain: CoreDomain;
   /**
-   * What bootsmith's extension API builds on (src/bmc/, mounted beside this router): the one
-   * database and the core's repository (its tables live in the same schema, migration 7), and
-   * the core's own check of an admin credential (AUTH_TYPE=local; anything passes with none).
+   * What bootsmith's extension API (src/bmc/api/, mounted beside this router) shares with the
+   * core's: the check of an admin credential (AUTH_TYPE=local; anything passes with none) and the
+   * error answers.
    */
   extension: {
-    db: SqlDatabase;
-    repo: Repository;
     authorizeAdmin(req: Request): Promise<void>;
     /** The core's error answers (upstream's shapes, statuses from src/error-status.ts). */
     errorHandler: ErrorRequestHandler;
   };
+  /** Stops the host monitor and the event retention; the database stays open for its owner to close. */
   close(): Promise<void>;
 }
 
 export async function createCore(options: CoreOptions): Promise<Core> {
   const settings = coreSettingsOf(options.settings);
-  const db = await openDatabase({
-    databaseUrl: settings.databaseUrl,
-    dataDir: settings.dataDir,
-    logger: options.logger,
-    embeddedPostgresUser: settings.embeddedPostgresUser,
-  });
-  try {
-    await migrate(db);
-  } catch (err) {
-    await db.close().catch(() => undefined);
-    throw err;
-  }
+  const db = options.db;
   const pgliteNotice = settings.databaseUrl ? undefined : await pgliteEraNotice(settings.dataDir);
   if (pgliteNotice) options.logger.warn(pgliteNotice);
   const repo = createRepository(db);
@@ -189,9 +185,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       state: db.embedded ? db.embedded.state() : 'connected',
       notices: pgliteNotice ? [pgliteNotice] : [],
     }),
+    domain: coreDomain(repo),
     extension: {
-      db,
-      repo,
       authorizeAdmin: (req) => authorize(ctx, req, {}),
       errorHandler: assistedErrorHandler(logger),
     },
@@ -209,7 +204,6 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     async close() {
       await monitor?.stop();
       await retention?.stop();
-      await db.close();
     },
   };
 }

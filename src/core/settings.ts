@@ -4,7 +4,8 @@
 // environment, and its `Config` extends CoreSettings, so the process's Config is what createCore
 // (./index.ts) is handed, unchanged. `CoreEndpoints` is what the process knows only once it
 // listens (the base URLs it hands out) or has read a file (the CA bundle the agent trusts);
-// src/service.ts resolves them. The core sees both as `ctx.settings` (./context.ts).
+// the service resolves them (src/assembly/listeners.ts, core-wing.ts). The core sees both as
+// `ctx.settings` (./context.ts).
 //
 // Adding a core setting: a field in CoreSettings (its variable in the doc comment) with its
 // default in DEFAULT_CORE_SETTINGS, then its variable in loadConfig (src/config.ts; the compiler
@@ -69,7 +70,7 @@ export interface HostRegistryFiles {
   caPem?: string | undefined;
 }
 
-/** Where hosts and BMCs are sent, resolved at start (src/service.ts). */
+/** Where hosts and BMCs are sent, resolved at start (src/assembly/core-wing.ts). */
 export interface CoreEndpoints {
   /** SERVICE_BASE_URL, configured or derived from the bound listener. */
   serviceBaseUrl: string;

@@ -9,7 +9,7 @@
 // `image` is `<openshift_version>/<cpu_architecture>`, bounded by the configuration.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { IMAGE_STATES, type ImageState } from './catalog/image-status.js';
-import type { RetryClass } from './loader/load-error.js';
+import type { RetryClass } from './load-failure/load-error.js';
 
 export interface ImageMetrics {
   downloaded(image: string, bytes: number): void;

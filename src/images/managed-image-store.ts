@@ -1,6 +1,7 @@
 // The image store, wired: every configured base image, its readiness, and the bounded work that
-// makes it ready. Each image is fetched (src/images/loader/obtain-iso.ts), verified, persisted and
-// opened once into a LiveImage that every request then shares.
+// makes it ready. Each image is fetched from its origin (src/images/origins/) by the pipeline of
+// src/images/loader/obtain-iso.ts, verified, persisted and opened once into a LiveImage that every
+// request then shares.
 //
 // Two sides:
 //   read   src/images/catalog/store-catalog.ts — state per image, resolve/find/images/health/
@@ -27,7 +28,7 @@ import { registerImageMetrics } from './image-metrics.js';
 import { newSlot } from './loader/image-slot.js';
 import { ImageLoader } from './loader/image-loader.js';
 import { type RebuildMinimalIso, rebuildMinimalIsoFromMinisoDat } from './loader/rebuild-minimal-iso.js';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './loader/retry-policy.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './load-failure/retry-policy.js';
 import { SharedContent } from './loader/shared-content.js';
 import type { OsImageEntry } from './os-images-config.js';
 import { type ImageStoreSettings, defaultImageStoreSettings } from './store-settings.js';

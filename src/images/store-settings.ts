@@ -41,7 +41,7 @@ import { withContext } from '../errors.js';
 import { MAX_QUARANTINE_KEEP } from './cache/quarantine.js';
 import type { OciSettings } from './fetch/oci/oci-pull.js';
 import { readOciSettingsSync } from './fetch/oci/oci-settings.js';
-import type { SourceSettings } from './fetch/origin.js';
+import type { SourceSettings } from './origins/origin-of.js';
 import { ProxySettings } from './fetch/proxy-env.js';
 import { ImageSettingsError } from './settings-error.js';
 

@@ -1,5 +1,5 @@
 // The layout of a PXE initrd's tail: padding, archive offsets, total length. Pure; that the
-// kernel-side reader finds every archive in such an initrd is pxe-initrd-readers.test.ts.
+// kernel-side reader finds every archive in such an initrd is pxe-initrd-readers.tools.test.ts.
 import { describe, expect, it } from 'vitest';
 
 import { BootsmithError } from '../errors.js';

@@ -1,6 +1,6 @@
 // Block devices holding an ISO image: a device's stat() says 0 bytes, so its capacity comes from
 // sysfs (/sys/dev/block/MAJ:MIN/size, in 512-byte sectors whatever the device's logical block
-// size). Shared by the offline verbs (src/cli/iso/image-size.ts) and the image store's local
+// size). Shared by the offline verbs (src/cli/input/image-size.ts) and the image store's local
 // sources (src/images/fetch/local-image.ts).
 // Does: dev_t → major:minor, the sysfs capacity. Does NOT: open the device or parse the ISO.
 import { readFile } from 'node:fs/promises';

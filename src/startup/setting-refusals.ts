@@ -5,11 +5,11 @@
 // credentials or lacks the database.
 //
 // Does: classify the error (pure, but for this host's addresses in a message). Does NOT: listen,
-// connect or retry (src/service.ts does, and turns what this returns into the exit). Next:
-// src/startup/data-dir.ts (DATA_DIR).
+// connect or retry (src/assembly/listeners.ts and platform.ts do; the CLI turns what this returns
+// into the exit). Next: src/startup/data-dir.ts (DATA_DIR).
 import { networkInterfaces } from 'node:os';
 import { ConfigError } from '../config.js';
-import { DatabaseUnavailableError } from '../core/db/sql.js';
+import { DatabaseUnavailableError } from '../platform/db/sql.js';
 
 export interface ListenTarget {
   /** The variable that set the port: LISTEN_PORT, or HTTP_LISTEN_PORT for the plain listener. */

@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeCa, makeLeaf, type TestCa } from '../../src/http/transport/tls/test-support/certificates.js';
 import {
   type EmulatedBmc,
@@ -34,12 +34,11 @@ import {
   type TestCertificates,
 } from '../support/redfish-emulator/index.js';
 import { unavailable } from '../support/requirements.js';
-import { e2eContext, readyContext, type ReadyContext } from './support/context.js';
+import { bootSuite } from './support/boot-suite.js';
 import { createInfraEnv } from './support/infraenv.js';
 import { qemuTrustingCa } from './support/qemu.js';
-import { API, BootsmithService } from './support/service.js';
+import { API } from './support/service.js';
 
-const setup = e2eContext();
 const PASSWORD = 'fleet-e2e-BMC-pass';
 /** The whole fleet, four TCG guests at once on a loaded two-core machine: generous. */
 const FLEET_WITHIN_MS = 15 * 60_000;
@@ -58,15 +57,7 @@ async function read(file: string): Promise<string> {
   return readFile(file, 'latin1').catch(() => '');
 }
 
-if (!setup.ready) {
-  describe('a BMC fleet booted by one command (qemu, TCG)', () => {
-    it.skip(`SKIPPED: ${setup.skipReason}`, () => undefined);
-  });
-}
-
-describe.runIf(setup.ready)('a BMC fleet booted by one command (qemu, TCG)', () => {
-  let ctx: ReadyContext;
-  let service: BootsmithService;
+bootSuite('a BMC fleet booted by one command (qemu, TCG)', {}, (suite) => {
   let ca: TestCa;
   let bmcCerts: TestCertificates;
   let qemu: string;
@@ -85,12 +76,12 @@ describe.runIf(setup.ready)('a BMC fleet booted by one command (qemu, TCG)', () 
     return new Promise((resolve) => {
       execFile(
         process.execPath,
-        [ctx.cli, ...args],
+        [suite.ctx.cli, ...args],
         {
           env: {
             PATH: process.env.PATH,
-            BOOTSMITH_URL: service.url,
-            BOOTSMITH_TOKEN: service.adminToken,
+            BOOTSMITH_URL: suite.service.url,
+            BOOTSMITH_TOKEN: suite.service.adminToken,
             NODE_EXTRA_CA_CERTS: ca.certFile,
           },
           maxBuffer: 16 * 1024 * 1024,
@@ -105,18 +96,14 @@ describe.runIf(setup.ready)('a BMC fleet booted by one command (qemu, TCG)', () 
     });
   };
 
-  beforeAll(async () => {
-    ctx = readyContext();
-    dir = path.join(ctx.runDir, 'bmc-fleet');
+  suite.startService(async () => {
+    dir = path.join(suite.ctx.runDir, 'bmc-fleet');
     await mkdir(dir, { recursive: true });
     ca = makeCa(dir, 'bootsmith e2e fleet CA');
     // 127.0.0.1: qemu's curl driver and the CLI; 10.0.2.2: the guests' agents on qemu's user network
     const leaf = makeLeaf(dir, ca, 'server', ['127.0.0.1', '10.0.2.2', 'localhost']);
-    service = await BootsmithService.start({
+    return {
       name: 'bmc-fleet',
-      cli: ctx.cli,
-      baseIso: ctx.baseIso,
-      runDir: ctx.runDir,
       tls: { certFile: leaf.certFile, keyFile: leaf.keyFile, caPem: ca.certPem },
       baseUrl: (port) => `https://127.0.0.1:${port}`,
       serviceBaseUrl: (port) => `https://10.0.2.2:${port}`,
@@ -127,10 +114,12 @@ describe.runIf(setup.ready)('a BMC fleet booted by one command (qemu, TCG)', () 
         HTTP_ROUTES: 'all',
         BMC_ISO_READ_TIMEOUT: '60s',
       },
-    });
-    const trust = qemuTrustingCa(ctx.runDir, ctx.qemu, ca.certFile);
+    };
+  });
+  beforeAll(async () => {
+    const trust = qemuTrustingCa(suite.ctx.runDir, suite.ctx.qemu, ca.certFile);
     if ('why' in trust) unavailable({ [`e2e: a private mount namespace for qemu's CA bundle (${trust.why})`]: false });
-    qemu = 'wrapper' in trust ? trust.wrapper : ctx.qemu;
+    qemu = 'wrapper' in trust ? trust.wrapper : suite.ctx.qemu;
     bmcCerts = makeTestCertificates(dir);
     await writeFile(path.join(dir, 'password'), `${PASSWORD}\n`, { mode: 0o600 });
     await writeFile(path.join(dir, 'wrong-password'), 'not-the-password\n', { mode: 0o600 });
@@ -141,13 +130,12 @@ describe.runIf(setup.ready)('a BMC fleet booted by one command (qemu, TCG)', () 
       await m.guest?.close();
     }
     for (const b of failing) await b.close();
-    await service?.stop();
   });
 
   it(
     'boot --all: four profiles reach registered with media ejected; a wrong password, a 5xx BMC and one that never reads fail alone',
     async (t) => {
-      const env = await createInfraEnv(service, {
+      const env = await createInfraEnv(suite.service, {
         name: 'e2e-bmc-fleet',
         kernelArguments: ['console=ttyS0', 'bootsmith.e2e=bmc-fleet', 'coreos.liveiso.fromram'],
         staticNetworkConfig: [],
@@ -162,7 +150,7 @@ describe.runIf(setup.ready)('a BMC fleet booted by one command (qemu, TCG)', () 
             `--- ${m.name} BMC: ${m.bmc?.requests.map((r) => `${r.method} ${r.path} ${r.status}`).join('\n')}`,
           );
         }
-        console.error(await service.logTail(80));
+        console.error(await suite.service.logTail(80));
       });
 
       // The guests and their BMCs; the dell host is on and idles at "no bootable device".
@@ -290,7 +278,7 @@ describe.runIf(setup.ready)('a BMC fleet booted by one command (qemu, TCG)', () 
       expect((dell?.body as { Image: string }).Image).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/bytoken\//);
 
       // The service agrees: four hosts registered with the BMCs' System UUIDs; `bmc show` tells the story.
-      const hosts = JSON.parse(await service.expectCall('GET', `${API}/infra-envs/${env.id}/hosts`, 200)) as {
+      const hosts = JSON.parse(await suite.service.expectCall('GET', `${API}/infra-envs/${env.id}/hosts`, 200)) as {
         id: string;
       }[];
       expect(hosts.map((h) => h.id).sort()).toEqual(members.map((m) => m.uuid).sort());
@@ -303,8 +291,8 @@ describe.runIf(setup.ready)('a BMC fleet booted by one command (qemu, TCG)', () 
       expect(shown.last_job.steps.every((s) => s.status === 'done')).toBe(true);
 
       // No password anywhere: the CLI's output, the service's log, the events.
-      const events = await service.expectCall('GET', `${API}/events?infra_env_id=${env.id}`, 200);
-      const everything = outputs.join('\n') + (await readFile(service.logPath, 'utf8')) + events;
+      const events = await suite.service.expectCall('GET', `${API}/events?infra_env_id=${env.id}`, 200);
+      const everything = outputs.join('\n') + (await readFile(suite.service.logPath, 'utf8')) + events;
       expect(everything).not.toContain(PASSWORD);
       expect(everything).not.toContain(Buffer.from(`root:${PASSWORD}`).toString('base64'));
     },

@@ -10,14 +10,12 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type TestContext, afterEach, describe, expect, it } from 'vitest';
+import { type TestContext, expect, it } from 'vitest';
 
 import { decodeResource } from '../../src/cli/test-support/ignition-resource.js';
-import { e2eContext, readyContext } from './support/context.js';
-import { bootInTest, killAllGuests } from './support/qemu.js';
+import { bootSuite } from './support/boot-suite.js';
 import { type SerialReport, parseSerialReport } from './support/serial-report.js';
 
-const setup = e2eContext();
 const BOOT_TIMEOUT_MS = 120_000;
 const ISOLINUX_PREFIX = 'BOOT_IMAGE=/images/pxeboot/vmlinuz initrd=/images/pxeboot/initrd.img,/images/ignition.img';
 
@@ -29,32 +27,21 @@ function cli(cliPath: string, args: string[]): Promise<string> {
   });
 }
 
-/** Boots `isoPath` from a virtual CD-ROM with no network and returns the guest's whole /init report. */
-async function bootCdrom(t: TestContext, name: string, isoPath: string): Promise<SerialReport> {
-  const ctx = readyContext();
-  const result = await bootInTest(
-    t,
-    {
+bootSuite('an ISO customised with the CLI boots (qemu, TCG)', {}, (suite) => {
+  /** Boots `isoPath` from a virtual CD-ROM with no network and returns the guest's whole /init report. */
+  async function bootCdrom(t: TestContext, name: string, isoPath: string): Promise<SerialReport> {
+    const result = await suite.boot(t, {
       name,
-      runDir: ctx.runDir,
-      qemu: ctx.qemu,
       args: ['-nic', 'none', '-boot', 'order=d', '-cdrom', isoPath],
       timeoutMs: BOOT_TIMEOUT_MS,
-    },
-    () => Promise.resolve(''),
-  );
-  const report = parseSerialReport(result.serial);
-  expect(report.ended, 'the fixture /init report is incomplete').toBe(true);
-  return report;
-}
-
-describe.runIf(setup.ready)('an ISO customised with the CLI boots (qemu, TCG)', () => {
-  afterEach(() => {
-    killAllGuests();
-  });
+    });
+    const report = parseSerialReport(result.serial);
+    expect(report.ended, 'the fixture /init report is incomplete').toBe(true);
+    return report;
+  }
 
   it('iso customize: the guest sees the embedded Ignition and the kargs; remove + reset restore the base bytes', async (t) => {
-    const ctx = readyContext();
+    const ctx = suite.ctx;
     const ignition = Buffer.from(
       JSON.stringify({ ignition: { version: '3.4.0' }, storage: { files: [{ path: '/etc/bootsmith-cli-e2e' }] } }),
     );
@@ -93,7 +80,7 @@ describe.runIf(setup.ready)('an ISO customised with the CLI boots (qemu, TCG)', 
   });
 
   it('iso customize --dest-device --dest-ignition --post-install: the guest reads them in its live Ignition config', async (t) => {
-    const ctx = readyContext();
+    const ctx = suite.ctx;
     const dest = Buffer.from(
       JSON.stringify({ ignition: { version: '3.4.0' }, storage: { files: [{ path: '/etc/dest-e2e' }] } }),
     );

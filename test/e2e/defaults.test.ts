@@ -11,16 +11,14 @@
 //      files-presigned and fetches the kernel and the pxe-initrd from it;
 //   3. an unauthenticated client on the routable address gets no pull secret: the InfraEnv,
 //      its discovery Ignition, its ISO by id, the list, all 401.
-import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { beforeAll, expect, it, type TestContext } from 'vitest';
 import { isLoopbackHost } from '../../src/startup/routable-address.js';
-import { e2eContext, readyContext, type ReadyContext } from './support/context.js';
+import { bootSuite } from './support/boot-suite.js';
 import { createInfraEnv, type E2eInfraEnv, NIC_MAC } from './support/infraenv.js';
 import { ipxeMachine } from './support/ipxe-machine.js';
-import { bootInTest, killAllGuests } from './support/qemu.js';
 import { parseSerialReport, type SerialReport } from './support/serial-report.js';
-import { API, BootsmithService, OPENSHIFT_VERSION } from './support/service.js';
+import { API, OPENSHIFT_VERSION } from './support/service.js';
 
-const setup = e2eContext();
 const ISO_BOOT_TIMEOUT_MS = 120_000;
 const PXE_BOOT_TIMEOUT_MS = 180_000;
 
@@ -31,90 +29,61 @@ function expectIgnition(report: SerialReport, env: E2eInfraEnv): void {
   expect(report.cmdline?.endsWith(` ${env.kernelArguments.join(' ')}`)).toBe(true);
 }
 
-if (!setup.ready) {
-  describe('the defaults, booted by real clients (qemu, TCG)', () => {
-    it.skip(`SKIPPED: ${setup.skipReason}`, () => undefined);
-  });
-}
-
-describe.runIf(setup.ready)('the defaults, booted by real clients (qemu, TCG)', () => {
-  let ctx: ReadyContext;
-  let service: BootsmithService;
+bootSuite('the defaults, booted by real clients (qemu, TCG)', {}, (suite) => {
   let env: E2eInfraEnv;
   let routable: string;
 
+  suite.startService(() => ({ name: 'defaults', defaults: true }));
   beforeAll(async () => {
-    ctx = readyContext();
-    service = await BootsmithService.start({
-      name: 'defaults',
-      cli: ctx.cli,
-      baseIso: ctx.baseIso,
-      runDir: ctx.runDir,
-      defaults: true,
-    });
-    routable = service.baseUrl;
-    env = await createInfraEnv(service, {
+    routable = suite.service.baseUrl;
+    env = await createInfraEnv(suite.service, {
       name: 'e2e-defaults',
       kernelArguments: ['console=ttyS0', 'bootsmith.e2e=defaults'],
     });
-  });
-  afterEach(() => {
-    const left = killAllGuests();
-    if (left > 0) console.warn(`e2e: killed ${left} guest(s) still running after the test`);
-  });
-  afterAll(async () => {
-    killAllGuests();
-    await service?.stop();
   });
 
   it("1. hands out the routable address: a guest with user networking boots from the download_url through qemu's HTTP block driver", async (t) => {
     const { hostname, port } = new URL(routable);
     expect(isLoopbackHost(hostname), `the service derived ${routable}`).toBe(false);
-    expect(port).toBe(new URL(service.url).port);
+    expect(port).toBe(new URL(suite.service.url).port);
     expect(env.downloadUrl).toMatch(
       new RegExp(
         `^${routable.replace(/[.[\]]/g, '\\$&')}/bytoken/[A-Za-z0-9_-]{32}/${OPENSHIFT_VERSION}/x86_64/full\\.iso$`,
       ),
     );
     expect(env.discoveryIgnition.toString('utf8')).toContain(`--url ${routable} `);
-    const health = (await (await fetch(`${service.url}/health`)).json()) as { warnings: string[] };
+    const health = (await (await fetch(`${suite.service.url}/health`)).json()) as { warnings: string[] };
     expect(health.warnings).toEqual([]);
 
     const drive = `if=none,id=cd0,media=cdrom,readonly=on,driver=raw,file.driver=http,file.url=${env.downloadUrl.replaceAll(',', ',,')}`;
-    const result = await bootInTest(
-      t,
-      {
-        name: 'defaults-virtual-media',
-        runDir: ctx.runDir,
-        qemu: ctx.qemu,
-        args: [
-          '-netdev',
-          'user,id=n0',
-          '-device',
-          `virtio-net-pci,netdev=n0,mac=${NIC_MAC}`,
-          '-drive',
-          drive,
-          '-device',
-          'ide-cd,drive=cd0,bootindex=0',
-        ],
-        timeoutMs: ISO_BOOT_TIMEOUT_MS,
-      },
-      () => service.logTail(),
-    );
+    const result = await suite.boot(t, {
+      name: 'defaults-virtual-media',
+      args: [
+        '-netdev',
+        'user,id=n0',
+        '-device',
+        `virtio-net-pci,netdev=n0,mac=${NIC_MAC}`,
+        '-drive',
+        drive,
+        '-device',
+        'ide-cd,drive=cd0,bootindex=0',
+      ],
+      timeoutMs: ISO_BOOT_TIMEOUT_MS,
+    });
     expectIgnition(parseSerialReport(result.serial), env);
     expect(result.exitCode).toBe(0);
   });
 
   it('2. the guest reaches the routable address itself: iPXE over user networking chains the script and fetches kernel and initrd from it', async (t: TestContext) => {
     const presigned = JSON.parse(
-      await service.expectCall(
+      await suite.service.expectCall(
         'GET',
         `${API}/infra-envs/${env.id}/downloads/files-presigned?file_name=ipxe-script&ipxe_script_type=discovery-image-always`,
         200,
       ),
     ) as { url: string };
     expect(presigned.url.startsWith(`${routable}/`)).toBe(true);
-    const script = await service.expectCall(
+    const script = await suite.service.expectCall(
       'GET',
       `${API}/infra-envs/${env.id}/downloads/files?file_name=ipxe-script`,
       200,
@@ -122,12 +91,8 @@ describe.runIf(setup.ready)('the defaults, booted by real clients (qemu, TCG)', 
     expect(/^kernel (\S+) /m.exec(script)?.[1]?.startsWith(`${routable}/`)).toBe(true);
     expect(/^initrd --name initrd (\S+) /m.exec(script)?.[1]?.startsWith(`${routable}/`)).toBe(true);
 
-    const machine = await ipxeMachine(ctx.runDir, 'defaults-ipxe', presigned.url);
-    const result = await bootInTest(
-      t,
-      { name: 'defaults-ipxe', runDir: ctx.runDir, qemu: ctx.qemu, args: machine, timeoutMs: PXE_BOOT_TIMEOUT_MS },
-      () => service.logTail(),
-    );
+    const machine = await ipxeMachine(suite.ctx.runDir, 'defaults-ipxe', presigned.url);
+    const result = await suite.boot(t, { name: 'defaults-ipxe', args: machine, timeoutMs: PXE_BOOT_TIMEOUT_MS });
     const report = parseSerialReport(result.serial);
     expectIgnition(report, env); // kernel and pxe-initrd came from the routable address
     expect(report.cmdline).toContain(` coreos.live.rootfs_url=${routable}/boot-artifacts/rootfs?`);

@@ -18,81 +18,51 @@
 // tls.test.ts boots the same machine from a service with native TLS, over its plain port.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { e2eContext, readyContext, type ReadyContext } from './support/context.js';
+import { beforeAll, expect, it } from 'vitest';
+import { bootSuite } from './support/boot-suite.js';
 import { agentOutcome, expectIgnitionApplied } from './support/guest-checks.js';
 import { createInfraEnv, type E2eInfraEnv, ignitionFile, KEYFILE_PATH, NIC_MAC } from './support/infraenv.js';
 import { ipxeMachine } from './support/ipxe-machine.js';
 import { DISK_EXIT_STATUS, DISK_MARKER, isoExtract } from './support/iso-tools.js';
-import { bootInTest, type BootResult, killAllGuests } from './support/qemu.js';
 import { kargValues, parseSerialReport } from './support/serial-report.js';
-import { API, BootsmithService } from './support/service.js';
+import { API } from './support/service.js';
 
-const setup = e2eContext();
 const PXE_BOOT_TIMEOUT_MS = 180_000;
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
-if (!setup.ready) {
-  describe('iPXE chain-boot (qemu, TCG)', () => {
-    it.skip(`SKIPPED: ${setup.skipReason}`, () => undefined);
-  });
-}
-
-describe.runIf(setup.ready)('iPXE chain-boot (qemu, TCG)', () => {
-  let ctx: ReadyContext;
-  let service: BootsmithService;
+bootSuite('iPXE chain-boot (qemu, TCG)', {}, (suite) => {
   let env: E2eInfraEnv;
   let machine: string[];
   /** The host the guest of boot 1 registered as. */
   let guestHostId: string | undefined;
   const filesRoute = '/api/assisted-install/v2/infra-envs/:infra_env_id/downloads/files';
 
-  async function boot(t: TestContext, name: string): Promise<BootResult> {
-    return bootInTest(
-      t,
-      { name, runDir: ctx.runDir, qemu: ctx.qemu, args: machine, timeoutMs: PXE_BOOT_TIMEOUT_MS },
-      () => service.logTail(),
-    );
-  }
-
+  suite.startService(() => ({ name: 'ipxe', baseUrl: (port) => `http://10.0.2.2:${port}` }));
   beforeAll(async () => {
-    ctx = readyContext();
-    service = await BootsmithService.start({
-      name: 'ipxe',
-      cli: ctx.cli,
-      baseIso: ctx.baseIso,
-      runDir: ctx.runDir,
-      baseUrl: (port) => `http://10.0.2.2:${port}`,
+    env = await createInfraEnv(suite.service, {
+      name: 'e2e-ipxe',
+      kernelArguments: ['console=ttyS0', 'bootsmith.e2e=ipxe'],
     });
-    env = await createInfraEnv(service, { name: 'e2e-ipxe', kernelArguments: ['console=ttyS0', 'bootsmith.e2e=ipxe'] });
 
     // What a user does: ask the API for the boot-order-control script URL, point iPXE at it.
     const presigned = JSON.parse(
-      await service.expectCall(
+      await suite.service.expectCall(
         'GET',
         `${API}/infra-envs/${env.id}/downloads/files-presigned?file_name=ipxe-script&ipxe_script_type=boot-order-control`,
         200,
       ),
     ) as { url: string };
-    expect(presigned.url.startsWith(`${service.baseUrl}/`)).toBe(true);
-    machine = await ipxeMachine(ctx.runDir, 'ipxe', presigned.url);
-  });
-  afterEach(() => {
-    const left = killAllGuests();
-    if (left > 0) console.warn(`e2e: killed ${left} guest(s) still running after the test`);
-  });
-  afterAll(async () => {
-    killAllGuests();
-    await service?.stop();
+    expect(presigned.url.startsWith(`${suite.service.baseUrl}/`)).toBe(true);
+    machine = await ipxeMachine(suite.ctx.runDir, 'ipxe', presigned.url);
   });
 
   it('1. iPXE fetches the script, the kernel and the pxe-initrd; the guest gets the Ignition and the static network from the initrd', async (t) => {
-    const result = await boot(t, 'ipxe-discovery');
+    const result = await suite.boot(t, { name: 'ipxe-discovery', args: machine, timeoutMs: PXE_BOOT_TIMEOUT_MS });
     const report = parseSerialReport(result.serial);
     expect(report.ended, 'the fixture /init never reported').toBe(true);
 
     // The kernel command line is the boot script's `kernel` line, InfraEnv kargs included.
-    const script = await service.expectCall(
+    const script = await suite.service.expectCall(
       'GET',
       `${API}/infra-envs/${env.id}/downloads/files?file_name=ipxe-script`,
       200,
@@ -116,8 +86,8 @@ describe.runIf(setup.ready)('iPXE chain-boot (qemu, TCG)', () => {
     // alignment (checked by hand: base + gzip archive appended unaligned boots with the config);
     // check the layout of the initrd iPXE fetched instead: base initrd, zeros to 4, the archive.
     const initrdUrl = /^initrd --name initrd (\S+) /m.exec(script)?.[1] ?? '';
-    const pxeInitrd = Buffer.from(await (await fetch(service.onHost(initrdUrl))).arrayBuffer());
-    const base = (await isoExtract(ctx.baseIso, '/images/pxeboot/initrd.img')) ?? Buffer.alloc(0);
+    const pxeInitrd = Buffer.from(await (await fetch(suite.service.onHost(initrdUrl))).arrayBuffer());
+    const base = (await isoExtract(suite.ctx.baseIso, '/images/pxeboot/initrd.img')) ?? Buffer.alloc(0);
     expect(base.length % 4, 'the fixture keeps its initrd off a 4-byte boundary').not.toBe(0);
     expect(pxeInitrd.subarray(0, base.length).equals(base)).toBe(true);
     const archiveAt = base.length + ((4 - (base.length % 4)) % 4);
@@ -130,10 +100,10 @@ describe.runIf(setup.ready)('iPXE chain-boot (qemu, TCG)', () => {
     const rootfsUrls = kargValues(report.cmdline ?? '', 'coreos.live.rootfs_url');
     expect(rootfsUrls).toHaveLength(1);
     const rootfsUrl = rootfsUrls[0] ?? '';
-    expect(rootfsUrl.startsWith(`${service.baseUrl}/boot-artifacts/rootfs?`)).toBe(true);
-    const served = await fetch(service.onHost(rootfsUrl));
+    expect(rootfsUrl.startsWith(`${suite.service.baseUrl}/boot-artifacts/rootfs?`)).toBe(true);
+    const served = await fetch(suite.service.onHost(rootfsUrl));
     expect(served.status).toBe(200);
-    const rootfs = (await isoExtract(ctx.baseIso, '/images/pxeboot/rootfs.img')) ?? Buffer.alloc(0);
+    const rootfs = (await isoExtract(suite.ctx.baseIso, '/images/pxeboot/rootfs.img')) ?? Buffer.alloc(0);
     expect(sha256(Buffer.from(await served.arrayBuffer()))).toBe(sha256(rootfs));
     expect(report.rootfs).toEqual({ status: 200, size: rootfs.length, sha256: sha256(rootfs) });
 
@@ -141,7 +111,7 @@ describe.runIf(setup.ready)('iPXE chain-boot (qemu, TCG)', () => {
     expectIgnitionApplied(report, env.discoveryIgnition);
     const agent = agentOutcome(report);
     expect(agent.errors).toEqual([]);
-    expect(agent.config).toMatchObject({ url: service.serviceBaseUrl, 'infra-env': env.id, credential: 'none' });
+    expect(agent.config).toMatchObject({ url: suite.service.serviceBaseUrl, 'infra-env': env.id, credential: 'none' });
     expect(agent.registered).toBe(201);
     expect(agent.inventoryReplies).toBe(1);
     guestHostId = agent.config?.['host-id'];
@@ -153,39 +123,41 @@ describe.runIf(setup.ready)('iPXE chain-boot (qemu, TCG)', () => {
     const hostId = guestHostId ?? '';
     expect(hostId, 'boot 1 registered no host').toMatch(/^[0-9a-f-]{36}$/);
     const registered = JSON.parse(
-      await service.expectCall('GET', `${API}/infra-envs/${env.id}/hosts/${hostId}`, 200),
+      await suite.service.expectCall('GET', `${API}/infra-envs/${env.id}/hosts/${hostId}`, 200),
     ) as { inventory?: string };
     expect(JSON.parse(registered.inventory ?? '{}')).toMatchObject({
       interfaces: [expect.objectContaining({ mac_address: NIC_MAC })],
     });
     const perMac = `${API}/infra-envs/${env.id}/downloads/files?file_name=ipxe-script&ipxe_script_type=boot-order-control&mac=${NIC_MAC}`;
-    expect(await service.expectCall('GET', perMac, 200)).toMatch(/^kernel /m);
+    expect(await suite.service.expectCall('GET', perMac, 200)).toMatch(/^kernel /m);
     // unbound hosts cannot report install progress (upstream answers 400); the installed host is
     // one an earlier release left behind (it accepted progress), as the database migration keeps it
-    await service.expectCall('PUT', `${API}/infra-envs/${env.id}/hosts/${hostId}/progress`, 400, {
+    await suite.service.expectCall('PUT', `${API}/infra-envs/${env.id}/hosts/${hostId}/progress`, 400, {
       current_stage: 'Done',
     });
-    await service.sql(
+    await suite.service.sql(
       `UPDATE hosts SET status = 'installed', status_info = 'Done' WHERE infra_env_id = $1 AND id = $2`,
       [env.id, hostId],
     );
-    const host = JSON.parse(await service.expectCall('GET', `${API}/infra-envs/${env.id}/hosts/${hostId}`, 200)) as {
+    const host = JSON.parse(
+      await suite.service.expectCall('GET', `${API}/infra-envs/${env.id}/hosts/${hostId}`, 200),
+    ) as {
       status: string;
     };
     expect(host.status).toBe('installed');
-    expect(await service.expectCall('GET', perMac, 404)).toMatch(/already installed/);
+    expect(await suite.service.expectCall('GET', perMac, 404)).toMatch(/already installed/);
 
     const notFound = () =>
-      service.metric('bootsmith_http_requests_total', { route: filesRoute, method: 'GET', status: '404' });
+      suite.service.metric('bootsmith_http_requests_total', { route: filesRoute, method: 'GET', status: '404' });
     const before = await notFound();
-    const result = await boot(t, 'ipxe-installed');
+    const result = await suite.boot(t, { name: 'ipxe-installed', args: machine, timeoutMs: PXE_BOOT_TIMEOUT_MS });
     const refused = (await notFound()) - before;
     console.log(`e2e ipxe-installed: the service refused the per-MAC script ${refused} time(s)`);
     expect(parseSerialReport(result.serial).begun, 'the discovery image booted again').toBe(false);
     expect(result.log).toContain(DISK_MARKER);
     expect(result.exitCode).toBe(DISK_EXIT_STATUS);
     // The redirect script tries as often as it says before it gives the machine back to the firmware.
-    const redirect = await service.expectCall(
+    const redirect = await suite.service.expectCall(
       'GET',
       `${API}/infra-envs/${env.id}/downloads/files?file_name=ipxe-script&ipxe_script_type=boot-order-control`,
       200,

@@ -21,9 +21,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { beforeAll, expect, it, type TestContext } from 'vitest';
 import { unavailable } from '../support/requirements.js';
-import { e2eContext, readyContext, type ReadyContext } from './support/context.js';
+import { bootSuite } from './support/boot-suite.js';
 import {
   createInfraEnv,
   type E2eInfraEnv,
@@ -39,7 +39,6 @@ import { bootInTest, type BootResult, killAllGuests } from './support/qemu.js';
 import { kargValues, parseSerialReport, type SerialReport } from './support/serial-report.js';
 import { API, BootsmithService } from './support/service.js';
 
-const setup = e2eContext();
 const ISO_BOOT_TIMEOUT_MS = 120_000;
 const ISOLINUX_PREFIX = 'BOOT_IMAGE=/images/pxeboot/vmlinuz initrd=/images/pxeboot/initrd.img,/images/ignition.img';
 /** What GRUB (the EFI boot path, EFI/fedora/grub.cfg) puts before the kargs area's contents. */
@@ -71,24 +70,13 @@ function expectDiscoveryBoot(report: SerialReport, expected: { ignition: Buffer;
   expectIgnitionApplied(report, expected.ignition);
 }
 
-if (!setup.ready) {
-  describe('discovery ISOs booted by real clients (qemu, TCG)', () => {
-    it.skip(`SKIPPED: ${setup.skipReason}`, () => undefined);
-  });
-}
-
-describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)', () => {
-  let ctx: ReadyContext;
-  let service: BootsmithService;
+bootSuite('discovery ISOs booted by real clients (qemu, TCG)', {}, (suite) => {
   let defaultKargs: string;
   let rootfs: Buffer;
   const kargsFor = (env: E2eInfraEnv): string => `${ISOLINUX_PREFIX} ${defaultKargs} ${env.kernelArguments.join(' ')}`;
 
-  async function boot(t: TestContext, name: string, args: string[]): Promise<BootResult> {
-    return bootInTest(t, { name, runDir: ctx.runDir, qemu: ctx.qemu, args, timeoutMs: ISO_BOOT_TIMEOUT_MS }, () =>
-      service.logTail(),
-    );
-  }
+  const boot = (t: TestContext, name: string, args: string[]): Promise<BootResult> =>
+    suite.boot(t, { name, args, timeoutMs: ISO_BOOT_TIMEOUT_MS });
 
   async function download(url: string, file: string): Promise<Buffer> {
     const r = await fetch(url);
@@ -98,36 +86,27 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
     return bytes;
   }
 
+  suite.startService(() => ({ name: 'iso' }));
   beforeAll(async () => {
-    ctx = readyContext();
-    service = await BootsmithService.start({ name: 'iso', cli: ctx.cli, baseIso: ctx.baseIso, runDir: ctx.runDir });
-    const kargsJson = await isoExtract(ctx.baseIso, '/coreos/kargs.json');
+    const kargsJson = await isoExtract(suite.ctx.baseIso, '/coreos/kargs.json');
     defaultKargs = (JSON.parse(kargsJson?.toString('utf8') ?? '{}') as { default: string }).default;
-    rootfs = (await isoExtract(ctx.baseIso, '/images/pxeboot/rootfs.img')) ?? Buffer.alloc(0);
+    rootfs = (await isoExtract(suite.ctx.baseIso, '/images/pxeboot/rootfs.img')) ?? Buffer.alloc(0);
     expect(defaultKargs).toMatch(/coreos\.liveiso=/);
     expect(rootfs.length).toBeGreaterThan(0);
   });
-  afterEach(() => {
-    const left = killAllGuests();
-    if (left > 0) console.warn(`e2e: killed ${left} guest(s) still running after the test`);
-  });
-  afterAll(async () => {
-    killAllGuests();
-    await service?.stop();
-  });
 
   it('1. full.iso downloaded with a plain HTTP client boots with exactly the discovery Ignition and the promised kargs', async (t) => {
-    const env = await createInfraEnv(service, {
+    const env = await createInfraEnv(suite.service, {
       name: 'e2e-download',
       kernelArguments: ['console=ttyS0', 'bootsmith.e2e=download', 'bootsmith.note="spliced kargs"'],
     });
-    expect(env.downloadUrl).toBe(`${service.url}/byid/${env.id}/4.17/x86_64/full.iso`);
+    expect(env.downloadUrl).toBe(`${suite.service.url}/byid/${env.id}/4.17/x86_64/full.iso`);
     // The Ignition carries the static network keyfile for the guest's NIC (full ISOs route it there).
     expect(ignitionFile(env.discoveryIgnition, KEYFILE_PATH)).toContain(`mac-address=${NIC_MAC.toUpperCase()}`);
 
-    const isoPath = path.join(ctx.runDir, 'download-full.iso');
+    const isoPath = path.join(suite.ctx.runDir, 'download-full.iso');
     const iso = await download(env.downloadUrl, isoPath);
-    expect(iso.length).toBe(ctx.manifest.size);
+    expect(iso.length).toBe(suite.ctx.manifest.size);
 
     const result = await boot(t, 'iso-download', ['-nic', 'none', '-boot', 'order=d', '-cdrom', isoPath]);
     const report = parseSerialReport(result.serial);
@@ -141,16 +120,16 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
   });
 
   it("2. BMC virtual media: boots from the /byid URL through qemu's HTTP block driver, costing one Ignition lookup", async (t) => {
-    const env = await createInfraEnv(service, {
+    const env = await createInfraEnv(suite.service, {
       name: 'e2e-virtual-media',
       kernelArguments: ['console=ttyS0', 'bootsmith.e2e=virtual-media'],
     });
     expect(env.downloadUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/byid\/[0-9a-f-]{36}\/4\.17\/x86_64\/full\.iso$/);
     const route = '/byid/:id/:version/:arch/:filename';
     const before = {
-      misses: await service.metric('bootsmith_ignition_lookups_total', { result: 'miss' }),
-      heads: await service.metric('bootsmith_http_requests_total', { route, method: 'HEAD', status: '200' }),
-      ranges: await service.metric('bootsmith_http_requests_total', { route, method: 'GET', status: '206' }),
+      misses: await suite.service.metric('bootsmith_ignition_lookups_total', { result: 'miss' }),
+      heads: await suite.service.metric('bootsmith_http_requests_total', { route, method: 'HEAD', status: '200' }),
+      ranges: await suite.service.metric('bootsmith_http_requests_total', { route, method: 'GET', status: '206' }),
     };
     // qemu's curl driver: HEAD for the size, then Range GETs, as a BMC reads virtual media.
     const drive = `if=none,id=cd0,media=cdrom,readonly=on,driver=raw,file.driver=http,file.url=${env.downloadUrl.replaceAll(',', ',,')}`;
@@ -164,11 +143,13 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
     ]);
     expectDiscoveryBoot(parseSerialReport(result.serial), { ignition: env.discoveryIgnition, cmdline: kargsFor(env) });
 
-    const misses = (await service.metric('bootsmith_ignition_lookups_total', { result: 'miss' })) - before.misses;
+    const misses = (await suite.service.metric('bootsmith_ignition_lookups_total', { result: 'miss' })) - before.misses;
     const heads =
-      (await service.metric('bootsmith_http_requests_total', { route, method: 'HEAD', status: '200' })) - before.heads;
+      (await suite.service.metric('bootsmith_http_requests_total', { route, method: 'HEAD', status: '200' })) -
+      before.heads;
     const ranges =
-      (await service.metric('bootsmith_http_requests_total', { route, method: 'GET', status: '206' })) - before.ranges;
+      (await suite.service.metric('bootsmith_http_requests_total', { route, method: 'GET', status: '206' })) -
+      before.ranges;
     console.log(
       `e2e iso-virtual-media: qemu sent ${heads} HEAD and ${ranges} Range GETs; ${misses} Ignition lookup miss(es)`,
     );
@@ -182,7 +163,7 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
     // Incompressible padding in the Ignition makes the archive span several sectors, so the
     // shifted copy leaves a truncated archive in the area (a small one would leave only zeros).
     const padding = randomBytes(3 * SECTOR).toString('hex');
-    const env = await createInfraEnv(service, {
+    const env = await createInfraEnv(suite.service, {
       name: 'e2e-broken',
       kernelArguments: ['console=ttyS0', 'bootsmith.e2e=broken'],
       ignitionConfigOverride: JSON.stringify({
@@ -192,8 +173,8 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
     });
     const iso = Buffer.from(await (await fetch(env.downloadUrl)).arrayBuffer());
     // Where the embed area is, by xorriso, cross-checked with bootsmith's parser.
-    const extent = isoExtent(ctx.baseIso, '/images/ignition.img');
-    expect(extent).toEqual({ offset: ctx.manifest.ignition.offset, size: ctx.manifest.ignition.length });
+    const extent = isoExtent(suite.ctx.baseIso, '/images/ignition.img');
+    expect(extent).toEqual({ offset: suite.ctx.manifest.ignition.offset, size: suite.ctx.manifest.ignition.length });
     const { offset, size } = extent ?? { offset: 0, size: 0 };
     expect(iso.subarray(offset, offset + 2).toString('hex')).toBe('1f8b'); // the served ISO has a gzip archive there
     expect(
@@ -202,10 +183,10 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
     ).toBe(true);
     // The bug: the archive lands one sector before the area, over the end of the previous file
     // (coreos metadata nothing reads at boot); the area keeps only the archive's tail.
-    expect(['/coreos/kargs.json', '/coreos/miniso.dat']).toContain(isoFileAt(ctx.baseIso, offset - SECTOR));
+    expect(['/coreos/kargs.json', '/coreos/miniso.dat']).toContain(isoFileAt(suite.ctx.baseIso, offset - SECTOR));
     iso.copy(iso, offset - SECTOR, offset, offset + size);
     iso.fill(0, offset + size - SECTOR, offset + size);
-    const isoPath = path.join(ctx.runDir, 'broken-full.iso');
+    const isoPath = path.join(suite.ctx.runDir, 'broken-full.iso');
     await writeFile(isoPath, iso);
 
     const result = await boot(t, 'iso-broken-embed', ['-nic', 'none', '-boot', 'order=d', '-cdrom', isoPath]);
@@ -224,18 +205,18 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
   });
 
   it('4. minimal ISO: coreos.live.rootfs_url points at this service, which serves the rootfs', async (t) => {
-    if (!ctx.minimalPacked) {
-      skip(t, `minimal ISO case SKIPPED: ${ctx.minimalSkipReason ?? 'the base ISO carries no miniso.dat'}`);
+    if (!suite.ctx.minimalPacked) {
+      skip(t, `minimal ISO case SKIPPED: ${suite.ctx.minimalSkipReason ?? 'the base ISO carries no miniso.dat'}`);
     }
     // The service derives the minimal ISO from miniso.dat in the background once the base image
     // is loaded; wait until no image reports work pending (bounded).
     for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
-      if (!/"(pending|building|rebuilding)"/.test(await (await fetch(`${service.url}/health`)).text())) break;
+      if (!/"(pending|building|rebuilding)"/.test(await (await fetch(`${suite.service.url}/health`)).text())) break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     let env: E2eInfraEnv;
     try {
-      env = await createInfraEnv(service, {
+      env = await createInfraEnv(suite.service, {
         name: 'e2e-minimal',
         kernelArguments: ['console=ttyS0', 'bootsmith.e2e=minimal'],
         imageType: 'minimal-iso',
@@ -246,17 +227,17 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
         skip(t, `minimal ISO case SKIPPED: the service refuses minimal-iso InfraEnvs for this image (${message})`);
       throw err;
     }
-    expect(env.downloadUrl).toBe(`${service.url}/byid/${env.id}/4.17/x86_64/minimal.iso`);
+    expect(env.downloadUrl).toBe(`${suite.service.url}/byid/${env.id}/4.17/x86_64/minimal.iso`);
     const r = await fetch(env.downloadUrl);
     if (r.status === 400) {
       const reason = await r.text();
       skip(t, `minimal ISO case SKIPPED: the service does not serve minimal ISOs yet (400 ${reason})`);
     }
     expect(r.status).toBe(200);
-    const isoPath = path.join(ctx.runDir, 'download-minimal.iso');
+    const isoPath = path.join(suite.ctx.runDir, 'download-minimal.iso');
     const iso = Buffer.from(await r.arrayBuffer());
     await writeFile(isoPath, iso);
-    expect(iso.length).toBeLessThan(ctx.manifest.size);
+    expect(iso.length).toBeLessThan(suite.ctx.manifest.size);
     expect(isoExtent(isoPath, '/images/pxeboot/rootfs.img'), 'a minimal ISO has no rootfs').toBeUndefined();
 
     const result = await boot(t, 'iso-minimal', ['-nic', 'none', '-boot', 'order=d', '-cdrom', isoPath]);
@@ -272,7 +253,7 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
     const urls = kargValues(cmdline, 'coreos.live.rootfs_url');
     expect(urls).toHaveLength(1);
     const rootfsUrl = urls[0] ?? '';
-    expect(rootfsUrl.startsWith(`${service.baseUrl}/boot-artifacts/rootfs?`)).toBe(true);
+    expect(rootfsUrl.startsWith(`${suite.service.baseUrl}/boot-artifacts/rootfs?`)).toBe(true);
     const served = await fetch(rootfsUrl);
     expect(served.status).toBe(200);
     expect(sha256(Buffer.from(await served.arrayBuffer()))).toBe(sha256(rootfs));
@@ -281,9 +262,9 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
   it('5. AUTH_TYPE=local, UEFI with Secure Boot enforced: boots through the HTTP block driver from the short /bytoken/ download_url, recorded as one boot event', async (t) => {
     const local = await BootsmithService.start({
       name: 'iso-local',
-      cli: ctx.cli,
-      baseIso: ctx.baseIso,
-      runDir: ctx.runDir,
+      cli: suite.ctx.cli,
+      baseIso: suite.ctx.baseIso,
+      runDir: suite.ctx.runDir,
       env: { AUTH_TYPE: 'local' },
     });
     try {
@@ -301,9 +282,9 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
         t,
         {
           name: 'iso-short-token-secure-boot',
-          runDir: ctx.runDir,
-          qemu: ctx.qemu,
-          args: await machineArgs(ctx.runDir, 'iso-short-token-secure-boot', {
+          runDir: suite.ctx.runDir,
+          qemu: suite.ctx.qemu,
+          args: await machineArgs(suite.ctx.runDir, 'iso-short-token-secure-boot', {
             firmware: 'uefi-secure-boot',
             cdrom: { url: env.downloadUrl },
           }),
@@ -353,7 +334,7 @@ describe.runIf(setup.ready)('discovery ISOs booted by real clients (qemu, TCG)',
 routes:
   config: [{destination: 0.0.0.0/0, next-hop-address: 10.42.0.1}]
 `;
-    const env = await createInfraEnv(service, {
+    const env = await createInfraEnv(suite.service, {
       name: 'e2e-bond-vlan',
       kernelArguments: ['console=ttyS0', 'bootsmith.e2e=bond-vlan'],
       staticNetworkConfig: [
@@ -365,7 +346,7 @@ routes:
     const tar = Buffer.from(
       await (
         await fetch(
-          `${service.url}/api/assisted-install/v2/infra-envs/${env.id}/downloads/files?file_name=static-network-config`,
+          `${suite.service.url}/api/assisted-install/v2/infra-envs/${env.id}/downloads/files?file_name=static-network-config`,
         )
       ).arrayBuffer(),
     );
@@ -389,7 +370,7 @@ routes:
         .sort(),
     );
 
-    const isoPath = path.join(ctx.runDir, 'bond-vlan-full.iso');
+    const isoPath = path.join(suite.ctx.runDir, 'bond-vlan-full.iso');
     await download(env.downloadUrl, isoPath);
     const result = await boot(t, 'iso-bond-vlan', ['-nic', 'none', '-boot', 'order=d', '-cdrom', isoPath]);
     const report = parseSerialReport(result.serial);
@@ -420,14 +401,14 @@ routes:
       );
     expect(firstboot(report)).toEqual(promised);
 
-    if (!ctx.minimalPacked) {
-      console.warn(`e2e bond-vlan: minimal ISO part not run (${ctx.minimalSkipReason ?? 'no miniso.dat'})`);
+    if (!suite.ctx.minimalPacked) {
+      console.warn(`e2e bond-vlan: minimal ISO part not run (${suite.ctx.minimalSkipReason ?? 'no miniso.dat'})`);
       return;
     }
     // The minimal ISO carries them as files: the guest finds them in etc/coreos-firstboot-network/.
     const minimal = await fetch(env.downloadUrl.replace('/full.iso', '/minimal.iso'));
     expect(minimal.status).toBe(200);
-    const minimalPath = path.join(ctx.runDir, 'bond-vlan-minimal.iso');
+    const minimalPath = path.join(suite.ctx.runDir, 'bond-vlan-minimal.iso');
     await writeFile(minimalPath, Buffer.from(await minimal.arrayBuffer()));
     const r2 = await boot(t, 'iso-bond-vlan-minimal', ['-nic', 'none', '-boot', 'order=d', '-cdrom', minimalPath]);
     const report2 = parseSerialReport(r2.serial);

@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it, type TestContext } from 'vitest';
 import { runBootDiscovery } from '../../src/bmc/redfish/boot-discovery.js';
 import { RedfishClient } from '../../src/bmc/redfish/client.js';
 import {
@@ -26,12 +26,10 @@ import {
   startEmulatedBmc,
   type TestCertificates,
 } from '../support/redfish-emulator/index.js';
-import { e2eContext, readyContext, type ReadyContext } from './support/context.js';
+import { bootSuite } from './support/boot-suite.js';
 import { createInfraEnv } from './support/infraenv.js';
 import { parseSerialReport } from './support/serial-report.js';
-import { BootsmithService } from './support/service.js';
 
-const setup = e2eContext();
 /** TCG boot of the fixture: ~40 s on an idle 2-core machine; generous for a loaded one. */
 const BOOT_WITHIN_MS = 180_000;
 const PASSWORD = 'e2e-bmc-password';
@@ -58,25 +56,16 @@ function read(file: string): string {
   }
 }
 
-if (!setup.ready) {
-  describe('boot through the Redfish emulator (qemu, TCG)', () => {
-    it.skip(`SKIPPED: ${setup.skipReason}`, () => undefined);
-  });
-}
-
-describe.runIf(setup.ready)('boot through the Redfish emulator (qemu, TCG)', () => {
-  let ctx: ReadyContext;
-  let service: BootsmithService;
+bootSuite('boot through the Redfish emulator (qemu, TCG)', {}, (suite) => {
   let certs: TestCertificates;
   let certDir: string;
   let guest: QemuGuest | undefined;
   let bmc: EmulatedBmc | undefined;
 
-  beforeAll(async () => {
-    ctx = readyContext();
+  suite.startService(() => ({ name: 'redfish' }));
+  beforeAll(() => {
     certDir = mkdtempSync(path.join(tmpdir(), 'e2e-redfish-'));
     certs = makeTestCertificates(certDir);
-    service = await BootsmithService.start({ name: 'redfish', cli: ctx.cli, baseIso: ctx.baseIso, runDir: ctx.runDir });
   });
   afterEach(async () => {
     await bmc?.close();
@@ -84,8 +73,7 @@ describe.runIf(setup.ready)('boot through the Redfish emulator (qemu, TCG)', () 
     bmc = undefined;
     guest = undefined;
   });
-  afterAll(async () => {
-    await service?.stop();
+  afterAll(() => {
     if (certDir) rmSync(certDir, { recursive: true, force: true });
   });
 
@@ -94,7 +82,7 @@ describe.runIf(setup.ready)('boot through the Redfish emulator (qemu, TCG)', () 
       console.error(
         `--- serial (${g.serialPath}):\n${read(g.serialPath).slice(-6000)}\n--- SeaBIOS:\n${read(g.firmwareLogPath).slice(-3000)}\n` +
           `--- qemu said: ${g.qemuOutput}\n--- BMC requests:\n${bmc?.requests.map((r) => `${r.method} ${r.path} ${r.status}`).join('\n')}\n` +
-          (await service.logTail()),
+          (await suite.service.logTail()),
       );
     });
   }
@@ -105,11 +93,11 @@ describe.runIf(setup.ready)('boot through the Redfish emulator (qemu, TCG)', () 
   ];
 
   it.for(CASES)('$profile: boot-discovery boots the discovery ISO once ($insert insert, $resets)', async (c, t) => {
-    const env = await createInfraEnv(service, {
+    const env = await createInfraEnv(suite.service, {
       name: `e2e-redfish-${c.profile}`,
       kernelArguments: ['console=ttyS0', `bootsmith.e2e=redfish-${c.profile}`],
     });
-    guest = await QemuGuest.start({ name: `redfish-${c.profile}`, qemu: ctx.qemu, dir: ctx.runDir });
+    guest = await QemuGuest.start({ name: `redfish-${c.profile}`, qemu: suite.ctx.qemu, dir: suite.ctx.runDir });
     onFailure(t, guest);
     if (c.power === 'On') {
       // A host that is on and idle: SeaBIOS tried the blank disk and stopped at "no bootable device".
@@ -128,12 +116,12 @@ describe.runIf(setup.ready)('boot through the Redfish emulator (qemu, TCG)', () 
       macs: emulatedMacs(7),
     });
     const requestsBefore = {
-      heads: await service.metric('bootsmith_http_requests_total', {
+      heads: await suite.service.metric('bootsmith_http_requests_total', {
         route: '/byid/:id/:version/:arch/:filename',
         method: 'HEAD',
         status: '200',
       }),
-      ranges: await service.metric('bootsmith_http_requests_total', {
+      ranges: await suite.service.metric('bootsmith_http_requests_total', {
         route: '/byid/:id/:version/:arch/:filename',
         method: 'GET',
         status: '206',
@@ -187,13 +175,13 @@ describe.runIf(setup.ready)('boot through the Redfish emulator (qemu, TCG)', () 
     await waitFor('the guest to power off', 60_000, async () => ((await g.powerState()) === 'Off' ? true : undefined));
     expect((await client.readSystem()).powerState).toBe('Off');
     const heads =
-      (await service.metric('bootsmith_http_requests_total', {
+      (await suite.service.metric('bootsmith_http_requests_total', {
         route: '/byid/:id/:version/:arch/:filename',
         method: 'HEAD',
         status: '200',
       })) - requestsBefore.heads;
     const ranges =
-      (await service.metric('bootsmith_http_requests_total', {
+      (await suite.service.metric('bootsmith_http_requests_total', {
         route: '/byid/:id/:version/:arch/:filename',
         method: 'GET',
         status: '206',

@@ -14,81 +14,50 @@
 import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { expect, it } from 'vitest';
 import { makeCa, makeLeaf, type TestCa } from '../../src/http/transport/tls/test-support/certificates.js';
 import { unavailable } from '../support/requirements.js';
-import { e2eContext, readyContext, type ReadyContext } from './support/context.js';
+import { bootSuite } from './support/boot-suite.js';
 import { agentOutcome, expectIgnitionApplied } from './support/guest-checks.js';
 import { createInfraEnv } from './support/infraenv.js';
 import { ipxeMachine } from './support/ipxe-machine.js';
 import { isoExtract } from './support/iso-tools.js';
-import { bootGuest, bootInTest, type BootResult, killAllGuests, qemuTrustingCa } from './support/qemu.js';
+import { bootGuest, qemuTrustingCa } from './support/qemu.js';
 import { kargValues, parseSerialReport } from './support/serial-report.js';
-import { API, BootsmithService } from './support/service.js';
+import { API } from './support/service.js';
 
-const setup = e2eContext();
 const ISO_BOOT_TIMEOUT_MS = 120_000;
 const PXE_BOOT_TIMEOUT_MS = 180_000;
 /** qemu refusing a drive it cannot open ends at once; this only bounds a hang. */
 const REFUSAL_TIMEOUT_MS = 60_000;
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
-if (!setup.ready) {
-  describe('native TLS booted by real clients (qemu, TCG)', () => {
-    it.skip(`SKIPPED: ${setup.skipReason}`, () => undefined);
-  });
-}
-
-describe.runIf(setup.ready)('native TLS booted by real clients (qemu, TCG)', () => {
-  let ctx: ReadyContext;
-  let service: BootsmithService;
+bootSuite('native TLS booted by real clients (qemu, TCG)', {}, (suite) => {
   let ca: TestCa;
 
-  async function boot(
-    t: TestContext,
-    name: string,
-    args: string[],
-    timeoutMs: number,
-    qemu = ctx.qemu,
-  ): Promise<BootResult> {
-    return bootInTest(t, { name, runDir: ctx.runDir, qemu, args, timeoutMs }, () => service.logTail());
-  }
-
-  beforeAll(async () => {
-    ctx = readyContext();
-    const dir = path.join(ctx.runDir, 'tls');
+  suite.startService(async () => {
+    const dir = path.join(suite.ctx.runDir, 'tls');
     await mkdir(dir, { recursive: true });
     ca = makeCa(dir, 'bootsmith e2e CA');
     // 127.0.0.1 for qemu's curl driver and the tests; 10.0.2.2 for the guest's agent (slirp).
     const leaf = makeLeaf(dir, ca, 'server', ['127.0.0.1', '10.0.2.2', 'localhost']);
-    service = await BootsmithService.start({
+    return {
       name: 'tls',
-      cli: ctx.cli,
-      baseIso: ctx.baseIso,
-      runDir: ctx.runDir,
       tls: { certFile: leaf.certFile, keyFile: leaf.keyFile, caPem: ca.certPem },
       // ISOs for qemu's block driver on the host; the API and iPXE URLs for a guest on slirp.
       baseUrl: (port) => `https://127.0.0.1:${port}`,
       serviceBaseUrl: (port) => `https://10.0.2.2:${port}`,
       httpBaseUrl: (plainPort) => `http://10.0.2.2:${plainPort}`,
       env: { SERVICE_CA_CERT_FILE: ca.certFile },
-    });
-  });
-  afterEach(() => {
-    const left = killAllGuests();
-    if (left > 0) console.warn(`e2e: killed ${left} guest(s) still running after the test`);
-  });
-  afterAll(async () => {
-    killAllGuests();
-    await service?.stop();
+    };
   });
 
   it("1. BMC virtual media: qemu's HTTPS block driver boots the https:// download_url, verifying the certificate against the test CA", async (t) => {
-    const env = await createInfraEnv(service, {
+    const env = await createInfraEnv(suite.service, {
       name: 'e2e-tls-virtual-media',
       kernelArguments: ['console=ttyS0', 'bootsmith.e2e=tls-virtual-media'],
     });
-    expect(env.downloadUrl).toBe(`${service.url}/byid/${env.id}/4.17/x86_64/full.iso`);
+    expect(env.downloadUrl).toBe(`${suite.service.url}/byid/${env.id}/4.17/x86_64/full.iso`);
     expect(env.downloadUrl.startsWith('https://127.0.0.1:')).toBe(true);
     const drive = (verify: boolean) =>
       `if=none,id=cd0,media=cdrom,readonly=on,driver=raw,file.driver=https,file.sslverify=${verify ? 'on' : 'off'},file.url=${env.downloadUrl.replaceAll(',', ',,')}`;
@@ -101,7 +70,7 @@ describe.runIf(setup.ready)('native TLS booted by real clients (qemu, TCG)', () 
       'ide-cd,drive=cd0,bootindex=0',
     ];
 
-    const trust = qemuTrustingCa(ctx.runDir, ctx.qemu, ca.certFile);
+    const trust = qemuTrustingCa(suite.ctx.runDir, suite.ctx.qemu, ca.certFile);
     let verify = true;
     if ('why' in trust) {
       // Under CI this fails the run; elsewhere the boot still runs, without verification, and says so.
@@ -112,8 +81,8 @@ describe.runIf(setup.ready)('native TLS booted by real clients (qemu, TCG)', () 
       // Without the test CA, libcurl must refuse the server: verification is really on.
       const refused = await bootGuest({
         name: 'tls-virtual-media-untrusted',
-        runDir: ctx.runDir,
-        qemu: ctx.qemu,
+        runDir: suite.ctx.runDir,
+        qemu: suite.ctx.qemu,
         args: machine(true),
         timeoutMs: REFUSAL_TIMEOUT_MS,
       });
@@ -123,15 +92,14 @@ describe.runIf(setup.ready)('native TLS booted by real clients (qemu, TCG)', () 
     }
 
     const route = '/byid/:id/:version/:arch/:filename';
-    const ranges = () => service.metric('bootsmith_http_requests_total', { route, method: 'GET', status: '206' });
+    const ranges = () => suite.service.metric('bootsmith_http_requests_total', { route, method: 'GET', status: '206' });
     const before = await ranges();
-    const result = await boot(
-      t,
-      'tls-virtual-media',
-      machine(verify),
-      ISO_BOOT_TIMEOUT_MS,
-      'wrapper' in trust ? trust.wrapper : ctx.qemu,
-    );
+    const result = await suite.boot(t, {
+      name: 'tls-virtual-media',
+      qemu: 'wrapper' in trust ? trust.wrapper : suite.ctx.qemu,
+      args: machine(verify),
+      timeoutMs: ISO_BOOT_TIMEOUT_MS,
+    });
     const report = parseSerialReport(result.serial);
     expect(report.ended, 'the fixture /init never reported').toBe(true);
     const config = report.files.get('/config.ign');
@@ -146,14 +114,14 @@ describe.runIf(setup.ready)('native TLS booted by real clients (qemu, TCG)', () 
   });
 
   it('2. iPXE: the script, kernel, pxe-initrd and rootfs come over the plain port; the guest boots with the Ignition', async (t) => {
-    const env = await createInfraEnv(service, {
+    const env = await createInfraEnv(suite.service, {
       name: 'e2e-tls-ipxe',
       kernelArguments: ['console=ttyS0', 'bootsmith.e2e=tls-ipxe'],
     });
-    const plainBase = service.plainBaseUrl ?? '';
+    const plainBase = suite.service.plainBaseUrl ?? '';
     expect(plainBase).toMatch(/^http:\/\/10\.0\.2\.2:\d+$/);
     const presigned = JSON.parse(
-      await service.expectCall(
+      await suite.service.expectCall(
         'GET',
         `${API}/infra-envs/${env.id}/downloads/files-presigned?file_name=ipxe-script`,
         200,
@@ -161,27 +129,26 @@ describe.runIf(setup.ready)('native TLS booted by real clients (qemu, TCG)', () 
     ) as { url: string };
     expect(presigned.url.startsWith(`${plainBase}/`)).toBe(true);
     // What iPXE will get, fetched the same way over the plain port.
-    const script = await (await fetch(service.onHost(presigned.url))).text();
+    const script = await (await fetch(suite.service.onHost(presigned.url))).text();
     const kernelUrl = /^kernel (\S+) /m.exec(script)?.[1] ?? '';
     const initrdUrl = /^initrd --name initrd (\S+)/m.exec(script)?.[1] ?? '';
     expect(kernelUrl.startsWith(`${plainBase}/boot-artifacts/kernel?`), script).toBe(true);
     expect(initrdUrl.startsWith(`${plainBase}/images/${env.id}/pxe-initrd?`), script).toBe(true);
 
-    const result = await boot(
-      t,
-      'tls-ipxe',
-      await ipxeMachine(ctx.runDir, 'tls-ipxe', presigned.url),
-      PXE_BOOT_TIMEOUT_MS,
-    );
+    const result = await suite.boot(t, {
+      name: 'tls-ipxe',
+      args: await ipxeMachine(suite.ctx.runDir, 'tls-ipxe', presigned.url),
+      timeoutMs: PXE_BOOT_TIMEOUT_MS,
+    });
     const report = parseSerialReport(result.serial);
     expect(report.ended, 'the fixture /init never reported').toBe(true);
     expect(report.files.get('/config.ign')?.sha256).toBe(sha256(env.discoveryIgnition));
     const rootfsUrl = kargValues(report.cmdline ?? '', 'coreos.live.rootfs_url')[0] ?? '';
     expect(rootfsUrl.startsWith(`${plainBase}/boot-artifacts/rootfs?`)).toBe(true);
-    const rootfs = await fetch(service.onHost(rootfsUrl));
+    const rootfs = await fetch(suite.service.onHost(rootfsUrl));
     expect(rootfs.status).toBe(200);
     expect(sha256(Buffer.from(await rootfs.arrayBuffer()))).toBe(
-      sha256((await isoExtract(ctx.baseIso, '/images/pxeboot/rootfs.img')) ?? Buffer.alloc(0)),
+      sha256((await isoExtract(suite.ctx.baseIso, '/images/pxeboot/rootfs.img')) ?? Buffer.alloc(0)),
     );
     expect(report.rootfs).toMatchObject({ status: 200 });
     expectIgnitionApplied(report, env.discoveryIgnition);
@@ -189,7 +156,7 @@ describe.runIf(setup.ready)('native TLS booted by real clients (qemu, TCG)', () 
     const agent = agentOutcome(report);
     expect(agent.errors).toEqual([]);
     expect(agent.config).toMatchObject({
-      url: service.serviceBaseUrl,
+      url: suite.service.serviceBaseUrl,
       cacert: '/etc/assisted-service/service-ca-cert.crt',
     });
     expect(agent.registered).toBe(201);
@@ -198,7 +165,7 @@ describe.runIf(setup.ready)('native TLS booted by real clients (qemu, TCG)', () 
 
     // The plain port serves nothing else: the ISO is refused with its HTTPS URL.
     const iso = `/byid/${env.id}/4.17/x86_64/full.iso`;
-    const refused = await fetch(`${service.plainUrl}${iso}`);
+    const refused = await fetch(`${suite.service.plainUrl}${iso}`);
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { message: string }).message).toContain(`use https://127.0.0.1:`);
   });

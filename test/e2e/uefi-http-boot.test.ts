@@ -6,129 +6,108 @@
 // as from a CD. The live system then fetches coreos.live.rootfs_url from the service, Ignition
 // applies the spliced config, and the guest registers.
 import { createHash } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { unavailable } from '../support/requirements.js';
-import { e2eContext, readyContext, type ReadyContext } from './support/context.js';
+import { afterAll, expect, it } from 'vitest';
+import { bootSuite } from './support/boot-suite.js';
 import { agentOutcome, expectIgnitionApplied, expectSecureBoot } from './support/guest-checks.js';
 import { createHttpBootLan, HAVE_HTTP_BOOT_LAN, type HttpBootLan } from './support/http-boot-lan.js';
 import { createInfraEnv } from './support/infraenv.js';
 import { isoExtract } from './support/iso-tools.js';
 import { firmwareArgs, HAVE_OVMF } from './support/machine.js';
-import { bootInTest, killAllGuests } from './support/qemu.js';
+import { bootInTest } from './support/qemu.js';
 import { kargValues, parseSerialReport } from './support/serial-report.js';
-import { API, BootsmithService } from './support/service.js';
+import { API } from './support/service.js';
 
-const setup = e2eContext();
 /** OVMF's DHCP, the ~36 MiB ISO into RAM, then the Secure Boot chain: ~30 s on an idle 2-core machine. */
 const BOOT_TIMEOUT_MS = 240_000;
 const GUEST_MAC = '52:54:00:e2:e0:41';
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
-if (!setup.ready) {
-  describe('UEFI HTTP Boot of the minimal ISO (qemu, TCG, OVMF, dnsmasq)', () => {
-    it.skip(`SKIPPED: ${setup.skipReason}`, () => undefined);
-  });
-}
+bootSuite(
+  'UEFI HTTP Boot of the minimal ISO (qemu, TCG, OVMF, dnsmasq)',
+  {
+    'ovmf (OVMF_CODE_4M.ms.fd)': HAVE_OVMF,
+    'root, ip, dnsmasq and /dev/net/tun (a network namespace with a DHCP server)': HAVE_HTTP_BOOT_LAN,
+  },
+  (suite) => {
+    let lan: HttpBootLan;
 
-describe.runIf(
-  setup.ready &&
-    !unavailable({
-      'ovmf (OVMF_CODE_4M.ms.fd)': HAVE_OVMF,
-      'root, ip, dnsmasq and /dev/net/tun (a network namespace with a DHCP server)': HAVE_HTTP_BOOT_LAN,
-    }),
-)('UEFI HTTP Boot of the minimal ISO (qemu, TCG, OVMF, dnsmasq)', () => {
-  let ctx: ReadyContext;
-  let lan: HttpBootLan;
-  let service: BootsmithService;
-
-  beforeAll(async () => {
-    ctx = readyContext();
-    lan = createHttpBootLan(ctx.runDir, 'http-boot');
-    service = await BootsmithService.start({
-      name: 'http-boot',
-      cli: ctx.cli,
-      baseIso: ctx.baseIso,
-      runDir: ctx.runDir,
-      listenAddress: lan.hostAddress,
+    suite.startService(() => {
+      lan = createHttpBootLan(suite.ctx.runDir, 'http-boot');
+      return { name: 'http-boot', listenAddress: lan.hostAddress };
     });
-  });
-  afterEach(() => {
-    killAllGuests();
-  });
-  afterAll(async () => {
-    killAllGuests();
-    await service?.stop();
-    await lan?.close();
-  });
-
-  it('OVMF HTTP-boots the minimal ISO under Secure Boot; the live system fetches its rootfs, applies its Ignition and registers', async (t) => {
-    const env = await createInfraEnv(service, {
-      name: 'e2e-http-boot',
-      kernelArguments: ['console=ttyS0', 'bootsmith.e2e=http-boot'],
-      imageType: 'minimal-iso',
+    afterAll(async () => {
+      await lan?.close();
     });
-    expect(env.downloadUrl).toBe(
-      `http://${lan.hostAddress}:${new URL(service.url).port}/byid/${env.id}/4.17/x86_64/minimal.iso`,
-    );
-    await lan.startDnsmasq(env.downloadUrl);
-    const route = '/byid/:id/:version/:arch/:filename';
-    const reads = async () => ({
-      heads: await service.metric('bootsmith_http_requests_total', { route, method: 'HEAD', status: '200' }),
-      gets: await service.metric('bootsmith_http_requests_total', { route, method: 'GET', status: '200' }),
-    });
-    const before = await reads();
 
-    const result = await bootInTest(
-      t,
-      {
-        name: 'http-boot',
-        runDir: ctx.runDir,
-        qemu: lan.qemuWrapper,
-        args: [
-          ...(await firmwareArgs(ctx.runDir, 'http-boot', 'uefi-secure-boot')),
-          ...lan.nicArgs(GUEST_MAC),
-          // PXE off: OVMF goes straight to HTTP Boot (opt/org.tianocore switches, OVMF ≥ 2022.05)
-          '-fw_cfg',
-          'name=opt/org.tianocore/IPv4PXESupport,string=n',
-          '-fw_cfg',
-          'name=opt/org.tianocore/IPv6PXESupport,string=n',
-        ],
-        timeoutMs: BOOT_TIMEOUT_MS,
-      },
-      async () => `${await service.logTail()}\n--- dnsmasq:\n${await lan.dnsmasqLog()}`,
-    );
-    const after = await reads();
-    console.log(
-      `e2e http-boot: OVMF sent ${after.heads - before.heads} HEAD and ${after.gets - before.gets} GET for the minimal ISO`,
-    );
-    // The firmware's side: DHCP gave it the URL, it read the whole ISO.
-    expect(result.log).toContain(`URI: ${env.downloadUrl}`);
-    expect(after.gets - before.gets).toBeGreaterThanOrEqual(1);
-    expect(await lan.dnsmasqLog()).toMatch(new RegExp(`bootfile-name +${env.downloadUrl.replaceAll('.', '\\.')}`));
+    it('OVMF HTTP-boots the minimal ISO under Secure Boot; the live system fetches its rootfs, applies its Ignition and registers', async (t) => {
+      const env = await createInfraEnv(suite.service, {
+        name: 'e2e-http-boot',
+        kernelArguments: ['console=ttyS0', 'bootsmith.e2e=http-boot'],
+        imageType: 'minimal-iso',
+      });
+      expect(env.downloadUrl).toBe(
+        `http://${lan.hostAddress}:${new URL(suite.service.url).port}/byid/${env.id}/4.17/x86_64/minimal.iso`,
+      );
+      await lan.startDnsmasq(env.downloadUrl);
+      const route = '/byid/:id/:version/:arch/:filename';
+      const reads = async () => ({
+        heads: await suite.service.metric('bootsmith_http_requests_total', { route, method: 'HEAD', status: '200' }),
+        gets: await suite.service.metric('bootsmith_http_requests_total', { route, method: 'GET', status: '200' }),
+      });
+      const before = await reads();
 
-    const report = parseSerialReport(result.serial);
-    expect(report.ended, 'the fixture /init never reported').toBe(true);
-    expectSecureBoot(report);
-    expect(report.files.get('/config.ign')?.content.equals(env.discoveryIgnition)).toBe(true);
-    expectIgnitionApplied(report, env.discoveryIgnition);
-    // The minimal ISO has no rootfs: the live system fetched it from the URL in its kargs.
-    expect(kargValues(report.cmdline ?? '', 'coreos.liveiso')).toEqual([]);
-    const rootfsUrl = kargValues(report.cmdline ?? '', 'coreos.live.rootfs_url')[0] ?? '';
-    expect(rootfsUrl.startsWith(`${service.baseUrl}/boot-artifacts/rootfs?`)).toBe(true);
-    const rootfs = (await isoExtract(ctx.baseIso, '/images/pxeboot/rootfs.img')) ?? Buffer.alloc(0);
-    expect(report.rootfs).toEqual({ status: 200, size: rootfs.length, sha256: sha256(rootfs) });
-    // The booted guest's own lease on the same LAN, then its registration.
-    expect(report.net).toMatchObject({ nic: 'eth0', mac: GUEST_MAC });
-    const agent = agentOutcome(report);
-    expect(agent.errors).toEqual([]);
-    expect(agent.registered).toBe(201);
-    const host = JSON.parse(
-      await service.expectCall('GET', `${API}/infra-envs/${env.id}/hosts/${agent.config?.['host-id']}`, 200),
-    ) as { inventory?: string };
-    expect(JSON.parse(host.inventory ?? '{}')).toMatchObject({
-      boot: { current_boot_mode: 'uefi', secure_boot_state: 'Enabled' },
-      interfaces: [expect.objectContaining({ mac_address: GUEST_MAC })],
+      const result = await bootInTest(
+        t,
+        {
+          name: 'http-boot',
+          runDir: suite.ctx.runDir,
+          qemu: lan.qemuWrapper,
+          args: [
+            ...(await firmwareArgs(suite.ctx.runDir, 'http-boot', 'uefi-secure-boot')),
+            ...lan.nicArgs(GUEST_MAC),
+            // PXE off: OVMF goes straight to HTTP Boot (opt/org.tianocore switches, OVMF ≥ 2022.05)
+            '-fw_cfg',
+            'name=opt/org.tianocore/IPv4PXESupport,string=n',
+            '-fw_cfg',
+            'name=opt/org.tianocore/IPv6PXESupport,string=n',
+          ],
+          timeoutMs: BOOT_TIMEOUT_MS,
+        },
+        async () => `${await suite.service.logTail()}\n--- dnsmasq:\n${await lan.dnsmasqLog()}`,
+      );
+      const after = await reads();
+      console.log(
+        `e2e http-boot: OVMF sent ${after.heads - before.heads} HEAD and ${after.gets - before.gets} GET for the minimal ISO`,
+      );
+      // The firmware's side: DHCP gave it the URL, it read the whole ISO.
+      expect(result.log).toContain(`URI: ${env.downloadUrl}`);
+      expect(after.gets - before.gets).toBeGreaterThanOrEqual(1);
+      expect(await lan.dnsmasqLog()).toMatch(new RegExp(`bootfile-name +${env.downloadUrl.replaceAll('.', '\\.')}`));
+
+      const report = parseSerialReport(result.serial);
+      expect(report.ended, 'the fixture /init never reported').toBe(true);
+      expectSecureBoot(report);
+      expect(report.files.get('/config.ign')?.content.equals(env.discoveryIgnition)).toBe(true);
+      expectIgnitionApplied(report, env.discoveryIgnition);
+      // The minimal ISO has no rootfs: the live system fetched it from the URL in its kargs.
+      expect(kargValues(report.cmdline ?? '', 'coreos.liveiso')).toEqual([]);
+      const rootfsUrl = kargValues(report.cmdline ?? '', 'coreos.live.rootfs_url')[0] ?? '';
+      expect(rootfsUrl.startsWith(`${suite.service.baseUrl}/boot-artifacts/rootfs?`)).toBe(true);
+      const rootfs = (await isoExtract(suite.ctx.baseIso, '/images/pxeboot/rootfs.img')) ?? Buffer.alloc(0);
+      expect(report.rootfs).toEqual({ status: 200, size: rootfs.length, sha256: sha256(rootfs) });
+      // The booted guest's own lease on the same LAN, then its registration.
+      expect(report.net).toMatchObject({ nic: 'eth0', mac: GUEST_MAC });
+      const agent = agentOutcome(report);
+      expect(agent.errors).toEqual([]);
+      expect(agent.registered).toBe(201);
+      const host = JSON.parse(
+        await suite.service.expectCall('GET', `${API}/infra-envs/${env.id}/hosts/${agent.config?.['host-id']}`, 200),
+      ) as { inventory?: string };
+      expect(JSON.parse(host.inventory ?? '{}')).toMatchObject({
+        boot: { current_boot_mode: 'uefi', secure_boot_state: 'Enabled' },
+        interfaces: [expect.objectContaining({ mac_address: GUEST_MAC })],
+      });
+      expect(result.exitCode).toBe(0);
     });
-    expect(result.exitCode).toBe(0);
-  });
-});
+  },
+);

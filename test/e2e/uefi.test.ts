@@ -19,7 +19,7 @@ import { createHash, randomUUID, X509Certificate } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser } from 'puppeteer-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { HAVE_CHROMIUM, launchChromium, openPage } from '../../src/console/test-support/browser.js';
 import {
   makeCa,
@@ -28,16 +28,15 @@ import {
   type TestLeaf,
 } from '../../src/http/transport/tls/test-support/certificates.js';
 import { unavailable } from '../support/requirements.js';
-import { e2eContext, readyContext, type ReadyContext } from './support/context.js';
+import { bootSuite } from './support/boot-suite.js';
 import { agentOutcome, expectIgnitionApplied, expectSecureBoot } from './support/guest-checks.js';
 import { createInfraEnv, ignitionFile, NIC_MAC } from './support/infraenv.js';
 import { isoExtent } from './support/iso-tools.js';
 import { HAVE_OVMF, machineArgs } from './support/machine.js';
-import { bootGuest, bootInTest, killAllGuests, qemuTrustingCa } from './support/qemu.js';
+import { bootGuest, qemuTrustingCa } from './support/qemu.js';
 import { kargValues, parseSerialReport } from './support/serial-report.js';
-import { API, BootsmithService } from './support/service.js';
+import { API } from './support/service.js';
 
-const setup = e2eContext();
 /** A Secure Boot guest over HTTPS boots in ~20 s here; it then stays up GUEST_STAY_SECONDS. */
 const GUEST_STAY_SECONDS = 20;
 const BOOT_TIMEOUT_MS = 240_000;
@@ -64,56 +63,39 @@ interface Event {
   host_id?: string;
 }
 
-if (!setup.ready) {
-  describe('UEFI + Secure Boot, the loop closed (qemu, TCG, OVMF)', () => {
-    it.skip(`SKIPPED: ${setup.skipReason}`, () => undefined);
-  });
-}
-
-describe.runIf(setup.ready && !unavailable({ 'ovmf (OVMF_CODE_4M.ms.fd, OVMF_VARS_4M.ms.fd)': HAVE_OVMF }))(
+bootSuite(
   'UEFI + Secure Boot, the loop closed (qemu, TCG, OVMF)',
-  () => {
-    let ctx: ReadyContext;
-    let service: BootsmithService;
+  { 'ovmf (OVMF_CODE_4M.ms.fd, OVMF_VARS_4M.ms.fd)': HAVE_OVMF },
+  (suite) => {
     let ca: TestCa;
     let leaf: TestLeaf;
     let qemu: string;
 
-    beforeAll(async () => {
-      ctx = readyContext();
-      const dir = path.join(ctx.runDir, 'uefi-tls');
+    suite.startService(async () => {
+      const dir = path.join(suite.ctx.runDir, 'uefi-tls');
       await mkdir(dir, { recursive: true });
       ca = makeCa(dir, 'bootsmith e2e uefi CA');
       // 127.0.0.1 for qemu's curl driver and the tests; 10.0.2.2 for the guest on qemu's user network.
       leaf = makeLeaf(dir, ca, 'server', ['127.0.0.1', '10.0.2.2', 'localhost']);
-      service = await BootsmithService.start({
+      return {
         name: 'uefi',
-        cli: ctx.cli,
-        baseIso: ctx.baseIso,
-        runDir: ctx.runDir,
         tls: { certFile: leaf.certFile, keyFile: leaf.keyFile, caPem: ca.certPem },
         baseUrl: (port) => `https://127.0.0.1:${port}`,
         serviceBaseUrl: (port) => `https://10.0.2.2:${port}`,
         httpBaseUrl: (plainPort) => `http://10.0.2.2:${plainPort}`,
         env: { AUTH_TYPE: 'local', SERVICE_CA_CERT_FILE: ca.certFile },
-      });
-      const trust = qemuTrustingCa(ctx.runDir, ctx.qemu, ca.certFile);
+      };
+    });
+    beforeAll(() => {
+      const trust = qemuTrustingCa(suite.ctx.runDir, suite.ctx.qemu, ca.certFile);
       // Without a private mount namespace the HTTPS read could not be verified: fail under CI.
       if ('why' in trust)
         unavailable({ [`e2e: a private mount namespace for qemu's CA bundle (${trust.why})`]: false });
-      qemu = 'wrapper' in trust ? trust.wrapper : ctx.qemu;
-    });
-    afterEach(() => {
-      const left = killAllGuests();
-      if (left > 0) console.warn(`e2e: killed ${left} guest(s) still running after the test`);
-    });
-    afterAll(async () => {
-      killAllGuests();
-      await service?.stop();
+      qemu = 'wrapper' in trust ? trust.wrapper : suite.ctx.qemu;
     });
 
     it('1. Secure Boot over HTTPS: shim → GRUB → kernel boot the spliced ISO; Ignition applies it; the guest registers from what its media gave it', async (t) => {
-      const env = await createInfraEnv(service, {
+      const env = await createInfraEnv(suite.service, {
         name: 'e2e-secure-boot',
         kernelArguments: ['console=ttyS0', 'bootsmith.e2e=secure-boot', `bootsmith.e2e.stay=${GUEST_STAY_SECONDS}`],
       });
@@ -125,7 +107,7 @@ describe.runIf(setup.ready && !unavailable({ 'ovmf (OVMF_CODE_4M.ms.fd, OVMF_VAR
         systemd: { units: { name: string; contents: string }[] };
       };
       const agentUnit = unit.systemd.units.find((u) => u.name === 'agent.service')?.contents ?? '';
-      expect(agentUnit).toContain(`--url ${service.serviceBaseUrl} --infra-env-id ${env.id}`);
+      expect(agentUnit).toContain(`--url ${suite.service.serviceBaseUrl} --infra-env-id ${env.id}`);
       expect(agentUnit).toContain(`--cacert ${SERVICE_CA_CERT_PATH}`);
       const token = /^Environment=PULL_SECRET_TOKEN=(\S+)$/m.exec(agentUnit)?.[1] ?? '';
       expect(token.length).toBeGreaterThan(20);
@@ -133,29 +115,24 @@ describe.runIf(setup.ready && !unavailable({ 'ovmf (OVMF_CODE_4M.ms.fd, OVMF_VAR
 
       const hostId = randomUUID();
       const name = 'uefi-secure-boot-https';
-      const booting = bootInTest(
-        t,
-        {
-          name,
-          runDir: ctx.runDir,
-          qemu,
-          args: await machineArgs(ctx.runDir, name, {
-            firmware: 'uefi-secure-boot',
-            cdrom: { url: env.downloadUrl },
-            mac: NIC_MAC,
-            diskGB: 120,
-            uuid: hostId,
-          }),
-          timeoutMs: BOOT_TIMEOUT_MS,
-        },
-        () => service.logTail(),
-      );
+      const booting = suite.boot(t, {
+        name,
+        qemu,
+        args: await machineArgs(suite.ctx.runDir, name, {
+          firmware: 'uefi-secure-boot',
+          cdrom: { url: env.downloadUrl },
+          mac: NIC_MAC,
+          diskGB: 120,
+          uuid: hostId,
+        }),
+        timeoutMs: BOOT_TIMEOUT_MS,
+      });
 
       // While the guest is up: the host registers and its inventory arrives (bounded).
       const hostPath = `${API}/infra-envs/${env.id}/hosts/${hostId}`;
       let host: Host | undefined;
       for (const deadline = Date.now() + REGISTERED_WITHIN_MS; Date.now() < deadline;) {
-        const r = await service.call('GET', hostPath);
+        const r = await suite.service.call('GET', hostPath);
         if (r.status === 200) {
           host = (await r.json()) as Host;
           if (host.inventory) break;
@@ -192,7 +169,7 @@ describe.runIf(setup.ready && !unavailable({ 'ovmf (OVMF_CODE_4M.ms.fd, OVMF_VAR
 
       // The events: the BMC-style read of the ISO, then the registration.
       const events = JSON.parse(
-        await service.expectCall('GET', `${API}/events?infra_env_id=${env.id}`, 200),
+        await suite.service.expectCall('GET', `${API}/events?infra_env_id=${env.id}`, 200),
       ) as Event[];
       const read = events.find((e) => e.name === 'discovery_image_requested');
       const registered = events.find((e) => e.name === 'host_registration_succeeded' && e.host_id === hostId);
@@ -209,12 +186,12 @@ describe.runIf(setup.ready && !unavailable({ 'ovmf (OVMF_CODE_4M.ms.fd, OVMF_VAR
         try {
           browser = await launchChromium([`--ignore-certificate-errors-spki-list=${spki}`]);
           const { page, errors } = await openPage(browser);
-          await page.goto(`${service.url}/console/`);
+          await page.goto(`${suite.service.url}/console/`);
           await page.waitForSelector('#admin-token');
-          await page.type('#admin-token', service.adminToken ?? '');
+          await page.type('#admin-token', suite.service.adminToken ?? '');
           await page.keyboard.press('Enter');
           await page.waitForFunction(() => document.querySelector('h1')?.textContent === 'InfraEnvs');
-          await page.goto(`${service.url}/console/#/infra-envs/${env.id}/hosts`);
+          await page.goto(`${suite.service.url}/console/#/infra-envs/${env.id}/hosts`);
           await page.waitForSelector(`tr[data-id="${hostId}"]`);
           const row = await page.$eval(`tr[data-id="${hostId}"]`, (el) => ({
             text: el.textContent ?? '',
@@ -245,7 +222,7 @@ describe.runIf(setup.ready && !unavailable({ 'ovmf (OVMF_CODE_4M.ms.fd, OVMF_VAR
       const agent = agentOutcome(report);
       expect(agent.errors).toEqual([]);
       expect(agent.config).toEqual({
-        url: service.serviceBaseUrl,
+        url: suite.service.serviceBaseUrl,
         'infra-env': env.id,
         'agent-version': expect.stringMatching(/assisted-installer-agent/),
         cacert: SERVICE_CA_CERT_PATH,
@@ -258,7 +235,7 @@ describe.runIf(setup.ready && !unavailable({ 'ovmf (OVMF_CODE_4M.ms.fd, OVMF_VAR
       expect(report.agent).toContain(`stay ${GUEST_STAY_SECONDS}`);
       expect(agent.inventoryReplies).toBeGreaterThanOrEqual(2);
       const stored = JSON.parse(
-        ((await (await service.call('GET', hostPath)).json()) as Host).inventory ?? '{}',
+        ((await (await suite.service.call('GET', hostPath)).json()) as Host).inventory ?? '{}',
       ) as Record<string, unknown>;
       expect(stored).toEqual(agent.inventory);
       // The credential travelled in a header file, never on the report's own lines.
@@ -266,12 +243,12 @@ describe.runIf(setup.ready && !unavailable({ 'ovmf (OVMF_CODE_4M.ms.fd, OVMF_VAR
     });
 
     it('2. negative: one byte flipped inside the signed GRUB of images/efiboot.img, and shim refuses to start it', async (t) => {
-      const env = await createInfraEnv(service, {
+      const env = await createInfraEnv(suite.service, {
         name: 'e2e-secure-boot-tampered',
         kernelArguments: ['console=ttyS0', 'bootsmith.e2e=tampered'],
       });
-      const iso = Buffer.from(await (await service.fetch(env.downloadUrl)).arrayBuffer());
-      const isoPath = path.join(ctx.runDir, 'tampered-grub.iso');
+      const iso = Buffer.from(await (await suite.service.fetch(env.downloadUrl)).arrayBuffer());
+      const isoPath = path.join(suite.ctx.runDir, 'tampered-grub.iso');
       await writeFile(isoPath, iso);
       // The signed GRUB inside the EFI image (the El Torito entry the firmware starts), found by
       // its first 4 KiB within the image's extent (the ISO tree holds a second copy, untouched).
@@ -288,9 +265,9 @@ describe.runIf(setup.ready && !unavailable({ 'ovmf (OVMF_CODE_4M.ms.fd, OVMF_VAR
 
       const result = await bootGuest({
         name: 'uefi-secure-boot-tampered',
-        runDir: ctx.runDir,
-        qemu: ctx.qemu,
-        args: await machineArgs(ctx.runDir, 'uefi-secure-boot-tampered', {
+        runDir: suite.ctx.runDir,
+        qemu: suite.ctx.qemu,
+        args: await machineArgs(suite.ctx.runDir, 'uefi-secure-boot-tampered', {
           firmware: 'uefi-secure-boot',
           cdrom: { file: isoPath },
         }),

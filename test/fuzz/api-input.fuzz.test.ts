@@ -13,7 +13,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  backends,
   http as rawHttp,
   inventory,
   PULL_SECRET,
@@ -21,6 +20,7 @@ import {
   startHarness,
   type Harness,
 } from '../../src/core/test-support/harness.js';
+import { backends } from '../../src/platform/db/test-support/backends.js';
 import { fuzzParameters, fuzzRuns } from './support/budget.js';
 import { recordFigures } from './support/figures.js';
 

@@ -18,7 +18,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { embeddedBackend } from '../../src/core/test-support/harness.js';
+import { embeddedBackend } from '../../src/platform/db/test-support/backends.js';
 import { EXTENSION_API_PREFIX } from '../../src/url-grammar.js';
 import type { BmcView } from '../../src/bmc/bmc-view.js';
 import { HOSTILE_CASES, type HostileCase } from '../support/redfish-emulator/hostile-documents.js';

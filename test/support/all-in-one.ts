@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
-import { embeddedBackend } from '../../src/core/test-support/harness.js';
+import { embeddedBackend } from '../../src/platform/db/test-support/backends.js';
 import { createLogger } from '../../src/logger.js';
 import { type RunningService, startService } from '../../src/service.js';
 import type { HostNetwork } from '../../src/startup/host-routes.js';

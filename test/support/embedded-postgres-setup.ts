@@ -1,12 +1,12 @@
 // Vitest globalSetup of the unit suite: one embedded PostgreSQL server for the whole run
 // (initdb once, not per test), in a temporary DATA_DIR removed afterwards. Test files reach it
 // through BOOTSMITH_TEST_EMBEDDED_URL (a connection string over its Unix socket) and create a
-// fresh database per test (src/core/test-support/harness.ts). Does not start anything else.
+// fresh database per test (src/platform/db/test-support/backends.ts). Does not start anything else.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { startEmbeddedServer } from '../../src/core/db/embedded/server.js';
+import { startEmbeddedServer } from '../../src/platform/db/embedded/server.js';
 
 export const EMBEDDED_URL_ENV = 'BOOTSMITH_TEST_EMBEDDED_URL';
 

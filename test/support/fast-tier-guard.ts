@@ -1,16 +1,17 @@
-// Vitest setup file of the fast tier (vitest.config.ts, project `fast`; the file list is
-// test/fast-tier.ts): before a fast test file runs, every way of starting a child process
-// (node:child_process spawn/exec/execFile/fork and their Sync forms) and of connecting to
-// PostgreSQL (pg's Client, which its Pool uses) is replaced by a function that throws
-// FastTierViolation naming what was tried. So a fast-tier file that starts using an external tool
-// or the database fails — in `npm run test:fast` and in `npm test`, which runs the same project —
-// instead of quietly making the fast tier slow.
+// Vitest setup file of the fast tier (vitest.config.ts, project `fast`: every unit test file named
+// `name.test.ts`, without a real part in its name): before a fast test file runs, every way of
+// starting a child process (node:child_process spawn/exec/execFile/fork and their Sync forms) and
+// of opening PostgreSQL (pg's Client, which its Pool uses; PGlite.create) is replaced by a
+// function that throws FastTierViolation naming what was tried. So a fast-named file that starts
+// using an external tool or the database fails — in `npm run test:fast` and in `npm test`, which
+// runs the same project — instead of quietly making the fast tier slow.
 //
 // Does NOT: forbid worker threads, loopback sockets or temp files (in-process, allowed in the
-// fast tier); decide which files are fast (test/fast-tier.ts) or check their imports
+// fast tier); decide which files are fast (their names do) or check their imports
 // (test/packaging/test-tiers.test.ts).
 import childProcess from 'node:child_process';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
+import { PGlite } from '@electric-sql/pglite';
 
 export class FastTierViolation extends Error {
   override readonly name = 'FastTierViolation';
@@ -29,8 +30,8 @@ export const GUARDED_CHILD_PROCESS = [
 
 function refuse(what: string): never {
   throw new FastTierViolation(
-    `${what}: the fast tier (test/fast-tier.ts) runs no child process and no database; ` +
-      'move this test file to the real-parts tier or run the work in-process',
+    `${what}: a fast test (name.test.ts) runs no child process and no database; ` +
+      'name the file name.<needs>.test.ts (docs/developer/testing.md) or run the work in-process',
   );
 }
 
@@ -44,3 +45,4 @@ syncBuiltinESMExports();
 
 const pg = createRequire(import.meta.url)('pg') as { Client: { prototype: { connect: unknown } } };
 pg.Client.prototype.connect = (): never => refuse('pg.Client.connect');
+(PGlite as unknown as { create: unknown }).create = (): never => refuse('PGlite.create');

@@ -16,29 +16,30 @@
 //                                      it ends at its next step boundary, 200 with it once it has ended
 //                                      (a queued one at once; cancelling again, or an ended job: no change)
 //   POST   /token-reads                reads of a `/bytoken/` ISO URL served by an image side fronting
-//                                      this core (src/ignition-supply/remote-token-reads.ts), the token
-//                                      in Image-Token: signed with IMAGE_REPLICA_KEY_FILE when this core
-//                                      has one (src/ignition-supply/replica-proof.ts: the URL token alone
-//                                      would let whoever saw the URL mark a job booted), else admin-only
-//                                      as the rest; 204 whether or not it is a job's (nothing is revealed)
+//                                      this core (src/image-ports/remote/remote-token-reads.ts), the
+//                                      token in Image-Token: signed with IMAGE_REPLICA_KEY_FILE when this
+//                                      core has one (src/image-ports/remote/replica-proof.ts: the URL
+//                                      token alone would let whoever saw the URL mark a job booted), else
+//                                      admin-only as the rest; 204 whether or not it is a job's (nothing
+//                                      is revealed)
 //
 // Errors are the core's answers (upstream's body shapes, statuses from src/error-status.ts): 400
 // naming the field, 401/403, 404 naming the BMC, 409 naming the BMC and the job, 503 while the
 // credentials key is unusable. Does NOT: talk to BMCs (jobs do) or echo a password or a CA.
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, Router } from 'express';
-import { queryBoolean, queryUuid } from '../../core/http/request.js';
-import { methodGuard } from '../../core/http/method-guard.js';
+import { queryBoolean, queryUuid } from '../../platform/api/request.js';
+import { methodGuard } from '../../platform/api/method-guard.js';
 import { parseBmcBody, parseJobBody } from '../bmc-input.js';
 import type { BmcService } from '../bmc-service.js';
 import { BadRequestError, UnauthorizedError, UnavailableError } from '../../errors.js';
-import { hashUrlToken } from '../../core/auth/url-tokens.js';
+import { hashUrlToken } from '../../image-ports/url-token-resolver.js';
 import {
   isReplicaProof,
   REPLICA_KEY_SETTING,
   REPLICA_PROOF_HEADER,
   type ReplicaKey,
-} from '../../ignition-supply/replica-proof.js';
-import type { TokenReadReport } from '../jobs/read-tracker.js';
+} from '../../image-ports/remote/replica-proof.js';
+import type { TokenReadReport } from '../../image-ports/token-read-observer.js';
 import type { ReadRange } from '../store/records.js';
 
 /** Reads in one POST /token-reads, ranges per read, boot extents: what the image side sends, bounded. */

@@ -3,10 +3,11 @@
 // hosts registered since its earliest waiting insert. Each job's runner awaits `next()` and gets
 // its share; a failed query rejects that round's waiters, who try again next round.
 // Does NOT: decide (./follow-plan.ts) or write anything.
+import type { CorePort } from '../core-port.js';
 import type { HostCandidate } from './host-match.js';
 import type { BmcRepository } from '../store/bmc-repository.js';
 import type { JobReadsRecord, ReadRange } from '../store/records.js';
-import { FOLLOW_INTERVAL_MS } from './limits.js';
+import { FOLLOW_INTERVAL_MS, MAX_HOSTS_MATCHED } from './limits.js';
 import { mergeRanges } from './read-coverage.js';
 
 /** Every replica's reads of one job's URL, merged. */
@@ -54,6 +55,7 @@ export class FollowPoller {
 
   constructor(
     private readonly repo: BmcRepository,
+    private readonly core: Pick<CorePort, 'hostsRegisteredSince'>,
     private readonly intervalMs = FOLLOW_INTERVAL_MS,
   ) {}
 
@@ -80,7 +82,7 @@ export class FollowPoller {
       }
       const hosts = new Map<string, HostCandidate[]>();
       for (const [infraEnvId, since] of byEnv)
-        hosts.set(infraEnvId, await this.repo.hostsRegisteredSince(infraEnvId, since));
+        hosts.set(infraEnvId, await this.core.hostsRegisteredSince(infraEnvId, since, MAX_HOSTS_MATCHED));
       for (const w of round) {
         w.resolve({
           reads: mergeReads(reads.get(w.jobId) ?? []),

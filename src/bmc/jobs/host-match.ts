@@ -7,13 +7,10 @@
 // Only hosts registered at or after `since` (the job's insert) count: a host record from an
 // earlier boot of the same machine is not this boot's registration. Among several, the latest.
 // Does NOT: read the database (the caller passes the InfraEnv's hosts).
+import type { RegisteredHost } from '../core-port.js';
 
-export interface HostCandidate {
-  id: string;
-  registeredAt: Date;
-  /** The agent's inventory as stored: a JSON document, or null before the first inventory reply. */
-  inventory: string | null;
-}
+/** A host a BMC's machine may be: one the InfraEnv registered since the job's insert. */
+export type HostCandidate = RegisteredHost;
 
 export interface HostMatch {
   hostId: string;

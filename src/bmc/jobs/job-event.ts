@@ -1,8 +1,8 @@
 // A BMC job's event as the core stores it: an InfraEnv event whose message names the BMC and
 // whose props carry the BMC, the job, its action and the step (the host id once known). One
 // shape for the runner's step and job events and the service's cancel of a queued job.
-// Does NOT: insert it (the caller does, through the core's repository).
-import type { EventRecord } from '../../core/model.js';
+// Does NOT: insert it (the caller does, through ../core-port.ts).
+import type { BmcJobEvent } from '../core-port.js';
 import type { JobRecord } from '../store/records.js';
 
 export type JobEventName =
@@ -20,7 +20,7 @@ export function jobEvent(
   words: string,
   step: string | undefined,
   at: Date,
-): EventRecord {
+): BmcJobEvent {
   const bmcName = bmc?.name ?? job.bmcId;
   return {
     name,

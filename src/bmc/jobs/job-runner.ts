@@ -20,8 +20,6 @@
 // (./follow-plan.ts), or ever put a password, a token or a full ISO URL into a step, an event or a log.
 import type { Logger } from 'pino';
 import { redactUrl } from '../../redact.js';
-import type { EventRecord, InfraEnvRecord } from '../../core/model.js';
-import type { UrlTokenRow } from '../../core/db/repository.js';
 import {
   type BmcInventory,
   type BootDiscoveryStep,
@@ -31,6 +29,7 @@ import {
   runBootDiscovery,
   type StepResult,
 } from '../redfish/index.js';
+import type { CorePort } from '../core-port.js';
 import type { BmcSettings } from '../settings.js';
 import type { BmcRepository } from '../store/bmc-repository.js';
 import type { CredentialsKeyring } from '../store/credentials.js';
@@ -46,16 +45,9 @@ import { HOLD_WAIT_MS, MAX_RESUMES_AFTER_LOST_LEASE } from './limits.js';
 import { applyObservations, observationsOf } from './observed-state.js';
 import { bootCoverage } from './read-coverage.js';
 
-/** What a job reads and writes of the core's tables (the core Repository satisfies it). */
-export interface CoreAccess {
-  getInfraEnv(id: string): Promise<InfraEnvRecord | undefined>;
-  insertUrlTokens(rows: UrlTokenRow[]): Promise<void>;
-  insertEvent(event: EventRecord): Promise<void>;
-}
-
 export interface JobDeps {
   repo: BmcRepository;
-  core: CoreAccess;
+  core: CorePort;
   keyring: CredentialsKeyring;
   settings: BmcSettings;
   bases: ImageBases;
@@ -317,7 +309,7 @@ export class JobRunner {
     }
     if (this.cancelAsked) return this.cancelled(client, infraEnv.id);
     if (startAt !== undefined && isBootDiscoveryStep(startAt)) {
-      const urls = jobIsoUrls(this.deps.bases, infraEnv, token);
+      const urls = jobIsoUrls(this.deps.bases, (base) => this.deps.core.tokenIsoUrl(base, infraEnv, token));
       let result;
       try {
         result = await runBootDiscovery(
@@ -472,7 +464,7 @@ export class JobRunner {
         ...times(startedAt, this.deps.now()),
         ...costSince(client, before),
       });
-      if (this.job.imageTokenHash) await this.deps.repo.revokeUrlToken(this.job.imageTokenHash);
+      if (this.job.imageTokenHash) await this.deps.core.deleteUrlToken(this.job.imageTokenHash);
       await this.save();
       await this.event(step);
       await this.observe('eject-media', step.data);
@@ -542,7 +534,7 @@ export class JobRunner {
         if (this.step('eject-media')?.status !== 'done')
           this.setStep('eject-media', { status: 'skipped', detail: decision.why, finishedAt: at });
         if ('nothing' in decision && this.job.imageTokenHash)
-          await this.deps.repo.revokeUrlToken(this.job.imageTokenHash);
+          await this.deps.core.deleteUrlToken(this.job.imageTokenHash);
         words += `; ${decision.why}`;
       }
     }

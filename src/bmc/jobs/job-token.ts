@@ -12,9 +12,7 @@
 // AUTH_TYPE=none too (the image side resolves short tokens whatever the auth type).
 // Does NOT: serve anything, or log the token (only its hash is ever passed on).
 import { createHmac } from 'node:crypto';
-import { URL_TOKEN_BYTES, hashUrlToken } from '../../core/auth/url-tokens.js';
-import type { InfraEnvRecord } from '../../core/model.js';
-import { isoUrl } from '../../core/urls.js';
+import { hashUrlToken, URL_TOKEN_BYTES } from '../../image-ports/url-token-resolver.js';
 
 export function jobToken(imageTokenKey: string, jobId: string): { token: string; hash: string } {
   const token = createHmac('sha256', Buffer.from(imageTokenKey, 'base64url'))
@@ -32,21 +30,14 @@ export interface ImageBases {
   imageHttpBaseUrl?: string | undefined;
 }
 
-/** The job's ISO URLs: the https one when the service serves ISOs over HTTPS, the http one when over HTTP. */
+/**
+ * The job's ISO URLs: the https one when the service serves ISOs over HTTPS, the http one when over
+ * HTTP; `url` builds the job's token URL on a base (../core-port.ts `tokenIsoUrl`).
+ */
 export function jobIsoUrls(
   bases: ImageBases,
-  infraEnv: Pick<InfraEnvRecord, 'id' | 'openshiftVersion' | 'cpuArchitecture' | 'imageType'>,
-  token: string,
+  url: (imageBase: string) => string,
 ): { imageUrl?: string; imageHttpsUrl?: string } {
-  const url = (base: string): string =>
-    isoUrl(
-      base,
-      infraEnv.id,
-      { kind: 'bytoken', token },
-      infraEnv.openshiftVersion,
-      infraEnv.cpuArchitecture,
-      infraEnv.imageType,
-    );
   const main = url(bases.imageServiceBaseUrl);
   const https = /^https:/i.test(bases.imageServiceBaseUrl) ? main : undefined;
   const http = https === undefined ? main : bases.imageHttpBaseUrl ? url(bases.imageHttpBaseUrl) : undefined;

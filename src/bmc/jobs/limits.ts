@@ -12,6 +12,13 @@ export const CLAIM_INTERVAL_MS = 1_000;
 export const FOLLOW_INTERVAL_MS = 2_000;
 
 /**
+ * Registrations a boot job looks at per InfraEnv and round: the newest this many since the insert.
+ * A fleet of a few thousand hosts booting at once into one InfraEnv is far beyond what one
+ * service follows; the bound keeps one round's work fixed whatever the table holds.
+ */
+export const MAX_HOSTS_MATCHED = 5_000;
+
+/**
  * A replica writes the reads it served for a job this often (and at once for the first one):
  * a BMC's range storm of thousands of requests costs one upsert a second.
  */

@@ -1,15 +1,17 @@
 // The reads of boot jobs' ISO URLs as this replica serves them: the image side reports every
-// answered request of a `/bytoken/` ISO URL (the token's hash, the ranges served, the ISO's boot
-// files); this keeps, per job, a bounded summary (first and last read, requests, bytes, merged
-// ranges, addresses) and writes it to bmc_job_reads, one row per replica, at most once a second
-// (the first read of a job at once). The job's runner, on whichever replica, merges the rows.
+// answered request of a `/bytoken/` ISO URL (src/image-ports/token-read-observer.ts: the token's
+// hash, the ranges served, the ISO's boot files); this keeps, per job, a bounded summary (first
+// and last read, requests, bytes, merged ranges, addresses) and writes it to bmc_job_reads, one
+// row per replica, at most once a second (the first read of a job at once). The job's runner, on
+// whichever replica, merges the rows.
 //
 // Does: find which job a token hash belongs to (one query per token, cached: limits.ts), ignore
 // tokens that are no job's and jobs that are no longer running, never block or fail the response
 // (reports are synchronous and cheap; database work is asynchronous, errors logged at warn).
-// Does NOT: see tokens (only their sha256), decide anything (./follow-plan.ts does).
+// Does NOT: use or log a report's token (only its hash), decide anything (./follow-plan.ts does).
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
+import type { TokenReadReport } from '../../image-ports/token-read-observer.js';
 import type { BmcRepository } from '../store/bmc-repository.js';
 import { isFinished, type JobReadsRecord, type ReadRange } from '../store/records.js';
 import {
@@ -21,23 +23,6 @@ import {
   TOKEN_MISS_TTL_MS,
 } from './limits.js';
 import { addRange, mergeRanges } from './read-coverage.js';
-
-/** One answered request of a `/bytoken/` ISO URL. */
-export interface TokenReadReport {
-  /** sha256 (base64url) of the URL's short token. */
-  tokenHash: string;
-  /** The token itself may ride along (the image face passes it); never kept or logged here. */
-  token?: string;
-  method: 'GET' | 'HEAD';
-  /** The byte ranges served, half-open; none for a HEAD. */
-  ranges: readonly ReadRange[];
-  /** Size of the ISO served. */
-  size: number;
-  /** The served ISO's kernel, initramfs and Ignition embed area. */
-  bootExtents: readonly ReadRange[];
-  address: string;
-  at: Date;
-}
 
 type Lookup = { jobId: string } | { none: true };
 

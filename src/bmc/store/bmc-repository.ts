@@ -1,6 +1,7 @@
 // The BMC side's storage: BMC records, their jobs with the claim/lease protocol that lets exactly
-// one replica run a job, and the reads of a boot job's ISO URL per replica. SQL over the core's
-// one PostgreSQL (the same SqlExecutor), statements generated from ./tables.ts where they are plain.
+// one replica run a job, and the reads of a boot job's ISO URL per replica. SQL over the one
+// PostgreSQL the wings share (src/platform/db/sql.ts), statements generated from ./tables.ts where
+// they are plain; the core's tables only through ../core-port.ts.
 //
 // The lease protocol (every time is the database's now(), so replicas' clocks do not matter):
 //   claim    one statement picks queued jobs and running jobs whose lease expired,
@@ -18,8 +19,15 @@
 // boundary, on whichever replica runs it; a queued job is cancelled at once (`cancelQueued`).
 // Does NOT: decide what a job does (../jobs/), check input (../api/), or open credentials.
 import { ConflictError } from '../../errors.js';
-import { insertSql, paramsOf, recordFromRow, selectSql, updateByKeySql, upsertSql } from '../../core/db/column-map.js';
-import type { SqlDatabase, SqlExecutor } from '../../core/db/sql.js';
+import {
+  insertSql,
+  paramsOf,
+  recordFromRow,
+  selectSql,
+  updateByKeySql,
+  upsertSql,
+} from '../../platform/db/column-map.js';
+import type { SqlDatabase, SqlExecutor } from '../../platform/db/sql.js';
 import { type BmcRecord, isFinished, type JobReadsRecord, type JobRecord, type JobState } from './records.js';
 import { BMC_JOB_READS, BMC_JOBS, BMCS } from './tables.js';
 
@@ -43,13 +51,6 @@ function uniqueViolation(err: unknown): string | undefined {
   const e = err as { code?: unknown; constraint?: unknown };
   return e?.code === UNIQUE_VIOLATION ? String(e.constraint ?? '') : undefined;
 }
-
-/**
- * Registrations a boot job looks at per InfraEnv and round: the newest this many since the insert.
- * A fleet of a few thousand hosts booting at once into one InfraEnv is far beyond what one
- * service follows; the bound keeps one round's work fixed whatever the table holds.
- */
-const MAX_HOSTS_MATCHED = 5_000;
 
 /** Why a job is refused while `holding` (queued or running) holds the BMC. */
 export function holdingConflict(
@@ -438,25 +439,5 @@ export class BmcRepository {
       out.set(rec.jobId, [...(out.get(rec.jobId) ?? []), rec]);
     }
     return out;
-  }
-
-  // ---------------------------------------------------------------- what jobs read of the core's tables
-
-  /** Hosts of an InfraEnv registered at or after `since`: what a boot job matches its BMC against. */
-  async hostsRegisteredSince(
-    infraEnvId: string,
-    since: Date,
-  ): Promise<{ id: string; registeredAt: Date; inventory: string | null }[]> {
-    const rows = await this.ex.query<{ id: string; registered_at: Date; inventory: string | null }>(
-      `SELECT id, registered_at, inventory FROM hosts WHERE infra_env_id = $1 AND registered_at >= $2
-       ORDER BY registered_at DESC LIMIT $3`,
-      [infraEnvId, since, MAX_HOSTS_MATCHED],
-    );
-    return rows.map((r) => ({ id: r.id, registeredAt: new Date(r.registered_at), inventory: r.inventory }));
-  }
-
-  /** Revokes one short image-URL token by its hash (a boot job's, once its media is ejected). */
-  async revokeUrlToken(tokenHash: string): Promise<void> {
-    await this.ex.query('DELETE FROM image_url_tokens WHERE token_hash = $1', [tokenHash]);
   }
 }

@@ -6,7 +6,7 @@
 // the store except to the job engine, which opens it for one Redfish client. No record carries
 // a password or an image-URL token in clear (a job's token is derived again when needed:
 // jobs/job-token.ts; only its hash is stored, in image_url_tokens).
-// Does NOT: define the SQL (core/db/migrations.ts, migration 7) or the column maps (./tables.ts).
+// Does NOT: define the SQL (./migrations.ts, migration 7) or the column maps (./tables.ts).
 import type { BmcInventory, BootMode, ProfileId } from '../redfish/index.js';
 
 /** How a BMC's certificate is checked: the system trust store, a CA (PEM kept in the record), or not at all. */

@@ -1,8 +1,8 @@
 // The column map of each BMC table (bmcs, bmc_jobs, bmc_job_reads): the one place a column is
 // named next to the record field it holds and its codec, as src/core/db/tables.ts does for the core.
 //
-// Does: describe the tables for src/core/db/column-map.ts, which generates their SQL and row mapping.
-// Does NOT: define the schema (src/core/db/migrations.ts, migrations 7 and 8; a column added there is
+// Does: describe the tables for src/platform/db/column-map.ts, which generates their SQL and row mapping.
+// Does NOT: define the schema (./migrations.ts, migrations 7 and 8; a column added there is
 // added here) or run queries (./bmc-repository.ts).
 import {
   type Column,
@@ -12,7 +12,7 @@ import {
   nullableTimestamp,
   text,
   timestamp,
-} from '../../core/db/column-map.js';
+} from '../../platform/db/column-map.js';
 import type { BmcInventory, BootMode, ProfileId } from '../redfish/index.js';
 import type {
   BmcRecord,

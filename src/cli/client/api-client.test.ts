@@ -1,12 +1,12 @@
 // ApiClient, the client verbs' HTTP client: where it connects (--url, else BOOTSMITH_URL, else the
 // default) and what it refuses, as a table; then its calls against a loopback server: the Bearer
 // token, JSON in and out, an empty 204, and API errors turned into one line naming the request
-// and the service's reason (the bodies are the core's own error bodies, src/core/http/error-handler.ts).
+// and the service's reason (the bodies are the core's own error bodies, src/platform/api/error-handler.ts).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { errorBody } from '../../core/http/error-handler.js';
+import { errorBody } from '../../platform/api/error-handler.js';
 import { parseArgs } from '../args.js';
 import { readArgs, verbSpec } from '../options.js';
 import { CliError, type CliIo } from '../verb.js';

@@ -1,15 +1,15 @@
 // The client's read verbs in this process — `infraenv list|show|delete`, `hosts list`, `events`
 // (with --follow through the poll loop) — against a loopback API whose answers are made by the
-// core's own renderers (src/core/render.ts) and error bodies (src/core/http/error-handler.ts) from
+// core's own renderers (src/core/render.ts) and error bodies (src/platform/api/error-handler.ts) from
 // records, so the wire shapes are the real ones; the same verbs against a real `bootsmith serve`
-// are client-verbs.test.ts. Also hostName's rule and the poll loop's option checks as tables.
+// are client-verbs.tools.test.ts. Also hostName's rule and the poll loop's option checks as tables.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Readable, Writable } from 'node:stream';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { errorBody } from '../../core/http/error-handler.js';
+import { errorBody } from '../../platform/api/error-handler.js';
 import type { EventRecord, HostRecord, InfraEnvRecord } from '../../core/model.js';
 import { renderEvent, renderHost, renderInfraEnv } from '../../core/render.js';
 import { type CliIo, runVerb, type Verb } from '../verb.js';

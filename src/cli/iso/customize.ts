@@ -16,7 +16,7 @@ import { planCustomization } from '../customize/customize-plan.js';
 import { CliError, defineVerb } from '../verb.js';
 import { QUIET } from './common-options.js';
 import { embedAreaPatch, openLiveIso, readEmbedContents, writeEditedIso, readCurrentKargs } from './iso-edit.js';
-import { applyKargsChanges } from './kargs-edit.js';
+import { applyKargsChanges } from '../input/kargs-edit.js';
 import { kargsAreasOf, kargsPatchesFor } from './kargs-write.js';
 
 const VERB = 'bootsmith iso customize';

@@ -8,7 +8,7 @@ import { argument, flagOption, valueOption } from '../options.js';
 import { CliError, defineVerb } from '../verb.js';
 import { OUTPUT_ISO, QUIET } from './common-options.js';
 import { embedAreaPatch, openLiveIso, readEmbedContents, writeEditedIso } from './iso-edit.js';
-import { readIgnitionConfig } from './read-input.js';
+import { readIgnitionConfig } from '../input/read-input.js';
 
 export const ignitionEmbed = defineVerb({
   name: 'bootsmith iso ignition embed',

@@ -1,7 +1,7 @@
 // The shared steps of the offline ISO verbs: open and parse a live ISO, read back what its embed
 // area holds, encode a new embed area, and write the edited image (in place, to a new file, or to
 // stdout; see src/cli/output/write-output.ts). The image may be a regular file or a block device
-// (its size from image-size.ts; in-place edits only for devices).
+// (its size from ../input/image-size.ts; in-place edits only for devices).
 // Does: compose src/iso, src/initrd and src/splice. Does NOT: parse command lines or print.
 import { BaseFile } from '../../splice/base-file.js';
 import { type Patch, SplicedFile } from '../../splice/spliced-file.js';
@@ -16,7 +16,7 @@ import type { LiveManifest } from '../../iso/manifest.js';
 import { kargsInAreas } from '../../iso/read-embed-areas.js';
 import { readExactly } from '../../iso/read-range.js';
 import { FormatError, PayloadTooLargeError, withContext } from '../../errors.js';
-import { imageSize, sizedReader } from './image-size.js';
+import { imageSize, sizedReader } from '../input/image-size.js';
 import { CliError, type CliIo } from '../verb.js';
 import { patchInPlace, writeSpliced } from '../output/write-output.js';
 

@@ -1,12 +1,12 @@
 // `bootsmith iso kargs modify [-a ARG]… [-d ARG]… [-r KEY=OLD=NEW]… [-o OUT] ISO`: edits the kernel
-// arguments the ISO currently carries (see kargs-edit.ts) and writes them to every kargs area.
+// arguments the ISO currently carries (see ../input/kargs-edit.ts) and writes them to every kargs area.
 // Does NOT: change the defaults recorded in coreos/kargs.json (`kargs reset` goes back to them).
 import { BadRequestError } from '../../errors.js';
 import { argument, listOption } from '../options.js';
 import { CliError, defineVerb } from '../verb.js';
 import { OUTPUT_ISO, QUIET } from './common-options.js';
 import { openLiveIso, writeEditedIso, readCurrentKargs } from './iso-edit.js';
-import { applyKargsChanges } from './kargs-edit.js';
+import { applyKargsChanges } from '../input/kargs-edit.js';
 import { kargsAreasOf, kargsPatchesFor } from './kargs-write.js';
 
 export const kargsModify = defineVerb({

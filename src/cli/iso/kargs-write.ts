@@ -1,7 +1,7 @@
 // Writing one kernel command line into every kargs area of an ISO, so all areas stay identical
 // (coreos-installer refuses images whose areas disagree). A command line that does not fit is
 // refused before anything is written, with the room left in the areas.
-// Does NOT: decide the kargs (kargs-edit.ts and the verbs do).
+// Does NOT: decide the kargs (../input/kargs-edit.ts and the verbs do).
 import { PayloadTooLargeError } from '../../errors.js';
 import { encodeKargsArea } from '../../iso/kargs-codec.js';
 import type { KargsAreas } from '../../iso/manifest.js';

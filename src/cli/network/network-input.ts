@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import type { NetworkKeyfile } from '../../initrd/embed-archive.js';
 import { UsageError } from '../args.js';
 import { listOption, type OptionValues, valueOption } from '../options.js';
-import { readKeyfiles } from '../iso/read-keyfiles.js';
+import { readKeyfiles } from '../input/read-keyfiles.js';
 import { nmstateKeyfiles } from './nmstate-adapter.js';
 
 export const NETWORK_OPTIONS = {

@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import { convertHost, NetworkConfigError } from '../../network/nmstate/convert.js';
 import type { NetworkKeyfile } from '../../initrd/embed-archive.js';
 import { UsageError } from '../args.js';
-import { readInput } from '../iso/read-input.js';
+import { readInput } from '../input/read-input.js';
 import { CliError } from '../verb.js';
 
 /** `NAME=MAC` → the API's mac_interface_map entry. */

@@ -6,7 +6,7 @@
 //   positional writes into the existing file, as coreos-installer does. Every area's bytes are
 //   computed and checked before the first write, so a refusal changes nothing; the areas are at
 //   most a few hundred KiB, and the file is fsynced afterwards. The target may be a block device
-//   (its size from src/cli/iso/image-size.ts).
+//   (its size from src/cli/input/image-size.ts).
 // Memory is one reused 1 MiB buffer (writeSpliced) whatever the size of the input.
 // Does NOT: compute patches (the verbs do), or parse ISOs.
 import { randomBytes } from 'node:crypto';
@@ -15,7 +15,7 @@ import path from 'node:path';
 
 import { withContext } from '../../errors.js';
 import type { Patch, SplicedFile } from '../../splice/spliced-file.js';
-import { imageSize } from '../iso/image-size.js';
+import { imageSize } from '../input/image-size.js';
 import { CliError, type CliIo } from '../verb.js';
 import { ProgressMeter } from './progress-meter.js';
 

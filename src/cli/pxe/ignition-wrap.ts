@@ -9,7 +9,7 @@ import { valueOption } from '../options.js';
 import { defineVerb } from '../verb.js';
 import { DEFAULT_EMBED_COMPRESSION } from '../iso/iso-edit.js';
 import { QUIET } from '../iso/common-options.js';
-import { readIgnitionConfig } from '../iso/read-input.js';
+import { readIgnitionConfig } from '../input/read-input.js';
 import { writeArchive } from './write-archive.js';
 
 export const pxeIgnitionWrap = defineVerb({

@@ -1,7 +1,7 @@
 // The authorizer as a table (rows in test-support/authorizer-cases.ts): credentials on each
 // channel × the operation's scope → open, 401 or 403 with its message, for AUTH_TYPE=none and
 // local, with real ES256 keys, image tokens and image-URL tokens. The repository is an in-memory
-// one holding just what the authorizer reads; authorizer-postgres.test.ts runs the same rows on the
+// one holding just what the authorizer reads; authorizer.postgres.test.ts runs the same rows on the
 // real repository, so the two cannot disagree unnoticed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

@@ -10,7 +10,8 @@ import { ForbiddenError, UnauthorizedError } from '../../errors.js';
 import type { Repository } from '../db/repository.js';
 import { verifyImageToken } from './image-tokens.js';
 import type { LocalKeys } from './local-keys.js';
-import { isJwtShaped, type UrlTokens } from './url-tokens.js';
+import { isJwtShaped } from '../../image-ports/url-token-resolver.js';
+import type { UrlTokens } from './url-tokens.js';
 
 export type AuthType = 'none' | 'local';
 

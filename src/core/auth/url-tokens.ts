@@ -2,20 +2,19 @@
 //
 // Does: mint random tokens (crypto.randomBytes) for downloads/image-url; derive each
 // InfraEnv's standing download_url token from its image-token key and the current half-TTL
-// slot (so every replica computes the same URL and nothing is stored in clear); store only
-// sha256 hashes (image_url_tokens, migration 4) with the InfraEnv and expiry; bound the table
-// (expired rows purged in batches, at most MAX_LIVE_TOKENS_PER_INFRA_ENV minted tokens per
-// InfraEnv); resolve a token to its InfraEnv through a short-lived bounded cache, forgotten
-// when the InfraEnv changes (regenerate-signing-key, delete).
-// Does NOT: handle JWTs (two dots: image-tokens.ts / local-keys.ts), decide what a token opens
-// (authorizer.ts), or ever log or return a token other than to the caller who minted it.
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+// slot (so every replica computes the same URL and nothing is stored in clear); store only their
+// hashes (hashUrlToken, src/image-ports/url-token-resolver.ts: image_url_tokens, migration 4)
+// with the InfraEnv and expiry; bound the table (expired rows purged in batches, at most
+// MAX_LIVE_TOKENS_PER_INFRA_ENV minted tokens per InfraEnv); resolve a token to its InfraEnv
+// through a short-lived bounded cache, forgotten when the InfraEnv changes
+// (regenerate-signing-key, delete).
+// Does NOT: handle JWTs (two dots, isJwtShaped: image-tokens.ts / local-keys.ts), decide what a
+// token opens (authorizer.ts), or ever log or return a token other than to the caller who minted it.
+import { createHmac, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { hashUrlToken, URL_TOKEN_BYTES } from '../../image-ports/url-token-resolver.js';
 import type { Repository } from '../db/repository.js';
 
-/** 24 random bytes: 192 bits (the issue asks ≥ 128) in 32 base64url characters (≤ 43). */
-export const URL_TOKEN_BYTES = 24;
-export const URL_TOKEN_LENGTH = Math.ceil((URL_TOKEN_BYTES * 4) / 3);
 /** Minted (image-url) tokens kept per InfraEnv; a script calling image-url in a loop drops the oldest. */
 export const MAX_LIVE_TOKENS_PER_INFRA_ENV = 32;
 /** Expired rows deleted per insert: bounded work per request, and faster than inserts can add rows. */
@@ -29,15 +28,6 @@ export const RESOLVE_CACHE_MAX_ENTRIES = 10_000;
 const STORED_MEMO_MAX_ENTRIES = 10_000;
 
 const TOKEN_RE = /^[A-Za-z0-9_-]{1,64}$/;
-
-/** A JWT has exactly two dots; anything else in a token position is an opaque URL token. */
-export function isJwtShaped(token: string): boolean {
-  return token.split('.').length === 3;
-}
-
-export function hashUrlToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('base64url');
-}
 
 export function newUrlToken(): string {
   return randomBytes(URL_TOKEN_BYTES).toString('base64url');

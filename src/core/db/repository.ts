@@ -3,12 +3,19 @@
 // Every read and write of InfraEnvs, hosts, events and service keys goes through
 // here. `transaction` hands out a repository bound to one transaction so handlers
 // compose several writes atomically. INSERT/UPDATE/upsert/SELECT statements and row mapping
-// are generated from the column maps in ./tables.ts (./column-map.ts); filtered queries, the
+// are generated from the column maps in ./tables.ts (src/platform/db/column-map.ts); filtered queries, the
 // heartbeat's one-UPDATE fast path and the monitor's locking SELECT are written here.
 // Does not validate input or apply business rules.
-import type { SqlDatabase, SqlExecutor } from './sql.js';
+import type { SqlDatabase, SqlExecutor } from '../../platform/db/sql.js';
 import type { EventRecord, HostRecord, HostStatus, InfraEnvRecord, Severity } from '../model.js';
-import { insertSql, paramsOf, recordFromRow, selectSql, updateByKeySql, upsertSql } from './column-map.js';
+import {
+  insertSql,
+  paramsOf,
+  recordFromRow,
+  selectSql,
+  updateByKeySql,
+  upsertSql,
+} from '../../platform/db/column-map.js';
 import { EVENTS, HOSTS, INFRA_ENVS } from './tables.js';
 
 export interface EventFilter {
@@ -75,6 +82,12 @@ export interface Repository {
     agentVersion: string | undefined,
   ): Promise<Pick<HostRecord, 'id' | 'status'> | undefined>;
   listHosts(infraEnvId: string): Promise<HostRecord[]>;
+  /** The InfraEnv's hosts registered at or after `since`, newest first, at most `limit` (a BMC boot job's match). */
+  hostsRegisteredSince(
+    infraEnvId: string,
+    since: Date,
+    limit: number,
+  ): Promise<{ id: string; registeredAt: Date; inventory: string | null }[]>;
   /**
    * Up to `limit` hosts in the given states that last checked in before `cutoff`, oldest
    * first, each row locked for this transaction; rows another transaction holds (a heartbeat
@@ -115,6 +128,8 @@ export interface Repository {
   /** Stores short image-URL tokens by their hash in one statement; a hash already stored is left as is. */
   insertUrlTokens(rows: UrlTokenRow[]): Promise<void>;
   getUrlToken(tokenHash: string): Promise<UrlTokenRow | undefined>;
+  /** Revokes one token by its hash (a BMC boot job's, once its media is ejected). */
+  deleteUrlToken(tokenHash: string): Promise<void>;
   deleteUrlTokensOf(infraEnvId: string): Promise<number>;
   /** Drops the oldest non-standing tokens of an InfraEnv beyond the newest `keep`; returns how many. */
   trimUrlTokens(infraEnvId: string, keep: number): Promise<number>;
@@ -204,6 +219,19 @@ class SqlRepository implements Repository {
       infraEnvId,
     ]);
     return rows.map((row) => recordFromRow(HOSTS, row));
+  }
+
+  async hostsRegisteredSince(
+    infraEnvId: string,
+    since: Date,
+    limit: number,
+  ): Promise<{ id: string; registeredAt: Date; inventory: string | null }[]> {
+    const rows = await this.ex.query<{ id: string; registered_at: Date; inventory: string | null }>(
+      `SELECT id, registered_at, inventory FROM hosts WHERE infra_env_id = $1 AND registered_at >= $2
+       ORDER BY registered_at DESC LIMIT $3`,
+      [infraEnvId, since, limit],
+    );
+    return rows.map((r) => ({ id: r.id, registeredAt: new Date(r.registered_at), inventory: r.inventory }));
   }
 
   async checkInConnectedHost(
@@ -419,6 +447,10 @@ class SqlRepository implements Repository {
       expiresAt: new Date(r.expires_at),
       createdAt: new Date(r.created_at),
     };
+  }
+
+  async deleteUrlToken(tokenHash: string): Promise<void> {
+    await this.ex.query('DELETE FROM image_url_tokens WHERE token_hash = $1', [tokenHash]);
   }
 
   async deleteUrlTokensOf(infraEnvId: string): Promise<number> {

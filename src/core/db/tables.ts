@@ -1,7 +1,7 @@
 // The column map of each core table (infra_envs, hosts, events): the one place a column is
 // named next to the record field it holds and its codec.
 //
-// Does: describe the tables for src/core/db/column-map.ts, which generates their SQL and row mapping.
+// Does: describe the tables for src/platform/db/column-map.ts, which generates their SQL and row mapping.
 // Does NOT: define the schema (src/core/db/migrations.ts does; a column added there is added here)
 // or run queries (src/core/db/repository.ts).
 import type { CpuArchitecture } from '../../images/architecture.js';
@@ -15,7 +15,7 @@ import {
   optionalText,
   text,
   timestamp,
-} from './column-map.js';
+} from '../../platform/db/column-map.js';
 
 export const INFRA_ENVS: Table<InfraEnvRecord> = {
   name: 'infra_envs',

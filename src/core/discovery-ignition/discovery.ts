@@ -19,7 +19,7 @@
 // render-cache.ts keeps the bytes per content. Templates are our own; the shape follows
 // assisted-service's. Next: render-cache.ts, then infraenv/service.ts.
 import type { InfraEnvRecord } from '../model.js';
-import { generateKeyfiles } from '../infraenv/static-network.js';
+import { generateKeyfiles } from '../static-network.js';
 import type { HostRegistryFiles } from '../settings.js';
 import { shQuote, systemdEnvironment, systemdExecArg } from './escape.js';
 import { mergeIgnition } from './merge.js';
@@ -138,7 +138,7 @@ export function ntpSources(infraEnv: InfraEnvRecord): string[] {
  * bootsmith rendered a discovery config that Ignition would refuse: a bug of ours (input
  * validation let a value through that the render cannot write, or a template is wrong), never
  * the user's to fix. Deliberately not a BootsmithError: both HTTP faces answer untyped errors with
- * a generic 500 and log them with their message and stack (src/core/http/error-handler.ts,
+ * a generic 500 and log them with their message and stack (src/platform/api/error-handler.ts,
  * src/http/error-mapping.ts), which is what a bug needs. The message names the rule, not contents.
  */
 export class DiscoveryRenderBug extends Error {

@@ -4,13 +4,24 @@
 //
 // Does: insert one event per report, asynchronously, only for an InfraEnv that exists (the
 // kernel/rootfs routes take the id from an unauthenticated query parameter); log failures at warn.
-// Does NOT: dedupe (src/http/face/artifact-observer.ts does, before this is called), block or fail
-// the response that triggered it, or record anything secret (the message holds the address,
+// Does NOT: dedupe (src/image-ports/boot-event-observer.ts does, before this is called), block or
+// fail the response that triggered it, or record anything secret (the message holds the address,
 // the mode and a cleaned, capped User-Agent).
-import type { ArtifactObserver, ArtifactRequestReport } from '../../http/face/artifact-observer.js';
-import { bootEventMessage } from '../../http/face/artifact-observer.js';
+import {
+  type ArtifactObserver,
+  type ArtifactRequestReport,
+  bootEventMessage,
+} from '../../image-ports/boot-event-observer.js';
 import { isUuid } from '../../uuid.js';
-import type { CoreContext } from '../context.js';
+import type { Logger } from 'pino';
+import type { Repository } from '../db/repository.js';
+
+/** What recording boot events needs of the core (its CoreContext has it). */
+export interface BootEventDeps {
+  repo: Pick<Repository, 'getInfraEnv' | 'insertEvent'>;
+  logger: Logger;
+  now(): Date;
+}
 
 export const BOOT_EVENT_NAMES: Record<ArtifactRequestReport['artifact'], string> = {
   'full-iso': 'discovery_image_requested',
@@ -20,7 +31,7 @@ export const BOOT_EVENT_NAMES: Record<ArtifactRequestReport['artifact'], string>
   rootfs: 'pxe_artifact_fetched',
 };
 
-export async function recordBootEvent(ctx: CoreContext, report: ArtifactRequestReport): Promise<boolean> {
+export async function recordBootEvent(ctx: BootEventDeps, report: ArtifactRequestReport): Promise<boolean> {
   if (!isUuid(report.infraEnvId)) return false;
   const id = report.infraEnvId.toLowerCase();
   if (!(await ctx.repo.getInfraEnv(id))) return false;
@@ -36,7 +47,7 @@ export async function recordBootEvent(ctx: CoreContext, report: ArtifactRequestR
   return true;
 }
 
-export function createBootEventRecorder(ctx: CoreContext): ArtifactObserver {
+export function createBootEventRecorder(ctx: BootEventDeps): ArtifactObserver {
   return {
     artifactRequested(report) {
       recordBootEvent(ctx, report).catch((err: unknown) =>

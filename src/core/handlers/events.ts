@@ -22,11 +22,12 @@ import type { CoreContext } from '../context.js';
 import type { EventCursor } from '../db/repository.js';
 import { isUuid } from '../../uuid.js';
 import { SEVERITIES, type Severity } from '../model.js';
-import { authorize, bound, queryInteger, queryList, queryString, wrap } from '../http/request.js';
+import { authorize, bound } from '../http/request.js';
+import { queryInteger, queryList, queryString, wrap } from '../../platform/api/request.js';
 import { renderEvent } from '../render.js';
 import { TRIGGER_EVENT } from '../validation/body-models.js';
-import { frameworkErrors } from '../validation/framework-error.js';
-import { assertCleanText } from '../validation/text.js';
+import { frameworkErrors } from '../../platform/api/framework-error.js';
+import { assertCleanText } from '../../platform/api/clean-text.js';
 
 /** Upstream's events.message column is varchar(4096); longer ones are refused rather than cut. */
 export const MAX_EVENT_MESSAGE_LENGTH = 4096;

@@ -18,10 +18,11 @@ import {
   updateProgress,
 } from '../host/service.js';
 import { getInfraEnvOr404 } from '../infraenv/service.js';
-import { authorize, bound, uuidParam, wrap } from '../http/request.js';
+import { authorize, bound } from '../http/request.js';
+import { uuidParam, wrap } from '../../platform/api/request.js';
 import { renderHost } from '../render.js';
 import { HOST_CREATE, HOST_PROGRESS, HOST_UPDATE, LOGS_PROGRESS } from '../validation/body-models.js';
-import { assertCleanText } from '../validation/text.js';
+import { assertCleanText } from '../../platform/api/clean-text.js';
 
 export function registerHostRoutes(router: Router, ctx: CoreContext): void {
   router.post(

@@ -2,14 +2,14 @@
 // the short image-URL token in the `Image-Token` header opens, and until when.
 //
 // Lets `--role image` replicas that front this core over ASSISTED_SERVICE_URL resolve
-// `/bytoken/<short token>/…` URLs (src/ignition-supply/remote-url-tokens.ts). The token
+// `/bytoken/<short token>/…` URLs (src/image-ports/remote/remote-url-tokens.ts). The token
 // travels in a header, never in the path or query, so it is never in an access log.
 // Does NOT: accept JWTs (they name their InfraEnv themselves) or reveal anything about an
 // unknown, revoked or expired token beyond the 401.
 import type { Router } from 'express';
 import { UnauthorizedError } from '../../errors.js';
 import type { CoreContext } from '../context.js';
-import { wrap } from '../http/request.js';
+import { wrap } from '../../platform/api/request.js';
 
 export function registerImageUrlTokenRoutes(router: Router, ctx: CoreContext): void {
   router.get(

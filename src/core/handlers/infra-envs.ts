@@ -22,7 +22,8 @@ import {
   regenerateSigningKey,
   updateInfraEnv,
 } from '../infraenv/service.js';
-import { authorize, bound, queryUuid, uuidParam, wrap } from '../http/request.js';
+import { authorize, bound } from '../http/request.js';
+import { queryUuid, uuidParam, wrap } from '../../platform/api/request.js';
 import { NEVER_EXPIRES, renderInfraEnv } from '../render.js';
 
 export function registerInfraEnvRoutes(router: Router, ctx: CoreContext): void {

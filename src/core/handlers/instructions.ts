@@ -4,9 +4,10 @@ import type { Router } from 'express';
 import type { CoreContext } from '../context.js';
 import { nextSteps } from '../host/instructions.js';
 import { heartbeat, postStepReply, type StepReply } from '../host/service.js';
-import { authorize, bound, queryInteger, uuidParam, wrap } from '../http/request.js';
+import { authorize, bound } from '../http/request.js';
+import { queryInteger, uuidParam, wrap } from '../../platform/api/request.js';
 import { STEP_REPLY } from '../validation/body-models.js';
-import { assertCleanText } from '../validation/text.js';
+import { assertCleanText } from '../../platform/api/clean-text.js';
 
 export function registerInstructionRoutes(router: Router, ctx: CoreContext): void {
   router.get(

@@ -3,7 +3,8 @@
 // Needs an admin credential under AUTH_TYPE=local (upstream: any user).
 import type { Router } from 'express';
 import type { CoreContext } from '../context.js';
-import { authorize, queryBoolean, queryString, wrap } from '../http/request.js';
+import { authorize } from '../http/request.js';
+import { queryBoolean, queryString, wrap } from '../../platform/api/request.js';
 import { openshiftVersions } from '../versions/openshift-versions.js';
 
 export function registerVersionRoutes(router: Router, ctx: CoreContext): void {

@@ -15,7 +15,7 @@ import { events } from '../events/events.js';
 import type { HostRecord, HostStatus } from '../model.js';
 import { refreshHost, setStatus, STATUS_INFO } from './state.js';
 import { hostnameError } from './validations.js';
-import { assertCleanJson, assertCleanText } from '../validation/text.js';
+import { assertCleanJson, assertCleanText } from '../../platform/api/clean-text.js';
 
 /** States only earlier releases could put a host in; resetHost takes a host out of them. */
 const LEGACY_INSTALL_STATUSES: readonly HostStatus[] = ['installing-in-progress', 'installed', 'error'];

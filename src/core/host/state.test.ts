@@ -1,7 +1,7 @@
 // decide() as a table: each row the validation results of a host and the state (with upstream's
 // status_info sentence) the unbound state machine must put it in. A change to the order of the
 // checks or to a sentence fails the row that shows it. Pure: refreshHost/setStatus, which store
-// the outcome, are covered with the database in src/core/handlers/hosts.test.ts and monitor.test.ts.
+// the outcome, are covered with the database in src/core/handlers/hosts.postgres.test.ts and monitor.postgres.test.ts.
 import { describe, expect, it } from 'vitest';
 
 import type { HostStatus } from '../model.js';

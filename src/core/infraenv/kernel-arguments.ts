@@ -25,7 +25,7 @@
 // `foo="a value with spaces"`. Does not check the total length against the kargs area
 // (service.ts does, with the image's capacity).
 import { BadRequestError } from '../../errors.js';
-import { findControlCharacter } from '../validation/text.js';
+import { findControlCharacter } from '../../platform/api/clean-text.js';
 
 /** x86's COMMAND_LINE_SIZE is 2048 bytes: no single argument can be longer and still boot. */
 export const MAX_KERNEL_ARGUMENT_LENGTH = 2048;

@@ -7,7 +7,7 @@ import { writeCpio } from '../../initrd/cpio.js';
 import { KEYFILE_MODE, NETWORK_KEYFILE_DIR } from '../../initrd/embed-archive.js';
 import { gzipEncode } from '../../initrd/gzip.js';
 import type { InfraEnvRecord } from '../model.js';
-import { generateKeyfiles } from './static-network.js';
+import { generateKeyfiles } from '../static-network.js';
 
 export function minimalInitrd(infraEnv: InfraEnvRecord): Buffer | undefined {
   const keyfiles = generateKeyfiles(infraEnv.staticNetworkConfig ?? []);

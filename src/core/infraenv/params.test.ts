@@ -2,7 +2,7 @@
 // swagger model) and what it must give — the normalized parameters, or the 400 and its message,
 // which never echoes a secret. The static network rows go through the real nmstate conversion
 // (src/network/nmstate/). Pure; the same inputs through the API with the database are
-// src/core/input.test.ts and static-network.test.ts.
+// src/core/input.postgres.test.ts and static-network.test.ts.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 

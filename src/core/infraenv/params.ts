@@ -9,9 +9,9 @@
 import { isUuid } from '../../uuid.js';
 import { BadRequestError } from '../../errors.js';
 import type { ImageType, KernelArgument, Proxy, StaticNetworkConfigEntry } from '../model.js';
-import { validateStaticNetworkConfig } from './static-network.js';
+import { validateStaticNetworkConfig } from '../static-network.js';
 import { MAX_KERNEL_ARGUMENTS, validateUserKernelArgument } from './kernel-arguments.js';
-import { assertCleanText } from '../validation/text.js';
+import { assertCleanText } from '../../platform/api/clean-text.js';
 
 export interface InfraEnvParams {
   name?: string;

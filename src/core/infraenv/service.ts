@@ -11,7 +11,7 @@ import { normalizeArchitecture } from '../../images/architecture.js';
 import type { CatalogImage } from '../../images/catalog/catalog-image.js';
 import { buildEmbedArchive } from '../../initrd/embed-archive.js';
 import { newImageTokenKey } from '../auth/image-tokens.js';
-import { URL_TOKEN_LENGTH } from '../auth/url-tokens.js';
+import { URL_TOKEN_LENGTH } from '../../image-ports/url-token-resolver.js';
 import type { CoreContext } from '../context.js';
 import type { Repository } from '../db/repository.js';
 import { events } from '../events/events.js';

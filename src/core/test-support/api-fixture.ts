@@ -7,7 +7,8 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { HAVE_SWAGGER } from '../../../test/support/probes.js';
 import { unavailable } from '../../../test/support/requirements.js';
 import { GO_OPENAPI_ERROR, loadContract } from './contract-schema.js';
-import { type Backend, type CoreOverrides, type Harness, PULL_SECRET, http, startHarness } from './harness.js';
+import type { Backend } from '../../platform/db/test-support/backends.js';
+import { type CoreOverrides, type Harness, PULL_SECRET, http, startHarness } from './harness.js';
 
 // Without ../shared the conforms() checks cannot run: skipped with a warning here, a failure under CI.
 const contract = unavailable({ '../shared/contracts (the upstream swagger)': HAVE_SWAGGER })

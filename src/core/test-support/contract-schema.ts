@@ -2,7 +2,7 @@
 // and each operation's declared responses (by operationId and status).
 //
 // Reads the swagger from ../shared/contracts (SWAGGER_PATH, test/support/probes.ts); returns
-// undefined when it is absent (contract.test.ts fails under CI then, see requirements.ts). Vendor extensions
+// undefined when it is absent (contract.postgres.test.ts fails under CI then, see requirements.ts). Vendor extensions
 // (x-nullable, x-go-*) are ignored; `#/definitions/x` refs resolve within the document.
 import { existsSync, readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';

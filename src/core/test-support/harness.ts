@@ -1,18 +1,16 @@
-// Test helpers for the core's suites: a fake ImageCatalog, a core behind a real HTTP
-// server on port 0, and throwaway databases: a fresh database per test on the run's one
-// embedded PostgreSQL server (test/support/embedded-postgres-setup.ts), and on
-// TEST_DATABASE_URL when it is set. Used only by *.test.ts files.
-import { mkdtemp, rm } from 'node:fs/promises';
+// Test helpers for the core's suites: a fake ImageCatalog and a core behind a real HTTP server on
+// port 0, on a throwaway database (src/platform/db/test-support/backends.ts). Used only by
+// *.test.ts files.
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import express from 'express';
 import pino from 'pino';
 import type { CatalogImage, ImageCatalog } from '../../images/catalog/catalog-image.js';
 import { normalizeArchitecture } from '../../images/architecture.js';
 import type { EventSettings } from '../event-limits.js';
+import { CORE_MIGRATIONS } from '../db/migrations.js';
 import { createCore, type Core, type CoreOptions } from '../index.js';
+import { openMigratedDatabase } from '../../platform/db/migrated-database.js';
 import { type CoreEndpoints, type CoreSettings, DEFAULT_CORE_SETTINGS } from '../settings.js';
 import { API_BASE, API_PREFIX } from '../../url-grammar.js';
 import { DEFAULT_LISTENER_LIMITS } from '../../http/transport/listener-limits.js';
@@ -37,55 +35,6 @@ export function fakeCatalog(images: Partial<CatalogImage>[] = [{}]): ImageCatalo
   };
 }
 
-export interface Backend {
-  name: string;
-  /** Fresh storage for one core; returns options and a cleanup. */
-  create(): Promise<{ dataDir: string; databaseUrl?: string; cleanup(): Promise<void> }>;
-}
-
-export function postgresBackend(url: string, name = 'postgres'): Backend {
-  return {
-    name,
-    async create() {
-      const pg = (await import('pg')).default;
-      const dbName = `bootsmith_test_${randomBytes(6).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: url });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${dbName}`);
-      await admin.end();
-      const u = new URL(url);
-      u.pathname = `/${dbName}`; // the query (e.g. ?host=<socket dir>) is kept
-      const dataDir = await mkdtemp(path.join(os.tmpdir(), 'bootsmith-core-pg-'));
-      return {
-        dataDir,
-        databaseUrl: u.toString(),
-        async cleanup() {
-          const c = new pg.Client({ connectionString: url });
-          await c.connect();
-          await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-          await c.end();
-          await rm(dataDir, { recursive: true, force: true });
-        },
-      };
-    },
-  };
-}
-
-/** The run's embedded PostgreSQL server (started once by the unit suite's globalSetup). */
-export function embeddedBackend(): Backend {
-  const url = process.env.BOOTSMITH_TEST_EMBEDDED_URL;
-  if (!url)
-    throw new Error(
-      'BOOTSMITH_TEST_EMBEDDED_URL is unset: run through vitest.config.ts (its globalSetup starts the server)',
-    );
-  return postgresBackend(url, 'embedded');
-}
-
-export function backends(): Backend[] {
-  const url = process.env.TEST_DATABASE_URL;
-  return url ? [embeddedBackend(), postgresBackend(url)] : [embeddedBackend()];
-}
-
 export interface Harness {
   core: Core;
   baseUrl: string;
@@ -100,7 +49,7 @@ export interface Harness {
  */
 export type CoreOverrides = Partial<Omit<CoreSettings, 'events'> & CoreEndpoints> & {
   events?: Partial<EventSettings>;
-} & Partial<Omit<CoreOptions, 'settings' | 'endpoints'>>;
+} & Partial<Omit<CoreOptions, 'settings' | 'endpoints' | 'db'>>;
 
 export async function startHarness(
   storage: { dataDir: string; databaseUrl?: string },
@@ -122,15 +71,27 @@ export async function startHarness(
     eventRetentionIntervalMs,
     ...settings
   } = overrides;
-  const core = await createCore({
-    settings: {
-      ...DEFAULT_CORE_SETTINGS,
-      dataDir: storage.dataDir,
-      databaseUrl: storage.databaseUrl,
-      authType: 'none',
-      ...settings,
-      events: { ...DEFAULT_CORE_SETTINGS.events, ...events },
+  const coreSettings: CoreSettings = {
+    ...DEFAULT_CORE_SETTINGS,
+    dataDir: storage.dataDir,
+    databaseUrl: storage.databaseUrl,
+    authType: 'none',
+    ...settings,
+    events: { ...DEFAULT_CORE_SETTINGS.events, ...events },
+  };
+  // The core's tables alone: the service applies every wing's (src/service-database.ts).
+  const db = await openMigratedDatabase(
+    {
+      databaseUrl: coreSettings.databaseUrl,
+      dataDir: coreSettings.dataDir,
+      logger,
+      embeddedPostgresUser: coreSettings.embeddedPostgresUser,
     },
+    [CORE_MIGRATIONS],
+  );
+  const core = await createCore({
+    db,
+    settings: coreSettings,
     endpoints: { serviceBaseUrl, imageServiceBaseUrl, pxeServiceBaseUrl, pxeImageBaseUrl, serviceCaCert },
     catalog,
     logger,
@@ -157,6 +118,7 @@ export async function startHarness(
     async close() {
       await new Promise<void>((r) => server.close(() => r()));
       await core.close();
+      await db.close();
     },
   };
 }

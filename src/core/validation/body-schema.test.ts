@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import express from 'express';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assistedErrorHandler } from '../http/error-handler.js';
+import { assistedErrorHandler } from '../../platform/api/error-handler.js';
 import { bindBody, firstViolation, type BodyDefinition } from './body-schema.js';
 import { INFRA_ENV_CREATE, STEP_REPLY, TRIGGER_EVENT } from './body-models.js';
 

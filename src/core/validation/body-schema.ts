@@ -10,7 +10,7 @@
 // Does NOT: know any field's meaning (infraenv/params.ts and the host handlers do the semantic
 // 400s), coerce values, or hold upstream's swagger (the definitions used are in body-models.ts).
 import type { Request } from 'express';
-import { FrameworkError, frameworkErrors, goQuote } from './framework-error.js';
+import { FrameworkError, frameworkErrors, goQuote } from '../../platform/api/framework-error.js';
 
 export type Schema =
   | {

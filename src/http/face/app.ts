@@ -1,9 +1,11 @@
-// Builds the express application for a role: the image side (ISOs, PXE, boot artifacts),
-// the assisted API (mounted at API_BASE, src/url-grammar.ts), or both, plus health and metrics.
+// Builds the express application of one process from what its wings hand it (src/assembly/):
+// health and metrics, the wings' routers (the assisted API at API_BASE, src/url-grammar.ts, the BMC
+// extension API, the web console), and the image face (ISOs, PXE, boot artifacts) when the
+// process serves the image side.
 //
 // It wires parts together and records per-request metrics and access logs (with
-// credentials redacted from paths); it holds no business rules. With the image side, the
-// request listener it returns first offers each request to the hot path-style ISO route
+// credentials redacted from paths); it holds no business rules and knows no role. With the image
+// face, the request listener it returns first offers each request to the hot path-style ISO route
 // (hot-iso-route.ts: a BMC's range storm skips express's router walk), then to express.
 //
 // Room rule (src/http/face/, this file is its entry): bootsmith's image face: the URL shapes
@@ -15,22 +17,20 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ArtifactService } from '../../artifacts/artifact-service.js';
-import type { ImageStore } from '../../images/catalog/image-store.js';
-import type { UrlTokenResolver } from '../../ignition-supply/url-token-resolver.js';
+import type { UrlTokenResolver } from '../../image-ports/url-token-resolver.js';
 import type { Metrics } from '../../metrics.js';
-import type { ArtifactObserver } from './artifact-observer.js';
-import type { TokenReadObserver } from './token-read-observer.js';
+import type { ArtifactObserver } from '../../image-ports/boot-event-observer.js';
+import type { TokenReadObserver } from '../../image-ports/token-read-observer.js';
 import { answerImageError, imageErrorHandler } from './error-mapping.js';
 import { hotIsoRoute } from './hot-iso-route.js';
 import { redactedRequestTarget, redactUrl } from '../../redact.js';
 import { bootArtifactRoutes } from './routes/boot-artifacts.js';
 import { discoveryImageRoutes } from './routes/discovery-image.js';
-import { type DatabaseHealth, type TlsHealth, healthRoutes } from './routes/health.js';
+import { type HealthPart, healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
-import { consoleRoutes } from '../../console/console-router.js';
 import { pxeInitrdRoutes } from './routes/pxe-initrd.js';
-import { DEFAULT_REQUEST_CAP, RequestCap, type RequestCapSettings } from './request-cap.js';
-import { API_BASE, EXTENSION_API_PREFIX, URL_SHAPES, cappedPathPrefixes } from '../../url-grammar.js';
+import type { RequestCap } from './request-cap.js';
+import { URL_SHAPES, cappedPathPrefixes } from '../../url-grammar.js';
 
 /** Where the artifact routes live (the capped URL shapes): the request cap applies here and nowhere else. */
 export const ARTIFACT_PATH_PREFIXES = cappedPathPrefixes(URL_SHAPES);
@@ -38,31 +38,33 @@ export const ARTIFACT_PATH_PREFIXES = cappedPathPrefixes(URL_SHAPES);
 export interface AppParts {
   logger: Logger;
   metrics: Metrics;
-  imageStore?: ImageStore;
-  /** Present when this process serves the image side. */
-  artifacts?: ArtifactService;
-  /** Present when this process serves the assisted API. */
-  coreRouter?: Router;
-  /** The core's storage, for /health (present with the assisted API). */
-  databaseHealth?: DatabaseHealth;
-  /** Opaque `/bytoken/` URL tokens (the in-process core); absent in remote mode. */
-  urlTokens?: UrlTokenResolver;
-  /** Boot events (src/http/face/artifact-observer.ts), already wrapped for dedupe. */
-  observer?: ArtifactObserver;
-  /** Reads of ISOs opened by short tokens (src/http/face/token-read-observer.ts): BMC boot jobs. */
-  tokenReads?: TokenReadObserver;
-  /** Present when this process serves the BMC extension API (mounted at EXTENSION_API_PREFIX). */
-  extensionRouter?: Router;
-  /** The artifact slots (MAX_CONCURRENT_REQUESTS and its per-address share, minimum progress); defaults when absent. */
-  requestCap?: RequestCapSettings;
-  /** The serving certificate, for /health (present with native TLS). */
-  tlsHealth?: TlsHealth;
+  /** /health's parts (./routes/health.ts), in order: the wings' and the listeners'. */
+  health?: readonly HealthPart[];
   /** True once a graceful drain started: /health answers 503 (src/http/transport/drain.ts). */
   draining?: () => boolean;
-  /** AUTH_TYPE, for the web console's sign-in page (`none` when absent). */
-  authType?: 'none' | 'local';
-  /** Start-up warnings (src/startup/reachability.ts): in /health and the console's banner. */
-  warnings?: readonly string[];
+  /** The wings' routers, mounted in this order, before the image face. */
+  routers?: readonly MountedRouter[];
+  /** Present when this process serves the image side. */
+  imageFace?: ImageFace;
+}
+
+/** A wing's router and where it is mounted (undefined: at the root). */
+export interface MountedRouter {
+  path: string | undefined;
+  router: Router;
+}
+
+/** The image face's parts: the artifacts, their request cap, and the image ports the routes call. */
+export interface ImageFace {
+  artifacts: ArtifactService;
+  /** The artifact slots (MAX_CONCURRENT_REQUESTS, its per-address share, minimum progress). */
+  cap: RequestCap;
+  /** Opaque `/bytoken/` URL tokens (src/image-ports/url-token-resolver.ts). */
+  urlTokens: UrlTokenResolver | undefined;
+  /** Boot events (src/image-ports/boot-event-observer.ts), already wrapped for dedupe. */
+  observer: ArtifactObserver | undefined;
+  /** Reads of ISOs opened by short tokens (src/image-ports/token-read-observer.ts): BMC boot jobs. */
+  tokenReads: TokenReadObserver | undefined;
 }
 
 export function createApp(parts: AppParts): RequestListener {
@@ -79,35 +81,26 @@ export function createApp(parts: AppParts): RequestListener {
     next();
   });
 
-  const cap = parts.artifacts ? new RequestCap(parts.requestCap ?? DEFAULT_REQUEST_CAP, parts.metrics) : undefined;
-  const warnings = parts.warnings ?? [];
-  app.use(
-    healthRoutes(
-      parts.imageStore,
-      parts.databaseHealth,
-      parts.draining,
-      parts.tlsHealth,
-      cap && (() => cap.status()),
-      warnings,
-    ),
-  );
+  app.use(healthRoutes(parts.health, parts.draining));
   app.use(metricsRoutes(parts.metrics));
-  if (parts.coreRouter) app.use(API_BASE, parts.coreRouter);
-  if (parts.extensionRouter) app.use(EXTENSION_API_PREFIX, parts.extensionRouter);
-  if (parts.coreRouter) app.use(consoleRoutes({ authType: parts.authType ?? 'none', warnings })); // the web console needs the API beside it
+  for (const { path, router } of parts.routers ?? []) {
+    if (path === undefined) app.use(router);
+    else app.use(path, router);
+  }
   let hotRoute: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
-  if (parts.artifacts && cap) {
+  if (parts.imageFace) {
+    const face = parts.imageFace;
     const context = {
-      artifacts: parts.artifacts,
+      artifacts: face.artifacts,
       metrics: parts.metrics,
       logger: parts.logger,
-      urlTokens: parts.urlTokens,
-      observer: parts.observer,
-      tokenReads: parts.tokenReads,
+      urlTokens: face.urlTokens,
+      observer: face.observer,
+      tokenReads: face.tokenReads,
     };
-    app.use(ARTIFACT_PATH_PREFIXES, cap.middleware);
+    app.use(ARTIFACT_PATH_PREFIXES, face.cap.middleware);
     app.use(discoveryImageRoutes(context), pxeInitrdRoutes(context), bootArtifactRoutes(context));
-    hotRoute = hotIsoRoute(context, cap, {
+    hotRoute = hotIsoRoute(context, face.cap, {
       onRequest: (req, res, route) => recordRequest(req, res, () => route),
       onError: (req, res, err) => answerImageError(req, res, err, logInternal),
     });

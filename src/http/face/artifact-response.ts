@@ -9,13 +9,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ArtifactService, ServedArtifact } from '../../artifacts/artifact-service.js';
-import type { UrlTokenResolver } from '../../ignition-supply/url-token-resolver.js';
+import type { UrlTokenResolver } from '../../image-ports/url-token-resolver.js';
 import type { Metrics } from '../../metrics.js';
 import type { SplicedFile } from '../../splice/spliced-file.js';
-import type { ArtifactObserver } from './artifact-observer.js';
-import type { TokenReadObserver } from './token-read-observer.js';
+import type { ArtifactObserver } from '../../image-ports/boot-event-observer.js';
+import type { TokenReadObserver } from '../../image-ports/token-read-observer.js';
 import { redactedRequestTarget } from '../../redact.js';
 import type { Representation } from '../representation/representation.js';
+import type { ResponsePlan } from '../representation/response-plan.js';
 import { serveRepresentation } from '../representation/serve-representation.js';
 
 export type ArtifactLabel =
@@ -34,15 +35,18 @@ export interface ImageRouteContext {
   tokenReads?: TokenReadObserver | undefined;
 }
 
+/** Serves `representation`; `onPlan` sees the range layer's plan of the answer (token reads). */
 export function sendArtifact(
   req: IncomingMessage,
   res: ServerResponse,
   { metrics, logger }: ImageRouteContext,
   label: ArtifactLabel,
   representation: Representation,
+  onPlan?: (plan: ResponsePlan) => void,
 ): Promise<void> {
   const m = labelled(metrics, label);
   return serveRepresentation(req, res, representation, {
+    onPlan,
     onBytes: m.onBytes,
     onStreamStart: m.onStreamStart,
     onStreamEnd: m.onStreamEnd,

@@ -3,8 +3,8 @@
 //
 // Does: derive it: the configured HTTPS base (IMAGE_SERVICE_BASE_URL or SERVICE_BASE_URL) with
 // scheme http and the plain listener's port, or else the address the plain listener really
-// listens on. IMAGE_SERVICE_HTTP_BASE_URL, when set, wins (service.ts). Does NOT: listen or parse
-// configuration.
+// listens on. IMAGE_SERVICE_HTTP_BASE_URL, when set, wins (src/assembly/listeners.ts).
+// Does NOT: listen or parse configuration.
 
 /** `http://<host of configuredBase>:<plainPort><path of configuredBase>`, or `listening` without a configured base. */
 export function plainBaseUrl(configuredBase: string | undefined, listening: string, plainPort: number): string {

@@ -1,7 +1,7 @@
 // The plain-HTTP listener's policy as a table over raw request targets: what iPXE fetches
 // passes, everything else (other files, other methods, spellings that could reach another file
 // of the same route) is refused with the HTTPS URL of the same resource. The same policy on the
-// wire, next to a real HTTPS listener, is in native-tls.test.ts.
+// wire, next to a real HTTPS listener, is in native-tls.postgres.test.ts.
 import { describe, expect, it } from 'vitest';
 import { ForbiddenError } from '../../errors.js';
 import { plainHttpRefusal } from './plain-route-policy.js';

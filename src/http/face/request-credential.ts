@@ -6,7 +6,7 @@
 // It does not validate anything: the IgnitionSource decides what a credential opens.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Request } from 'express';
-import type { Credential } from '../../ignition-supply/source.js';
+import type { Credential } from '../../image-ports/ignition-source.js';
 import { stringQuery } from './request-params.js';
 
 export function credentialFromRequest(req: Request): Credential {

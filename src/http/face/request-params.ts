@@ -3,7 +3,7 @@
 // Throws typed errors; never echoes tokens back.
 import type { Request } from 'express';
 import { BadRequestError, NotFoundError } from '../../errors.js';
-import type { DiscoveryImageType } from '../../ignition-supply/source.js';
+import type { DiscoveryImageType } from '../../image-ports/ignition-source.js';
 import { isUuid } from '../../uuid.js';
 
 export function infraEnvIdParam(value: string | undefined): string {

@@ -17,7 +17,7 @@ import type { Readable } from 'node:stream';
 import type { BodySink, SegmentCopier } from './body-sink.js';
 import { PositionalCopier } from './positional-copier.js';
 import type { Representation } from './representation.js';
-import type { Segment } from './response-plan.js';
+import type { ResponsePlan, Segment } from './response-plan.js';
 import { StreamCopier } from './stream-copier.js';
 
 /** How a streamed body ended. */
@@ -25,6 +25,12 @@ export type StreamOutcome = 'complete' | 'client-aborted' | 'source-error';
 
 /** Observers for metrics and logs. They run on the hot path and must not throw. */
 export interface ServeHooks {
+  /**
+   * The plan made for this request (status, headers, body segments), once, before anything is
+   * written: which bytes a 200 or 206 carries, for a caller that reports reads without parsing
+   * the request again.
+   */
+  onPlan?(plan: ResponsePlan): void;
   /**
    * Body bytes handed to the response (res.write), multipart framing included, reported per
    * chunk as they are written. On a complete response they add up to Content-Length.

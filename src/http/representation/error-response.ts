@@ -6,7 +6,7 @@
 // are already out.
 // Does NOT: decide statuses itself (src/error-status.ts does, for the assisted API too), log
 // anything (the image face's src/http/face/error-mapping.ts decides what to log), or render the
-// assisted API's bodies (src/core/http/error-handler.ts). Never includes secrets or stack traces.
+// assisted API's bodies (src/platform/api/error-handler.ts). Never includes secrets or stack traces.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorStatus } from '../../error-status.js';
 

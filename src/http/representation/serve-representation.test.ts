@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { LAST_MODIFIED_HTTP } from './test-support/range-cases.js';
+import { LAST_MODIFIED_HTTP, SIZE } from './test-support/range-cases.js';
 import {
   comparable,
   parseMultipart,
@@ -12,7 +12,7 @@ import {
 import { DATA, testRep } from './test-support/test-representations.js';
 
 // Socket-level tests of serveRepresentation(): streaming, backpressure, aborts, failures after
-// the headers, multipart bytes on the wire, HEAD = GET (real clients: serve-representation-curl.test.ts). The header cases
+// the headers, multipart bytes on the wire, HEAD = GET (real clients: serve-representation-curl.tools.test.ts). The header cases
 // are tables of the pure functions (response-plan.test.ts, preconditions.test.ts), every one
 // of them also sent over a socket by serve-representation-cases.test.ts.
 
@@ -113,6 +113,35 @@ describe('serveRepresentation: HEAD', () => {
       expect(comparable(headRes.headers)).toEqual(comparable(getRes.headers));
       expect(headRes.body.length).toBe(0);
       expect(headRes.headers['transfer-encoding']).toBeUndefined();
+    },
+  );
+});
+
+describe('serveRepresentation: the plan hook', () => {
+  it.each([
+    ['a whole GET', 'GET', {}, 200, [[0, SIZE - 1]]],
+    [
+      'two ranges',
+      'GET',
+      { Range: 'bytes=0-9,100-199' },
+      206,
+      [
+        [0, 9],
+        [100, 199],
+      ],
+    ],
+    ['a stale If-Range', 'GET', { Range: 'bytes=0-9', 'If-Range': '"old"' }, 200, [[0, SIZE - 1]]],
+    ['a HEAD with a range', 'HEAD', { Range: 'bytes=0-9' }, 206, []],
+    ['an unsatisfiable range', 'GET', { Range: 'bytes=999999-' }, 416, []],
+  ] satisfies [string, string, Record<string, string>, number, [number, number][]][])(
+    'hands the plan of %s to onPlan once: the status sent and the bytes of its body',
+    async (_what, method, headers, status, segments) => {
+      const { path, entry } = mount(testRep(DATA));
+      const res = await send(path, headers, method);
+      expect(res.status).toBe(status);
+      expect(entry.plans).toHaveLength(1);
+      expect(entry.plans[0]!.status).toBe(status);
+      expect(entry.plans[0]!.segments.map((s) => [s.start, s.end])).toEqual(segments);
     },
   );
 });

@@ -47,6 +47,7 @@ export function serveRepresentation(
 ): Promise<void> {
   try {
     const plan = planResponse(req.method, req.headers, rep);
+    hooks?.onPlan?.(plan);
     if (plan.error !== undefined) {
       writeErrorResponse(req, res, plan.error);
       return DONE;

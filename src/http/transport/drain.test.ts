@@ -1,7 +1,7 @@
 // Graceful drain over real loopback HTTP: streams in flight finish with every byte, idle
 // keep-alive connections are closed, new connections are refused, responses that start during
 // the drain say `Connection: close`, /health answers 503 at once, and the grace period cuts
-// what is still running. The same under TLS (a certificate made by openssl) is drain-tls.test.ts.
+// what is still running. The same under TLS (a certificate made by openssl) is drain-tls.tools.test.ts.
 import { once } from 'node:events';
 import http from 'node:http';
 import net from 'node:net';
@@ -50,7 +50,7 @@ async function start(): Promise<Fixture> {
   const server = http.createServer();
   const drain = new Drain(server);
   const app = express();
-  app.use(healthRoutes(undefined, undefined, () => drain.isDraining()));
+  app.use(healthRoutes([], () => drain.isDraining()));
   app.get('/stream', (_req, res) => {
     res.writeHead(200, { 'Content-Length': String(CHUNK.length * CHUNKS) });
     for (let i = 0; i < CHUNKS / 2; i++) res.write(CHUNK);

@@ -4,7 +4,7 @@
 // Does: read both from the socket's handle for plain TCP and for TLS (whose TLS handle sits on
 // the TCP handle: progress is counted on the wire, in ciphertext). This is the one place that
 // reads Node's handle fields (`bytesWritten`, `writeQueueSize`, a TLS handle's `_parent`), the
-// fields Node's own socket timeout reads; socket-progress.test.ts pins them on real sockets, so a
+// fields Node's own socket timeout reads; socket-progress.tools.test.ts pins them on real sockets, so a
 // Node upgrade that changes them fails there.
 // Does NOT: time anything (src/http/transport/send-watchdog.ts does) or close anything.
 //

@@ -4,7 +4,7 @@
 // order) and what the newcomer then holds, or the ImageLoadError (retry class and message) that
 // leaves everything as it was. Real catalog, slots, records and open fixture files; the
 // unreferenced files are real files in a temporary cache directory. The end-to-end behaviour
-// through the whole store (downloads, on-demand fetches) is cache-budget-store.test.ts.
+// through the whole store (downloads, on-demand fetches) is cache-budget-store.tools.test.ts.
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,7 +16,7 @@ import { parseLiveIso } from '../../iso/live-layout.js';
 import { BaseFile } from '../../splice/base-file.js';
 import { StoreCatalog } from '../catalog/store-catalog.js';
 import { newSlot, type ImageSlot } from '../loader/image-slot.js';
-import { ImageLoadError, type RetryClass } from '../loader/load-error.js';
+import { ImageLoadError, type RetryClass } from '../load-failure/load-error.js';
 import { parseOsImages } from '../os-images-config.js';
 import { CacheBudget } from './cache-budget.js';
 import { CacheFiles, cacheName, contentIsoName } from './cache-layout.js';

@@ -8,16 +8,17 @@
 // grace period so streams already under way finish). A file is a candidate only when every
 // source it serves is ready and was not served for `minIdleMs`, so that grace covers any
 // response still being sent.
+// It sees each source through the narrow BudgetSlot (src/images/cache/budget-slot.ts).
 // Does NOT: load images, schedule retries, or answer requests (src/images/catalog/).
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { describeError } from '../../errors.js';
 import type { BaseFile } from '../../splice/base-file.js';
 import type { StoreCatalog } from '../catalog/store-catalog.js';
-import { type ImageSlot, setRecord } from '../loader/image-slot.js';
-import { ImageLoadError } from '../loader/load-error.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
 import { formatBytes, formatDuration } from '../progress.js';
 import { removeFiles } from '../../fs/atomic-file.js';
+import type { BudgetSlot } from './budget-slot.js';
 import { recordedContentNames } from './cache-layout.js';
 import { readRecord } from './cache-record.js';
 import { scanCache } from './cache-scan.js';
@@ -42,7 +43,7 @@ export class CacheBudget {
   private orphans: Array<{ file: string; bytes: number }> = [];
 
   constructor(
-    private readonly slots: readonly ImageSlot[],
+    private readonly slots: readonly BudgetSlot[],
     private readonly catalog: StoreCatalog,
     private readonly logger: Logger,
     private readonly options: CacheBudgetOptions,
@@ -53,7 +54,7 @@ export class CacheBudget {
    * (and unreferenced files) when the budget requires. Throws ImageLoadError `on-demand` when
    * images served recently leave no room, `never` when the image alone exceeds the budget.
    */
-  reserve(slot: ImageSlot, bytes: number): void {
+  reserve(slot: BudgetSlot, bytes: number): void {
     slot.expectedBytes = bytes;
     const max = this.options.maxBytes;
     if (max === undefined || bytes <= slot.diskBytes) {
@@ -99,9 +100,9 @@ export class CacheBudget {
    * Forgets and unlinks everything `slot` has in the cache — its content files only once no other
    * source's record names them —; a new load of it waits for the unlinks.
    */
-  removeSlotFiles(slot: ImageSlot): void {
+  removeSlotFiles(slot: BudgetSlot): void {
     const record = slot.record;
-    setRecord(slot, undefined);
+    slot.forgetRecord();
     slot.diskBytes = 0;
     if (!slot.files) return;
     const content = record
@@ -122,7 +123,7 @@ export class CacheBudget {
    * `bytes` of `slot`'s files went into the quarantine, which now holds `files`: they count as
    * unreferenced from now on (removed first when room is needed), no longer as the image's.
    */
-  quarantined(slot: ImageSlot, bytes: number, files: readonly QuarantinedFile[]): void {
+  quarantined(slot: BudgetSlot, bytes: number, files: readonly QuarantinedFile[]): void {
     slot.diskBytes = Math.max(0, slot.diskBytes - bytes);
     const prefix = `${QUARANTINE_DIR_NAME}/`;
     this.orphans = [...this.orphans.filter((o) => !o.file.startsWith(prefix)), ...files];
@@ -160,7 +161,7 @@ export class CacheBudget {
   }
 
   /** Bytes the cache holds without `except`'s: a content file several sources share counts once. */
-  private usedBytes(except: ImageSlot): number {
+  private usedBytes(except: BudgetSlot): number {
     const byFile = new Map<string, number>();
     for (const s of this.slots) {
       if (s === except) continue;
@@ -178,8 +179,8 @@ export class CacheBudget {
    * Ready, cached files by path with the sources served from them, for eviction: a file any of
    * whose sources is busy (loading, not ready) or is `reserving` itself is not a candidate.
    */
-  private evictableGroups(reserving: ImageSlot): Map<string, ImageSlot[]> {
-    const groups = new Map<string, ImageSlot[]>();
+  private evictableGroups(reserving: BudgetSlot): Map<string, BudgetSlot[]> {
+    const groups = new Map<string, BudgetSlot[]>();
     const blocked = new Set<string>();
     for (const s of this.slots) {
       const file = s.record && !s.record.inPlace ? s.record.iso.path : undefined;
@@ -191,7 +192,7 @@ export class CacheBudget {
     return groups;
   }
 
-  private evict(slot: ImageSlot): void {
+  private evict(slot: BudgetSlot): void {
     // one stored file may serve several sources: the message says which file went
     if (slot.view.status.state !== 'ready' || !slot.files) return;
     const { image } = slot.view.status;
@@ -229,7 +230,7 @@ export class CacheBudget {
  * own — its files in the layout before content keying (adopted at its first load, so the disk
  * budget must not remove them first).
  */
-async function ownerOf(slot: ImageSlot): Promise<{ owns(fileName: string): boolean } | undefined> {
+async function ownerOf(slot: BudgetSlot): Promise<{ owns(fileName: string): boolean } | undefined> {
   const files = slot.files;
   if (!files) return undefined;
   const record = await readRecord(files.record);

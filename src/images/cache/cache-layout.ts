@@ -21,7 +21,7 @@
 // secret parts of a URL (a presigned query) never appear in a file name. Caches written before
 // content keying named everything `<openshift_version>-<arch>-<same 12 digits>`
 // (`legacyNames`); the loader adopts such files without downloading again
-// (src/images/loader/obtain-iso.ts).
+// (src/images/loader/adopt-legacy.ts).
 // This module computes names only; it does no I/O.
 import { createHash } from 'node:crypto';
 import path from 'node:path';

@@ -3,10 +3,10 @@
 // cover the bytes still to come plus IMAGE_DISK_RESERVE_BYTES, the room kept for the rest of
 // DATA_DIR (the embedded PostgreSQL's WAL and tables, keys). A refused image fails alone, on the
 // slow schedule, with the numbers in its reason; nothing has been written.
-// Does NOT: replace the ENOSPC handling of src/images/cache/disk-full.ts (a size may be unknown,
+// Does NOT: replace the ENOSPC handling of src/images/load-failure/disk-full.ts (a size may be unknown,
 // and other writers share the disk), or apply IMAGE_CACHE_MAX_BYTES (src/images/cache/cache-budget.ts).
 import { statfsSync } from 'node:fs';
-import { ImageLoadError } from '../loader/load-error.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
 import { formatBytes } from '../progress.js';
 
 /** Bytes free for an unprivileged writer on the filesystem holding `dir`; undefined when statfs fails. */

@@ -5,7 +5,7 @@
 // Does NOT: know about images or records, or decide anything from the digest.
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
-import { sleep } from '../loader/retry-policy.js';
+import { sleep } from '../load-failure/retry-policy.js';
 
 /** Read size: large enough for sequential disk reads, small enough to pace smoothly. */
 const CHUNK_BYTES = 1024 * 1024;

@@ -1,5 +1,5 @@
 // Downloading one remote object into a `.part` file: resumable, hashed while it streams,
-// retried at once for transient faults (src/images/loader/retry-policy.ts).
+// retried at once for transient faults (src/images/load-failure/retry-policy.ts).
 //
 // Resume: the `.part` keeps the bytes of earlier attempts (also across a killed process) and
 // a sidecar `.part.json`, written before the first byte, holds the first answer's validator
@@ -25,10 +25,10 @@ import { describeError } from '../../errors.js';
 import { removeFiles, writeFileAtomic } from '../../fs/atomic-file.js';
 import { openPartFile, regularPartSize } from '../../fs/part-file.js';
 import { CacheFiles } from '../cache/cache-layout.js';
-import { diskFullCode, diskFullError } from '../cache/disk-full.js';
+import { diskFullCode, diskFullError } from '../load-failure/disk-full.js';
 import { HashingFileWriter } from './hashing-writer.js';
-import { ImageLoadError } from '../loader/load-error.js';
-import { type RetryPolicy, fastDelayMs, retryClassOf, sleep } from '../loader/retry-policy.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
+import { type RetryPolicy, fastDelayMs, retryClassOf, sleep } from '../load-failure/retry-policy.js';
 import type { RemoteSource } from './remote-source.js';
 import { hashInto } from './verify-iso.js';
 

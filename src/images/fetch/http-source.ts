@@ -17,9 +17,9 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import { describeError } from '../../errors.js';
-import { ImageLoadError } from '../loader/load-error.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
 import { redactUrl } from '../os-images-config.js';
-import { retryClassOf, retryClassOfStatus } from '../loader/retry-policy.js';
+import { retryClassOf, retryClassOfStatus } from '../load-failure/retry-policy.js';
 import { proxyRefused, tunnelConnection, viaHttpProxy } from './proxy-connect.js';
 import type { ProxySettings } from './proxy-env.js';
 import {

@@ -5,7 +5,7 @@
 // A device's image is the ISO 9660 volume written to it: as many bytes as its primary volume
 // descriptor says (CoreOS ISOs end there; a loop device of an ISO file holds exactly the file),
 // never more than the device holds (sysfs capacity). The loader copies it into the content-keyed
-// cache and serves the copy as any cached file (src/images/loader/obtain-iso.ts): a device's
+// cache and serves the copy as any cached file (src/images/origins/block-device-origin.ts): a device's
 // content can change under a served image without its stat showing anything, which the integrity
 // checks of a file used in place rely on.
 // Does: stat (and for a device read sector 16 and sysfs) and turn what is wrong into a load error
@@ -16,7 +16,7 @@ import { describeError } from '../../errors.js';
 import { sysfsBlockDeviceSize } from '../../iso/block-device.js';
 import { SECTOR_SIZE } from '../../iso/directory-record.js';
 import { TYPE_PRIMARY, descriptorType, parsePrimaryVolumeDescriptor } from '../../iso/volume-descriptor.js';
-import { ImageLoadError } from '../loader/load-error.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
 
 /** ECMA-119 8.4: the primary volume descriptor is the first descriptor, at sector 16. */
 const PVD_OFFSET = 16 * SECTOR_SIZE;

@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { FormatError, describeError } from '../../errors.js';
 import type { LiveManifest } from '../../iso/manifest.js';
 import { BudgetExceededError, PARSE_TIME_BUDGET_MS, type ParseBudgetLimits } from '../../iso/parse-budget.js';
-import { ImageLoadError } from '../loader/load-error.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
 import type { ParseWorkerReply } from './parse-worker-protocol.js';
 
 /** Old-generation heap of one parse worker. The parse budgets keep a parse under ~100 MB. */

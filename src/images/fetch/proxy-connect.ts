@@ -13,8 +13,8 @@ import http, { type RequestOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import { describeError } from '../../errors.js';
-import { ImageLoadError } from '../loader/load-error.js';
-import { retryClassOf, retryClassOfStatus } from '../loader/retry-policy.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
+import { retryClassOf, retryClassOfStatus } from '../load-failure/retry-policy.js';
 import type { ProxyEndpoint } from './proxy-env.js';
 
 /** Options for http.request sending a plain-HTTP GET for `url` through `proxy`. */

@@ -4,13 +4,13 @@
 // the standard AWS environment); without static credentials the SDK's default chain applies
 // (profiles, web identity, instance metadata).
 //
-// The SDK's own retries are off: the store's retry policy decides (src/images/loader/retry-policy.ts).
+// The SDK's own retries are off: the store's retry policy decides (src/images/load-failure/retry-policy.ts).
 // It does not write files or hash.
 import type { Readable } from 'node:stream';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { describeError } from '../../errors.js';
-import { ImageLoadError } from '../loader/load-error.js';
-import { retryClassOf, retryClassOfStatus } from '../loader/retry-policy.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
+import { retryClassOf, retryClassOfStatus } from '../load-failure/retry-policy.js';
 import {
   type OpenRequest,
   type RemoteBody,

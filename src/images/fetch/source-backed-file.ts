@@ -20,7 +20,7 @@ import { LRUCache } from 'lru-cache';
 import { describeError } from '../../errors.js';
 import { BaseFile } from '../../splice/base-file.js';
 import type { PositionalReader } from '../../iso/read-range.js';
-import { ImageLoadError } from '../loader/load-error.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
 import type { RemoteSource } from './remote-source.js';
 
 /** Aligned unit of origin reads: a typical BMC range (64 KiB–1 MiB) touches one or two. */

@@ -12,7 +12,7 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FormatError, describeError } from '../../errors.js';
 import type { VerifiedFile } from '../cache/cache-record.js';
-import { ImageLoadError } from '../loader/load-error.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
 import { layoutArchMismatch } from '../../iso/layout-arch.js';
 import { parseLiveIsoInWorker } from './parse-worker.js';
 

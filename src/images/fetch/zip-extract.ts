@@ -10,7 +10,7 @@ import StreamZip from 'node-stream-zip';
 import { describeError } from '../../errors.js';
 import { openPartFile } from '../../fs/part-file.js';
 import { HashingFileWriter } from './hashing-writer.js';
-import { ImageLoadError } from '../loader/load-error.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
 
 export interface ExtractHooks {
   signal: AbortSignal;

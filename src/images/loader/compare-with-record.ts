@@ -16,7 +16,7 @@ import type { Stats } from 'node:fs';
 import { statIfExists } from '../../fs/atomic-file.js';
 import { type VerifiedFile, fileMismatch, hasFullFingerprint, withFingerprint } from '../cache/cache-record.js';
 import { hashFile } from '../fetch/verify-iso.js';
-import { sleep } from './retry-policy.js';
+import { sleep } from '../load-failure/retry-policy.js';
 
 /** A file that changed is hashed once its stat stayed the same this long (a copy still running). */
 const SETTLE_MS = 1_000;

@@ -24,7 +24,7 @@ import { ImageLoader } from './image-loader.js';
 import { newSlot } from './image-slot.js';
 import { rebuildMinimalIsoFromMinisoDat } from './rebuild-minimal-iso.js';
 import { SharedContent } from './shared-content.js';
-import type { RetryPolicy } from './retry-policy.js';
+import type { RetryPolicy } from '../load-failure/retry-policy.js';
 
 const FIXTURE = path.resolve(import.meta.dirname, '../../../fixtures/iso/x86_64.iso');
 const ISO = readFileSync(FIXTURE);

@@ -4,7 +4,7 @@
 // Does: run one load job per image (at most `concurrency` at a time, src/images/loader/semaphore.ts)
 // through the pipeline of src/images/loader/obtain-iso.ts; open the verified file into a LiveImage
 // and publish it; publish progress (throttled) and failures; retry failures on the schedule of
-// src/images/loader/retry-policy.ts (a failed image never affects the others); start the minimal
+// src/images/load-failure/retry-policy.ts (a failed image never affects the others); start the minimal
 // variant; fetch an evicted image again when the catalog reports it was requested; persist when an
 // image was last served (at most once a minute per image). Hold a ready image at once (its open
 // files closed, `verifying`: 503) when the integrity checks (src/images/loader/integrity-watch.ts)
@@ -21,19 +21,19 @@ import { type CacheRecord, type VerifiedFile, readRecord, writeRecord } from '..
 import type { Quarantine } from '../cache/quarantine.js';
 import type { LiveImage, MinimalState } from '../catalog/live-image.js';
 import type { CatalogSlot, StoreCatalog } from '../catalog/store-catalog.js';
-import { originOfEntry } from '../fetch/origin.js';
+import { originOfEntry } from '../origins/origin-of.js';
 import type { ImageMetrics } from '../image-metrics.js';
 import type { ImageStoreSettings } from '../store-settings.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
+import { type RetryPolicy, retryClassOf, slowDelayMs } from '../load-failure/retry-policy.js';
 import { contentDate } from './content-date.js';
 import { type ImageSlot, setRecord } from './image-slot.js';
 import { fenceOf, integrityVerified } from './integrity-report.js';
 import { IntegrityWatch } from './integrity-watch.js';
-import { ImageLoadError } from './load-error.js';
 import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
-import { loadContextFor, sourceOf } from './load-context.js';
+import { loadContextFor } from './load-context.js';
 import { obtainIso } from './obtain-iso.js';
 import { prepareMinimal } from './prepare-minimal.js';
-import { type RetryPolicy, retryClassOf, slowDelayMs } from './retry-policy.js';
 import { Semaphore } from './semaphore.js';
 import { ServeWhileDownloading } from './serve-while-downloading.js';
 import type { SharedContent } from './shared-content.js';
@@ -151,7 +151,7 @@ export class ImageLoader {
     await Promise.all(this.recordWrites);
     for (const slot of this.slots) {
       if (slot.view.status.state === 'ready') closeImage(slot.view.status.image);
-      if (slot.origin?.kind === 'remote') slot.origin.source.close();
+      slot.origin?.close();
       slot.provisional?.close();
     }
   }
@@ -193,8 +193,9 @@ export class ImageLoader {
         writesAllowed: this.options.writesAllowed,
         shared: this.options.shared,
       });
-      if (this.options.settings.serveWhileDownloading && slot.origin.kind === 'remote' && !slot.origin.zip) {
-        provisional = new ServeWhileDownloading(slot, slot.origin.source, this.catalog, this.logger);
+      const rangeSource = slot.origin.rangeSource;
+      if (this.options.settings.serveWhileDownloading && rangeSource) {
+        provisional = new ServeWhileDownloading(slot, rangeSource, this.catalog, this.logger);
         slot.provisional = provisional;
       }
       const record = await obtainIso(provisional ? provisional.wrap(ctx) : ctx);
@@ -336,7 +337,7 @@ export class ImageLoader {
     this.logger.error(
       {
         image: view.key,
-        source: slot.origin ? sourceOf(slot.origin) : undefined,
+        source: slot.origin?.description,
         reason,
         retry,
         retryAt: retryAt && new Date(retryAt).toISOString(),

@@ -2,33 +2,25 @@
 // the loader and the cache budget know about it beyond what the catalog publishes (the verified
 // record, the running job, the retry timer, the bytes it holds in the cache).
 //
+// It extends the disk budget's BudgetSlot (src/images/cache/budget-slot.ts: the view, files,
+// record and bytes the budget reads).
 // Does: declare the slot and the two helpers that keep the catalog's sha256, file name and
 // registry resolution in step with the record. Does NOT: load, evict or publish anything itself.
 import path from 'node:path';
+import type { BudgetSlot } from '../cache/budget-slot.js';
 import type { CacheFiles, LegacyFiles } from '../cache/cache-layout.js';
 import type { CacheRecord, RegistryResolution } from '../cache/cache-record.js';
 import type { CatalogSlot } from '../catalog/store-catalog.js';
-import type { ImageOrigin } from '../fetch/origin.js';
+import type { ImageOrigin } from '../origins/image-origin.js';
 
-export interface ImageSlot {
-  /** The read-side state this slot publishes into. */
-  readonly view: CatalogSlot;
-  readonly files: CacheFiles | undefined;
-  /** This source's files in the layout before content keying, adopted at its first load. */
-  readonly legacy: readonly LegacyFiles[];
+export interface ImageSlot extends BudgetSlot {
   origin: ImageOrigin | undefined;
   /** What the last pull of a registry source resolved to; kept when the record goes (eviction). */
   registry: RegistryResolution | undefined;
   record: CacheRecord | undefined;
   job: Promise<void> | undefined;
-  /** Pending unlinks of an eviction; a new load waits for them. */
-  removal: Promise<void> | undefined;
   retryTimer: NodeJS.Timeout | undefined;
   slowFailures: number;
-  /** Bytes this image holds (or will hold) in the cache; 0 for images used in place. */
-  diskBytes: number;
-  /** The size the last load announced, to refuse an on-demand fetch without asking the remote. */
-  expectedBytes: number | undefined;
   readyAt: number;
   servedPersistedAt: number;
   lastProgressLog: number;
@@ -47,7 +39,7 @@ export function newSlot(
   files: CacheFiles | undefined,
   legacy: readonly LegacyFiles[] = [],
 ): ImageSlot {
-  return {
+  const slot: ImageSlot = {
     view,
     files,
     legacy,
@@ -64,7 +56,9 @@ export function newSlot(
     servedPersistedAt: 0,
     lastProgressLog: 0,
     lastNotify: 0,
+    forgetRecord: () => setRecord(slot, undefined),
   };
+  return slot;
 }
 
 /**

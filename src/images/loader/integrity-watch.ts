@@ -23,8 +23,8 @@ import { describeError } from '../../errors.js';
 import { type VerifiedFile, fileMismatch } from '../cache/cache-record.js';
 import { hashFilePaced } from '../cache/paced-hash.js';
 import type { IntegritySettings } from '../store-settings.js';
+import { sleep } from '../load-failure/retry-policy.js';
 import type { ImageSlot } from './image-slot.js';
-import { sleep } from './retry-policy.js';
 
 /** With nothing due, the re-hash looks again this often (images published meanwhile join it). */
 const REHASH_IDLE_POLL_MS = 60_000;

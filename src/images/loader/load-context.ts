@@ -1,26 +1,61 @@
-// The LoadContext one load job hands the pipeline (src/images/loader/obtain-iso.ts): how its
-// stages, bytes, room in the cache and notices reach the catalog, the cache budget, the metrics
-// and the log.
+// The LoadContext one load job hands the pipeline (src/images/loader/obtain-iso.ts, install-iso.ts,
+// adopt-legacy.ts): the interface, and how its stages, bytes, room in the cache and notices reach
+// the catalog, the cache budget, the metrics and the log.
 //
 // Does: publish stage changes at once and byte progress throttled (subscribers at most every
 // NOTIFY_INTERVAL_MS per image, a log line every `progressLogIntervalMs`); hand the pipeline the
 // write gate (writes into the cache wait for the embedded database's start), the free-space
 // check and the integrity report (src/images/loader/integrity-report.ts).
 // Does NOT: run the pipeline, retry, or publish a ready image (src/images/loader/image-loader.ts).
+// Next: src/images/loader/obtain-iso.ts.
 import type { Logger } from 'pino';
 import type { CacheBudget } from '../cache/cache-budget.js';
+import type { CacheFiles, LegacyFiles } from '../cache/cache-layout.js';
+import type { RegistryResolution } from '../cache/cache-record.js';
 import { assertRoomFor } from '../cache/free-space.js';
 import type { Quarantine } from '../cache/quarantine.js';
 import type { WorkingState } from '../catalog/image-status.js';
 import type { StoreCatalog } from '../catalog/store-catalog.js';
-import type { ImageOrigin } from '../fetch/origin.js';
+import type { ImageOrigin } from '../origins/image-origin.js';
 import type { ImageMetrics } from '../image-metrics.js';
+import type { OsImageEntry } from '../os-images-config.js';
 import { TransferProgress } from '../progress.js';
+import type { RetryPolicy } from '../load-failure/retry-policy.js';
 import type { ImageSlot } from './image-slot.js';
-import { reportMismatch } from './integrity-report.js';
-import type { LoadContext } from './obtain-iso.js';
-import type { RetryPolicy } from './retry-policy.js';
-import type { SharedContent } from './shared-content.js';
+import { type FileMismatch, reportMismatch } from './integrity-report.js';
+import type { SharedContent, SharedFiles } from './shared-content.js';
+
+export interface LoadContext {
+  entry: OsImageEntry;
+  /** e.g. `4.17 x86_64`, for messages. */
+  label: string;
+  origin: ImageOrigin;
+  /** Undefined without a cache directory: only local ISOs work, and nothing is persisted. */
+  files: CacheFiles | undefined;
+  policy: RetryPolicy;
+  signal: AbortSignal;
+  now(): Date;
+  /** Enters a stage; `total`/`already` describe its bytes when it has any. */
+  stage(state: WorkingState, total?: number, already?: number): void;
+  /** `bytes` more of the current stage are done. */
+  advance(bytes: number): void;
+  /** This image will occupy `bytes` in the cache in all; throws when the disk budget refuses. */
+  reserve(bytes: number): void;
+  notice(message: string, context?: Record<string, unknown>): void;
+  /** Why the files must be hashed even when their stat matches (serving was held); else undefined. */
+  distrusted: string | undefined;
+  /** Resolves once writing into the cache may start (the embedded database started first). */
+  mayWrite(): Promise<void>;
+  /** Throws (slow retry) when writing `bytes` more would leave less than IMAGE_DISK_RESERVE_BYTES free. */
+  assertRoom(bytes: number): void;
+  /** A file failed its comparison with its record: quarantined (cached) or noted (in place), reported. */
+  mismatch(m: FileMismatch): Promise<void>;
+  shared: SharedFiles;
+  /** Files of this source in the layout before content keying (adopted when there is no record). */
+  legacy: readonly LegacyFiles[];
+  /** What an earlier pull of this registry source resolved to (a tag is resolved once). */
+  registry: RegistryResolution | undefined;
+}
 
 /** Subscribers hear about download progress at most this often per image. */
 const NOTIFY_INTERVAL_MS = 100;
@@ -60,7 +95,7 @@ export function loadContextFor(slot: ImageSlot, origin: ImageOrigin, deps: LoadC
       deps.catalog.setStatus(view, { state, progress });
       if (state === 'downloading') {
         deps.logger.info(
-          { image: view.key, source: sourceOf(origin), total, resumedAt: already || undefined },
+          { image: view.key, source: origin.description, total, resumedAt: already || undefined },
           'downloading base image',
         );
       }
@@ -99,16 +134,26 @@ export function untilAllowed(allowed: Promise<void>, signal: AbortSignal): Promi
   });
 }
 
-/** Where an image comes from, for logs: the local path or the remote source's description. */
-export function sourceOf(origin: ImageOrigin): string {
-  switch (origin.kind) {
-    case 'local':
-      return origin.path;
-    case 'remote':
-      return origin.source.description;
-    case 'registry':
-      return origin.description;
-  }
+/** What the comparison of a file with its record (compare-with-record.ts) is given in a load. */
+export function compareOptions(ctx: LoadContext) {
+  return {
+    distrusted: ctx.distrusted,
+    signal: ctx.signal,
+    now: ctx.now(),
+    onHashStart: (size: number) => ctx.stage('verifying', size),
+    onHashBytes: (n: number) => ctx.advance(n),
+  };
+}
+
+/** What verifying a file (src/images/fetch/verify-iso.ts) is given in a load. */
+export function verifyOptions(ctx: LoadContext) {
+  return {
+    ...(ctx.entry.sha256 ? { expectedSha256: ctx.entry.sha256 } : {}),
+    signal: ctx.signal,
+    onHashBytes: (n: number) => ctx.advance(n),
+    label: ctx.label,
+    cpuArchitecture: ctx.entry.cpuArchitecture,
+  };
 }
 
 function progressTick(slot: ImageSlot, progress: TransferProgress, deps: LoadContextDeps): void {

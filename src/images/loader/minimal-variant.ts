@@ -7,13 +7,13 @@
 // Every failure (a corrupt miniso.dat, a sha256 mismatch inside it, a result that does not
 // parse) is the minimal variant's alone: the caller keeps serving the full image.
 // It does not decide when to build or record anything.
-import { describeError } from '../../errors.js';
 import { stat } from 'node:fs/promises';
+import { describeError } from '../../errors.js';
 import { fsyncPath, removeFiles, renameDurably } from '../../fs/atomic-file.js';
 import { type VerifiedFile, withFingerprint } from '../cache/cache-record.js';
-import { ImageLoadError } from './load-error.js';
-import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
 import { verifyIso } from '../fetch/verify-iso.js';
+import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
 
 export async function buildMinimalVariant(
   full: VerifiedFile,

@@ -19,12 +19,12 @@ import { MANIFEST_FORMAT_VERSION, type VerifiedFile, writeRecord } from '../cach
 import type { MinimalState } from '../catalog/live-image.js';
 import type { StoreCatalog } from '../catalog/store-catalog.js';
 import { parseAsLiveIso } from '../fetch/verify-iso.js';
+import { ImageLoadError } from '../load-failure/load-error.js';
 import { compareWithRecord } from './compare-with-record.js';
 import type { ImageSlot } from './image-slot.js';
 import { type IntegrityDeps, fenceOf, reportMismatch } from './integrity-report.js';
 import { untilAllowed } from './load-context.js';
 import { contentDate } from './content-date.js';
-import { ImageLoadError } from './load-error.js';
 import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
 import { buildMinimalVariant } from './minimal-variant.js';
 import type { SharedContent } from './shared-content.js';

@@ -23,7 +23,7 @@ import type { StoreCatalog } from '../catalog/store-catalog.js';
 import { SourceBackedFile } from '../fetch/source-backed-file.js';
 import type { RemoteSource } from '../fetch/remote-source.js';
 import type { ImageSlot } from './image-slot.js';
-import type { LoadContext } from './obtain-iso.js';
+import type { LoadContext } from './load-context.js';
 
 /** Streams that started on the provisional file get this long after the verified file replaced it. */
 const RETIRE_GRACE_MS = 15 * 60_000;

@@ -8,8 +8,17 @@
 // minimal builds: two sources never rename over or compare one file at the same time).
 // Does NOT: touch the disk, load, evict or publish.
 import type { VerifiedFile } from '../cache/cache-record.js';
-import type { SharedFiles } from './obtain-iso.js';
 import type { ImageSlot } from './image-slot.js';
+
+/** What a load may know of the other sources' content files. */
+export interface SharedFiles {
+  /** The record of the file of `sha256` another source serves now (verified, ready), if any. */
+  servedCopy(sha256: string): VerifiedFile | undefined;
+  /** Whether another source's record names `file`. */
+  referencedElsewhere(file: string): boolean;
+  /** Runs `work` alone among the works given the same key (a content file's sha256). */
+  exclusive<T>(key: string, work: () => Promise<T>): Promise<T>;
+}
 
 export class SharedContent {
   private readonly tails = new Map<string, Promise<unknown>>();

@@ -1,15 +1,16 @@
 // The code blocks of the documentation (README.md, docs/**/*.md) that the doc tests run: every
 // fenced block whose nearest non-blank line above is a doc-test mark, with its page, the heading
 // (`# ` or `## `) it sits under and its line. `<!-- doc-test -->` marks a block that
-// test/docs/examples.test.ts runs against a started service; `<!-- doc-test: NAME -->` one that
-// test/docs/NAME.test.ts runs in a setting of its own (a network namespace, an emulated BMC).
+// test/docs/examples.tools.test.ts runs against a started service; `<!-- doc-test: NAME -->` one that
+// test/docs/NAME.test.ts (NAME.<needs>.test.ts when it needs real parts) runs in a setting of its
+// own (a network namespace, an emulated BMC).
 // Does: find the pages, parse Markdown fences and headings (fences inside fences do not nest;
 // headings inside a fence are code). Does NOT: run anything.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PACKAGE_ROOT as REPO_ROOT } from '../../../src/package-root.js';
 
-/** The runner of a block marked `<!-- doc-test -->`: test/docs/examples.test.ts. */
+/** The runner of a block marked `<!-- doc-test -->`: test/docs/examples.tools.test.ts. */
 export const EXAMPLES_RUNNER = 'examples';
 
 const MARK = /^<!-- doc-test(?::\s*([a-z0-9-]+))? -->$/;

@@ -8,9 +8,8 @@
 // Kernel arguments are compared as the kernel parsed them: GRUB re-quotes `k="a b"` as
 // `"k=a b"`, s390x (no boot loader) passes the kargs area verbatim.
 // Does NOT: boot x86_64 (test/e2e/iso.test.ts and the others), network-boot (phase B), or check
-// layouts byte by byte (src/iso/arch-layouts.test.ts).
-import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { unavailable } from '../../support/requirements.js';
+// layouts byte by byte (src/iso/arch-layouts.tools.test.ts).
+import { beforeAll, expect, it, type TestContext } from 'vitest';
 import {
   type ArchFixture,
   ARCH_MACHINES,
@@ -19,11 +18,12 @@ import {
   buildArchFixture,
   type GuestArch,
 } from './arch-machines.js';
-import { e2eContext, readyContext, type ReadyContext } from './context.js';
+import { bootSuite } from './boot-suite.js';
+import type { ReadyContext } from './context.js';
 import { agentOutcome, expectIgnitionApplied } from './guest-checks.js';
 import { createInfraEnv, type E2eInfraEnv, NIC_MAC } from './infraenv.js';
 import { isoExtract } from './iso-tools.js';
-import { bootInTest, type BootResult, killAllGuests } from './qemu.js';
+import type { BootResult } from './qemu.js';
 import { kargValues, parseSerialReport, type SerialReport } from './serial-report.js';
 import { API, BootsmithService, OPENSHIFT_VERSION } from './service.js';
 
@@ -93,67 +93,45 @@ export interface ArchSuite {
  * adds the arch's own cases (s390x's PXE-style boot).
  */
 export function archBootSuite(arch: GuestArch, more?: (suite: ArchSuite) => void): void {
-  const setup = e2eContext();
-  const title = `${arch}: the spliced discovery ISO booted under qemu (TCG)`;
-  if (!setup.ready) {
-    describe(title, () => it.skip(`SKIPPED: ${setup.skipReason}`, () => undefined));
-    return;
-  }
-  describe.skipIf(unavailable(archMissing(arch)))(title, () => {
+  bootSuite(`${arch}: the spliced discovery ISO booted under qemu (TCG)`, archMissing(arch), (suite) => {
     const machine = ARCH_MACHINES[arch];
-    let ctx: ReadyContext;
-    let service: BootsmithService;
     let fixture: ArchFixture;
     let defaultKargs: string;
 
-    beforeAll(async () => {
-      ctx = readyContext();
+    suite.startService(() => {
       fixture = buildArchFixture(arch);
       console.log(`e2e ${arch}: fixture ${fixture.outcome} (${fixture.buildSeconds.toFixed(1)} s)`);
-      service = await BootsmithService.start({
+      return {
         name: `arch-${arch}`,
-        cli: ctx.cli,
         baseIso: fixture.iso,
-        runDir: ctx.runDir,
         cpuArchitecture: arch,
         // qemu's curl driver reads the ISO on loopback; the guest's agent calls 10.0.2.2 (slirp's host).
         serviceBaseUrl: (port) => `http://10.0.2.2:${port}`,
-      });
+      };
+    }, FIXTURE_TIMEOUT_MS);
+    beforeAll(async () => {
       const kargsJson = JSON.parse((await isoExtract(fixture.iso, '/coreos/kargs.json'))?.toString('utf8') ?? '{}') as {
         default: string;
       };
       defaultKargs = kargsJson.default;
       expect(defaultKargs).toContain(`coreos.liveiso=bootsmith-e2e-${arch}`);
-    }, FIXTURE_TIMEOUT_MS);
-    afterEach(() => {
-      const left = killAllGuests();
-      if (left > 0) console.warn(`e2e: killed ${left} guest(s) still running after the test`);
-    });
-    afterAll(async () => {
-      killAllGuests();
-      await service?.stop();
     });
 
     const boot: ArchSuite['boot'] = async (t, name, options) =>
-      bootInTest(
-        t,
-        {
-          name,
-          runDir: ctx.runDir,
-          qemu: machine.qemu,
-          args: await archGuestArgs(arch, ctx.runDir, name, options),
-          timeoutMs: ARCH_BOOT_TIMEOUT_MS,
-        },
-        () => service.logTail(),
-      );
+      suite.boot(t, {
+        name,
+        qemu: machine.qemu,
+        args: await archGuestArgs(arch, suite.ctx.runDir, name, options),
+        timeoutMs: ARCH_BOOT_TIMEOUT_MS,
+      });
 
     it(`boots the full ISO from its /byid URL under ${arch}'s firmware; Ignition of ${arch} applies the served config; the guest registers as ${arch}`, async (t) => {
-      const env = await createInfraEnv(service, {
+      const env = await createInfraEnv(suite.service, {
         name: `e2e-${arch}`,
         cpuArchitecture: arch,
         kernelArguments: [`console=${machine.console}`, `bootsmith.e2e=${arch}`, 'bootsmith.note="spliced kargs"'],
       });
-      expect(env.downloadUrl).toBe(`${service.url}/byid/${env.id}/${OPENSHIFT_VERSION}/${arch}/full.iso`);
+      expect(env.downloadUrl).toBe(`${suite.service.url}/byid/${env.id}/${OPENSHIFT_VERSION}/${arch}/full.iso`);
       const result = await boot(t, `arch-${arch}-iso`, { cdrom: { url: env.downloadUrl }, mac: NIC_MAC, diskGB: 8 });
       const report = parseSerialReport(result.serial);
       const kargs = `${defaultKargs} ${env.kernelArguments.join(' ')}`;
@@ -171,13 +149,13 @@ export function archBootSuite(arch: GuestArch, more?: (suite: ArchSuite) => void
             },
       );
       expect(report.firmware).toEqual(FIRMWARE[arch]);
-      await expectRegisteredHost(service, env.id, arch);
+      await expectRegisteredHost(suite.service, env.id, arch);
       expect(result.exitCode).toBe(0);
     });
 
     more?.({
-      ctx: () => ctx,
-      service: () => service,
+      ctx: () => suite.ctx,
+      service: () => suite.service,
       fixture: () => fixture,
       defaultKargs: () => defaultKargs,
       boot,

@@ -21,7 +21,7 @@ import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from './paths.js';
 
 export { API_PREFIX as API } from '../../../src/url-grammar.js';
-/** The port number in the name of the embedded PostgreSQL's socket (src/core/db/embedded/server.ts). */
+/** The port number in the name of the embedded PostgreSQL's socket (src/platform/db/embedded/server.ts). */
 const EMBEDDED_SOCKET_PORT = 5432;
 export const OPENSHIFT_VERSION = '4.17';
 

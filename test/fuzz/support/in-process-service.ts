@@ -2,7 +2,7 @@
 // PostgreSQL, with the bundled demo image: for categories that attack its HTTP faces and need
 // no child process. `close()` stops it and drops the database.
 import { loadConfig } from '../../../src/config.js';
-import { embeddedBackend } from '../../../src/core/test-support/harness.js';
+import { embeddedBackend } from '../../../src/platform/db/test-support/backends.js';
 import { createLogger } from '../../../src/logger.js';
 import { type RunningService, startService } from '../../../src/service.js';
 

@@ -14,7 +14,7 @@
 // Stands in for: the agent's registration only (fixtures/guest/agent.sh is the fuller stand-in the
 // qemu guests run after the real Ignition applied the config). Checked against the real producer
 // and consumer: the unit the service renders (agent-stand-in.test.ts), and the service's core,
-// which accepts the registration only with the InfraEnv's agent token (test/docs/bmc-try.test.ts).
+// which accepts the registration only with the InfraEnv's agent token (test/docs/bmc-try.postgres.test.ts).
 // Does NOT: apply the Ignition config, pull or run the agent, answer next-step instructions or
 // send an inventory (the host registers, then goes quiet: the service marks it disconnected
 // after its heartbeat timeout), or ever report the credential.

@@ -3,7 +3,7 @@
 // what the service must make of it — the read failing alone with an error naming the BMC, the step
 // and the bound (`error`), or succeeding with what is stored made safe (`stored`).
 //
-// Used by src/bmc/redfish/hostile-documents.test.ts (the Redfish client against each) and the fuzz
+// Used by src/bmc/redfish/hostile-documents.tools.test.ts (the Redfish client against each) and the fuzz
 // category test/fuzz/bmc-documents.fuzz.test.ts (a real service under a memory limit against all
 // at once). Sizes are the issue's (issue 37): 32 slots of 3.9 MB, 600,000 boot targets, 120 KB
 // error messages, documents nested without end, bodies that never end, NUL and lone surrogates.

@@ -1,5 +1,5 @@
 // The authorizer's table (src/core/auth/authorizer.test.ts runs it with an in-memory repository,
-// authorizer-postgres.test.ts runs the same rows on the real repository, which is what keeps the
+// authorizer.postgres.test.ts runs the same rows on the real repository, which is what keeps the
 // in-memory one honest): a world of two InfraEnvs with real keys and tokens of every kind, and
 // rows of credentials × scope → the verdict (open, or the 401/403 error and its message).
 //
@@ -17,7 +17,8 @@ import type { InfraEnvRecord } from '../../model.js';
 import { Authorizer, type AuthType, type RequestCredentials, type Scope } from '../authorizer.js';
 import { issueImageToken, newImageTokenKey } from '../image-tokens.js';
 import { LocalKeys } from '../local-keys.js';
-import { hashUrlToken, newUrlToken, UrlTokens } from '../url-tokens.js';
+import { hashUrlToken } from '../../../image-ports/url-token-resolver.js';
+import { newUrlToken, UrlTokens } from '../url-tokens.js';
 
 export const INFRA_ENV_A = 'aaaaaaaa-0000-4000-8000-00000000000a';
 export const INFRA_ENV_B = 'bbbbbbbb-0000-4000-8000-00000000000b';

@@ -7,7 +7,7 @@ import { URL_SHAPE, expressPath } from '../../../url-grammar.js';
 import type { BootArtifactKind } from '../../../artifacts/artifact-service.js';
 import { NotFoundError } from '../../../errors.js';
 import { type ImageRouteContext, artifactRepresentation, sendArtifact } from '../artifact-response.js';
-import { reportOf } from '../artifact-observer.js';
+import { reportOf } from '../boot-event-report.js';
 import { stringQuery } from '../request-params.js';
 import { isUuid } from '../../../uuid.js';
 

@@ -12,12 +12,13 @@
 // a short opaque token to the token-read observer (BMC boot jobs follow their own URL's reads).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Router } from 'express';
-import type { Credential, DiscoveryImageType } from '../../../ignition-supply/source.js';
+import type { Credential, DiscoveryImageType } from '../../../image-ports/ignition-source.js';
+import { isJwtShaped } from '../../../image-ports/url-token-resolver.js';
 import { type ImageRouteContext, artifactRepresentation, sendArtifact } from '../artifact-response.js';
 import { UnauthorizedError } from '../../../errors.js';
 import { type PathCredentialKind, type UrlShape, URL_SHAPE, URL_SHAPES, expressPath } from '../../../url-grammar.js';
-import { reportOf } from '../artifact-observer.js';
-import { watchTokenRead } from '../token-read-observer.js';
+import { reportOf } from '../boot-event-report.js';
+import { watchTokenRead } from '../token-read-watch.js';
 import { credentialFromRequest } from '../request-credential.js';
 import {
   infraEnvIdFromToken,
@@ -26,11 +27,6 @@ import {
   isoTypeFromQuery,
   stringQuery,
 } from '../request-params.js';
-
-/** Two dots: a JWT (the rule of src/core/auth/url-tokens.ts; the image side imports nothing from the core). */
-function isJwtShaped(token: string): boolean {
-  return token.split('.').length === 3;
-}
 
 export interface IsoTarget {
   infraEnvId: string;
@@ -88,10 +84,12 @@ export async function serveDiscoveryIso(
 ): Promise<void> {
   const artifact = await context.artifacts.discoveryIso(target, target.type);
   context.observer?.artifactRequested(reportOf(req, target.infraEnvId, target.type));
-  if (context.tokenReads && target.credential.kind === 'image-token' && !isJwtShaped(target.credential.value))
-    watchTokenRead(context.tokenReads, req, res, target.credential.value, artifact.file.size, artifact.bootExtents);
+  const onPlan =
+    context.tokenReads && target.credential.kind === 'image-token' && !isJwtShaped(target.credential.value)
+      ? watchTokenRead(context.tokenReads, req, res, target.credential.value, artifact.file.size, artifact.bootExtents)
+      : undefined;
   const filename = `${target.infraEnvId}-discovery.iso`;
-  await sendArtifact(req, res, context, target.type, artifactRepresentation(artifact, filename));
+  await sendArtifact(req, res, context, target.type, artifactRepresentation(artifact, filename), onPlan);
 }
 
 export function discoveryImageRoutes(context: ImageRouteContext, shapes: readonly UrlShape[] = URL_SHAPES): Router {

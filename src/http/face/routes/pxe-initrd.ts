@@ -5,7 +5,7 @@
 import { Router } from 'express';
 import { URL_SHAPE, expressPath } from '../../../url-grammar.js';
 import { type ImageRouteContext, artifactRepresentation, sendArtifact } from '../artifact-response.js';
-import { reportOf } from '../artifact-observer.js';
+import { reportOf } from '../boot-event-report.js';
 import { bufferRepresentation } from '../../representation/buffer-representation.js';
 import { credentialFromRequest } from '../request-credential.js';
 import { infraEnvIdParam, stringQuery } from '../request-params.js';

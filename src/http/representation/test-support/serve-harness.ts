@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { writeErrorResponse } from '../error-response.js';
+import type { ResponsePlan } from '../response-plan.js';
 import { serveRepresentation, type ServeHooks, type StreamOutcome } from '../serve-representation.js';
 import type { TestRep } from './test-representations.js';
 
@@ -19,6 +20,8 @@ export interface Recorded {
 export interface Entry<R extends TestRep = TestRep> {
   rep: R;
   recorded: Recorded;
+  /** The plans handed to the onPlan hook, in order. */
+  plans: ResponsePlan[];
   /** serveRepresentation()'s promises, kept only for assertions. */
   done: Promise<void>[];
 }
@@ -37,8 +40,11 @@ export interface ServeHarness {
   ): Promise<RawResponse>;
 }
 
-function recorderHooks(recorded: Recorded): ServeHooks {
+function recorderHooks({ recorded, plans }: Entry): ServeHooks {
   return {
+    onPlan: (plan) => {
+      plans.push(plan);
+    },
     onBytes: (n) => {
       recorded.bytes += n;
     },
@@ -72,7 +78,7 @@ export function useServeHarness(): ServeHarness {
         return;
       }
       // fire and forget, as production code does; the promise is kept only for assertions
-      entry.done.push(serveRepresentation(req, res, entry.rep, recorderHooks(entry.recorded)));
+      entry.done.push(serveRepresentation(req, res, entry.rep, recorderHooks(entry)));
     });
     app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => writeErrorResponse(req, res, err));
     const s = http.createServer(app);
@@ -98,7 +104,7 @@ export function useServeHarness(): ServeHarness {
     },
     mount<R extends TestRep>(rep: R) {
       const name = `r${nextId++}`;
-      const entry: Entry<R> = { rep, recorded: { bytes: 0, starts: 0, ends: [], errors: [] }, done: [] };
+      const entry: Entry<R> = { rep, recorded: { bytes: 0, starts: 0, ends: [], errors: [] }, plans: [], done: [] };
       entries.set(name, entry);
       return { path: `/r/${name}`, entry };
     },

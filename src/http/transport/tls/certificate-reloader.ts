@@ -1,8 +1,8 @@
 // Reloads the serving certificate without a restart: when HTTPS_CERT_FILE or HTTPS_KEY_FILE
 // change (fs.watch on their directories, plus a modest poll of their size, mtime and inode
 // because watchers miss atomic renames and Kubernetes' secret symlink swaps), or on demand
-// (SIGHUP, see service.ts). Changes are debounced so a cert and key written one after the
-// other are read as a pair.
+// (SIGHUP, see src/assembly/listeners.ts). Changes are debounced so a cert and key written one
+// after the other are read as a pair.
 //
 // Does: load the pair with loadTlsMaterial(), hand a good one to `apply` (which calls
 // server.setSecureContext: new connections get it, connections already open keep theirs),

@@ -15,7 +15,7 @@
 import { type Hash, createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { describeError } from '../../../errors.js';
-import { retryClassOf, sleep } from '../../loader/retry-policy.js';
+import { retryClassOf, sleep } from '../../load-failure/retry-policy.js';
 import type { RegistryClient } from './registry-client.js';
 import { RegistryError } from './registry-error.js';
 

@@ -31,7 +31,7 @@ import { type Hash, createHash } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { BadRequestError, describeError } from '../../../errors.js';
-import { ImageLoadError } from '../../loader/load-error.js';
+import { ImageLoadError } from '../../load-failure/load-error.js';
 import { writeFileAtomic } from '../../../fs/atomic-file.js';
 import { openPartFile, regularPartSize } from '../../../fs/part-file.js';
 import { hashInto } from '../verify-iso.js';

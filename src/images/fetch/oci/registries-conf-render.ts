@@ -18,9 +18,9 @@
 // `docker-daemon` default is kept as RHCOS has it. Integrity still comes from the digests:
 // IDMS-style mirrors are used for digest references only.
 //
-// Pure; checked with skopeo using the generated files (registries-conf-skopeo.test.ts).
+// Pure; checked with skopeo using the generated files (registries-conf-skopeo.tools.test.ts).
 // Does not: decide where files go in an Ignition config (src/core/discovery-ignition/discovery.ts
-// does; `hostRegistryFiles` is what src/service.ts hands it).
+// does; `hostRegistryFiles` is what src/assembly/core-wing.ts hands it).
 import type { RegistriesConf } from './registries-conf.js';
 
 /** The Red Hat registries whose signature requirement RHCOS's own policy.json sets. */

@@ -23,7 +23,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import { sleep } from '../../loader/retry-policy.js';
+import { sleep } from '../../load-failure/retry-policy.js';
 import { apiHost } from '../../image-reference.js';
 import { type AuthFile, type RegistryCredentials, findCredentials } from './registry-auth-file.js';
 import { RegistryError, type RegistryErrorContext, type RegistryStep, statusError } from './registry-error.js';

@@ -2,13 +2,13 @@
 // (ping, token, manifest, blob, layer, release payload …) and, when the registry answered, its
 // HTTP status and error code, e.g. "registry mirror.example:5000 refused credentials for
 // repo/x (401)". It is an ImageLoadError, so the image store's retry schedule applies to it as
-// to any other source (src/images/loader/load-error.ts).
+// to any other source (src/images/load-failure/load-error.ts).
 //
 // Messages never hold a credential: they are built from host names, repository names, digests
 // and statuses only — never from headers, URLs with query strings or response bodies beyond the
 // registry's short error code. Does not: decide retries of its own.
-import { ImageLoadError, type RetryClass } from '../../loader/load-error.js';
-import { retryClassOfStatus } from '../../loader/retry-policy.js';
+import { ImageLoadError, type RetryClass } from '../../load-failure/load-error.js';
+import { retryClassOfStatus } from '../../load-failure/retry-policy.js';
 
 export type RegistryStep =
   'ping' | 'token' | 'manifest' | 'blob' | 'layer' | 'release-payload' | 'configuration' | 'mirror';

@@ -18,7 +18,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import { describeError } from '../../../errors.js';
-import { retryClassOf } from '../../loader/retry-policy.js';
+import { retryClassOf } from '../../load-failure/retry-policy.js';
 import { type RegistryErrorContext, RegistryError } from './registry-error.js';
 
 export interface RegistryTimeouts {

@@ -3,7 +3,7 @@
 // prints it back as a keyfile (nmcli(1), --offline, NetworkManager ≥ 1.40). No daemon, no D-Bus.
 //
 // Does: probe for it once; run it on one keyfile with a bound on time.
-// Does not: activate anything (the namespace test in nm-daemon.test.ts does).
+// Does not: activate anything (the namespace test in nm-daemon.root.test.ts does).
 import { spawnSync } from 'node:child_process';
 
 /** nmcli answers in milliseconds; this only bounds a hung child. */

@@ -1,0 +1,57 @@
+// A short-TTL cache in front of any IgnitionSource, keyed by InfraEnv, image type and a
+// hash of the credential, with concurrent misses for the same key sharing one lookup.
+// A BMC's hundreds of Range requests therefore cost at most one round of upstream calls.
+//
+// Failures are not cached: a 401 or an outage is asked again on the next request.
+import { LRUCache } from 'lru-cache';
+import type { Metrics } from '../metrics.js';
+import { credentialFingerprint } from './credential.js';
+import type { DiscoveryCustomization, DiscoveryRequest, IgnitionSource } from './ignition-source.js';
+
+export interface CachedSourceOptions {
+  ttlMs: number;
+  maxEntries?: number;
+  metrics?: Metrics;
+}
+
+interface Lookup {
+  request: DiscoveryRequest;
+  fetched: boolean;
+}
+
+export class CachedIgnitionSource implements IgnitionSource {
+  private readonly cache: LRUCache<string, DiscoveryCustomization, Lookup>;
+
+  constructor(
+    private readonly inner: IgnitionSource,
+    private readonly options: CachedSourceOptions,
+  ) {
+    this.cache = new LRUCache<string, DiscoveryCustomization, Lookup>({
+      max: options.maxEntries ?? 10_000,
+      ttl: options.ttlMs,
+      fetchMethod: async (_key, _stale, { context }) => {
+        context.fetched = true;
+        return this.inner.discoveryCustomization(context.request);
+      },
+    });
+  }
+
+  async discoveryCustomization(request: DiscoveryRequest): Promise<DiscoveryCustomization> {
+    const key = `${request.infraEnvId}|${request.imageType}|${credentialFingerprint(request.credential)}`;
+    if (this.options.ttlMs <= 0) {
+      this.options.metrics?.ignitionLookups.inc({ result: 'miss' });
+      return this.inner.discoveryCustomization(request);
+    }
+    const lookup: Lookup = { request, fetched: false };
+    const value = await this.cache.fetch(key, { context: lookup });
+    // A caller that joined another caller's in-flight lookup counts as a hit: it cost nothing upstream.
+    this.options.metrics?.ignitionLookups.inc({ result: lookup.fetched ? 'miss' : 'hit' });
+    if (value === undefined) throw new Error('ignition lookup returned nothing');
+    return value;
+  }
+
+  /** Forgets everything cached for an InfraEnv (after it was updated in-process). */
+  invalidate(infraEnvId: string): void {
+    for (const key of this.cache.keys()) if (key.startsWith(`${infraEnvId}|`)) this.cache.delete(key);
+  }
+}

@@ -1,0 +1,43 @@
+// Where the image side gets an InfraEnv's discovery Ignition and kernel arguments.
+//
+// One interface, two implementations: the in-process assisted core (src/core) and a
+// remote assisted-service compatible API (src/image-ports/remote/remote-source.ts). Both are
+// wrapped by a short-TTL cache (src/image-ports/cached-ignition-source.ts) so a BMC's hundreds of
+// Range requests cost at most one round of lookups. This module only declares types.
+
+export type DiscoveryImageType = 'full-iso' | 'minimal-iso';
+
+/** The caller's credential, forwarded as-is to whoever decides whether it is valid. */
+export type Credential =
+  | { kind: 'none' }
+  | { kind: 'api-key'; value: string }
+  | { kind: 'image-token'; value: string }
+  | { kind: 'authorization'; value: string };
+
+export interface DiscoveryRequest {
+  infraEnvId: string;
+  imageType: DiscoveryImageType;
+  credential: Credential;
+}
+
+export interface DiscoveryCustomization {
+  /** The discovery Ignition config, as JSON text (UTF-8 bytes). Secret: never log it. */
+  ignition: Buffer;
+  /** Kernel arguments to append to the ISO's defaults (already split into words). */
+  kernelArguments: string[];
+  /**
+   * An extra, already compressed initrd to append (assisted-service's minimal-initrd:
+   * static networking for minimal ISOs and PXE). Undefined when there is none.
+   */
+  extraInitrd?: Buffer;
+  /** When the InfraEnv's customization last changed, when the source knows it. */
+  lastModified?: Date;
+}
+
+export interface IgnitionSource {
+  /**
+   * Throws NotFoundError / UnauthorizedError / ForbiddenError when the InfraEnv is
+   * unknown or the credential does not open it, UpstreamError when a remote API fails.
+   */
+  discoveryCustomization(request: DiscoveryRequest): Promise<DiscoveryCustomization>;
+}
