@@ -7,6 +7,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 export class PxeMetrics {
   readonly dhcpRequests: Counter<'listener' | 'outcome'>;
   readonly dhcpAnswers: Counter<'route'>;
+  readonly malformed: Counter<'protocol' | 'reason'>;
   readonly tftpRequests: Counter<'outcome'>;
   readonly tftpTransfers: Counter<'end'>;
   readonly tftpInFlight: Gauge;
@@ -25,6 +26,12 @@ export class PxeMetrics {
       name: 'bootsmith_pxe_dhcp_answers_total',
       help: 'ProxyDHCP offers and acks sent, by route: bios-loader, efi-x64-loader, efi-arm64-loader, ipxe-script, http-boot',
       labelNames: ['route'] as const,
+      registers,
+    });
+    this.malformed = new Counter({
+      name: 'bootsmith_pxe_malformed_total',
+      help: 'Datagrams dropped unanswered as malformed, by protocol (dhcp, tftp) and reason: short, long, no_cookie, hlen (bad hardware address length), option_length (an option running past its area), overload (option 52 misused: the loops of overloading), option_value (option 53, 93 or 97 out of shape); for TFTP short, long, unterminated (a string without NUL), request_shape, ack_length, oack_shape, opcode',
+      labelNames: ['protocol', 'reason'] as const,
       registers,
     });
     this.tftpRequests = new Counter({

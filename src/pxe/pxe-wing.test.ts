@@ -178,6 +178,9 @@ describe('the PXE wing on loopback', () => {
     expect(
       await sample(registry, 'bootsmith_pxe_dhcp_requests_total', { listener: 'dhcp', outcome: 'malformed' }),
     ).toBe(before + 4);
+    // …and by reason: the overload loop three times, the text (no cookie) once.
+    expect(await sample(registry, 'bootsmith_pxe_malformed_total', { protocol: 'dhcp', reason: 'overload' })).toBe(3);
+    expect(await sample(registry, 'bootsmith_pxe_malformed_total', { protocol: 'dhcp', reason: 'short' })).toBe(1);
     expect(logs.filter((l) => l.message === 'PXE: dropped a malformed DHCP message')).toHaveLength(1);
     expect(client.received.some((m) => m.xid === 52)).toBe(false);
   });

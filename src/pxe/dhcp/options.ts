@@ -47,11 +47,17 @@ export const MESSAGE_TYPE = {
 const OVERLOAD_FILE = 1;
 const OVERLOAD_SNAME = 2;
 
+/** What is wrong with a dropped DHCP message, as a metric label (a short, closed set). */
+export type DhcpMalformedKind = 'short' | 'long' | 'no_cookie' | 'hlen' | 'option_length' | 'overload' | 'option_value';
+
 export class DhcpFormatError extends FormatError {
-  /** A short, stable reason for logs and the malformed counter's notes. */
+  /** The label of bootsmith_pxe_malformed_total. */
+  readonly malformed: DhcpMalformedKind;
+  /** A sentence for the log line (which option, how many bytes). */
   readonly reason: string;
-  constructor(reason: string) {
+  constructor(kind: DhcpMalformedKind, reason: string) {
     super(`malformed DHCP message: ${reason}`, { reason });
+    this.malformed = kind;
     this.reason = reason;
   }
 }
@@ -69,13 +75,17 @@ function walkArea(bytes: Buffer, area: string, into: Map<number, Buffer[]>, allo
       continue;
     }
     if (code === OPTION.end) return;
-    if (at + 1 >= bytes.length) throw new DhcpFormatError(`option ${code} in ${area} has no length byte`);
+    if (at + 1 >= bytes.length)
+      throw new DhcpFormatError('option_length', `option ${code} in ${area} has no length byte`);
     const length = bytes[at + 1]!;
     const start = at + 2;
     if (start + length > bytes.length)
-      throw new DhcpFormatError(`option ${code} in ${area} runs ${start + length - bytes.length} bytes past its end`);
+      throw new DhcpFormatError(
+        'option_length',
+        `option ${code} in ${area} runs ${start + length - bytes.length} bytes past its end`,
+      );
     if (code === OPTION.overload && !allowOverload)
-      throw new DhcpFormatError(`option 52 (overload) inside the overloaded ${area} field`);
+      throw new DhcpFormatError('overload', `option 52 (overload) inside the overloaded ${area} field`);
     const parts = into.get(code);
     const value = bytes.subarray(start, start + length);
     if (parts) parts.push(value);
@@ -107,7 +117,10 @@ export function parseOptions(areas: OptionAreas): ParsedOptions {
   if (overloadParts) {
     const value = Buffer.concat(overloadParts);
     if (value.length !== 1 || value[0]! < 1 || value[0]! > 3)
-      throw new DhcpFormatError(`option 52 (overload) must be one byte 1–3, not ${value.toString('hex') || 'empty'}`);
+      throw new DhcpFormatError(
+        'overload',
+        `option 52 (overload) must be one byte 1–3, not ${value.toString('hex') || 'empty'}`,
+      );
     overload = value[0] as 1 | 2 | 3;
     if (overload & OVERLOAD_FILE) walkArea(areas.file, 'file', parts, false);
     if (overload & OVERLOAD_SNAME) walkArea(areas.sname, 'sname', parts, false);

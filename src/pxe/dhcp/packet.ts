@@ -73,13 +73,16 @@ export function headerText(field: Buffer): string {
 
 export function decodeDhcp(datagram: Buffer): DhcpMessage {
   if (datagram.length < MIN_MESSAGE_BYTES)
-    throw new DhcpFormatError(`${datagram.length} bytes, shorter than a header and cookie (${MIN_MESSAGE_BYTES})`);
+    throw new DhcpFormatError(
+      'short',
+      `${datagram.length} bytes, shorter than a header and cookie (${MIN_MESSAGE_BYTES})`,
+    );
   if (datagram.length > MAX_DHCP_MESSAGE_BYTES)
-    throw new DhcpFormatError(`${datagram.length} bytes, more than ${MAX_DHCP_MESSAGE_BYTES}`);
+    throw new DhcpFormatError('long', `${datagram.length} bytes, more than ${MAX_DHCP_MESSAGE_BYTES}`);
   if (datagram.readUInt32BE(HEADER_BYTES) !== MAGIC_COOKIE)
-    throw new DhcpFormatError('no DHCP magic cookie (a BOOTP message without options)');
+    throw new DhcpFormatError('no_cookie', 'no DHCP magic cookie (a BOOTP message without options)');
   const hlen = datagram[2]!;
-  if (hlen > 16) throw new DhcpFormatError(`hardware address length ${hlen} exceeds the 16-byte chaddr field`);
+  if (hlen > 16) throw new DhcpFormatError('hlen', `hardware address length ${hlen} exceeds the 16-byte chaddr field`);
   const areas: OptionAreas = {
     options: datagram.subarray(MIN_MESSAGE_BYTES),
     file: datagram.subarray(FILE_AT, FILE_AT + FILE_BYTES),

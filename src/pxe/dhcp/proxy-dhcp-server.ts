@@ -146,6 +146,7 @@ export class ProxyDhcpServer {
       if (!(err instanceof DhcpFormatError)) throw err;
       this.counts.malformed++;
       this.outcome(listener, 'malformed');
+      metrics.malformed.inc({ protocol: 'dhcp', reason: err.malformed });
       this.rateLog.warn(
         `malformed:${source.address}`,
         { source: source.address, reason: err.reason },

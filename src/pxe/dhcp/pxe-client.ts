@@ -43,6 +43,7 @@ function archCodesOf(message: DhcpMessage, vendorText: string): number[] {
   if (option) {
     if (option.length === 0 || option.length % 2 !== 0)
       throw new DhcpFormatError(
+        'option_value',
         `option 93 (client architecture) of ${option.length} bytes is not a list of 16-bit codes`,
       );
     const codes: number[] = [];
@@ -75,8 +76,12 @@ function machineIdOf(message: DhcpMessage): { machineId: Buffer | undefined; uui
   const id = message.options.get(OPTION.clientMachineId);
   if (!id || id.length === 0) return { machineId: undefined, uuid: undefined };
   if (id.length !== MACHINE_ID_BYTES)
-    throw new DhcpFormatError(`option 97 (machine identifier) of ${id.length} bytes, not ${MACHINE_ID_BYTES}`);
-  if (id[0] !== 0) throw new DhcpFormatError(`option 97 (machine identifier) of type ${id[0]}, not 0 (a GUID)`);
+    throw new DhcpFormatError(
+      'option_value',
+      `option 97 (machine identifier) of ${id.length} bytes, not ${MACHINE_ID_BYTES}`,
+    );
+  if (id[0] !== 0)
+    throw new DhcpFormatError('option_value', `option 97 (machine identifier) of type ${id[0]}, not 0 (a GUID)`);
   const guid = id.subarray(1);
   return { machineId: Buffer.from(id), uuid: guid.every((b) => b === 0) ? undefined : guidText(guid) };
 }
@@ -86,7 +91,8 @@ export function classifyClient(message: DhcpMessage): Classified {
   if (message.op !== BOOT_REQUEST) return { kind: 'ignore', reason: `op ${message.op} is not a BOOTREQUEST` };
   const messageType = message.options.get(OPTION.messageType);
   if (!messageType) return { kind: 'ignore', reason: 'a BOOTP request (no DHCP message type)' };
-  if (messageType.length !== 1) throw new DhcpFormatError(`option 53 of ${messageType.length} bytes, not 1`);
+  if (messageType.length !== 1)
+    throw new DhcpFormatError('option_value', `option 53 of ${messageType.length} bytes, not 1`);
   const vendorValue = message.options.get(OPTION.vendorClass);
   const vendorClass = vendorClassOf(vendorValue);
   if (!vendorClass) return { kind: 'ignore', reason: 'not a PXE or HTTP Boot client (vendor class)' };

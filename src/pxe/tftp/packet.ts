@@ -25,10 +25,17 @@ export const MAX_REQUEST_BYTES = 512;
 /** A datagram larger than the largest DATA a client could send (65464 + 4) is not read. */
 const MAX_DATAGRAM_BYTES = 65_468;
 
+/** What is wrong with a dropped TFTP packet, as a metric label (a short, closed set). */
+export type TftpMalformedKind =
+  'short' | 'long' | 'unterminated' | 'request_shape' | 'ack_length' | 'oack_shape' | 'opcode';
+
 export class TftpFormatError extends FormatError {
+  /** The label of bootsmith_pxe_malformed_total. */
+  readonly malformed: TftpMalformedKind;
   readonly reason: string;
-  constructor(reason: string) {
+  constructor(kind: TftpMalformedKind, reason: string) {
     super(`malformed TFTP packet: ${reason}`, { reason });
+    this.malformed = kind;
     this.reason = reason;
   }
 }
@@ -54,7 +61,7 @@ function cStrings(bytes: Buffer): string[] {
   let at = 0;
   while (at < bytes.length) {
     const end = bytes.indexOf(0, at);
-    if (end < 0) throw new TftpFormatError('a string without its terminating NUL');
+    if (end < 0) throw new TftpFormatError('unterminated', 'a string without its terminating NUL');
     out.push(bytes.subarray(at, end).toString('latin1'));
     at = end + 1;
   }
@@ -62,20 +69,20 @@ function cStrings(bytes: Buffer): string[] {
 }
 
 export function decodeTftp(datagram: Buffer): TftpPacket {
-  if (datagram.length < 4) throw new TftpFormatError(`${datagram.length} bytes, shorter than any TFTP packet`);
-  if (datagram.length > MAX_DATAGRAM_BYTES) throw new TftpFormatError(`${datagram.length} bytes`);
+  if (datagram.length < 4) throw new TftpFormatError('short', `${datagram.length} bytes, shorter than any TFTP packet`);
+  if (datagram.length > MAX_DATAGRAM_BYTES) throw new TftpFormatError('long', `${datagram.length} bytes`);
   const opcode = datagram.readUInt16BE(0);
   switch (opcode) {
     case OPCODE.rrq:
     case OPCODE.wrq: {
       if (datagram.length > MAX_REQUEST_BYTES)
-        throw new TftpFormatError(`a ${datagram.length}-byte request, more than ${MAX_REQUEST_BYTES}`);
+        throw new TftpFormatError('long', `a ${datagram.length}-byte request, more than ${MAX_REQUEST_BYTES}`);
       // Some clients pad a request with NULs after its last string: empty strings at the end are padding.
       const strings = cStrings(datagram.subarray(2));
       while (strings.length > 2 && strings.at(-1) === '' && strings.length % 2 === 1) strings.pop();
-      if (strings.length < 2) throw new TftpFormatError('a request without file name and mode');
+      if (strings.length < 2) throw new TftpFormatError('request_shape', 'a request without file name and mode');
       if (strings.length % 2 !== 0)
-        throw new TftpFormatError(`option ${JSON.stringify(strings.at(-1))} without a value`);
+        throw new TftpFormatError('request_shape', `option ${JSON.stringify(strings.at(-1))} without a value`);
       const options = new Map<string, string>();
       for (let i = 2; i < strings.length; i += 2) {
         const name = strings[i]!.toLowerCase();
@@ -84,7 +91,7 @@ export function decodeTftp(datagram: Buffer): TftpPacket {
       return { kind: 'request', opcode, fileName: strings[0]!, mode: strings[1]!.toLowerCase(), options };
     }
     case OPCODE.ack:
-      if (datagram.length !== 4) throw new TftpFormatError(`an ACK of ${datagram.length} bytes`);
+      if (datagram.length !== 4) throw new TftpFormatError('ack_length', `an ACK of ${datagram.length} bytes`);
       return { kind: 'ack', block: datagram.readUInt16BE(2) };
     case OPCODE.error: {
       const end = datagram.indexOf(0, 4);
@@ -101,13 +108,13 @@ export function decodeTftp(datagram: Buffer): TftpPacket {
       return { kind: 'data', block: datagram.readUInt16BE(2), length: datagram.length - 4 };
     case OPCODE.oack: {
       const strings = cStrings(datagram.subarray(2));
-      if (strings.length % 2 !== 0) throw new TftpFormatError('an OACK option without a value');
+      if (strings.length % 2 !== 0) throw new TftpFormatError('oack_shape', 'an OACK option without a value');
       const options = new Map<string, string>();
       for (let i = 0; i < strings.length; i += 2) options.set(strings[i]!.toLowerCase(), strings[i + 1]!);
       return { kind: 'oack', options };
     }
     default:
-      throw new TftpFormatError(`opcode ${opcode}`);
+      throw new TftpFormatError('opcode', `opcode ${opcode}`);
   }
 }
 

@@ -233,6 +233,8 @@ describe('TftpServer: fetches', () => {
       'counted',
     );
     expect(await counter(h, 'bootsmith_pxe_tftp_requests_total', { outcome: 'stray' })).toBe(stray + 1);
+    expect(await counter(h, 'bootsmith_pxe_malformed_total', { protocol: 'tftp', reason: 'opcode' })).toBe(1);
+    expect(await counter(h, 'bootsmith_pxe_malformed_total', { protocol: 'tftp', reason: 'short' })).toBe(1);
     // A real request after them is still answered, so nothing above went unanswered for lack of a reply path.
     client.rrq(h.port, 'nothing-here');
     await until(() => client.errors().length === 1, 'the ERROR for the last request');

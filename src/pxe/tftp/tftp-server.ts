@@ -110,6 +110,12 @@ export class TftpServer {
     this.options.metrics.tftpRequests.inc({ outcome });
   }
 
+  /** A datagram dropped unanswered: counted by its reason too. */
+  private malformed(err: TftpFormatError): void {
+    this.outcome('malformed');
+    this.options.metrics.malformed.inc({ protocol: 'tftp', reason: err.malformed });
+  }
+
   private refuse(to: dgram.RemoteInfo, code: number, message: string, outcome: string, log?: string): void {
     this.counts.refused++;
     this.outcome(outcome);
@@ -125,7 +131,7 @@ export class TftpServer {
       packet = decodeTftp(datagram);
     } catch (err) {
       if (!(err instanceof TftpFormatError)) throw err;
-      this.outcome('malformed');
+      this.malformed(err);
       return;
     }
     if (packet.kind !== 'request') return this.outcome('stray');
@@ -284,7 +290,7 @@ export class TftpServer {
         transfer.onPacket(decodeTftp(datagram));
       } catch (err) {
         if (!(err instanceof TftpFormatError)) throw err;
-        this.outcome('malformed');
+        this.malformed(err);
       }
     });
     socket.on('error', () => transfer.close());
