@@ -4,17 +4,19 @@
 // status() is what /health shows of it (state, interface, ports, loaders, counts); its counters
 // are also Prometheus metrics (pxe-metrics.ts) on the registry it is given.
 //
-// Wiring (part B of issue 32): src/config.ts composes parsePxeSettings (pxe-settings.ts);
-// src/service.ts builds a PxeFrontDoorPort (front-door-port.ts) from the core, calls
-// createPxeWing({ settings, frontDoor, registry: metrics.registry, log }) and awaits start()
-// before it reports ready, stop() on drain, and adds status() to /health.
+// preparePxe does the checks of a start without keeping anything bound (the interface, the loaders
+// read once, each port bound and released: the privilege to bind them), so the service refuses
+// before anything listens; start() then uses what it read.
+// Wiring: src/assembly/pxe-wing.ts (the settings from src/config.ts, the PxeFrontDoorPort from the
+// port board, status() as the `pxe` part of /health).
 // Does NOT: know InfraEnvs or serve HTTP (the front door behind the port does).
 import type { Registry } from 'prom-client';
 import { describeError } from '../errors.js';
 import { ProxyDhcpServer } from './dhcp/proxy-dhcp-server.js';
 import type { PxeFrontDoorPort } from './front-door-port.js';
-import { resolvePxeInterface } from './interface-address.js';
-import { loadLoaders } from './loaders/loader-set.js';
+import { bindUdp } from './bind-udp.js';
+import { type PxeInterface, resolvePxeInterface } from './interface-address.js';
+import { type LoaderSet, loadLoaders } from './loaders/loader-set.js';
 import { PxeMetrics } from './pxe-metrics.js';
 import type { PxeSettings } from './pxe-settings.js';
 import type { PxeLog } from './rate-limited-log.js';
@@ -46,6 +48,37 @@ export interface PxeWingOptions {
   registry: Registry;
   log: PxeLog;
   listen?: Partial<PxeListen>;
+  /** What preparePxe read; without it, start() reads it. */
+  prepared?: PreparedPxe;
+}
+
+/** The interface and the loaders, read and checked before a start. */
+export interface PreparedPxe {
+  iface: PxeInterface;
+  loaders: LoaderSet;
+}
+
+/**
+ * The checks of a start, with nothing kept bound: the interface's address, the loaders (read once:
+ * start() serves these bytes), and each port bound on the interface's address and released (a
+ * PxeStartError names what to grant when this process may not bind them).
+ */
+export async function preparePxe(settings: PxeSettings, listen: Partial<PxeListen> = {}): Promise<PreparedPxe> {
+  if (settings.pxeInterface === undefined) throw new Error('preparePxe: PXE_INTERFACE is not set');
+  const ports = { ...PROTOCOL_PORTS, ...listen };
+  const iface = resolvePxeInterface(settings.pxeInterface);
+  const loaders = await loadLoaders(settings);
+  const probes: Array<[number, string]> = [
+    [ports.dhcp, 'DHCP (ProxyDHCP)'],
+    [ports.proxy, 'PXE boot server'],
+    [ports.tftp, 'TFTP'],
+  ];
+  for (const [port, purpose] of probes) {
+    if (port === 0) continue;
+    const socket = await bindUdp({ address: iface.address, port, purpose, reuseAddr: port === ports.dhcp });
+    await new Promise<void>((resolve) => socket.close(() => resolve()));
+  }
+  return { iface, loaders };
 }
 
 export type PxeState = 'off' | 'starting' | 'listening' | 'failed' | 'stopped';
@@ -84,9 +117,11 @@ export function createPxeWing(options: PxeWingOptions): PxeWing {
       if (settings.pxeInterface === undefined || state === 'listening' || state === 'starting') return;
       state = 'starting';
       try {
-        const iface = resolvePxeInterface(settings.pxeInterface);
+        const { iface, loaders: set } = options.prepared ?? {
+          iface: resolvePxeInterface(settings.pxeInterface),
+          loaders: await loadLoaders(settings),
+        };
         address = iface.address;
-        const set = await loadLoaders(settings);
         loaders = [...set.files.values()].map((f) => ({ name: f.tftpName, bytes: f.bytes.length, path: f.path }));
         dhcp = await ProxyDhcpServer.start({
           iface,
