@@ -10,7 +10,6 @@
 // interface without IPv4, or a port this process may not bind (root or CAP_NET_BIND_SERVICE)
 // refuses the start as a ConfigError (exit 2), never a half-started service.
 // Does NOT: know InfraEnvs (the port does). Next: ./console-wing.ts.
-import type { Config } from '../config.js';
 import { ConfigError } from '../config.js';
 import { PxeStartError } from '../pxe/pxe-start-error.js';
 import { createPxeWing, type PreparedPxe, preparePxe } from '../pxe/pxe-wing.js';
@@ -23,15 +22,14 @@ export const pxeWing: WingModule = {
   offers: {},
   async prepare(config) {
     if (config.pxe.pxeInterface === undefined) return () => Promise.resolve({});
-    const prepared = await preparePxe(config.pxe).catch((err: unknown) => Promise.reject(pxeRefusal(err, config)));
+    const prepared = await preparePxe(config.pxe).catch((err: unknown) => Promise.reject(pxeRefusal(err)));
     return (platform, ports) => Promise.resolve(assemble(platform, ports, prepared));
   },
 };
 
-/** A PxeStartError as the start's refusal, naming PXE_INTERFACE's value. */
-export function pxeRefusal(err: unknown, config: Pick<Config, 'pxe'>): unknown {
-  if (!(err instanceof PxeStartError)) return err;
-  return new ConfigError(`PXE_INTERFACE=${config.pxe.pxeInterface}: ${err.message}`);
+/** A PxeStartError (its message names the setting or what to grant) as the start's refusal. */
+function pxeRefusal(err: unknown): unknown {
+  return err instanceof PxeStartError ? new ConfigError(err.message) : err;
 }
 
 function assemble(platform: Platform, ports: WingPorts, prepared: PreparedPxe): Wing {
@@ -45,7 +43,7 @@ function assemble(platform: Platform, ports: WingPorts, prepared: PreparedPxe): 
   });
   return {
     health: [() => ({ fields: { pxe: wing.status() } })],
-    start: () => wing.start().catch((err: unknown) => Promise.reject(pxeRefusal(err, config))),
+    start: () => wing.start().catch((err: unknown) => Promise.reject(pxeRefusal(err))),
     stop: () => wing.stop(),
   };
 }

@@ -69,7 +69,7 @@ export async function preparePxe(settings: PxeSettings, listen: Partial<PxeListe
   const iface = resolvePxeInterface(settings.pxeInterface);
   const loaders = await loadLoaders(settings);
   const probes: Array<[number, string]> = [
-    [ports.dhcp, 'DHCP (ProxyDHCP)'],
+    [ports.dhcp, 'DHCP, ProxyDHCP replies'],
     [ports.proxy, 'PXE boot server'],
     [ports.tftp, 'TFTP'],
   ];
