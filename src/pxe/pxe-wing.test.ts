@@ -15,7 +15,7 @@ import { ProxyDhcpServer } from './dhcp/proxy-dhcp-server.js';
 import { PxeMetrics } from './pxe-metrics.js';
 import { parsePxeSettings } from './pxe-settings.js';
 import { PxeStartError } from './pxe-start-error.js';
-import { createPxeWing, type PxeWing } from './pxe-wing.js';
+import { createPxeWing, preparePxe, type PxeWing } from './pxe-wing.js';
 import { buildRequest, DhcpListener, FIRMWARE } from './test-support/pxe-client-stand-in.js';
 import { StaticFrontDoor } from './test-support/static-front-door.js';
 
@@ -335,5 +335,32 @@ describe('starting', () => {
     });
     again.close();
     taken.close();
+  });
+
+  it('prepares without keeping anything bound: the probe names a taken port, and a start serves what it read', async () => {
+    const taken = dgram.createSocket('udp4');
+    await new Promise<void>((r) => taken.bind({ port: 0, address: '127.0.0.1', exclusive: true }, r));
+    const settings = parsePxeSettings({ PXE_INTERFACE: 'lo', PXE_LOADERS_DIR: LOADERS_DIR });
+    const err = await preparePxe(settings, { dhcp: 0, proxy: taken.address().port, tftp: 0 }).catch((e: unknown) => e);
+    expect((err as Error).message).toBe(
+      `UDP port ${taken.address().port} (PXE boot server) on 127.0.0.1 is in use by another process on this host`,
+    );
+    taken.close();
+    const prepared = await preparePxe(settings, { dhcp: 0, proxy: 0, tftp: 0 });
+    expect(prepared.iface).toMatchObject({ name: 'lo', address: '127.0.0.1' });
+    expect([...prepared.loaders.files.keys()]).toEqual(['undionly.kpxe', 'ipxe.efi', 'shimx64.efi', 'grubx64.efi']);
+    const wing = createPxeWing({
+      settings,
+      frontDoor: new StaticFrontDoor({}),
+      registry: new Registry(),
+      log: noop,
+      listen: { dhcp: 0, proxy: 0, tftp: 0 },
+      prepared,
+    });
+    await wing.start();
+    expect(wing.status().loaders.map((l) => l.bytes)).toEqual(
+      [...prepared.loaders.files.values()].map((f) => f.bytes.length),
+    );
+    await wing.stop();
   });
 });
