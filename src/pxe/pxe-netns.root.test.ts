@@ -16,14 +16,14 @@
 // Needs root (namespaces), ip, dnsmasq, busybox, curl, atftp, tftp-hpa, setpriv and Debian's ipxe,
 // shim-signed and grub-efi-amd64-signed; skipped with a line naming what is missing (fails under CI).
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolWorks, unavailable } from '../../test/support/requirements.js';
 import type { ClientResult, FleetConfig } from './test-support/fleet-runner.js';
 import { HAVE_NETNS, PxeLan } from './test-support/netns-lan.js';
-import { metricValue, runFleet, RunnerProcess } from './test-support/runner-process.js';
+import { metricValue, removeRunners, runFleet, RunnerProcess } from './test-support/runner-process.js';
 
 const DEBIAN_LOADERS = [
   '/usr/lib/ipxe/undionly.kpxe',
@@ -110,6 +110,8 @@ describe.skipIf(unavailable(MISSING))('the PXE wing in network namespaces, besid
   afterAll(async () => {
     await runner?.stop();
     lan?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    await removeRunners();
   });
 
   it("starts with Debian's loaders from their package paths", () => {

@@ -19,7 +19,7 @@ import { buildCli, type BuiltCli, REPO_ROOT } from '../../test/support/build-cli
 import { postgresProcesses } from '../../test/support/serve-child.js';
 import type { ClientResult } from './test-support/fleet-runner.js';
 import { HAVE_NETNS, PxeLan } from './test-support/netns-lan.js';
-import { metricValue, runFleet } from './test-support/runner-process.js';
+import { metricValue, removeRunners, runFleet } from './test-support/runner-process.js';
 
 const MISSING = {
   'root, ip and network namespaces': HAVE_NETNS,
@@ -95,6 +95,7 @@ describe.skipIf(unavailable(MISSING))('bootsmith serve with PXE_INTERFACE, in a 
     lan?.close();
     rmSync(dir, { recursive: true, force: true });
     await built?.remove();
+    await removeRunners();
   });
 
   it('answers PXE clients on the interface, shows the front door in /health and counts in /metrics', async () => {

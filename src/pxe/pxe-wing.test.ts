@@ -4,7 +4,7 @@
 // once a minute, the front door's clock fires, status() says what /health will show, and a start
 // that cannot finish says why and leaves nothing bound.
 import dgram from 'node:dgram';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Registry } from 'prom-client';
@@ -25,6 +25,7 @@ for (const name of ['undionly.kpxe', 'ipxe.efi', 'snponly.efi', 'shimx64.efi', '
 const IPXE_URL = 'http://127.0.0.1:8080/boot.ipxe';
 const HTTP_URL = 'http://127.0.0.1:8080/byid/e/4.17/x86_64/minimal.iso';
 const MAC = '52:54:00:0a:0b:0c';
+afterAll(() => rmSync(LOADERS_DIR, { recursive: true, force: true }));
 
 interface LogLine {
   level: string;
@@ -302,6 +303,7 @@ describe('starting', () => {
     expect(message).toContain('or PXE_SECURE_BOOT=false to boot without Secure Boot');
     expect(message).not.toContain('ipxe.efi is missing');
     expect(wing.status()).toMatchObject({ state: 'failed', error: message, ports: undefined });
+    rmSync(empty, { recursive: true, force: true });
   });
 
   it('names an interface that is not there, and one the host lists', async () => {

@@ -1,9 +1,9 @@
 // Which loaders the settings need, where they are looked for (Debian's package paths, or
 // PXE_LOADERS_DIR by TFTP name) and how a missing one is named: the file and the package.
-import { mkdirSync, mkdtempSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PXE_SETTINGS, type PxeSettings } from '../pxe-settings.js';
 import { PxeStartError } from '../pxe-start-error.js';
 import { loadLoaders, MAX_LOADER_BYTES, wantedLoaders } from './loader-set.js';
@@ -40,7 +40,14 @@ describe('wantedLoaders', () => {
 });
 
 describe('loadLoaders', () => {
-  const dir = () => mkdtempSync(path.join(tmpdir(), 'bs-pxe-loaders-'));
+  const made: string[] = [];
+  const dir = () => {
+    made.push(mkdtempSync(path.join(tmpdir(), 'bs-pxe-loaders-')));
+    return made.at(-1)!;
+  };
+  afterAll(() => {
+    for (const d of made) rmSync(d, { recursive: true, force: true });
+  });
 
   it('reads each needed file once, under its TFTP name, and names the routes', async () => {
     const d = dir();

@@ -5,7 +5,7 @@
 // turns a `failed` line into an Error carrying the wing's message.
 // Does: tsc, spawn, line protocol over stdio. Does NOT: create namespaces (netns-lan.ts).
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +42,13 @@ export function buildRunners(): Promise<string> {
     );
   });
   return built;
+}
+
+/** Removes this process's build of the runners (a test file's afterAll). */
+export async function removeRunners(): Promise<void> {
+  const out = await built?.catch(() => undefined);
+  built = undefined;
+  if (out) rmSync(out, { recursive: true, force: true });
 }
 
 export async function runnerScript(name: 'standalone-runner' | 'fleet-runner'): Promise<string> {
