@@ -13,7 +13,17 @@ export const BMC_API = '/api/bootsmith/v1/bmcs';
 export const BMC_REFRESH_MS = 2_000;
 
 /** The fields of a BMC body a refusal can name (src/bmc/bmc-input.ts says `<field>: why`). */
-const BMC_FIELDS = ['name', 'address', 'username', 'password', 'insecure', 'ca_pem', 'infra_env_id', 'boot_mode'];
+const BMC_FIELDS = [
+  'name',
+  'address',
+  'username',
+  'password',
+  'insecure',
+  'ca_pem',
+  'infra_env_id',
+  'boot_mode',
+  'boot_method',
+];
 
 /** The form field a BMC API message names: its `field:` prefix, or the name for a duplicate. */
 export function bmcFieldOf(message) {

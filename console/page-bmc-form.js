@@ -1,5 +1,5 @@
 // Add a BMC (POST /api/bootsmith/v1/bmcs): name, address, username, password, the InfraEnv it
-// boots, TLS (system CAs, a CA PEM, or insecure). What the API refuses comes back under the field
+// boots, its boot method (auto, virtual media or UEFI HTTP Boot), TLS (system CAs, a CA PEM, or insecure). What the API refuses comes back under the field
 // its message names (`address: …`; a duplicate name under the name), else above the form. The
 // password is an input of type password only: never echoed, never put in session or local
 // storage, cleared once the request is answered (accepted or refused). Does NOT: judge the input
@@ -13,6 +13,12 @@ const TLS_CHOICES = [
   ['system', 'System CAs'],
   ['ca', 'CA certificate (PEM)'],
   ['insecure', 'Insecure: do not check the certificate'],
+];
+
+const BOOT_METHODS = [
+  ['auto', 'Auto: virtual media, or HTTP boot when the BMC has no virtual media'],
+  ['virtual-media', 'Virtual media (the BMC’s virtual CD)'],
+  ['http', 'UEFI HTTP Boot (the BMC sets UefiHttp and the URL)'],
 ];
 
 export function renderBmcForm(main, query) {
@@ -97,6 +103,16 @@ function build(main, labels, preselect) {
       ),
       'Whose discovery ISO Boot inserts.',
     ),
+    boot_method: field(
+      'f-bmc-boot-method',
+      'Boot method',
+      h(
+        'select',
+        { name: 'boot_method' },
+        BOOT_METHODS.map(([value, label]) => h('option', { value }, label)),
+      ),
+      'How the host reads the ISO: the BMC’s virtual CD, or UEFI HTTP Boot of its URL (no media; UEFI only).',
+    ),
     insecure: { control: radios[2], error: tlsError, element: tlsSet },
     ca_pem: caPem,
   };
@@ -133,6 +149,7 @@ function build(main, labels, preselect) {
       password: v('password'),
     };
     if (v('infra_env_id') !== '') body.infra_env_id = v('infra_env_id');
+    if (v('boot_method') !== 'auto') body.boot_method = v('boot_method');
     if (radios[2].checked) body.insecure = true;
     if (radios[1].checked) body.ca_pem = v('ca_pem');
     return body;
@@ -162,7 +179,9 @@ function build(main, labels, preselect) {
       },
     },
     formError,
-    [fields.name, fields.address, fields.username, fields.password, fields.infra_env_id].map((f) => f.element),
+    [fields.name, fields.address, fields.username, fields.password, fields.infra_env_id, fields.boot_method].map(
+      (f) => f.element,
+    ),
     tlsSet,
     caPem.element,
     h('div', { class: 'buttons' }, submit, h('a', { class: 'button secondary', href: '#/bmcs' }, 'Cancel')),

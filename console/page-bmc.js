@@ -37,6 +37,10 @@ function summary(bmc, labels) {
         : 'none (pick one when booting)',
     ],
     ['Boot mode', bmc.boot_mode],
+    [
+      'Boot method',
+      bmc.boot_method === 'auto' && bmc.boot_method_effective ? `auto (${bmc.boot_method_effective})` : bmc.boot_method,
+    ],
     ['Eject', bmc.eject],
     ['Credentials', bmc.credentials],
     ['Power', bmc.inventory?.power_state ?? '—'],

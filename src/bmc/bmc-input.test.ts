@@ -47,6 +47,7 @@ describe('parseBmcBody', () => {
     ['unknown profile', { ...BASE, profile: 'acme' }, 'profile: must be auto or a known profile id'],
     ['boot mode', { ...BASE, boot_mode: 'uefi' }, 'boot_mode: must be UEFI or Legacy'],
     ['eject policy', { ...BASE, eject: 'yes' }, 'eject: must be one of auto, always, never'],
+    ['boot method', { ...BASE, boot_method: 'pxe' }, 'boot_method: must be one of virtual-media, http, auto'],
     ['infra_env_id', { ...BASE, infra_env_id: 'x' }, 'infra_env_id: must be a UUID'],
     ['unknown field', { ...BASE, passwd: 'x' }, 'passwd: is not a BMC field'],
     ['missing username', { name: 'n', address: 'b', password: 'p' }, 'username: is required'],
@@ -60,6 +61,14 @@ describe('parseBmcBody', () => {
     expect(thrown).toBeInstanceOf(BadRequestError);
     expect((thrown as Error).message.startsWith(message)).toBe(true);
     expect((thrown as Error).message).not.toContain('pw-secret');
+  });
+});
+
+describe('parseBmcBody boot_method', () => {
+  it('http and virtual-media are kept; auto is stored as no choice (null)', () => {
+    expect(parseBmcBody({ boot_method: 'http' }, 'update')).toEqual({ bootMethod: 'http' });
+    expect(parseBmcBody({ boot_method: 'virtual-media' }, 'update')).toEqual({ bootMethod: 'virtual-media' });
+    expect(parseBmcBody({ boot_method: 'auto' }, 'update')).toEqual({ bootMethod: null });
   });
 });
 
@@ -82,7 +91,16 @@ describe('parseJobBody', () => {
     ],
     [{ action: 'power-reset' }, { action: 'power-reset' }],
     [{ action: 'reboot' }, 'action: must be one of boot-discovery, eject, power-on, power-off, power-reset, refresh'],
-    [{ action: 'eject', eject: 'never' }, 'action: boot_mode, eject and infra_env_id apply to boot-discovery only'],
+    [
+      { action: 'eject', eject: 'never' },
+      'action: boot_mode, boot_method, eject and infra_env_id apply to boot-discovery only',
+    ],
+    [
+      { action: 'boot-discovery', boot_method: 'http' },
+      { action: 'boot-discovery', bootMethod: 'http' },
+    ],
+    [{ action: 'boot-discovery', boot_method: 'auto' }, 'boot_method: must be one of virtual-media, http'],
+    [{ action: 'power-on', boot_method: 'http' }, 'action: boot_mode, boot_method, eject and infra_env_id apply'],
     [{ action: 'refresh', force: true }, 'force: is not a job field'],
   ])('%j', (body, expected) => {
     if (typeof expected === 'string') expect(() => parseJobBody(body)).toThrow(expected);

@@ -6,11 +6,20 @@
 // System URL or a bare host, HTTPS unless it says http, never credentials in it), username and
 // password (1–MAX_CREDENTIAL_CHARS characters, no control characters), TLS (`insecure` or a CA PEM
 // of at most MAX_CA_PEM_BYTES holding a certificate; not both), profile (a phase 1 profile id or
-// `auto`), InfraEnv id (a UUID; whether it exists is the service's check), boot mode, eject policy.
+// `auto`), InfraEnv id (a UUID; whether it exists is the service's check), boot mode, boot method
+// (`virtual-media`, `http` or `auto`), eject policy.
 // Does NOT: store, or look anything up. Never echoes a password or a CA into a message.
 import { BadRequestError } from '../errors.js';
 import { isUuid } from '../uuid.js';
-import { type BootMode, isProfileId, parseBmcAddress, type ProfileId, RedfishError } from './redfish/index.js';
+import {
+  BOOT_METHODS,
+  type BootMethod,
+  type BootMode,
+  isProfileId,
+  parseBmcAddress,
+  type ProfileId,
+  RedfishError,
+} from './redfish/index.js';
 import { MAX_CREDENTIAL_CHARS } from './store/credentials.js';
 import { EJECT_POLICIES, type EjectPolicy, JOB_ACTIONS, type JobAction } from './store/records.js';
 
@@ -30,6 +39,8 @@ export interface BmcFields {
   profile: ProfileId | null;
   infraEnvId: string | null;
   bootMode: BootMode;
+  /** null = auto. */
+  bootMethod: BootMethod | null;
   eject: EjectPolicy;
 }
 
@@ -85,6 +96,7 @@ export function parseBmcBody(body: unknown, mode: 'create' | 'update'): BmcCreat
     'profile',
     'infra_env_id',
     'boot_mode',
+    'boot_method',
     'eject',
   ]);
   for (const key of Object.keys(b)) if (!known.has(key)) bad(key, 'is not a BMC field');
@@ -125,6 +137,10 @@ export function parseBmcBody(body: unknown, mode: 'create' | 'update'): BmcCreat
     }
   }
   if (b.boot_mode !== undefined) out.bootMode = bootMode(b.boot_mode);
+  if (b.boot_method !== undefined) {
+    const m = bootMethod(b.boot_method, true);
+    out.bootMethod = m === 'auto' ? null : m;
+  }
   if (b.eject !== undefined) out.eject = ejectPolicy(b.eject);
   if (mode === 'create') {
     for (const field of ['name', 'address', 'username', 'password'] as const)
@@ -138,6 +154,14 @@ function bootMode(v: unknown): BootMode {
   return v;
 }
 
+function bootMethod(v: unknown, auto: true): BootMethod | 'auto';
+function bootMethod(v: unknown, auto: false): BootMethod;
+function bootMethod(v: unknown, auto: boolean): BootMethod | 'auto' {
+  const allowed: readonly string[] = auto ? [...BOOT_METHODS, 'auto'] : BOOT_METHODS;
+  if (typeof v !== 'string' || !allowed.includes(v)) bad('boot_method', `must be one of ${allowed.join(', ')}`);
+  return v as BootMethod | 'auto';
+}
+
 function ejectPolicy(v: unknown): EjectPolicy {
   if (typeof v !== 'string' || !(EJECT_POLICIES as readonly string[]).includes(v))
     bad('eject', `must be one of ${EJECT_POLICIES.join(', ')}`);
@@ -147,6 +171,7 @@ function ejectPolicy(v: unknown): EjectPolicy {
 export interface JobRequest {
   action: JobAction;
   bootMode?: BootMode;
+  bootMethod?: BootMethod;
   eject?: EjectPolicy;
   infraEnvId?: string;
 }
@@ -155,18 +180,19 @@ export function parseJobBody(body: unknown): JobRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) bad('body', 'must be a JSON object');
   const b = body as Record<string, unknown>;
   for (const key of Object.keys(b))
-    if (!['action', 'boot_mode', 'eject', 'infra_env_id'].includes(key)) bad(key, 'is not a job field');
+    if (!['action', 'boot_mode', 'boot_method', 'eject', 'infra_env_id'].includes(key)) bad(key, 'is not a job field');
   const action = b.action;
   if (typeof action !== 'string' || !(JOB_ACTIONS as readonly string[]).includes(action))
     bad('action', `must be one of ${JOB_ACTIONS.join(', ')}`);
   const out: JobRequest = { action: action as JobAction };
   if (b.boot_mode !== undefined) out.bootMode = bootMode(b.boot_mode);
+  if (b.boot_method !== undefined) out.bootMethod = bootMethod(b.boot_method, false);
   if (b.eject !== undefined) out.eject = ejectPolicy(b.eject);
   if (b.infra_env_id !== undefined) {
     if (typeof b.infra_env_id !== 'string' || !isUuid(b.infra_env_id)) bad('infra_env_id', 'must be a UUID');
     out.infraEnvId = b.infra_env_id.toLowerCase();
   }
-  if (out.action !== 'boot-discovery' && (out.bootMode || out.eject || out.infraEnvId))
-    bad('action', 'boot_mode, eject and infra_env_id apply to boot-discovery only');
+  if (out.action !== 'boot-discovery' && (out.bootMode || out.bootMethod || out.eject || out.infraEnvId))
+    bad('action', 'boot_mode, boot_method, eject and infra_env_id apply to boot-discovery only');
   return out;
 }

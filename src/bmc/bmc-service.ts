@@ -20,6 +20,7 @@ import type { SqlDatabase } from '../platform/db/sql.js';
 import { isUuid } from '../uuid.js';
 import type { CorePort, MacInterfaceMapEntry } from './core-port.js';
 import type { BmcCreate, BmcPatch, JobRequest } from './bmc-input.js';
+import { checkBootMethod, effectiveBootMethod } from './boot-method.js';
 import { admitJob } from './jobs/admission.js';
 import { jobEvent } from './jobs/job-event.js';
 import { renderBmc, renderJob, type BmcView, type JobView } from './bmc-view.js';
@@ -79,12 +80,14 @@ export class BmcService {
       profileOverride: input.profile ?? null,
       infraEnvId: input.infraEnvId ?? null,
       bootMode: input.bootMode ?? 'UEFI',
+      bootMethod: input.bootMethod ?? null,
       eject: input.eject ?? 'auto',
       inventory: null,
       inventoryAt: null,
       createdAt: now,
       updatedAt: now,
     };
+    checkBootMethod(record, record.bootMethod ?? undefined);
     const job = this.newJob(record, { action: 'refresh' });
     await this.repo.transaction(async (repo) => {
       await repo.insertBmc(record);
@@ -125,7 +128,9 @@ export class BmcService {
     if (patch.profile !== undefined) next.profileOverride = patch.profile;
     if (patch.infraEnvId !== undefined) next.infraEnvId = patch.infraEnvId;
     if (patch.bootMode !== undefined) next.bootMode = patch.bootMode;
+    if (patch.bootMethod !== undefined) next.bootMethod = patch.bootMethod;
     if (patch.eject !== undefined) next.eject = patch.eject;
+    checkBootMethod(next, next.bootMethod ?? undefined); // 422 before anything is stored
     await this.repo.updateBmc(next);
     return renderBmc(next, (await this.repo.lastJobs([next.id])).get(next.id));
   }
@@ -206,6 +211,7 @@ export class BmcService {
           { bmc: bmc.name },
         );
       await this.checkInfraEnv(infraEnvId);
+      checkBootMethod(bmc, effectiveBootMethod(bmc, request.bootMethod), request.bootMode ?? bmc.bootMode);
     }
     const job = this.newJob(bmc, request);
     await this.repo.transaction(async (repo) => {
@@ -230,7 +236,11 @@ export class BmcService {
       state: 'queued',
       params:
         request.action === 'boot-discovery'
-          ? { bootMode: request.bootMode ?? bmc.bootMode, eject: request.eject ?? bmc.eject }
+          ? {
+              bootMode: request.bootMode ?? bmc.bootMode,
+              ...(request.bootMethod ? { bootMethod: request.bootMethod } : {}),
+              eject: request.eject ?? bmc.eject,
+            }
           : {},
       steps: initialSteps(request.action),
       error: null,

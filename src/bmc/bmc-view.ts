@@ -12,6 +12,7 @@
 import { redactUrl } from '../redact.js';
 import type { BmcInventory } from './redfish/index.js';
 import type { BmcRecord, JobRecord } from './store/records.js';
+import { effectiveBootMethod } from './boot-method.js';
 
 export interface JobView {
   id: string;
@@ -65,6 +66,10 @@ export interface BmcView {
   profile: { override: string | null; detected: string | null };
   infra_env_id: string | null;
   boot_mode: string;
+  /** As chosen: virtual-media, http, or auto. */
+  boot_method: string;
+  /** What a boot job uses now: the chosen method, or auto's choice from the inventory (null before one was read). */
+  boot_method_effective: string | null;
   eject: string;
   /** Whether credentials are stored (never what they are). */
   credentials: 'stored' | 'missing';
@@ -158,6 +163,8 @@ export function renderBmc(bmc: BmcRecord, last: JobRecord | undefined): BmcView 
     profile: { override: bmc.profileOverride, detected: bmc.inventory?.profile.id ?? null },
     infra_env_id: bmc.infraEnvId,
     boot_mode: bmc.bootMode,
+    boot_method: bmc.bootMethod ?? 'auto',
+    boot_method_effective: effectiveBootMethod(bmc) ?? null,
     eject: bmc.eject,
     credentials: bmc.credentials ? 'stored' : 'missing',
     state,

@@ -168,6 +168,51 @@ describe('BMC API: records (AUTH_TYPE=local)', () => {
     expect(log).not.toContain(PASSWORD);
     expect(log).not.toContain(Buffer.from(`root:${PASSWORD}`).toString('base64'));
   });
+
+  it('boot_method: stored and shown; http where the BMC cannot HTTP-boot is a 422 naming it, nothing changed', async () => {
+    const body = { name: 'hb1', address: bmc.rootUrl, username: 'root', password: PASSWORD };
+    const legacy = await svc.call('POST', BMCS, { ...body, boot_method: 'http', boot_mode: 'Legacy' });
+    expect(legacy.status).toBe(422);
+    expect(JSON.parse(await legacy.text()).reason).toMatch(/^BMC "hb1": HTTP boot is not possible: .*not Legacy/);
+    expect((await svc.call('GET', `${BMCS}/hb1`)).status).toBe(404); // nothing stored
+    const created = await json<BmcView>(await svc.call('POST', BMCS, { ...body, boot_method: 'http' }), 201);
+    expect(created).toMatchObject({ boot_method: 'http', boot_method_effective: 'http' });
+    const ready = await until('the refresh to finish', 20_000, async () => {
+      const b = await json<BmcView>(await svc.call('GET', `${BMCS}/hb1`), 200);
+      return b.state === 'busy' ? undefined : b;
+    });
+    expect(ready.state).toBe('ready');
+    // The emulated generic BMC lists no UefiHttp: an update keeping http, or a boot, is refused.
+    const update = await svc.call('PATCH', `${BMCS}/hb1`, { eject: 'never' });
+    expect(update.status).toBe(422);
+    expect(await update.text()).toContain(
+      'the System lists no UefiHttp boot target (allows None, Pxe, Cd, Hdd, BiosSetup)',
+    );
+    const env = await json<{ id: string }>(
+      await svc.call('POST', `${API}/infra-envs`, {
+        name: 'hb',
+        pull_secret: PULL_SECRET,
+        openshift_version: DEMO_VERSION,
+      }),
+      201,
+    );
+    const boot = await svc.call('POST', `${BMCS}/hb1/jobs`, { action: 'boot-discovery', infra_env_id: env.id });
+    expect(boot.status).toBe(422);
+    expect((await json<JobView[]>(await svc.call('GET', `${BMCS}/hb1/jobs`), 200)).map((j) => j.action)).toEqual([
+      'refresh',
+    ]);
+    expect((await json<BmcView>(await svc.call('GET', `${BMCS}/hb1`), 200)).eject).toBe('auto');
+    // Back to auto: what the inventory says (a CD slot: virtual media); a job may still ask for virtual media.
+    const auto = await json<BmcView>(await svc.call('PATCH', `${BMCS}/hb1`, { boot_method: 'auto' }), 200);
+    expect(auto).toMatchObject({ boot_method: 'auto', boot_method_effective: 'virtual-media' });
+    const asked = await svc.call('POST', `${BMCS}/hb1/jobs`, {
+      action: 'boot-discovery',
+      infra_env_id: env.id,
+      boot_method: 'http',
+    });
+    expect(asked.status).toBe(422);
+    expect((await svc.call('DELETE', `${BMCS}/hb1`)).status).toBe(204);
+  });
 });
 
 describe('BMC API: a boot followed to registration (AUTH_TYPE=none, the demo ISO)', () => {

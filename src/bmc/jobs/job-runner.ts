@@ -11,6 +11,8 @@
 // A boot job lets its BMC go once its Redfish steps are done (state `following`: a refresh or an
 // eject may run beside it) and takes it again to eject. While a followed step waits, the step is
 // `running` with what it waits for and until when (./follow-plan.ts's words).
+// A boot by UEFI HTTP Boot (the BMC's boot_method, or auto's choice: ../redfish/boot-discovery.ts)
+// is followed the same way; its eject-media step clears the boot override instead of ejecting.
 // A cancel (asked through the API, seen here or by the engine's heartbeat) ends the job at its next
 // step boundary as `cancelled`, ejecting what it inserted when ./eject-policy.ts says so.
 // Failures end the job with the step's message, which names the BMC and the step (RedfishError);
@@ -314,7 +316,11 @@ export class JobRunner {
       try {
         result = await runBootDiscovery(
           client,
-          { ...urls, bootMode: this.job.params.bootMode ?? this.bmc!.bootMode },
+          {
+            ...urls,
+            bootMode: this.job.params.bootMode ?? this.bmc!.bootMode,
+            bootMethod: this.job.params.bootMethod ?? this.bmc!.bootMethod ?? 'auto',
+          },
           { startAt, onStep: (r) => this.onBootStep(r) },
         );
       } catch (err) {
@@ -388,9 +394,11 @@ export class JobRunner {
           JobStep | undefined
         >;
         const eject =
-          steps.registered?.status === 'done'
-            ? ejectDecision(this.job.params.eject ?? bmc.eject, await this.deps.core.getInfraEnv(infraEnvId))
-            : { eject: false, why: '' };
+          steps.registered?.status !== 'done'
+            ? { eject: false, why: '' }
+            : this.httpBoot()
+              ? { eject: true, why: 'HTTP boot: the firmware read the ISO into RAM' }
+              : ejectDecision(this.job.params.eject ?? bmc.eject, await this.deps.core.getInfraEnv(infraEnvId));
         const decision: FollowDecision = decideFollow({
           now: this.deps.now(),
           poweredAt,
@@ -449,18 +457,36 @@ export class JobRunner {
     }
   }
 
-  /** Ejects every slot as the eject-media step and revokes the job's URL; the reason when the BMC refused. */
+  /** The boot went by UEFI HTTP Boot (its insert step says so): nothing to eject, an override to clear. */
+  private httpBoot(): boolean {
+    return this.step('insert')?.data?.method === 'http';
+  }
+
+  /**
+   * Ejects every slot as the eject-media step (after an HTTP boot: clears the boot override
+   * instead) and revokes the job's URL; the reason when the BMC refused.
+   */
   private async ejectMedia(client: RedfishClient, why: string): Promise<{ ok: true } | { ok: false; reason: string }> {
     const startedAt = this.deps.now();
     const before = client.stats;
     this.setStep('eject-media', { status: 'running', detail: '', startedAt: startedAt.toISOString() });
     await this.save();
     try {
-      const ejected = await client.ejectAll('eject-media');
+      let detail: string;
+      let data: Record<string, unknown>;
+      if (this.httpBoot()) {
+        const cleared = await client.clearBootOverride('eject-media');
+        detail = `HTTP boot: no media; boot override cleared (was ${cleared.was ?? 'unknown'}) (${why})`;
+        data = { method: 'http', overrideWas: cleared.was ?? null };
+      } else {
+        const ejected = await client.ejectAll('eject-media');
+        detail = `${ejected.ejected.length > 0 ? `ejected slot(s) ${ejected.ejected.join(', ')}` : 'no slot held media any more'} (${why})`;
+        data = { ...ejected };
+      }
       const step = this.setStep('eject-media', {
         status: 'done',
-        detail: `${ejected.ejected.length > 0 ? `ejected slot(s) ${ejected.ejected.join(', ')}` : 'no slot held media any more'} (${why})`,
-        data: { ...ejected },
+        detail,
+        data,
         ...times(startedAt, this.deps.now()),
         ...costSince(client, before),
       });

@@ -6,10 +6,15 @@
 // Resuming: `startAt` skips the steps before it (reported `skipped`). Each step re-reads what it
 // acts on, so re-running one that was interrupted is safe — except `power`, which restarts again;
 // a job must record `power` as done as soon as its call returns.
+// With `bootMethod: 'http'` (UEFI HTTP Boot, no media): eject and insert write nothing (insert
+// picks the URL), boot-override plans the vendor's way and refuses an unsupported BMC before its
+// first write (http-boot-plan.ts), then stages the BIOS attributes when the vendor needs them and
+// sets the one-time UefiHttp override; power is the same.
 // Does NOT: follow the host's boot (reads of the ISO, registration): phase 2 does, from boot events.
 import type { BootMode } from './boot-override.js';
 import type { BmcInventory, RedfishClient } from './client.js';
 import { RedfishError } from './errors.js';
+import { type BootMethod, defaultBootMethod } from './http-boot-plan.js';
 
 export const BOOT_DISCOVERY_STEPS = ['discover', 'read-power', 'eject', 'insert', 'boot-override', 'power'] as const;
 export type BootDiscoveryStep = (typeof BOOT_DISCOVERY_STEPS)[number];
@@ -21,6 +26,11 @@ export interface BootDiscoveryRequest {
   imageHttpsUrl?: string;
   /** Boot mode of the one-time override; default UEFI. */
   bootMode?: BootMode;
+  /**
+   * How the host reads the ISO: its BMC's virtual CD (default), UEFI HTTP Boot of the URL, or
+   * `auto`: chosen at the eject step from the slots and boot targets the BMC lists (defaultBootMethod).
+   */
+  bootMethod?: BootMethod | 'auto';
 }
 
 export interface StepResult {
@@ -64,6 +74,25 @@ export async function runBootDiscovery(
   options: BootDiscoveryOptions = {},
 ): Promise<BootDiscoveryResult> {
   const result: BootDiscoveryResult = { ok: true, steps: [] };
+  let method: BootMethod | undefined =
+    request.bootMethod === 'auto' ? undefined : (request.bootMethod ?? 'virtual-media');
+  const methodOf = async (step: BootDiscoveryStep): Promise<BootMethod> =>
+    (method ??= defaultBootMethod({
+      profile: (await client.profile(step)).id,
+      virtualMediaSlots: (await client.readSlots(step)).length,
+      allowedTargets: (await client.readSystem(step)).boot.allowedTargets,
+    }));
+  const chooseUrl = async (step: BootDiscoveryStep): Promise<string> => {
+    const url = await client.chooseImageUrl(
+      {
+        ...(request.imageUrl ? { http: request.imageUrl } : {}),
+        ...(request.imageHttpsUrl ? { https: request.imageHttpsUrl } : {}),
+      },
+      step,
+    );
+    result.imageUrl = url;
+    return url;
+  };
   const firstIndex = options.startAt ? BOOT_DISCOVERY_STEPS.indexOf(options.startAt) : 0;
   const run: Record<BootDiscoveryStep, () => Promise<{ detail: string; data?: Record<string, unknown> }>> = {
     discover: async () => {
@@ -79,20 +108,20 @@ export async function runBootDiscovery(
       return { detail: `power ${system.powerState ?? '(unknown)'}`, data: { powerState: system.powerState } };
     },
     eject: async () => {
+      if ((await methodOf('eject')) === 'http')
+        return { detail: 'HTTP boot: no virtual media used, slots left as they are', data: { method: 'http' } };
       const ejected = await client.ejectAll('eject');
       const detail =
         ejected.ejected.length > 0 ? `ejected slot(s) ${ejected.ejected.join(', ')}` : 'no slot held media';
       return { detail, data: { ...ejected } };
     },
     insert: async () => {
-      const url = await client.chooseImageUrl(
-        {
-          ...(request.imageUrl ? { http: request.imageUrl } : {}),
-          ...(request.imageHttpsUrl ? { https: request.imageHttpsUrl } : {}),
-        },
-        'insert',
-      );
-      result.imageUrl = url;
+      const url = await chooseUrl('insert');
+      if ((await methodOf('insert')) === 'http')
+        return {
+          detail: 'HTTP boot: the firmware reads the ISO URL itself (nothing inserted)',
+          data: { method: 'http', url },
+        };
       const inserted = await client.insert(url, 'insert');
       const via = inserted.alreadyInserted
         ? 'already there'
@@ -109,6 +138,25 @@ export async function runBootDiscovery(
       };
     },
     'boot-override': async () => {
+      if ((await methodOf('boot-override')) === 'http') {
+        const url = result.imageUrl ?? (await chooseUrl('boot-override')); // resumed after insert
+        const boot = await client.setHttpBoot(url, request.bootMode ?? 'UEFI', 'boot-override');
+        const how =
+          boot.way === 'boot-uri'
+            ? 'with HttpBootUri'
+            : boot.way === 'dell-bios'
+              ? `after BIOS attributes HttpDev1* (configuration job ${boot.biosJob ?? '?'}, applied at the reset)`
+              : 'after BIOS attribute UrlBootFile (applied at the reset)';
+        return {
+          detail: `boot once from UefiHttp in UEFI mode ${how}`,
+          data: {
+            target: boot.target,
+            mode: 'UEFI',
+            way: boot.way,
+            ...(boot.biosJob ? { biosJob: boot.biosJob } : {}),
+          },
+        };
+      }
       const boot = await client.setBootOnce(request.bootMode ?? 'UEFI', 'boot-override');
       return { detail: `boot once from ${boot.target}${boot.mode ? ` in ${boot.mode} mode` : ''}`, data: { ...boot } };
     },

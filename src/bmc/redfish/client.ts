@@ -2,6 +2,8 @@
 // insert with slot and payload fallback, one-time boot override, power — each ending in either a
 // result or a RedfishError that names the BMC and the step.
 //
+// HTTP boot (no media): setHttpBoot (per vendor, http-boot-plan.ts) and clearBootOverride.
+//
 // Every operation reads what it acts on first (slots, power state), so calling it again after an
 // interruption does the right thing: eject skips empty slots, insert skips a slot already showing
 // the image, the boot override is a PATCH to the same values. Power is the exception a caller must
@@ -14,6 +16,7 @@ import { type BootMode, planBootOverride } from './boot-override.js';
 import { type BmcTopology, discoverTopology, readMacs, readSlotAt, readSlots, readSystemAt } from './discovery.js';
 import { RedfishError } from './errors.js';
 import type { CallTimeouts } from './http-call.js';
+import { clearOverrideBody, type HttpBootWay, httpBootVendor, planHttpBoot } from './http-boot-plan.js';
 import { adjustInsert, holdsMedia, type MediaRequest, planEject, planInsert } from './insert-payload.js';
 import {
   INSERT_VERIFY_INTERVAL_MS,
@@ -25,7 +28,7 @@ import {
 } from './limits.js';
 import { planPower, type ResetType } from './power-plan.js';
 import type { ProfileId, VendorProfile } from './profiles.js';
-import type { SlotInfo, SystemInfo } from './resources.js';
+import { readBios, type SlotInfo, type SystemInfo } from './resources.js';
 import { planSlots } from './slot-plan.js';
 import { type BmcTrust, resolveTrust } from './tls-trust.js';
 import { type CallStats, type RedfishCallEvent, RedfishTransport } from './transport.js';
@@ -160,6 +163,59 @@ export class RedfishClient {
 
   async profile(step = 'discover'): Promise<VendorProfile> {
     return (await this.topology(step)).profile;
+  }
+
+  /**
+   * UEFI HTTP Boot of `url` at the next boot (http-boot-plan.ts): reads the System (and its Bios
+   * for the BIOS ways), plans — refusing with `unsupported` before any write — then sends the
+   * stage writes and the one-time UefiHttp override.
+   */
+  async setHttpBoot(
+    url: string,
+    mode: BootMode = 'UEFI',
+    step = 'boot-override',
+  ): Promise<{ way: HttpBootWay; target: 'UefiHttp'; biosJob?: string }> {
+    const topology = await this.topology(step);
+    const system = await this.readSystem(step);
+    const way = httpBootVendor(topology.profile.id).way;
+    const needsBios = way === 'dell-bios' || (way === 'hpe-bios' && !system.boot.hasHttpBootUri);
+    const bios =
+      needsBios && system.biosRef
+        ? await this.wrap(step, async () => {
+            const path = this.transport.pathOf(step, system.biosRef!);
+            return readBios(path, (await this.transport.getResource(step, path)).doc);
+          })
+        : undefined;
+    const plan = await this.wrap(step, async () =>
+      planHttpBoot(
+        this.name,
+        { profile: topology.profile.id, system, bios, managerPath: topology.managers[0]?.path },
+        url,
+        mode,
+      ),
+    );
+    let biosJob: string | undefined;
+    for (const write of plan.stage) {
+      const response = await this.wrap(step, () =>
+        this.transport.request(step, write.method, write.path, write.body, {}),
+      );
+      if (write.method === 'POST') biosJob = response.location?.split('/').pop() ?? 'created';
+    }
+    await this.send(step, plan.override);
+    return { way: plan.way, target: 'UefiHttp', ...(biosJob ? { biosJob } : {}) };
+  }
+
+  /** Clears a pending one-time override (after an HTTP boot: nothing left for the next power-on). */
+  async clearBootOverride(step = 'clear-override'): Promise<{ was: string | undefined }> {
+    const system = await this.readSystem(step);
+    if ((system.boot.enabled ?? 'Disabled') === 'Disabled') return { was: system.boot.target };
+    await this.send(step, {
+      method: 'PATCH',
+      path: system.path,
+      body: clearOverrideBody(),
+      ...(system.etag ? { ifMatch: system.etag } : {}),
+    });
+    return { was: system.boot.target };
   }
 
   /** The System as it is now (power state, boot override, reset types). */

@@ -179,6 +179,33 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL, 'python3-sushy': HAVE_SUSHY
       },
     );
 
+    it('uefi-http: sushy 4.3 reads the System (HttpBootUri shown), sets the one-time UefiHttp override and resets; without a URI nothing HTTP-boots', async () => {
+      const { bmc, guest } = await startVirtualBmc({ name: 'uefi-http', profile: 'uefi-http', tls: certs });
+      try {
+        const run = await sushy({
+          base_url: bmc.origin,
+          username: 'admin',
+          password: PASSWORD,
+          verify: certs.caFile,
+          only: 'system',
+          target: 'UefiHttp',
+        });
+        expect(run.error).toBeUndefined();
+        expect(run.steps.find((s) => s.what === 'boot')).toEqual({ what: 'boot', target: 'UefiHttp', enabled: 'Once' });
+        const patch = bmc.requests.find((r) => r.method === 'PATCH' && r.path === bmc.model.systemPath);
+        expect((patch?.body as { Boot: Record<string, string> }).Boot).toMatchObject({
+          BootSourceOverrideTarget: 'UefiHttp',
+          BootSourceOverrideEnabled: 'Once',
+        });
+        // Debian's sushy 4.3 has UefiHttp but no http_boot_uri (added in later sushy): the emulated
+        // firmware gets no URI and boots nothing, as a real one would.
+        expect(bmc.model.boots).toEqual([expect.objectContaining({ how: 'On', httpRefused: 'no HttpBootUri set' })]);
+      } finally {
+        await bmc.close();
+        await guest.close();
+      }
+    });
+
     it('wrong password: sushy falls back from sessions to Basic, then gets 401 AccessError with the Redfish code', async () => {
       const { bmc, guest } = await startVirtualBmc({ name: 'b', profile: 'generic', tls: certs });
       try {

@@ -3,12 +3,20 @@
 //   const client = await RedfishClient.open({ name, address, username, password, trust, profile? })
 //   await client.inventory()                       // serial, model, power, MACs, slots, profile
 //   await runBootDiscovery(client, { imageUrl, imageHttpsUrl, bootMode }, { startAt, onStep })
+//   await runBootDiscovery(client, { imageUrl, bootMethod: 'http' })   // UEFI HTTP Boot, no media
 //   await client.ejectAll(); await client.setPower('on' | 'off' | 'reset')
 //
 // Every failure is a RedfishError (bmc, step, failure, status; kind for the HTTP mapping).
 // Does NOT: persist, lock, log (callers pass `log`), or know InfraEnvs and URLs.
 export { parseBmcAddress, type BmcAddress } from './address.js';
 export { type BootMode } from './boot-override.js';
+export {
+  BOOT_METHODS,
+  type BootMethod,
+  defaultBootMethod,
+  HTTP_BOOT_VENDORS,
+  httpBootRefusal,
+} from './http-boot-plan.js';
 export {
   BOOT_DISCOVERY_STEPS,
   type BootDiscoveryOptions,

@@ -31,6 +31,8 @@ export interface BootInfo {
   allowedModes: string[] | undefined;
   /** The System shows `BootSourceOverrideMode` at all (some BMCs refuse it when they do not). */
   hasMode: boolean;
+  /** The System shows `HttpBootUri` (ComputerSystem v1.9+: the URI a `UefiHttp` boot reads). */
+  hasHttpBootUri: boolean;
 }
 
 export interface SystemInfo {
@@ -49,6 +51,8 @@ export interface SystemInfo {
   resetActionInfoRef: string | undefined;
   ethernetInterfacesRef: string | undefined;
   virtualMediaRef: string | undefined;
+  /** The System's `Bios` resource (vendor HTTP boot attributes live there). */
+  biosRef: string | undefined;
   managedByRefs: string[];
   etag: string | undefined;
 }
@@ -137,17 +141,36 @@ export function readSystem(path: string, doc: Doc, etag: string | undefined): Sy
       allowedTargets: strings(boot['BootSourceOverrideTarget@Redfish.AllowableValues']),
       allowedModes: strings(boot['BootSourceOverrideMode@Redfish.AllowableValues']),
       hasMode: 'BootSourceOverrideMode' in boot,
+      hasHttpBootUri: 'HttpBootUri' in boot,
     },
     resetTarget: str(reset?.target),
     resetTypes: strings(reset?.['ResetType@Redfish.AllowableValues']),
     resetActionInfoRef: str(reset?.['@Redfish.ActionInfo']),
     ethernetInterfacesRef: ref(doc.EthernetInterfaces),
     virtualMediaRef: ref(doc.VirtualMedia),
+    biosRef: ref(doc.Bios),
     managedByRefs: (Array.isArray(links.ManagedBy) ? links.ManagedBy : [])
       .map(ref)
       .filter((r): r is string => r !== undefined)
       .slice(0, MAX_COLLECTION_MEMBERS),
     etag: etag ?? str(doc['@odata.etag']),
+  };
+}
+
+/** A System's Bios resource: its current attributes and where pending ones are written. */
+export interface BiosInfo {
+  path: string;
+  /** `Attributes` (strings, numbers, booleans as given). */
+  attributes: Record<string, unknown>;
+  /** `@Redfish.Settings.SettingsObject` (the pending-settings resource); undefined when not shown. */
+  settingsRef: string | undefined;
+}
+
+export function readBios(path: string, doc: Doc): BiosInfo {
+  return {
+    path,
+    attributes: record(doc.Attributes) ?? {},
+    settingsRef: ref(record(doc['@Redfish.Settings'])?.SettingsObject),
   };
 }
 

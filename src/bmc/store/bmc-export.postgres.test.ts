@@ -40,6 +40,7 @@ describe('BMC records in db export/import', () => {
       profileOverride: 'supermicro',
       infraEnvId: null,
       bootMode: 'Legacy',
+      bootMethod: 'virtual-media',
       eject: 'never',
       inventory: null,
       inventoryAt: null,

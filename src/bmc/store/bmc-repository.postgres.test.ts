@@ -24,6 +24,7 @@ function bmc(name: string, overrides: Partial<BmcRecord> = {}): BmcRecord {
     profileOverride: null,
     infraEnvId: null,
     bootMode: 'UEFI',
+    bootMethod: null,
     eject: 'auto',
     inventory: null,
     inventoryAt: null,

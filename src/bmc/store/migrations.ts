@@ -79,4 +79,9 @@ export const BMC_MIGRATIONS: MigrationList = [
     // resumed after every restart; src/bmc/jobs/ fails it past MAX_RESUMES_AFTER_LOST_LEASE.
     sql: `ALTER TABLE bmc_jobs ADD COLUMN lost_leases integer NOT NULL DEFAULT 0;`,
   },
+  {
+    version: 9,
+    name: 'BMC boot method: virtual media or UEFI HTTP Boot (NULL = auto: by profile and what the System lists)',
+    sql: `ALTER TABLE bmcs ADD COLUMN boot_method text;`,
+  },
 ];

@@ -7,7 +7,7 @@
 // a password or an image-URL token in clear (a job's token is derived again when needed:
 // jobs/job-token.ts; only its hash is stored, in image_url_tokens).
 // Does NOT: define the SQL (./migrations.ts, migration 7) or the column maps (./tables.ts).
-import type { BmcInventory, BootMode, ProfileId } from '../redfish/index.js';
+import type { BmcInventory, BootMethod, BootMode, ProfileId } from '../redfish/index.js';
 
 /** How a BMC's certificate is checked: the system trust store, a CA (PEM kept in the record), or not at all. */
 export type BmcTlsVerify = 'system' | 'ca' | 'insecure';
@@ -37,6 +37,8 @@ export interface BmcRecord {
   /** The InfraEnv whose discovery ISO a boot job inserts (a job may name another). */
   infraEnvId: string | null;
   bootMode: BootMode;
+  /** How a boot job boots the host: virtual media or UEFI HTTP Boot; null = auto (../redfish/http-boot-plan.ts defaultBootMethod). */
+  bootMethod: BootMethod | null;
   eject: EjectPolicy;
   /** The last inventory read from the BMC (refresh, or a boot job's discover step). */
   inventory: BmcInventory | null;
@@ -84,6 +86,8 @@ export interface JobStep {
 export interface JobParams {
   /** boot-discovery: the one-time boot override's mode. */
   bootMode?: BootMode;
+  /** boot-discovery: virtual media or UEFI HTTP Boot; absent = the BMC's (auto when it has none). */
+  bootMethod?: BootMethod;
   /** boot-discovery: eject the media once the host registered. */
   eject?: EjectPolicy;
   /** boot-discovery: how long each followed step may take (ms); defaults from the BMC settings. */

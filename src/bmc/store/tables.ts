@@ -13,7 +13,7 @@ import {
   text,
   timestamp,
 } from '../../platform/db/column-map.js';
-import type { BmcInventory, BootMode, ProfileId } from '../redfish/index.js';
+import type { BmcInventory, BootMethod, BootMode, ProfileId } from '../redfish/index.js';
 import type {
   BmcRecord,
   BmcTlsVerify,
@@ -53,6 +53,7 @@ export const BMCS: Table<BmcRecord> = {
     profileOverride: nullableText('profile_override') as Column<ProfileId | null>,
     infraEnvId: nullableText('infra_env_id'),
     bootMode: text<BootMode>('boot_mode'),
+    bootMethod: nullableText('boot_method') as Column<BootMethod | null>,
     eject: text<EjectPolicy>('eject'),
     inventory: nullableJson<BmcInventory>('inventory'),
     inventoryAt: nullableTimestamp('inventory_at'),

@@ -13,7 +13,9 @@ import { createCore, type Core, type CoreOptions } from '../index.js';
 import { openMigratedDatabase } from '../../platform/db/migrated-database.js';
 import { type CoreEndpoints, type CoreSettings, DEFAULT_CORE_SETTINGS } from '../settings.js';
 import { API_BASE, API_PREFIX } from '../../url-grammar.js';
-import { DEFAULT_LISTENER_LIMITS } from '../../http/transport/listener-limits.js';
+
+/** Matches DEFAULT_LISTENER_LIMITS.idleTimeoutMs (src/http/transport/listener-limits.ts). */
+const HARNESS_IDLE_TIMEOUT_MS = 65_000;
 
 export function fakeCatalog(images: Partial<CatalogImage>[] = [{}]): ImageCatalog {
   const all: CatalogImage[] = images.map((i) => ({
@@ -106,10 +108,11 @@ export async function startHarness(
   const server = await new Promise<import('node:http').Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
-  // The product's idle timeout (HTTP_IDLE_TIMEOUT) rather than Node's 5 s: a suite that blocks this
-  // process (spawnSync of the CLI) would otherwise let the server close an idle keep-alive socket
-  // just as fetch reuses it (ECONNRESET).
-  server.keepAliveTimeout = DEFAULT_LISTENER_LIMITS.idleTimeoutMs;
+  // A long idle timeout (the product's HTTP_IDLE_TIMEOUT default) rather than Node's 5 s: a suite
+  // that blocks this process (spawnSync of the CLI) would otherwise let the server close an idle
+  // keep-alive socket just as fetch reuses it (ECONNRESET). A number, not an import of http/: the
+  // core stands beside the image face, never above it.
+  server.keepAliveTimeout = HARNESS_IDLE_TIMEOUT_MS;
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     core,

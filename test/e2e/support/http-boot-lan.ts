@@ -32,8 +32,11 @@ export interface HttpBootLan {
   qemuWrapper: string;
   /** The qemu NIC arguments for the tap (no option ROM: OVMF's own network stack does HTTP Boot). */
   nicArgs(mac: string): string[];
-  /** Starts dnsmasq offering `bootUrl` to HTTPClient clients. */
-  startDnsmasq(bootUrl: string): Promise<void>;
+  /**
+   * Starts dnsmasq offering `bootUrl` to HTTPClient clients (undefined: plain leases only),
+   * replacing a dnsmasq started before (the emulated BMC's hand-off of its HttpBootUri).
+   */
+  startDnsmasq(bootUrl: string | undefined): Promise<void>;
   /** dnsmasq's log so far. */
   dnsmasqLog(): Promise<string>;
   close(): Promise<void>;
@@ -55,14 +58,19 @@ export function createHttpBootLan(runDir: string, name: string): HttpBootLan {
   const brAddress = `${net}.2`;
   let dnsmasq: ChildProcess | undefined;
   const logPath = path.join(runDir, `${name}.dnsmasq.log`);
+  writeFileSync(logPath, ''); // this LAN's log: every dnsmasq it starts appends to it
 
-  const close = async (): Promise<void> => {
-    if (dnsmasq && dnsmasq.exitCode === null && dnsmasq.signalCode === null) {
-      const exited = new Promise((resolve) => dnsmasq?.once('exit', resolve));
-      dnsmasq.kill('SIGTERM');
+  const stopDnsmasq = async (): Promise<void> => {
+    const running = dnsmasq;
+    if (running && running.exitCode === null && running.signalCode === null) {
+      const exited = new Promise((resolve) => running.once('exit', resolve));
+      running.kill('SIGTERM');
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
-      dnsmasq.kill('SIGKILL');
+      running.kill('SIGKILL');
     }
+  };
+  const close = async (): Promise<void> => {
+    await stopDnsmasq();
     spawnSync('ip', ['netns', 'del', ns], { timeout: IP_TIMEOUT_MS });
     spawnSync('ip', ['link', 'del', hostIf], { stdio: 'ignore', timeout: IP_TIMEOUT_MS });
   };
@@ -104,9 +112,15 @@ export function createHttpBootLan(runDir: string, name: string): HttpBootLan {
       '-device',
       `virtio-net-pci,netdev=n0,mac=${mac},romfile=,bootindex=0`,
     ],
-    async startDnsmasq(bootUrl: string): Promise<void> {
-      // dnsmasq writes its log straight into the file (through a pipe it holds lines back)
-      const log = openSync(logPath, 'w');
+    async startDnsmasq(bootUrl: string | undefined): Promise<void> {
+      await stopDnsmasq();
+      // dnsmasq writes its log straight into the file (through a pipe it holds lines back); a
+      // restart appends, so the log keeps every answer given
+      const mark = await readFile(logPath, 'utf8').then(
+        (t) => t.length,
+        () => 0,
+      );
+      const log = openSync(logPath, 'a');
       dnsmasq = spawn(
         'ip',
         [
@@ -126,15 +140,19 @@ export function createHttpBootLan(runDir: string, name: string): HttpBootLan {
           `--dhcp-leasefile=${path.join(runDir, `${name}.dnsmasq.leases`)}`,
           // UEFI HTTP Boot clients say `HTTPClient:Arch:00016:UNDI:003001` in option 60 and want
           // `HTTPClient` back with a URL as the boot file name.
-          '--dhcp-vendorclass=set:efihttp,HTTPClient',
-          '--dhcp-option-force=tag:efihttp,60,HTTPClient',
-          `--dhcp-boot=tag:efihttp,${bootUrl}`,
+          ...(bootUrl
+            ? [
+                '--dhcp-vendorclass=set:efihttp,HTTPClient',
+                '--dhcp-option-force=tag:efihttp,60,HTTPClient',
+                `--dhcp-boot=tag:efihttp,${bootUrl}`,
+              ]
+            : []),
         ],
         { stdio: ['ignore', log, log] },
       );
       closeSync(log);
       for (const deadline = Date.now() + DNSMASQ_START_MS; ;) {
-        const text = await readFile(logPath, 'utf8').catch(() => '');
+        const text = (await readFile(logPath, 'utf8').catch(() => '')).slice(mark);
         if (/DHCP, IP range/.test(text)) return;
         if (dnsmasq.exitCode !== null || Date.now() > deadline)
           throw new Error(`dnsmasq in ${ns} did not start within ${DNSMASQ_START_MS} ms:\n${text}`);

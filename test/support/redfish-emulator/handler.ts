@@ -10,6 +10,12 @@
 //   GET  /redfish/v1/Managers[/<id>]
 //   GET  …/VirtualMedia[/<slot>]                    under the Manager or (iDRAC) the System;
 //                                                   POST Actions/VirtualMedia.InsertMedia|EjectMedia, or PATCH
+//   GET  /redfish/v1/Systems/<id>/Bios[/Settings]   (profiles with a BIOS HTTP boot way) PATCH Settings
+//   POST /redfish/v1/Managers/<id>/Jobs             (dell-bios) a BIOS configuration job
+//
+// An override to UefiHttp HTTP-boots the guest from the URI the profile's way set (Boot.HttpBootUri,
+// or the BIOS attributes applied at that reset): the guest is handed the URI (guest.ts); a URI the
+// firmware would refuse (Dell: http:// with HttpDev1TlsMode not None) boots nothing, recorded.
 //
 // Power-on and restarts boot the CD when a Once/Continuous override targets one of the profile's
 // CD targets and the bootable slot holds media; a Once override is then cleared (Disabled/None),
@@ -41,7 +47,17 @@ export interface BootState {
   enabled: string;
   target: string;
   mode: string;
+  /** Boot.HttpBootUri (`boot-uri` profiles). */
+  httpBootUri: string | undefined;
   version: number;
+}
+
+/** BIOS attributes of the profiles that set the HTTP boot URI there: current and staged. */
+export interface BiosState {
+  attributes: Record<string, string>;
+  pending: Record<string, string>;
+  /** Dell: a configuration job was created for the pending attributes (applied at the next reset). */
+  jobs: string[];
 }
 
 export interface BmcModelOptions {
@@ -63,6 +79,10 @@ export interface BootRecord {
   how: string;
   fromCd: boolean;
   image: string | undefined;
+  /** An UefiHttp boot: the URI handed to the firmware. */
+  httpBootUri?: string;
+  /** An UefiHttp boot that booted nothing: why (no URI, a TLS mode refusing it). */
+  httpRefused?: string;
 }
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -88,6 +108,7 @@ export class BmcModel {
   readonly slots: SlotState[];
   readonly boot: BootState;
   readonly boots: BootRecord[] = [];
+  readonly bios: BiosState;
   readonly uuid: string;
   private readonly sessions = new Map<string, { id: string; user: string }>();
   private readonly options: BmcModelOptions;
@@ -112,7 +133,21 @@ export class BmcModel {
         version: 1,
       };
     });
-    this.boot = { enabled: 'Disabled', target: 'None', mode: 'UEFI', version: 1 };
+    this.boot = { enabled: 'Disabled', target: 'None', mode: 'UEFI', httpBootUri: undefined, version: 1 };
+    this.bios = {
+      attributes:
+        options.profile.httpBoot === 'dell-bios'
+          ? { BootMode: 'Uefi', HttpDev1EnDis: 'Disabled', HttpDev1Uri: '', HttpDev1TlsMode: 'OneWay' }
+          : options.profile.httpBoot === 'hpe-bios'
+            ? { BootMode: 'Uefi', UrlBootFile: '', Dhcpv4: 'Enabled' }
+            : {},
+      pending: {},
+      jobs: [],
+    };
+  }
+
+  private get hasBios(): boolean {
+    return this.profile.httpBoot === 'dell-bios' || this.profile.httpBoot === 'hpe-bios';
   }
 
   get systemPath(): string {
@@ -218,6 +253,11 @@ export class BmcModel {
       };
     }
     if (path === `${sys}/Actions/ComputerSystem.Reset`) return { methods: { POST: (body) => this.reset(body) } };
+    if (this.hasBios && path === `${sys}/Bios`) return { methods: get(() => this.biosDoc(false)) };
+    if (this.hasBios && path === `${sys}/Bios/Settings`)
+      return { methods: { ...get(() => this.biosDoc(true)), PATCH: (body) => this.patchBios(body) } };
+    if (this.profile.httpBoot === 'dell-bios' && path === `${mgr}/Jobs`)
+      return { methods: { POST: (body) => this.createJob(body) } };
     if (path === `${sys}/ResetActionInfo` && this.profile.resetActionInfo)
       return { methods: get(() => this.resetActionInfo()) };
     if (path === `${sys}/EthernetInterfaces`) {
@@ -384,7 +424,9 @@ export class BmcModel {
         BootSourceOverrideTarget: this.boot.target,
         BootSourceOverrideMode: this.boot.mode,
         'BootSourceOverrideTarget@Redfish.AllowableValues': this.profile.bootTargets,
+        ...(this.profile.httpBoot === 'boot-uri' ? { HttpBootUri: this.boot.httpBootUri ?? null } : {}),
       },
+      ...(this.hasBios ? { Bios: { '@odata.id': `${this.systemPath}/Bios` } } : {}),
       Actions: { '#ComputerSystem.Reset': reset },
       EthernetInterfaces: { '@odata.id': `${this.systemPath}/EthernetInterfaces` },
       ...(this.profile.mediaUnder === 'system' ? { VirtualMedia: { '@odata.id': this.mediaPath } } : {}),
@@ -517,6 +559,10 @@ export class BmcModel {
           if (!this.profile.bootModes.includes(v)) return fail(400, MESSAGES.valueNotInList(v, key));
           next.mode = v;
           break;
+        case 'HttpBootUri':
+          if (this.profile.httpBoot !== 'boot-uri') return fail(400, MESSAGES.propertyUnknown(`Boot/${key}`));
+          next.httpBootUri = value === null ? undefined : v;
+          break;
         default:
           return fail(400, MESSAGES.propertyUnknown(`Boot/${key}`));
       }
@@ -526,14 +572,91 @@ export class BmcModel {
     return { status: 204 };
   }
 
+  // ---------------------------------------------------------------- BIOS (HTTP boot attributes)
+
+  private biosDoc(settings: boolean): Record<string, unknown> {
+    const path = `${this.systemPath}/Bios${settings ? '/Settings' : ''}`;
+    return {
+      '@odata.type': '#Bios.v1_1_0.Bios',
+      '@odata.id': path,
+      Id: settings ? 'Settings' : 'Bios',
+      Name: settings ? 'BIOS Pending Settings' : 'BIOS Configuration Current Settings',
+      Attributes: settings ? { ...this.bios.pending } : { ...this.bios.attributes },
+      ...(settings
+        ? {}
+        : { '@Redfish.Settings': { SettingsObject: { '@odata.id': `${this.systemPath}/Bios/Settings` } } }),
+    };
+  }
+
+  private patchBios(body: unknown): Answer {
+    const attributes = (body as Record<string, unknown> | undefined)?.Attributes;
+    if (typeof attributes !== 'object' || attributes === null || Array.isArray(attributes))
+      return fail(400, MESSAGES.malformedJson());
+    for (const [key, value] of Object.entries(attributes)) {
+      if (!(key in this.bios.attributes)) return fail(400, MESSAGES.propertyUnknown(`Attributes/${key}`));
+      if (key === 'HttpDev1TlsMode' && !['None', 'OneWay'].includes(String(value)))
+        return fail(400, MESSAGES.valueNotInList(String(value), key));
+      this.bios.pending[key] = String(value);
+    }
+    return { status: 202 }; // staged: applied at a reset (Dell: once a configuration job exists)
+  }
+
+  private createJob(body: unknown): Answer {
+    const target = (body as Record<string, unknown> | undefined)?.TargetSettingsURI;
+    if (target !== `${this.systemPath}/Bios/Settings`)
+      return fail(400, MESSAGES.parameterMissing('Jobs', 'TargetSettingsURI'));
+    if (Object.keys(this.bios.pending).length === 0)
+      return fail(400, MESSAGES.generic('IDRAC.2.8.SYS011', 'Pending configuration values are not available.'));
+    const id = `JID_${String(Date.now()).slice(-12)}`;
+    this.bios.jobs.push(id);
+    return { status: 200, headers: { Location: `${this.managerPath}/Jobs/${id}` } };
+  }
+
+  /** At a reset: staged BIOS attributes take effect (Dell: only with a job), as the firmware applies them. */
+  private applyPendingBios(): void {
+    if (Object.keys(this.bios.pending).length === 0) return;
+    if (this.profile.httpBoot === 'dell-bios' && this.bios.jobs.length === 0) return;
+    Object.assign(this.bios.attributes, this.bios.pending);
+    this.bios.pending = {};
+    this.bios.jobs = [];
+  }
+
+  /** The URI an override to UefiHttp hands the firmware at this boot, or why there is none. */
+  private httpBootFor(): { uri: string } | { refused: string } | undefined {
+    const overridden = this.boot.enabled === 'Once' || this.boot.enabled === 'Continuous';
+    if (!overridden || this.boot.target !== 'UefiHttp' || !this.profile.httpBoot) return undefined;
+    if (this.boot.mode !== 'UEFI') return { refused: `boot mode ${this.boot.mode}: HTTP boot is UEFI only` };
+    const a = this.bios.attributes;
+    switch (this.profile.httpBoot) {
+      case 'boot-uri':
+        return this.boot.httpBootUri ? { uri: this.boot.httpBootUri } : { refused: 'no HttpBootUri set' };
+      case 'dell-bios': {
+        if (a.HttpDev1EnDis !== 'Enabled' || !a.HttpDev1Uri)
+          return { refused: 'HTTP device 1 is not enabled with a URI' };
+        if (a.HttpDev1Uri.startsWith('http:') && a.HttpDev1TlsMode !== 'None')
+          return { refused: `HttpDev1TlsMode ${a.HttpDev1TlsMode} refuses the http:// URI` };
+        return { uri: a.HttpDev1Uri };
+      }
+      case 'hpe-bios':
+        return a.UrlBootFile ? { uri: a.UrlBootFile } : { refused: 'UrlBootFile is empty' };
+    }
+  }
+
   private bootsFromCd(): boolean {
     const overridden = this.boot.enabled === 'Once' || this.boot.enabled === 'Continuous';
     return overridden && this.profile.cdBootTargets.includes(this.boot.target) && this.guest.media() !== undefined;
   }
 
   /** Records a boot and clears a Once override, as the BMC would once the host started booting. */
-  private booted(how: string, fromCd: boolean): void {
-    this.boots.push({ at: new Date(), how, fromCd, image: fromCd ? this.guest.media() : undefined });
+  private booted(how: string, fromCd: boolean, http?: { uri: string } | { refused: string }): void {
+    this.boots.push({
+      at: new Date(),
+      how,
+      fromCd,
+      image: fromCd ? this.guest.media() : undefined,
+      ...(http && 'uri' in http ? { httpBootUri: http.uri } : {}),
+      ...(http && 'refused' in http ? { httpRefused: http.refused } : {}),
+    });
     if (this.boot.enabled === 'Once') {
       this.boot.enabled = 'Disabled';
       this.boot.target = 'None';
@@ -547,14 +670,17 @@ export class BmcModel {
     if (!this.profile.resetTypes.includes(type)) return fail(400, MESSAGES.valueNotInList(type, 'ResetType'));
     const power = await this.guest.powerState();
     const cd = this.bootsFromCd();
+    // A reset applies staged BIOS attributes first (the firmware reads them while it starts).
+    const http = this.profile.httpBoot ? (this.applyPendingBios(), this.httpBootFor()) : undefined;
+    const uri = http && 'uri' in http ? http.uri : undefined;
     const conflict = (why: string): Answer => fail(409, MESSAGES.generic('Base.1.8.ResourceInStandby', why));
     switch (type) {
       case 'On':
       case 'ForceOn':
         if (power === 'On')
           return this.profile.onWhileOnConflicts ? conflict('The server is already powered on.') : { status: 204 };
-        await this.guest.powerOn(cd);
-        this.booted(type, cd);
+        await this.guest.powerOn(cd, uri);
+        this.booted(type, cd, http);
         return { status: 204 };
       case 'ForceOff':
         if (power === 'Off')
@@ -567,18 +693,18 @@ export class BmcModel {
       case 'ForceRestart':
       case 'GracefulRestart':
         if (power === 'Off') return conflict('The server is powered off; use On.');
-        await this.guest.restart(cd);
-        this.booted(type, cd);
+        await this.guest.restart(cd, uri);
+        this.booted(type, cd, http);
         return { status: 204 };
       case 'PowerCycle':
       case 'PushPowerButton':
-        if (power === 'Off') await this.guest.powerOn(cd);
-        else if (type === 'PowerCycle') await this.guest.restart(cd);
+        if (power === 'Off') await this.guest.powerOn(cd, uri);
+        else if (type === 'PowerCycle') await this.guest.restart(cd, uri);
         else {
           await this.guest.powerOff();
           return { status: 204 };
         }
-        this.booted(type, cd);
+        this.booted(type, cd, http);
         return { status: 204 };
       default:
         return { status: 204 }; // Nmi: nothing to see on an emulated host

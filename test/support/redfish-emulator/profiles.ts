@@ -18,6 +18,14 @@
 //                    (DVD-only) works
 //   transfer-stream  InsertMedia needs TransferProtocolType and TransferMethod: Stream, else 400
 //                    ActionParameterMissing naming the property (sushy's detection shape)
+//   uefi-http        no virtual media at all; UefiHttp + Boot.HttpBootUri (NVIDIA/AMI-style)
+//   hpe-ilo5         iLO 5: no HttpBootUri; the URL goes into the UrlBootFile BIOS attribute
+//
+// UEFI HTTP Boot (`httpBoot`): `boot-uri` shows Boot.HttpBootUri and takes it in the PATCH;
+// `dell-bios` takes HttpDev1EnDis/HttpDev1Uri/HttpDev1TlsMode in Bios/Settings, applied at a reset
+// only when a BIOS job (POST Managers/<id>/Jobs) was created, and refuses an http:// URI unless
+// HttpDev1TlsMode is None (its default is OneWay); `hpe-bios` takes UrlBootFile in Bios/Settings,
+// applied at the next reset. Dell's PATCH of HttpBootUri answers 400 (not a property it has).
 //
 // Does NOT: serve anything (server.ts, handler.ts do).
 
@@ -77,6 +85,8 @@ export interface EmulatorProfile {
   resetActionInfo: boolean;
   /** `On` while on answers 409 (iDRAC), instead of doing nothing. */
   onWhileOnConflicts: boolean;
+  /** How an override to UefiHttp gets its URI (see the header); undefined: UefiHttp boots nothing. */
+  httpBoot?: 'boot-uri' | 'dell-bios' | 'hpe-bios';
 }
 
 const RESET_TYPES = [
@@ -151,6 +161,7 @@ export const EMULATOR_PROFILES: Readonly<Record<string, EmulatorProfile>> = {
     staleMedia: { slot: '1', image: 'http://192.0.2.10/stale/previous-discovery.iso' },
     bootTargets: ['None', 'Pxe', 'Floppy', 'Cd', 'Hdd', 'BiosSetup', 'Utilities', 'UefiTarget', 'SDCard', 'UefiHttp'],
     onWhileOnConflicts: true,
+    httpBoot: 'dell-bios',
     resetTypes: [
       'On',
       'ForceOff',
@@ -198,6 +209,7 @@ export const EMULATOR_PROFILES: Readonly<Record<string, EmulatorProfile>> = {
     ],
     httpsImagesOnly: true,
     ejectNeedsBody: true,
+    httpBoot: 'boot-uri',
     bootTargets: [
       'None',
       'Cd',
@@ -246,8 +258,10 @@ export const EMULATOR_PROFILES: Readonly<Record<string, EmulatorProfile>> = {
       'UefiHdd',
       'UefiUsbHdd',
       'UefiUsbCd',
+      'UefiHttp',
     ],
     cdBootTargets: ['UsbCd', 'UefiUsbCd'],
+    httpBoot: 'boot-uri',
     resetActionInfo: true,
     resetTypes: ['On', 'ForceOff', 'GracefulShutdown', 'GracefulRestart', 'ForceRestart', 'Nmi', 'ForceOn'],
   },
@@ -291,6 +305,33 @@ export const EMULATOR_PROFILES: Readonly<Record<string, EmulatorProfile>> = {
     ...GENERIC,
     id: 'transfer-stream',
     requireTransfer: true,
+  },
+  'uefi-http': {
+    ...GENERIC,
+    id: 'uefi-http',
+    product: 'Emulated BMC (UEFI HTTP Boot only)',
+    slots: [],
+    bootTargets: ['None', 'Pxe', 'Hdd', 'UefiHttp', 'BiosSetup'],
+    cdBootTargets: [],
+    httpBoot: 'boot-uri',
+  },
+  'hpe-ilo5': {
+    ...GENERIC,
+    id: 'hpe-ilo5',
+    vendor: 'HPE',
+    product: 'ProLiant DL360 Gen10',
+    oemKey: 'Hpe',
+    manufacturer: 'HPE',
+    model: 'ProLiant DL360 Gen10',
+    managerModel: 'iLO 5',
+    firmwareVersion: 'iLO 5 v3.08',
+    slots: [
+      { id: '1', name: 'VirtualMedia', mediaTypes: ['Floppy', 'USBStick'], behaviour: 'ok', bootable: false },
+      { id: '2', name: 'VirtualMedia', mediaTypes: ['CD', 'DVD'], behaviour: 'ok', bootable: true },
+    ],
+    ejectNeedsBody: true,
+    bootTargets: ['None', 'Cd', 'Hdd', 'Usb', 'Utilities', 'BiosSetup', 'Pxe', 'UefiShell', 'UefiHttp', 'UefiTarget'],
+    httpBoot: 'hpe-bios',
   },
 };
 

@@ -23,6 +23,15 @@
 // The serial console goes to a file (the bootable fixture's /init reports there); SeaBIOS's debug
 // port to another. Firmware is SeaBIOS (the fixture boots BIOS only): a UEFI boot mode requested
 // through Redfish is recorded by the BMC but does not change the firmware.
+// UEFI HTTP Boot (issue 33): with OVMF and a NIC in `qemuArgs` (no option ROM: `romfile=`, so
+// OVMF's own HTTP Boot runs; PXE off through its fw_cfg switches) and an `httpBoot` hand-off, a
+// reset with a URI first hands the URI to the guest's network (test/e2e/support/http-boot-lan.ts:
+// dnsmasq in the guest's private network namespace answers the firmware's `HTTPClient` DHCP with
+// it), a reset without one takes it back (a plain lease only), so the firmware HTTP-boots exactly
+// the boots the BMC's UefiHttp override applies to. Real BMCs write the URI into the firmware's
+// boot option (HttpBootUri, Dell HttpDev1Uri, HPE UrlBootFile) and the firmware uses DHCP only for
+// its address; the DHCP answer stands in for that write. (qemu's user network `bootfile=URL` is
+// also taken by OVMF 2022.11's HTTP Boot — measured — but is fixed when qemu starts.)
 // Does NOT: provide networking unless `qemuArgs` adds it (phase 2 adds `-nic user,mac=…`).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
@@ -54,6 +63,8 @@ export interface QemuGuestOptions {
   maxLifetimeSeconds?: number;
   /** curl driver options of the inserted medium (`timeout` seconds, `readahead` bytes). */
   curl?: { timeout?: number; readahead?: number };
+  /** How a UEFI HTTP Boot's URI reaches the firmware before the reset (undefined: none offered). */
+  httpBoot?: { setUri(uri: string | undefined): Promise<void> };
 }
 
 /** Process groups of the guests this process started; SIGKILLed if it exits with guests left. */
@@ -180,8 +191,8 @@ export class QemuGuest implements EmulatedGuest {
     return status.running ? 'On' : 'Off';
   }
 
-  async powerOn(bootFromCd: boolean): Promise<void> {
-    await this.reset(bootFromCd);
+  async powerOn(bootFromCd: boolean, httpBootUri?: string): Promise<void> {
+    await this.reset(bootFromCd, httpBootUri);
     await this.qmp.execute('cont');
   }
 
@@ -190,8 +201,8 @@ export class QemuGuest implements EmulatedGuest {
     if (status.running) await this.qmp.execute('stop');
   }
 
-  async restart(bootFromCd: boolean): Promise<void> {
-    await this.reset(bootFromCd);
+  async restart(bootFromCd: boolean, httpBootUri?: string): Promise<void> {
+    await this.reset(bootFromCd, httpBootUri);
     const status = await this.qmp.execute<QueryStatus>('query-status');
     if (!status.running) await this.qmp.execute('cont');
   }
@@ -200,8 +211,11 @@ export class QemuGuest implements EmulatedGuest {
     await this.qmp.execute('system_powerdown');
   }
 
-  private async reset(bootFromCd: boolean): Promise<void> {
+  private async reset(bootFromCd: boolean, httpBootUri?: string): Promise<void> {
     const generation = ++this.resets;
+    if (httpBootUri !== undefined && !this.options.httpBoot)
+      throw new GuestMediaError(`qemu guest ${this.options.name} has no HTTP boot hand-off (httpBoot option)`);
+    await this.options.httpBoot?.setUri(httpBootUri);
     await this.qmp.execute('qom-set', { path: CD_PATH, property: 'bootindex', value: bootFromCd ? 0 : -1 });
     const firmwareMark = fileSize(this.firmwareLogPath);
     const mark = this.qmp.events.length;

@@ -8,6 +8,10 @@
 // With `agent`, a boot from the CD whose reads all succeeded goes on as a discovery host would:
 // the agent stand-in (./agent-stand-in.ts) reads the Ignition config from the CD and registers the
 // host with the service it names, as host `agent.hostId` (the System UUID the BMC reports).
+// A UEFI HTTP Boot (the BMC's UefiHttp override with a URI) reads the URI as OVMF's HTTP Boot
+// does (measured: test/e2e/uefi-http-boot.test.ts): one HEAD for the size, then one GET of the
+// whole file into memory; with `agent` the stand-in then registers, reading the Ignition from the
+// same URL (standing in for the RAM disk the firmware made of it).
 // Does NOT: run any code from the image.
 import http from 'node:http';
 import https from 'node:https';
@@ -39,6 +43,8 @@ export interface VirtualGuestOptions {
 export interface VirtualBoot {
   at: Date;
   fromCd: boolean;
+  /** A UEFI HTTP Boot of `url`. */
+  http?: boolean;
   url: string | undefined;
   requests: number;
   bytes: number;
@@ -83,9 +89,9 @@ export class VirtualGuest implements EmulatedGuest {
     return Promise.resolve(this.power);
   }
 
-  async powerOn(bootFromCd: boolean): Promise<void> {
+  async powerOn(bootFromCd: boolean, httpBootUri?: string): Promise<void> {
     this.power = 'On';
-    this.boot(bootFromCd);
+    this.boot(bootFromCd, httpBootUri);
     return Promise.resolve();
   }
 
@@ -95,9 +101,9 @@ export class VirtualGuest implements EmulatedGuest {
     return Promise.resolve();
   }
 
-  async restart(bootFromCd: boolean): Promise<void> {
+  async restart(bootFromCd: boolean, httpBootUri?: string): Promise<void> {
     this.power = 'On';
-    this.boot(bootFromCd);
+    this.boot(bootFromCd, httpBootUri);
     return Promise.resolve();
   }
 
@@ -136,8 +142,22 @@ export class VirtualGuest implements EmulatedGuest {
     await this.current.catch(() => undefined);
   }
 
-  private boot(fromCd: boolean): void {
+  private boot(fromCd: boolean, httpBootUri?: string): void {
     const generation = ++this.generation;
+    if (httpBootUri !== undefined) {
+      const record: VirtualBoot = {
+        at: new Date(),
+        fromCd: false,
+        http: true,
+        url: httpBootUri,
+        requests: 0,
+        bytes: 0,
+        done: false,
+      };
+      this.boots.push(record);
+      this.current = this.httpBoot(httpBootUri, record, generation);
+      return;
+    }
     const record: VirtualBoot = {
       at: new Date(),
       fromCd,
@@ -166,6 +186,39 @@ export class VirtualGuest implements EmulatedGuest {
         ...(this.options.localAddress ? { localAddress: this.options.localAddress } : {}),
       });
     });
+  }
+
+  /** OVMF's HTTP Boot: HEAD for the size, one GET of it all; then, with `agent`, the registration. */
+  private async httpBoot(url: string, record: VirtualBoot, generation: number): Promise<void> {
+    try {
+      const head = await this.request('HEAD', url, undefined);
+      record.requests++;
+      const size = Number(head.headers['content-length']);
+      if (head.status !== 200 || !Number.isSafeInteger(size) || size <= 0) {
+        record.error = `HEAD ${url} answered ${head.status}${head.status === 200 ? ' without a usable Content-Length' : ''}`;
+        return;
+      }
+      if (generation !== this.generation) return;
+      const get = await this.request('GET', url, undefined);
+      record.requests++;
+      record.bytes = get.bytes;
+      if (get.status !== 200 || get.bytes !== size) {
+        record.error = `GET ${url} answered ${get.status} with ${get.bytes} of ${size} bytes`;
+        return;
+      }
+      record.done = true;
+      const agent = this.options.agent;
+      if (!agent || generation !== this.generation) return;
+      record.agent = await registerFromCd({
+        isoUrl: url,
+        size,
+        hostId: agent.hostId,
+        ...(this.options.ca ? { ca: this.options.ca } : {}),
+        ...(this.options.localAddress ? { localAddress: this.options.localAddress } : {}),
+      });
+    } catch (err) {
+      record.error = (err as Error).message;
+    }
   }
 
   private async readAll(url: string, plan: ReadRange[], record: VirtualBoot, generation: number): Promise<void> {

@@ -1,5 +1,5 @@
 // `bootsmith bmc add NAME --address URL --username U --password-file F [--insecure | --ca-file F]
-// [--infra-env ID] [--profile P] [--boot-mode UEFI|Legacy] [--eject auto|always|never] [--no-check]`
+// [--infra-env ID] [--profile P] [--boot-mode UEFI|Legacy] [--boot-method virtual-media|http|auto] [--eject auto|always|never] [--no-check]`
 // and `bootsmith bmc update NAME [the same options, each optional] [--name NEW]`.
 //
 // add: creates the record (the service seals the credentials) and, unless --no-check, waits for
@@ -50,6 +50,11 @@ const FIELD_OPTIONS = {
     value: 'UEFI|Legacy',
     help: 'boot mode of the one-time boot [default: UEFI]',
   }),
+  bootMethod: valueOption({
+    long: 'boot-method',
+    value: 'virtual-media|http|auto',
+    help: 'how its host boots the ISO: the virtual CD, or UEFI HTTP Boot of the URL [default: auto]',
+  }),
   eject: valueOption({
     long: 'eject',
     value: 'auto|always|never',
@@ -66,6 +71,7 @@ type FieldValues = {
   infraEnv: string | undefined;
   profile: string | undefined;
   bootMode: string | undefined;
+  bootMethod: string | undefined;
   eject: string | undefined;
 };
 
@@ -80,6 +86,7 @@ async function bodyOf(o: FieldValues): Promise<Record<string, unknown>> {
     ...(o.infraEnv !== undefined ? { infra_env_id: o.infraEnv } : {}),
     ...(o.profile !== undefined ? { profile: o.profile } : {}),
     ...(o.bootMode !== undefined ? { boot_mode: o.bootMode } : {}),
+    ...(o.bootMethod !== undefined ? { boot_method: o.bootMethod } : {}),
     ...(o.eject !== undefined ? { eject: o.eject } : {}),
   };
 }

@@ -1,5 +1,5 @@
 // `bootsmith bmc boot NAME... | --all --infra-env ID [--wait registered|booted|none]
-// [--timeout DURATION] [--boot-mode UEFI|Legacy] [--eject auto|always|never]`: one boot-discovery
+// [--timeout DURATION] [--boot-mode UEFI|Legacy] [--boot-method virtual-media|http] [--eject auto|always|never]`: one boot-discovery
 // job per BMC (each inserts its own short-token ISO URL), then follows them all.
 //
 // --wait registered (default): until every job ended: the host registered and the media ejected
@@ -102,6 +102,11 @@ export const bmcBoot = defineVerb({
       value: 'UEFI|Legacy',
       help: "the one-time boot's mode [default: the BMC's]",
     }),
+    bootMethod: valueOption({
+      long: 'boot-method',
+      value: 'virtual-media|http',
+      help: "virtual CD or UEFI HTTP Boot [default: the BMC's]",
+    }),
     eject: valueOption({
       long: 'eject',
       value: 'auto|always|never',
@@ -132,6 +137,7 @@ export const bmcBoot = defineVerb({
       action: 'boot-discovery',
       ...(options.infraEnv ? { infra_env_id: options.infraEnv } : {}),
       ...(options.bootMode ? { boot_mode: options.bootMode } : {}),
+      ...(options.bootMethod ? { boot_method: options.bootMethod } : {}),
       ...(options.eject ? { eject: options.eject } : {}),
     };
     const rows: Row[] = [];

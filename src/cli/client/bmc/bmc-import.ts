@@ -2,7 +2,7 @@
 // file, one per row:
 //
 //   CSV   a header line naming the columns, then one BMC a line:
-//         name,address,username,password_file[,infra_env_id,insecure,ca_file,profile,boot_mode,eject]
+//         name,address,username,password_file[,infra_env_id,insecure,ca_file,profile,boot_mode,eject,boot_method]
 //   YAML  a list of mappings with the same keys (`insecure: true`)
 //
 // password_file and ca_file are paths relative to the imported file's directory (password_file:
@@ -40,6 +40,7 @@ const KEYS = [
   'profile',
   'boot_mode',
   'eject',
+  'boot_method',
 ];
 
 export type ImportRow = Record<string, string>;
@@ -202,6 +203,7 @@ export const bmcImport = defineVerb({
           ...(row.profile ? { profile: row.profile } : {}),
           ...(row.boot_mode ? { boot_mode: row.boot_mode } : {}),
           ...(row.eject ? { eject: row.eject } : {}),
+          ...(row.boot_method ? { boot_method: row.boot_method } : {}),
         };
         const created = await client.callExtension<BmcView>('POST', '/bmcs', body);
         io.stdout.write(`${created.name}: added (${created.id}); its inventory is being read\n`);

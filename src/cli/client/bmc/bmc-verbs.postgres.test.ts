@@ -152,7 +152,7 @@ describe('bootsmith bmc verbs against a running service', () => {
     expect(bad.code).toBe(1);
     // a password file given by mistake: its line is not echoed
     expect(bad.stderr).toBe(
-      `bootsmith: ${path.join(dir, 'pw')}: line 1: column 1 is none of (name, address, username, password_file, infra_env_id, insecure, ca_file, profile, boot_mode, eject)\n`,
+      `bootsmith: ${path.join(dir, 'pw')}: line 1: column 1 is none of (name, address, username, password_file, infra_env_id, insecure, ca_file, profile, boot_mode, eject, boot_method)\n`,
     );
   });
 

@@ -6,7 +6,7 @@
 #
 #   /usr/bin/python3 sushy_boot.py '{"base_url": ..., "username": ..., "password": ..., "verify": <ca file>,
 #                                    "image": <url>, "mode": "UEFI"|"Legacy", "transfer_method": null|"Stream",
-#                                    "only": "system"|null}'
+#                                    "only": "system"|null, "target": "Cd"|"UefiHttp"}'
 import json
 import logging
 import sys
@@ -63,7 +63,8 @@ try:
             raise RuntimeError("no slot took the image")
         vm_after = [m for man in managers for m in man.virtual_media.get_members() if m.identity == inserted][0]
         step("slot", slot=inserted, image=vm_after.image, inserted=vm_after.inserted)
-    system.set_system_boot_options(target=sushy.BOOT_SOURCE_TARGET_CD, enabled=sushy.BOOT_SOURCE_ENABLED_ONCE,
+    target = sushy.BOOT_SOURCE_TARGET_UEFI_HTTP if args.get("target") == "UefiHttp" else sushy.BOOT_SOURCE_TARGET_CD
+    system.set_system_boot_options(target=target, enabled=sushy.BOOT_SOURCE_ENABLED_ONCE,
                                    mode=sushy.BOOT_SOURCE_MODE_UEFI if args.get("mode", "UEFI") == "UEFI"
                                    else sushy.BOOT_SOURCE_MODE_BIOS)
     system.refresh()
