@@ -50,6 +50,9 @@ declare -A NEEDED_BY=(
 	[grub-efi-amd64-signed]="boot tests: the fixture's signed GRUB"
 	[dnsmasq-base]='boot tests: UEFI HTTP Boot (DHCP in a network namespace)'
 	[iproute2]='boot tests: network namespaces and veth pairs'
+	[ipxe]='PXE wing: the loaders it serves (undionly.kpxe, ipxe.efi) in its network-namespace tests and bench/pxe-fleet.mjs'
+	[atftp]='PXE wing: a real TFTP client (windowsize) against its TFTP server'
+	[tftp-hpa]='PXE wing: a real TFTP client against its TFTP server'
 	[docker-registry]="registry sources: Debian's distribution registry on loopback (TLS, htpasswd, mirrors)"
 	[skopeo]="registry sources: pushes test images, reads the generated registries.conf and policy.json"
 	[umoci]="registry sources: builds test images (OCI layouts)"
@@ -71,7 +74,7 @@ PACKAGES=(
 	qemu-system-x86 qemu-block-extra ipxe-qemu busybox-static tmux
 	network-manager dbus-daemon
 	ignition systemd linux-image-amd64 kmod passwd policycoreutils
-	ovmf shim-signed grub-efi-amd64-signed dnsmasq-base iproute2
+	ovmf shim-signed grub-efi-amd64-signed dnsmasq-base iproute2 ipxe atftp tftp-hpa
 	qemu-system-arm qemu-efi-aarch64 qemu-system-ppc qemu-system-misc binutils grub-common
 	docker-registry skopeo umoci apache2-utils
 	python3-sushy redfishtool

@@ -36,6 +36,7 @@ import {
 import { type EventSettings, parseEventRateLimits } from './core/event-limits.js';
 import { type CoreSettings, DEFAULT_CORE_SETTINGS } from './core/settings.js';
 import { type BmcSettings, DEFAULT_BMC_SETTINGS } from './bmc/settings.js';
+import { type PxeSettings, PxeSettingsError, parsePxeSettings } from './pxe/pxe-settings.js';
 
 export { parseDuration };
 
@@ -51,6 +52,8 @@ export interface Config extends CoreSettings, BmcSettings {
   usingDemoImage: boolean;
   /** Downloads, disk budget, source credentials (src/images/store-settings.ts). */
   imageStore: ImageStoreSettings;
+  /** ProxyDHCP and TFTP (src/pxe/pxe-settings.ts); PXE_INTERFACE unset = off. */
+  pxe: PxeSettings;
   /** IMAGE_SERVICE_BASE_URL; undefined = the URL this process listens on (known after listen). */
   imageServiceBaseUrl: string | undefined;
   /** SERVICE_BASE_URL; undefined = the URL this process listens on (known after listen). */
@@ -136,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     osImages: configured ?? demoImages(),
     usingDemoImage: configured === undefined,
     imageStore: imageStoreSettings(env, role !== 'image' && !env.DATABASE_URL),
+    pxe: pxeSettings(env, role),
     imageServiceBaseUrl: optionalBaseUrl(env, 'IMAGE_SERVICE_BASE_URL'),
     serviceBaseUrl: optionalBaseUrl(env, 'SERVICE_BASE_URL'),
     assistedServiceUrl,
@@ -306,6 +310,21 @@ function imageStoreSettings(env: NodeJS.ProcessEnv, embeddedDatabase: boolean): 
     return imageStoreSettingsFromEnvironment(env, { embeddedDatabase });
   } catch (err) {
     if (err instanceof ImageSettingsError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
+/** The PXE wing runs where the core does (src/assembly/wings.ts): `--role image` refuses PXE_INTERFACE. */
+function pxeSettings(env: NodeJS.ProcessEnv, role: Role): PxeSettings {
+  try {
+    const settings = parsePxeSettings(env);
+    if (role === 'image' && settings.pxeInterface !== undefined)
+      throw new ConfigError(
+        'PXE_INTERFACE is set, but --role image runs no PXE wing: set it on the --role core or --role all process, which knows the InfraEnvs',
+      );
+    return settings;
+  } catch (err) {
+    if (err instanceof PxeSettingsError) throw new ConfigError(err.message);
     throw err;
   }
 }

@@ -7,7 +7,7 @@
 // reports of image replicas), the coreDomain port (its CorePort, src/bmc/core-port.ts) and the
 // adminGate port. Offers: the extension router, the ports tokenReads and staticNetworkCheck; its
 // stop stops the jobs at a step boundary and releases them for another replica.
-// Does NOT: serve the assisted API or ISOs. Next: ./console-wing.ts.
+// Does NOT: serve the assisted API or ISOs. Next: ./pxe-front-door-interim.ts.
 import { bmcRoutes } from '../bmc/api/bmc-routes.js';
 import { createBmcSide } from '../bmc/bmc-service.js';
 import { bmcSettingsOf } from '../bmc/settings.js';

@@ -9,6 +9,7 @@ import type { IgnitionSource } from '../image-ports/ignition-source.js';
 import type { TokenReadObserver } from '../image-ports/token-read-observer.js';
 import type { UrlTokenResolver } from '../image-ports/url-token-resolver.js';
 import type { ManagedImageStore } from '../images/managed-image-store.js';
+import type { PxeFrontDoorPort } from '../pxe/front-door-port.js';
 
 export interface Ports {
   /** The base images (./images-wing.ts): the catalog the core and the image face read. */
@@ -29,6 +30,8 @@ export interface Ports {
   staticNetworkCheck: NonNullable<CoreOptions['checkStaticNetwork']>;
   /** Told once a change to an InfraEnv committed (the image face drops its cached Ignition; the core tells). */
   infraEnvChanged: (infraEnvId: string) => void;
+  /** What the PXE wing asks about a booting host (src/pxe/front-door-port.ts): the front door's; ./pxe-front-door-interim.ts until it lands. */
+  pxeFrontDoor: PxeFrontDoorPort;
 }
 
 export type PortName = keyof Ports;

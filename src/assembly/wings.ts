@@ -6,6 +6,8 @@
 //   images                 x    x     x      ./images-wing.ts
 //   core                   x    x            ./core-wing.ts
 //   bmc                    x    x            ./bmc-wing.ts
+//   pxe front door (interim) x  x            ./pxe-front-door-interim.ts (until issue 32's front door)
+//   pxe                    x    x            ./pxe-wing.ts (off while PXE_INTERFACE is unset)
 //   console                x    x            ./console-wing.ts
 //   remote image ports     r          r      ./remote-image-ports.ts (r: with ASSISTED_SERVICE_URL)
 //   remote token reads                r      ./remote-image-ports.ts
@@ -22,6 +24,8 @@ import { consoleWing } from './console-wing.js';
 import { coreWing } from './core-wing.js';
 import { imageFaceWing } from './image-face-wing.js';
 import { imagesWing } from './images-wing.js';
+import { pxeFrontDoorInterim } from './pxe-front-door-interim.js';
+import { pxeWing } from './pxe-wing.js';
 import { remoteImagePorts, remoteTokenReads } from './remote-image-ports.js';
 import type { WingModule } from './wing.js';
 
@@ -37,6 +41,8 @@ export const WINGS: readonly WingRow[] = [
   { wing: imagesWing, roles: ['all', 'core', 'image'], when: 'always' },
   { wing: coreWing, roles: ['all', 'core'], when: 'always' },
   { wing: bmcWing, roles: ['all', 'core'], when: 'always' },
+  { wing: pxeFrontDoorInterim, roles: ['all', 'core'], when: 'always' },
+  { wing: pxeWing, roles: ['all', 'core'], when: 'always' },
   { wing: consoleWing, roles: ['all', 'core'], when: 'always' },
   { wing: remoteImagePorts, roles: ['all', 'image'], when: 'remote' },
   { wing: remoteTokenReads, roles: ['image'], when: 'remote' },

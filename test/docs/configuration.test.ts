@@ -41,14 +41,15 @@ const DEFAULT_AS_VALUE: Record<string, string> = {
 };
 
 /**
- * The environments loadConfig is run on. The first is the base of the default checks: TLS and a
- * remote assisted-service are on there, so the settings that only matter with them are read.
+ * The environments loadConfig is run on. The first is the base of the default checks: TLS, a
+ * remote assisted-service and PXE are on there, so the settings that only matter with them are read.
  */
 const SCENARIOS: NodeJS.ProcessEnv[] = [
   {
     HTTPS_CERT_FILE: '/etc/bootsmith/tls.crt',
     HTTPS_KEY_FILE: '/etc/bootsmith/tls.key',
     ASSISTED_SERVICE_HOST: 'a.example',
+    PXE_INTERFACE: 'eth1', // the PXE settings are read only with the wing on
   },
   {},
   { AWS_ACCESS_KEY_ID: 'id', AWS_SECRET_ACCESS_KEY: 'secret', HTTPS_PROXY: 'http://proxy.example:3128' },
