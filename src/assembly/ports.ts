@@ -9,6 +9,9 @@ import type { IgnitionSource } from '../image-ports/ignition-source.js';
 import type { TokenReadObserver } from '../image-ports/token-read-observer.js';
 import type { UrlTokenResolver } from '../image-ports/url-token-resolver.js';
 import type { ManagedImageStore } from '../images/managed-image-store.js';
+import type { CoreFrontDoorSource } from '../core/front-door-source.js';
+import type { BmcMachineLookup } from '../front-door/core-port.js';
+import type { PxePortAnswers } from '../front-door/front-door.js';
 
 export interface Ports {
   /** The base images (./images-wing.ts): the catalog the core and the image face read. */
@@ -27,6 +30,15 @@ export interface Ports {
   adminGate: Core['extension'];
   /** An InfraEnv's mac_interface_map checked against its BMCs' MACs (the BMC wing's; the core asks). */
   staticNetworkCheck: NonNullable<CoreOptions['checkStaticNetwork']>;
+  /** What the PXE front door asks of the core (src/core/front-door-source.ts). */
+  frontDoorSource: CoreFrontDoorSource;
+  /** Which InfraEnv a machine boots by the MACs and System UUIDs its BMC reported (the BMC wing's; the front door asks). */
+  bmcMachineLookup: BmcMachineLookup;
+  /**
+   * The front door's answers to the PXE wing's ProxyDHCP and TFTP (the shape of
+   * src/pxe/front-door-port.ts's PxeFrontDoorPort: ipxeScriptUrl, bootChoice, grubConfig).
+   */
+  pxeFrontDoor: PxePortAnswers;
   /** Told once a change to an InfraEnv committed (the image face drops its cached Ignition; the core tells). */
   infraEnvChanged: (infraEnvId: string) => void;
 }

@@ -42,10 +42,10 @@ describe('the wings of each role (./wings.ts)', () => {
         ROWS.map(([role, remote]) => [`${role}${remote ? ' remote' : ''}`, names(wingsOf(role, remote))]),
       ),
     ).toEqual({
-      all: ['images', 'core', 'bmc', 'console', 'image face'],
-      'all remote': ['images', 'core', 'bmc', 'console', 'remote image ports', 'image face'],
-      core: ['images', 'core', 'bmc', 'console'],
-      'core remote': ['images', 'core', 'bmc', 'console'],
+      all: ['images', 'core', 'front door', 'bmc', 'console', 'image face'],
+      'all remote': ['images', 'core', 'front door', 'bmc', 'console', 'remote image ports', 'image face'],
+      core: ['images', 'core', 'front door', 'bmc', 'console'],
+      'core remote': ['images', 'core', 'front door', 'bmc', 'console'],
       'image remote': ['images', 'remote image ports', 'remote token reads', 'image face'],
     });
   });
@@ -102,7 +102,7 @@ describe('the wings of each role (./wings.ts)', () => {
       prepare: () => Promise.resolve(() => Promise.resolve({})),
     };
     const rows: WingRow[] = [...WINGS, { wing: pxe, roles: ['all', 'core'], when: 'always' }];
-    expect(names(wingsOf('core', false, rows))).toEqual(['images', 'core', 'bmc', 'console', 'pxe']);
+    expect(names(wingsOf('core', false, rows))).toEqual(['images', 'core', 'front door', 'bmc', 'console', 'pxe']);
     expect(names(wingsOf('image', true, rows))).not.toContain('pxe');
     expect(walk(wingsOf('all', false, rows)).problems).toEqual([]);
   });

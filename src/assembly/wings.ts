@@ -5,6 +5,7 @@
 //   wing                  all  core  image   module
 //   images                 x    x     x      ./images-wing.ts
 //   core                   x    x            ./core-wing.ts
+//   front door             x    x            ./front-door-wing.ts
 //   bmc                    x    x            ./bmc-wing.ts
 //   console                x    x            ./console-wing.ts
 //   remote image ports     r          r      ./remote-image-ports.ts (r: with ASSISTED_SERVICE_URL)
@@ -20,6 +21,7 @@ import type { Role } from '../config.js';
 import { bmcWing } from './bmc-wing.js';
 import { consoleWing } from './console-wing.js';
 import { coreWing } from './core-wing.js';
+import { frontDoorWing } from './front-door-wing.js';
 import { imageFaceWing } from './image-face-wing.js';
 import { imagesWing } from './images-wing.js';
 import { remoteImagePorts, remoteTokenReads } from './remote-image-ports.js';
@@ -36,6 +38,7 @@ export interface WingRow {
 export const WINGS: readonly WingRow[] = [
   { wing: imagesWing, roles: ['all', 'core', 'image'], when: 'always' },
   { wing: coreWing, roles: ['all', 'core'], when: 'always' },
+  { wing: frontDoorWing, roles: ['all', 'core'], when: 'always' },
   { wing: bmcWing, roles: ['all', 'core'], when: 'always' },
   { wing: consoleWing, roles: ['all', 'core'], when: 'always' },
   { wing: remoteImagePorts, roles: ['all', 'image'], when: 'remote' },

@@ -15,18 +15,23 @@ const BOOT_KARGS =
   'random.trust_cpu=on rd.luks.options=discard ignition.firstboot ignition.platform.id=metal ' +
   'console=tty1 console=ttyS1,115200n8 coreos.inst.persistent-kargs="console=tty1 console=ttyS1,115200n8"';
 
+/** The kernel command line of a live PXE boot after its initrd argument: the rootfs URL, the fixed arguments, the InfraEnv's (GRUB and pixiecore get the same). */
+export function liveKernelArguments(rootfsUrl: string, extraKargs: readonly string[]): string {
+  const extra = extraKargs.length ? ` ${extraKargs.join(' ')}` : '';
+  return `coreos.live.rootfs_url=${rootfsUrl} ${BOOT_KARGS}${extra}`;
+}
+
 export function bootScript(
   urls: { initrd: string; kernel: string; rootfs: string },
   extraKargs: readonly string[],
 ): string {
-  const extra = extraKargs.length ? ` ${extraKargs.join(' ')}` : '';
   return [
     '#!ipxe',
     'set attempt:int32 0',
     ':retry',
     'inc attempt',
     `initrd --name initrd ${urls.initrd} || goto failed`,
-    `kernel ${urls.kernel} initrd=initrd coreos.live.rootfs_url=${urls.rootfs} ${BOOT_KARGS}${extra} || goto failed`,
+    `kernel ${urls.kernel} initrd=initrd ${liveKernelArguments(urls.rootfs, extraKargs)} || goto failed`,
     'boot || goto failed',
     ':failed',
     `iseq \${attempt} ${MAX_ATTEMPTS} && goto give_up ||`,
