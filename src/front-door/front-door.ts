@@ -33,7 +33,7 @@ export interface FrontDoorOptions {
   core: FrontDoorCorePort;
   /** The BMC wing's lookup, when a wing offers it (looked up at each decision). */
   bmc: () => BmcMachineLookup | undefined;
-  assignments: AssignmentStore;
+  assignments: Pick<AssignmentStore, 'lookup'>;
   /** The plain-HTTP base iPXE and GRUB reach the service at (PXE_SERVICE base). */
   pxeServiceBaseUrl: string;
   logger: Logger;
