@@ -14,7 +14,9 @@
 //                                                  404 naming an InfraEnv that does not exist
 //     DELETE /assignments/{mac-or-uuid}            204, 404 when none
 //     GET    /dhcp-snippet?server=dnsmasq|kea|isc|tinkerbell[&tftp_server=IPv4]
-//                                                  the site DHCP snippet for this service's addresses
+//                                                  {server, boot_url, tftp_server, snippet}: the site
+//                                                  DHCP snippet for this service's addresses (the TFTP
+//                                                  server defaults to the boot URL's host)
 //   errors in the API's shapes (the core's error handler, statuses from src/error-status.ts).
 // Does NOT: decide or render (./front-door.ts), or check the admin credential itself.
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type Response, Router } from 'express';
@@ -189,7 +191,8 @@ export function frontDoorAdminRoutes(parts: AdminRouteParts): Router {
         throw new FrontDoorInputError(`server must be one of ${DHCP_SERVERS.join(', ')}`);
       const bootUrl = door.url(URL_SHAPE.frontDoorBoot.path);
       const tftpServer = queryString(req, 'tftp_server') ?? new URL(bootUrl).hostname;
-      sendText(res, dhcpSnippet(server as DhcpServer, { bootUrl, tftpServer }));
+      const snippet = dhcpSnippet(server as DhcpServer, { bootUrl, tftpServer });
+      res.json({ server, boot_url: bootUrl, tftp_server: tftpServer, snippet });
     }),
   );
   router.use(methodGuard(router));

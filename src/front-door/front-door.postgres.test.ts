@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AllInOne, API, DEMO_VERSION, PULL_SECRET, startAllInOne } from '../../test/support/all-in-one.js';
+import { runCliCaptured } from '../cli/test-support/captured-io.js';
 
 const PXE = '/api/bootsmith/v1/pxe';
 const MAC_ASSIGNED = '52:54:00:0d:00:01';
@@ -221,10 +222,32 @@ describe('the PXE front door, served', () => {
 
   it('prints the DHCP snippet for this service: the boot URL and TFTP server', async () => {
     const res = await svc.call('GET', `${PXE}/dhcp-snippet?server=dnsmasq&tftp_server=192.0.2.10`);
-    const body = await res.text();
-    expect(res.status, body).toBe(200);
-    expect(body).toContain(`dhcp-boot=tag:ipxe,${svc.service.url}/boot.ipxe\n`);
-    expect(body).toContain('ipxe.efi,,192.0.2.10\n');
+    const body = (await res.json()) as { boot_url: string; tftp_server: string; snippet: string };
+    expect(res.status).toBe(200);
+    expect(body).toMatchObject({ boot_url: `${svc.service.url}/boot.ipxe`, tftp_server: '192.0.2.10' });
+    expect(body.snippet).toContain(`dhcp-boot=tag:ipxe,${svc.service.url}/boot.ipxe\n`);
+    expect(body.snippet).toContain('ipxe.efi,,192.0.2.10\n');
     expect((await svc.call('GET', `${PXE}/dhcp-snippet?server=bind`)).status).toBe(400);
+  });
+
+  it('is driven by `bootsmith pxe assign|assignments|unassign|dhcp-snippet` with the admin token', async () => {
+    const token = (svc.admin.Authorization ?? '').replace(/^Bearer /, '');
+    const cli = (...argv: string[]) => runCliCaptured(['pxe', ...argv, '--url', svc.service.url, '--token', token]);
+    const assigned = await cli('assign', '52-54-00-0d-00-0a', '--infra-env', b, '--secure-boot');
+    expect(assigned.stdout.toString()).toBe(`52:54:00:0d:00:0a → InfraEnv ${b} (Secure Boot)\n`);
+    const listed = await cli('assignments', '--infra-env', b);
+    expect(listed.stdout.toString()).toMatch(
+      new RegExp(`^HOST +INFRAENV +SECURE BOOT +UPDATED\\n52:54:00:0d:00:0a +${b} +yes +`),
+    );
+    expect(await text('/pxe/host.ipxe?mac=52:54:00:0d:00:0a')).toBe(await coreScript(b, '52:54:00:0d:00:0a'));
+    expect((await cli('unassign', '52:54:00:0d:00:0a')).code).toBe(0);
+    const again = await cli('unassign', '52:54:00:0d:00:0a');
+    expect(again.code).toBe(1);
+    expect(again.stderr.toString()).toContain('404 no assignment for MAC 52:54:00:0d:00:0a');
+    const bad = await cli('assign', 'rack-7', '--infra-env', b);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.toString()).toContain('400 the assignment key (a MAC or a System UUID) must be a MAC address');
+    const snippet = await cli('dhcp-snippet', '--server', 'isc', '--tftp-server', '192.0.2.10');
+    expect(snippet.stdout.toString()).toContain(`filename "${svc.service.url}/boot.ipxe";`);
   });
 });
