@@ -1,7 +1,11 @@
 // The site DHCP snippets as printed: each sends iPXE's own request (user class iPXE) to boot.ipxe
 // and every other PXE client to the loader its option 93 names, on the given TFTP server. The
-// dnsmasq one is run by dnsmasq itself in dhcp-snippets.root.test.ts.
+// dnsmasq one is run by dnsmasq itself in dhcp-snippets.root.test.ts; the operator page shows them
+// as printed.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { DHCP_SERVERS, dhcpSnippet } from './dhcp-snippets.js';
 
 const AT = { bootUrl: 'http://192.0.2.10:8081/boot.ipxe', tftpServer: '192.0.2.10' };
@@ -46,5 +50,13 @@ describe('dhcpSnippet', () => {
     [{ ...AT, loaders: { bios: 'a b' } }, /file names/],
   ])('refuses what would break a snippet: %j', (addresses, message) => {
     for (const server of DHCP_SERVERS) expect(() => dhcpSnippet(server, addresses)).toThrow(message);
+  });
+});
+
+describe('docs/operator/pxe.md', () => {
+  it('shows each snippet exactly as printed for its example addresses', () => {
+    const page = readFileSync(path.join(PACKAGE_ROOT, 'docs/operator/pxe.md'), 'utf8');
+    const example = { bootUrl: 'http://192.0.2.10:8080/boot.ipxe', tftpServer: '192.0.2.10' };
+    for (const server of DHCP_SERVERS) expect(page, server).toContain(`\`\`\`\n${dhcpSnippet(server, example)}\`\`\``);
   });
 });
