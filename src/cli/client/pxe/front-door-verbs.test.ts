@@ -2,7 +2,9 @@
 // offline, and every verb refuses missing or wrong arguments before it sends anything (the verbs
 // against a running service: src/front-door/front-door.postgres.test.ts).
 import { describe, expect, it } from 'vitest';
+import { PXE_GROUP } from '../../pxe/pxe-command.js';
 import { runCliCaptured } from '../../test-support/captured-io.js';
+import { pxeAssign, pxeAssignments, pxeDhcpSnippet, pxeUnassign } from './front-door-verbs.js';
 
 describe('bootsmith pxe (front door verbs)', () => {
   it('prints a snippet offline for the boot URL and TFTP server given', async () => {
@@ -40,7 +42,13 @@ describe('bootsmith pxe (front door verbs)', () => {
     expect(run.stderr.toString()).toMatch(message);
   });
 
-  it('lists the verbs in `bootsmith pxe --help`', async () => {
+  it('are verbs of `bootsmith pxe`, listed in its --help', async () => {
+    expect(PXE_GROUP.verbs).toMatchObject({
+      assign: pxeAssign,
+      unassign: pxeUnassign,
+      assignments: pxeAssignments,
+      'dhcp-snippet': pxeDhcpSnippet,
+    });
     const run = await runCliCaptured(['pxe', '--help']);
     for (const verb of ['assign', 'unassign', 'assignments', 'dhcp-snippet'])
       expect(run.stdout.toString()).toContain(verb);
