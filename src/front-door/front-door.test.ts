@@ -7,6 +7,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../duration.js';
 import { statusForError } from '../error-status.js';
+import { UnknownInfraEnvError } from './assignments/assignment-store.js';
 import type { FrontDoorCorePort } from './core-port.js';
 import { DECISION_EVENT_WINDOW_MS, MAX_EVENTS_PER_MINUTE } from './decision-events.js';
 import { FrontDoor, FrontDoorOffError } from './front-door.js';
@@ -104,6 +105,13 @@ describe('FrontDoor', () => {
     expect(d.status()).toMatchObject({ state: 'on', decisions: { ipxe: 2 }, unmatched: 1, events_written: 3 });
   });
 
+  it('boots an installed host again under discovery-image-always (the core is not asked by MAC)', async () => {
+    const { d, events } = door({ pxeIpxeScriptType: 'discovery-image-always' });
+    expect(await d.hostScript(host(INSTALLED))).toBe('#!ipxe\n# discovery-image-always \n');
+    expect(await d.grubConfig(host(INSTALLED))).toContain('  linux ');
+    expect(events.map((e) => e.name)).toEqual(['pxe_host_matched']);
+  });
+
   it("serves GRUB and pixiecore from the same match; the PXE wing's port asks by MAC", async () => {
     const { d } = door();
     const grub = await d.grubConfig(host(KNOWN));
@@ -162,6 +170,8 @@ describe('FrontDoor', () => {
     })();
     expect(off).toBeInstanceOf(FrontDoorOffError);
     expect(statusForError(off)).toBe(404);
+    // src/error-status.ts maps the front door's errors by their kind: an assignment's missing InfraEnv too
+    expect(statusForError(new UnknownInfraEnvError('InfraEnv x does not exist'))).toBe(404);
     await expect(d.hostScript(host(KNOWN))).rejects.toThrow(/PXE_FRONT_DOOR=on/);
     expect(await d.pxePort().bootChoice({ mac: KNOWN, uuid: undefined })).toEqual({
       secureBoot: false,

@@ -28,6 +28,8 @@ export class FrontDoorOffError extends NotFoundError {}
 
 export type Asker = 'ipxe' | 'grub' | 'pixiecore' | 'pxe';
 
+type FrontDoorScript = NonNullable<Awaited<ReturnType<FrontDoorCorePort['ipxeScript']>>>;
+
 export interface FrontDoorOptions {
   settings: FrontDoorSettings;
   core: FrontDoorCorePort;
@@ -59,6 +61,11 @@ export interface PxePortAnswers {
     uuid: string | undefined;
   }): Promise<{ secureBoot: boolean; httpBootUrl: string | undefined }>;
   grubConfig(request: { mac: string }): Promise<string | undefined>;
+}
+
+/** What a host is told when its InfraEnv was deleted between the match and the answer. */
+function gone(match: HostMatch): string {
+  return `InfraEnv ${match.infraEnvId} is gone`;
 }
 
 export class FrontDoor {
@@ -143,23 +150,37 @@ export class FrontDoor {
   /** The per-host iPXE answer. */
   async hostScript(host: HostIdentity): Promise<string> {
     this.assertOn();
-    const retrySeconds = Math.round(this.o.settings.pxeUnknownHostRetryMs / 1000);
     const match = await this.decide(host, 'ipxe');
-    if (!match.matched) return waitScript(match.reason, retrySeconds, this.askAgainUrl(host));
-    const answer = await this.o.core.ipxeScript(match.infraEnvId, this.o.settings.pxeIpxeScriptType, host.mac);
-    if (answer === undefined)
-      return waitScript(`InfraEnv ${match.infraEnvId} is gone`, retrySeconds, this.askAgainUrl(host));
-    if (answer.kind === 'skip') {
+    if (!match.matched) return waitScript(match.reason, this.retrySeconds, this.askAgainUrl(host));
+    const answer = await this.infraEnvAnswer(host, match);
+    if (answer === undefined) return waitScript(gone(match), this.retrySeconds, this.askAgainUrl(host));
+    return answer.kind === 'skip' ? skipScript(answer.reason) : answer.script;
+  }
+
+  private get retrySeconds(): number {
+    return Math.round(this.o.settings.pxeUnknownHostRetryMs / 1000);
+  }
+
+  /**
+   * The InfraEnv's own iPXE answer for the host (undefined: the InfraEnv is gone). Under
+   * boot-order-control the core is asked by the host's MAC, so an installed host is a skip (an
+   * event); discovery-image-always never skips.
+   */
+  private async infraEnvAnswer(host: HostIdentity, match: HostMatch): Promise<FrontDoorScript | undefined> {
+    const type = this.o.settings.pxeIpxeScriptType;
+    const mac = type === 'boot-order-control' ? host.mac : undefined;
+    const answer = await this.o.core.ipxeScript(match.infraEnvId, type, mac);
+    if (answer?.kind === 'skip') {
+      const label = hostLabel(host);
       this.event(
         'pxe_host_skipped',
-        hostLabel(host),
+        label,
         match.infraEnvId,
         match.hostId ?? null,
-        `PXE host ${hostLabel(host)}: ${answer.reason}`,
+        `PXE host ${label}: ${answer.reason}`,
       );
-      return skipScript(answer.reason);
     }
-    return answer.script;
+    return answer;
   }
 
   /** This host's per-host URL with its identity filled in (what a wait script asks again). */
@@ -177,25 +198,15 @@ export class FrontDoor {
   /** A host's grub.cfg (asked by HTTP or by the PXE wing's TFTP). */
   async grubConfig(host: HostIdentity, asker: 'grub' | 'pxe' = 'grub'): Promise<string> {
     this.assertOn();
-    const retrySeconds = Math.round(this.o.settings.pxeUnknownHostRetryMs / 1000);
     const match = await this.decide(host, asker);
-    if (!match.matched) return grubWaitConfig(match.reason, retrySeconds);
-    const script = await this.o.core.ipxeScript(match.infraEnvId, this.o.settings.pxeIpxeScriptType, host.mac);
-    if (script?.kind === 'skip') {
-      this.event(
-        'pxe_host_skipped',
-        hostLabel(host),
-        match.infraEnvId,
-        match.hostId ?? null,
-        `PXE host ${hostLabel(host)}: ${script.reason}`,
-      );
-      return grubSkipConfig(script.reason);
-    }
+    if (!match.matched) return grubWaitConfig(match.reason, this.retrySeconds);
+    const answer = await this.infraEnvAnswer(host, match);
+    if (answer?.kind === 'skip') return grubSkipConfig(answer.reason);
     const [files, infraEnv] = await Promise.all([
       this.o.core.bootFiles(match.infraEnvId),
       this.o.core.infraEnv(match.infraEnvId),
     ]);
-    if (!files || !infraEnv) return grubWaitConfig(`InfraEnv ${match.infraEnvId} is gone`, retrySeconds);
+    if (!answer || !files || !infraEnv) return grubWaitConfig(gone(match), this.retrySeconds);
     return grubBootConfig({ title: `bootsmith discovery: ${infraEnv.name}`, ...files });
   }
 
@@ -204,17 +215,8 @@ export class FrontDoor {
     this.assertOn();
     const match = await this.decide(host, 'pixiecore');
     if (!match.matched) return undefined;
-    const script = await this.o.core.ipxeScript(match.infraEnvId, this.o.settings.pxeIpxeScriptType, host.mac);
-    if (script?.kind === 'skip') {
-      this.event(
-        'pxe_host_skipped',
-        hostLabel(host),
-        match.infraEnvId,
-        match.hostId ?? null,
-        `PXE host ${hostLabel(host)}: ${script.reason}`,
-      );
-      return undefined;
-    }
+    const answer = await this.infraEnvAnswer(host, match);
+    if (answer?.kind !== 'script') return undefined;
     const files = await this.o.core.bootFiles(match.infraEnvId);
     return files && pixiecoreAnswer(files);
   }
