@@ -6,11 +6,11 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../duration.js';
-import { statusForError } from '../error-status.js';
+import { headersForError, statusForError } from '../error-status.js';
 import { UnknownInfraEnvError } from './assignments/assignment-store.js';
 import type { FrontDoorCorePort } from './core-port.js';
 import { DECISION_EVENT_WINDOW_MS, MAX_EVENTS_PER_MINUTE } from './decision-events.js';
-import { FrontDoor, FrontDoorOffError } from './front-door.js';
+import { FrontDoor, FrontDoorOffError, MAX_DECISIONS_IN_FLIGHT } from './front-door.js';
 import { DEFAULT_FRONT_DOOR_SETTINGS, type FrontDoorSettings, frontDoorSettingsOf } from './front-door-settings.js';
 import type { HostIdentity } from './host-identity.js';
 
@@ -74,7 +74,7 @@ function door(settings: Partial<FrontDoorSettings> = {}) {
     logger: pino({ level: 'silent' }),
     now: () => new Date(now),
   });
-  return { d, events, advance: (ms: number) => (now += ms) };
+  return { d, core, events, advance: (ms: number) => (now += ms) };
 }
 
 describe('FrontDoor', () => {
@@ -157,6 +157,27 @@ describe('FrontDoor', () => {
       );
     expect(events).toHaveLength(2 + MAX_EVENTS_PER_MINUTE);
     expect(d.status()).toMatchObject({ events_dropped: 5 });
+  });
+
+  it('answers 503 with Retry-After past MAX_DECISIONS_IN_FLIGHT decisions at once, and serves again after', async () => {
+    const { d, core } = door();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const registrations = core.registrations;
+    core.registrations = async (...args) => {
+      await held;
+      return registrations(...args);
+    };
+    const waiting = Array.from({ length: MAX_DECISIONS_IN_FLIGHT }, (_, i) =>
+      d.hostScript(host(`52:54:00:02:00:${i.toString(16).padStart(2, '0')}`)),
+    );
+    const refused = await d.hostScript(host('52:54:00:02:01:00')).catch((err: unknown) => err);
+    expect(statusForError(refused)).toBe(503);
+    expect(headersForError(refused)).toMatchObject({ 'Retry-After': '10' });
+    release();
+    await Promise.all(waiting);
+    expect(await d.hostScript(host('52:54:00:02:01:00'))).toContain('sleep 300');
+    expect(d.status()).toMatchObject({ busy: 1 });
   });
 
   it('answers nothing while PXE_FRONT_DOOR is off (404); the port hands out no Secure Boot and no grub.cfg', async () => {

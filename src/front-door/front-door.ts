@@ -11,7 +11,7 @@
 // With PXE_FRONT_DOOR=off it answers nothing (FrontDoorOffError, 404) and the port says so too.
 // Does NOT: serve HTTP (./front-door-routes.ts) or know which wing implements its ports.
 import type { Logger } from 'pino';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError, UnavailableError } from '../errors.js';
 import { URL_SHAPE } from '../url-grammar.js';
 import type { AssignmentStore } from './assignments/assignment-store.js';
 import type { BmcMachineLookup, FrontDoorCorePort } from './core-port.js';
@@ -49,6 +49,8 @@ export interface FrontDoorStatus {
   ipxe_script_type: string;
   decisions: Record<Asker, number>;
   unmatched: number;
+  /** Requests answered 503 at MAX_DECISIONS_IN_FLIGHT. */
+  busy: number;
   events_written: number;
   events_dropped: number;
 }
@@ -63,6 +65,14 @@ export interface PxePortAnswers {
   grubConfig(request: { mac: string }): Promise<string | undefined>;
 }
 
+/**
+ * Decisions in flight at once (each is a handful of indexed queries, one of them a scan of the
+ * hosts' inventories for a MAC): a rack booting at once is well under it; a flood of made-up MACs
+ * past it is answered 503 with Retry-After, which boot.ipxe's retry waits out.
+ */
+export const MAX_DECISIONS_IN_FLIGHT = 64;
+const BUSY_RETRY_SECONDS = 10;
+
 /** What a host is told when its InfraEnv was deleted between the match and the answer. */
 function gone(match: HostMatch): string {
   return `InfraEnv ${match.infraEnvId} is gone`;
@@ -72,6 +82,9 @@ export class FrontDoor {
   private readonly events: DecisionEvents;
   private readonly decisions: Record<Asker, number> = { ipxe: 0, grub: 0, pixiecore: 0, pxe: 0 };
   private unmatched = 0;
+  private inFlight = 0;
+  /** Decisions refused at MAX_DECISIONS_IN_FLIGHT. */
+  private busy = 0;
   private readonly base: string;
 
   constructor(private readonly o: FrontDoorOptions) {
@@ -93,6 +106,22 @@ export class FrontDoor {
 
   /** Matches the host and records the decision's event; every answer goes through here. */
   async decide(host: HostIdentity, asker: Asker): Promise<HostMatch | NoMatch> {
+    if (this.inFlight >= MAX_DECISIONS_IN_FLIGHT) {
+      this.busy++;
+      throw new UnavailableError(
+        `the PXE front door is deciding for ${MAX_DECISIONS_IN_FLIGHT} hosts at once; ask again`,
+        BUSY_RETRY_SECONDS,
+      );
+    }
+    this.inFlight++;
+    try {
+      return await this.match(host, asker);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  private async match(host: HostIdentity, asker: Asker): Promise<HostMatch | NoMatch> {
     const { core, assignments, settings } = this.o;
     const match = await matchHost(
       host,
@@ -252,6 +281,7 @@ export class FrontDoor {
       ipxe_script_type: s.pxeIpxeScriptType,
       decisions: { ...this.decisions },
       unmatched: this.unmatched,
+      busy: this.busy,
       events_written: this.events.written,
       events_dropped: this.events.dropped,
     };
