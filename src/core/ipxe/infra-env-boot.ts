@@ -3,9 +3,10 @@
 // ../front-door-source.ts) and its boot files (kernel, Ignition-carrying pxe-initrd, rootfs, and
 // the kernel command line after the initrd) that GRUB and pixiecore are handed.
 //
-// boot-order-control with a MAC: a host of the InfraEnv with that MAC that is installed (or past
-// the point of no return of its install) gets a NotFoundError, so firmware falls through to its
-// disk; two hosts with that MAC are a ConflictError (upstream's answers, both).
+// Asked with a MAC (either script type, as upstream's route): a host of the InfraEnv with that MAC
+// that is installed (or past the point of no return of its install) is a NotFoundError, so
+// firmware falls through to its disk; two hosts with that MAC are a ConflictError (upstream's
+// answers, both). boot-order-control without a MAC is the redirect that comes back with it.
 // Does NOT: parse requests, authorize, or choose the InfraEnv (the caller did).
 import { ConflictError, NotFoundError } from '../../errors.js';
 import type { CoreContext } from '../context.js';
