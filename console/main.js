@@ -15,6 +15,7 @@ import { renderImages } from './page-images.js';
 import { renderInfraEnv } from './page-infra-env.js';
 import { renderInfraEnvForm } from './page-infra-env-form.js';
 import { renderInfraEnvs } from './page-infra-envs.js';
+import { renderPxe } from './page-pxe.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -37,6 +38,7 @@ const ROUTES = [
   [/^\/bmcs\/?$/, (_m, query) => renderBmcs(main, query)],
   [/^\/bmcs\/new$/, (_m, query) => renderBmcForm(main, query)],
   [new RegExp(`^/bmcs/${ID}$`), (m) => renderBmc(main, m[1])],
+  [/^\/pxe$/, () => renderPxe(main)],
 ];
 
 function route() {

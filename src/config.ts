@@ -37,13 +37,14 @@ import { type EventSettings, parseEventRateLimits } from './core/event-limits.js
 import { type CoreSettings, DEFAULT_CORE_SETTINGS } from './core/settings.js';
 import { type BmcSettings, DEFAULT_BMC_SETTINGS } from './bmc/settings.js';
 import { type PxeSettings, PxeSettingsError, parsePxeSettings } from './pxe/pxe-settings.js';
+import { type FrontDoorSettings, frontDoorSettingsOf } from './front-door/front-door-settings.js';
 
 export { parseDuration };
 
 export type Role = 'all' | 'image' | 'core';
 
 /** Every setting; the core's (dataDir, databaseUrl, authType, events, …) are declared in CoreSettings. */
-export interface Config extends CoreSettings, BmcSettings {
+export interface Config extends CoreSettings, BmcSettings, FrontDoorSettings {
   role: Role;
   listenAddress: string;
   listenPort: number;
@@ -166,7 +167,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly 
     events: eventSettings(env),
     bodyIo: oneOf(env, 'HTTP_BODY_IO', BODY_IO_MODES, DEFAULT_BODY_IO),
     ...bmcSettings(env),
+    ...frontDoorSettings(env),
   };
+}
+
+function frontDoorSettings(env: NodeJS.ProcessEnv): FrontDoorSettings {
+  try {
+    return frontDoorSettingsOf(env, parseDuration);
+  } catch (err) {
+    throw new ConfigError(describeError(err));
+  }
 }
 
 /** The longest a followed boot step may be given: a day (a longer one is a typo). */

@@ -50,18 +50,19 @@ describe('the service migrations on PostgreSQL', () => {
       'hosts',
       'image_url_tokens',
       'infra_envs',
+      'pxe_assignments',
       'schema_migrations',
       'service_keys',
     ]);
     expect(await migrate(db, SERVICE_MIGRATIONS)).toEqual([]);
   });
 
-  it('upgrades a database from before the BMC wing (migrations 1–6) with the BMC tables only', async () => {
+  it("upgrades a database from before the BMC wing (migrations 1–6) with the later wings' tables only", async () => {
     const db = await database();
     expect(await migrate(db, [CORE_MIGRATIONS])).toEqual([1, 2, 3, 4, 5, 6]);
     expect(await tables(db)).not.toContain('bmcs');
-    expect(await migrate(db, SERVICE_MIGRATIONS)).toEqual([7, 8]);
-    expect(await tables(db)).toEqual(expect.arrayContaining(['bmcs', 'bmc_jobs', 'bmc_job_reads']));
+    expect(await migrate(db, SERVICE_MIGRATIONS)).toEqual([7, 8, 9, 10]);
+    expect(await tables(db)).toEqual(expect.arrayContaining(['bmcs', 'bmc_jobs', 'bmc_job_reads', 'pxe_assignments']));
     expect(await records(db)).toEqual(all.map((m) => ({ version: m.version, name: m.name })));
   });
 });

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { BMC_DUMP_TABLES } from './bmc/store/dump-tables.js';
 import { CORE_DUMP_TABLES } from './core/db/dump-tables.js';
+import { FRONT_DOOR_DUMP_TABLES } from './front-door/assignments/migrations.js';
 import { migrationOrder } from './platform/db/migration-runner.js';
 import { SERVICE_DUMP_TABLES, SERVICE_MIGRATIONS } from './service-database.js';
 
@@ -41,6 +42,16 @@ const RECORDED: [number, string, string][] = [
     'BMC jobs count the claims that found their holder gone (died or stalled past the lease)',
     'c57741161eebb8a17a1b770fa2ebbdb4ff4c74a46fd3bed3a5ca749d63e6f388',
   ],
+  [
+    9,
+    'BMC boot method: virtual media or UEFI HTTP Boot (NULL = auto: by profile and what the System lists)',
+    'f3f40891f5d50901f26f39c50bef41a783297a82b58f8afda8d842207102ce17',
+  ],
+  [
+    10,
+    'PXE front door: host assignments by MAC or System UUID',
+    '9f85ecd2de6f6b3e040f75154bc42d874ccc237e957bee218ffd8a9e63a40726',
+  ],
 ];
 
 it('applies the recorded migrations in their order, each with its version, name and SQL unchanged', () => {
@@ -54,10 +65,20 @@ it('applies the recorded migrations in their order, each with its version, name 
 
 it('carries every table a wing exports, once, in the order the document has always had', () => {
   const names = SERVICE_DUMP_TABLES.map((t) => t.name);
-  expect(names).toEqual(['infra_envs', 'bmcs', 'image_url_tokens', 'hosts', 'events', 'service_keys']);
+  expect(names).toEqual([
+    'infra_envs',
+    'bmcs',
+    'image_url_tokens',
+    'hosts',
+    'events',
+    'service_keys',
+    'pxe_assignments',
+  ]);
   expect([...SERVICE_DUMP_TABLES].sort((a, b) => a.name.localeCompare(b.name))).toEqual(
-    [...Object.values(CORE_DUMP_TABLES), ...Object.values(BMC_DUMP_TABLES)].sort((a, b) =>
-      a.name.localeCompare(b.name),
-    ),
+    [
+      ...Object.values(CORE_DUMP_TABLES),
+      ...Object.values(BMC_DUMP_TABLES),
+      ...Object.values(FRONT_DOOR_DUMP_TABLES),
+    ].sort((a, b) => a.name.localeCompare(b.name)),
   );
 });

@@ -21,6 +21,8 @@ import { RequestCap } from './http/face/request-cap.js';
 import { bootArtifactRoutes } from './http/face/routes/boot-artifacts.js';
 import { discoveryImageRoutes } from './http/face/routes/discovery-image.js';
 import { healthRoutes } from './http/face/routes/health.js';
+import type { FrontDoor } from './front-door/front-door.js';
+import { frontDoorHostRoutes } from './front-door/front-door-routes.js';
 import { pxeInitrdRoutes } from './http/face/routes/pxe-initrd.js';
 import type { ImageRouteContext } from './http/face/artifact-response.js';
 import { writeErrorResponse } from './http/representation/error-response.js';
@@ -55,6 +57,7 @@ const SAMPLE: Record<string, string> = {
   arch: 'x86_64',
   filename: 'full.iso',
   kind: 'kernel',
+  mac: '52-54-00-12-34-56',
 };
 
 /** A request target for `shape` that its own query rule (if any) admits. */
@@ -102,12 +105,13 @@ describe('the URL table', () => {
 });
 
 describe('forms derived from the table', () => {
-  it('the image routers register exactly the express patterns of the image-side shapes', () => {
+  it('the image routers and the front door register exactly the express patterns of the shapes outside the API', () => {
     const registered = [
       ...routePaths(discoveryImageRoutes(idleContext)),
       ...routePaths(pxeInitrdRoutes(idleContext)),
       ...routePaths(bootArtifactRoutes(idleContext)),
       ...routePaths(healthRoutes(undefined)),
+      ...routePaths(frontDoorHostRoutes({} as FrontDoor)),
     ];
     const imageSide = URL_SHAPES.filter((s) => !s.path.startsWith(`${API_BASE}/`)).map((s) => expressPath(s));
     expect(new Set(registered.filter((p) => !['/health', '/ready'].includes(p)))).toEqual(new Set(imageSide));

@@ -1,6 +1,6 @@
 // The URL grammar: every URL shape bootsmith hands to a booting machine or gates on its own
 // (ISOs, PXE and boot artifacts, the InfraEnv files download that carries the iPXE script, the
-// liveness probe), one row each, and the one spelling of the assisted API's prefix.
+// liveness probe, the PXE front door's answers), one row each, and the one spelling of the assisted API's prefix.
 //
 // Does: state per shape its path (literal segments and `{parameters}`), which parameter carries
 // a credential (and of which kind), whether MAX_CONCURRENT_REQUESTS caps it, whether the
@@ -106,6 +106,18 @@ export const URL_SHAPE = {
     hot: false,
   },
   liveness: { name: 'liveness', path: '/live', capped: false, plainHttp: 'any-query', hot: false },
+  // The PXE front door (src/front-door/): what every site's DHCP sends iPXE to, the per-host
+  // answers it chains to, GRUB's config and pixiecore's API (it asks <prefix>/v1/boot/<mac>).
+  frontDoorBoot: { name: 'front-door-boot', path: '/boot.ipxe', capped: false, plainHttp: 'any-query', hot: false },
+  frontDoorHost: { name: 'front-door-host', path: '/pxe/host.ipxe', capped: false, plainHttp: 'any-query', hot: false },
+  frontDoorGrub: { name: 'front-door-grub', path: '/pxe/grub.cfg', capped: false, plainHttp: 'any-query', hot: false },
+  pixiecoreBoot: {
+    name: 'pixiecore-boot',
+    path: '/pxe/v1/boot/{mac}',
+    capped: false,
+    plainHttp: 'any-query',
+    hot: false,
+  },
 } as const satisfies Record<string, UrlShape>;
 
 /** Every shape, in table order. */
@@ -115,13 +127,18 @@ export const URL_SHAPES: readonly UrlShape[] = Object.values(URL_SHAPE);
  * How a parameter may be spelled where a gate must be strict (the plain-HTTP port): no dots, no
  * percent-escapes, no slashes, so no spelling reaches another route. The routes validate further.
  */
-const STRICT_PARAMETER: Readonly<Record<string, string>> = { kind: '[a-z0-9-]+' };
+const STRICT_PARAMETER: Readonly<Record<string, string>> = { kind: '[a-z0-9-]+', mac: '[0-9A-Fa-f:-]+' };
 /** Any other parameter on the strict gate: an InfraEnv id (a UUID) or anything shaped like one. */
 const STRICT_PARAMETER_DEFAULT = '[A-Za-z0-9-]+';
 /** A hot-path parameter: the plain form only (no percent-escapes, no query); others go to express. */
 const HOT_PARAMETER = '[^/?%]+';
 
 export type Segment = { readonly literal: string } | { readonly param: string };
+
+/** A literal segment inside a regular expression (a file name's dot is a dot). */
+function escapeLiteral(literal: string): string {
+  return literal.replace(/\./g, '\\.');
+}
 
 /** The segments of a shape's path; throws on a malformed row (a programming error). */
 export function segmentsOf(shape: UrlShape): Segment[] {
@@ -132,7 +149,8 @@ export function segmentsOf(shape: UrlShape): Segment[] {
     .map((part) => {
       const param = /^\{([a-z_]+)\}$/.exec(part);
       if (param) return { param: param[1]! };
-      if (!/^[a-z0-9-]+$/.test(part)) throw new Error(`URL shape ${shape.name}: bad segment ${JSON.stringify(part)}`);
+      if (!/^[a-z0-9-]+(\.[a-z0-9-]+)?$/.test(part))
+        throw new Error(`URL shape ${shape.name}: bad segment ${JSON.stringify(part)}`);
       return { literal: part };
     });
 }
@@ -211,7 +229,7 @@ export function hotRouteMatcher(shapes: readonly UrlShape[] = URL_SHAPES): (targ
     if (!first || !('literal' in first)) throw new Error(`hot URL shape ${shape.name} must start with a literal`);
     if (byFirst.has(first.literal)) throw new Error(`hot URL shapes share the first segment ${first.literal}`);
     const names = parts.flatMap((s) => ('param' in s ? [s.param] : []));
-    const source = parts.map((s) => ('literal' in s ? s.literal : `(${HOT_PARAMETER})`)).join('\\/');
+    const source = parts.map((s) => ('literal' in s ? escapeLiteral(s.literal) : `(${HOT_PARAMETER})`)).join('\\/');
     byFirst.set(first.literal, { shape, pattern: new RegExp(`^\\/${source}$`), names, label: expressPath(shape) });
   }
   return (target) => {
@@ -240,7 +258,7 @@ export function plainHttpShapes(shapes: readonly UrlShape[] = URL_SHAPES): Plain
   return shapes.flatMap((shape) => {
     if (shape.plainHttp === false) return [];
     const source = segmentsOf(shape)
-      .map((s) => ('literal' in s ? s.literal : (STRICT_PARAMETER[s.param] ?? STRICT_PARAMETER_DEFAULT)))
+      .map((s) => ('literal' in s ? escapeLiteral(s.literal) : (STRICT_PARAMETER[s.param] ?? STRICT_PARAMETER_DEFAULT)))
       .join('\\/');
     return [{ shape, pattern: new RegExp(`^\\/${source}$`), query: shape.plainHttp }];
   });

@@ -5,9 +5,10 @@
 // Needs: the BMC settings, DATA_DIR (the credentials key), the database, the handed-out image URLs
 // (with the plain listener's when it serves ISOs), IMAGE_REPLICA_KEY_FILE's key (to check the read
 // reports of image replicas), the coreDomain port (its CorePort, src/bmc/core-port.ts) and the
-// adminGate port. Offers: the extension router, the ports tokenReads and staticNetworkCheck; its
+// adminGate port. Offers: the extension router, the ports tokenReads, staticNetworkCheck and bmcMachineLookup (the
+// PXE front door's: which InfraEnv a machine whose BMC reported a MAC or UUID boots); its
 // stop stops the jobs at a step boundary and releases them for another replica.
-// Does NOT: serve the assisted API or ISOs. Next: ./pxe-front-door-interim.ts.
+// Does NOT: serve the assisted API or ISOs. Next: ./pxe-wing.ts.
 import { bmcRoutes } from '../bmc/api/bmc-routes.js';
 import { createBmcSide } from '../bmc/bmc-service.js';
 import { bmcSettingsOf } from '../bmc/settings.js';
@@ -18,7 +19,7 @@ import type { WingPorts } from './ports.js';
 export const bmcWing: WingModule = {
   name: 'bmc',
   needs: { database: true, ports: ['adminGate', 'coreDomain'] },
-  offers: { ports: ['tokenReads', 'staticNetworkCheck'] },
+  offers: { ports: ['tokenReads', 'staticNetworkCheck', 'bmcMachineLookup'] },
   prepare: () => Promise.resolve(assemble),
 };
 
@@ -38,6 +39,7 @@ async function assemble(platform: Platform, ports: WingPorts): Promise<Wing> {
   ports.offer({
     tokenReads: { tokenRead: (report) => bmc.reads.report(report) },
     staticNetworkCheck: (id, entries) => bmc.service.checkMacInterfaceMap(id, entries),
+    bmcMachineLookup: (mac, uuids) => bmc.service.machineOf(mac, uuids),
   });
   const router = bmcRoutes({
     service: bmc.service,

@@ -6,7 +6,7 @@
 // handed-out URLs, the imageStore port; when some wing offers them, staticNetworkCheck (the BMC
 // wing) and infraEnvChanged (the image face), looked up when called. Offers: the router at
 // API_BASE, `database` in /health, the ports ignitionSource, urlTokens, bootEvents (in-process;
-// remote mode swaps them), coreDomain and adminGate; its stop stops the monitor and the event
+// remote mode swaps them), coreDomain, adminGate and frontDoorSource (the PXE front door's); its stop stops the monitor and the event
 // retention (the database stays open for the platform to close after it).
 // Does NOT: open or close the database, or mount the console (./console-wing.ts). Next: ./bmc-wing.ts.
 import { createCore } from '../core/index.js';
@@ -19,7 +19,10 @@ import type { WingPorts } from './ports.js';
 export const coreWing: WingModule = {
   name: 'core',
   needs: { database: true, ports: ['imageStore'], ifOffered: ['infraEnvChanged', 'staticNetworkCheck'] },
-  offers: { api: true, ports: ['ignitionSource', 'urlTokens', 'bootEvents', 'coreDomain', 'adminGate'] },
+  offers: {
+    api: true,
+    ports: ['ignitionSource', 'urlTokens', 'bootEvents', 'coreDomain', 'adminGate', 'frontDoorSource'],
+  },
   async prepare(config): Promise<AssembleWing> {
     const serviceCaCert = config.serviceCaCertFile
       ? await loadCaBundle(config.serviceCaCertFile, 'SERVICE_CA_CERT_FILE')
@@ -56,6 +59,7 @@ async function assemble(platform: Platform, ports: WingPorts, serviceCaCert: str
     bootEvents: core.artifactObserver,
     coreDomain: core.domain,
     adminGate: core.extension,
+    frontDoorSource: core.frontDoorSource,
   });
   return {
     routers: [{ path: API_BASE, router: core.router }],

@@ -9,6 +9,8 @@ import type { IgnitionSource } from '../image-ports/ignition-source.js';
 import type { TokenReadObserver } from '../image-ports/token-read-observer.js';
 import type { UrlTokenResolver } from '../image-ports/url-token-resolver.js';
 import type { ManagedImageStore } from '../images/managed-image-store.js';
+import type { CoreFrontDoorSource } from '../core/front-door-source.js';
+import type { BmcMachineLookup } from '../front-door/core-port.js';
 import type { PxeFrontDoorPort } from '../pxe/front-door-port.js';
 
 export interface Ports {
@@ -28,9 +30,13 @@ export interface Ports {
   adminGate: Core['extension'];
   /** An InfraEnv's mac_interface_map checked against its BMCs' MACs (the BMC wing's; the core asks). */
   staticNetworkCheck: NonNullable<CoreOptions['checkStaticNetwork']>;
+  /** What the PXE front door asks of the core (src/core/front-door-source.ts). */
+  frontDoorSource: CoreFrontDoorSource;
+  /** Which InfraEnv a machine boots by the MACs and System UUIDs its BMC reported (the BMC wing's; the front door asks). */
+  bmcMachineLookup: BmcMachineLookup;
   /** Told once a change to an InfraEnv committed (the image face drops its cached Ignition; the core tells). */
   infraEnvChanged: (infraEnvId: string) => void;
-  /** What the PXE wing asks about a booting host (src/pxe/front-door-port.ts): the front door's; ./pxe-front-door-interim.ts until it lands. */
+  /** What the PXE wing's ProxyDHCP and TFTP ask about a booting host (src/pxe/front-door-port.ts): the front door's answers (./front-door-wing.ts). */
   pxeFrontDoor: PxeFrontDoorPort;
 }
 

@@ -42,19 +42,10 @@ describe('the wings of each role (./wings.ts)', () => {
         ROWS.map(([role, remote]) => [`${role}${remote ? ' remote' : ''}`, names(wingsOf(role, remote))]),
       ),
     ).toEqual({
-      all: ['images', 'core', 'bmc', 'pxe front door (interim)', 'pxe', 'console', 'image face'],
-      'all remote': [
-        'images',
-        'core',
-        'bmc',
-        'pxe front door (interim)',
-        'pxe',
-        'console',
-        'remote image ports',
-        'image face',
-      ],
-      core: ['images', 'core', 'bmc', 'pxe front door (interim)', 'pxe', 'console'],
-      'core remote': ['images', 'core', 'bmc', 'pxe front door (interim)', 'pxe', 'console'],
+      all: ['images', 'core', 'front door', 'bmc', 'pxe', 'console', 'image face'],
+      'all remote': ['images', 'core', 'front door', 'bmc', 'pxe', 'console', 'remote image ports', 'image face'],
+      core: ['images', 'core', 'front door', 'bmc', 'pxe', 'console'],
+      'core remote': ['images', 'core', 'front door', 'bmc', 'pxe', 'console'],
       'image remote': ['images', 'remote image ports', 'remote token reads', 'image face'],
     });
   });

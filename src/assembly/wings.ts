@@ -5,8 +5,8 @@
 //   wing                  all  core  image   module
 //   images                 x    x     x      ./images-wing.ts
 //   core                   x    x            ./core-wing.ts
+//   front door             x    x            ./front-door-wing.ts
 //   bmc                    x    x            ./bmc-wing.ts
-//   pxe front door (interim) x  x            ./pxe-front-door-interim.ts (until issue 32's front door)
 //   pxe                    x    x            ./pxe-wing.ts (off while PXE_INTERFACE is unset)
 //   console                x    x            ./console-wing.ts
 //   remote image ports     r          r      ./remote-image-ports.ts (r: with ASSISTED_SERVICE_URL)
@@ -22,9 +22,9 @@ import type { Role } from '../config.js';
 import { bmcWing } from './bmc-wing.js';
 import { consoleWing } from './console-wing.js';
 import { coreWing } from './core-wing.js';
+import { frontDoorWing } from './front-door-wing.js';
 import { imageFaceWing } from './image-face-wing.js';
 import { imagesWing } from './images-wing.js';
-import { pxeFrontDoorInterim } from './pxe-front-door-interim.js';
 import { pxeWing } from './pxe-wing.js';
 import { remoteImagePorts, remoteTokenReads } from './remote-image-ports.js';
 import type { WingModule } from './wing.js';
@@ -40,8 +40,8 @@ export interface WingRow {
 export const WINGS: readonly WingRow[] = [
   { wing: imagesWing, roles: ['all', 'core', 'image'], when: 'always' },
   { wing: coreWing, roles: ['all', 'core'], when: 'always' },
+  { wing: frontDoorWing, roles: ['all', 'core'], when: 'always' },
   { wing: bmcWing, roles: ['all', 'core'], when: 'always' },
-  { wing: pxeFrontDoorInterim, roles: ['all', 'core'], when: 'always' },
   { wing: pxeWing, roles: ['all', 'core'], when: 'always' },
   { wing: consoleWing, roles: ['all', 'core'], when: 'always' },
   { wing: remoteImagePorts, roles: ['all', 'image'], when: 'remote' },

@@ -259,6 +259,19 @@ export class BmcService {
   }
 
   /**
+   * Which InfraEnv the machine with this MAC (lower case, colons) or System UUID (either byte
+   * order) boots, by the BMCs bound to one whose last inventory reported it (the PXE front door's
+   * question, src/assembly/bmc-wing.ts); undefined when no BMC did.
+   */
+  async machineOf(
+    mac: string | undefined,
+    uuids: readonly string[],
+  ): Promise<{ infraEnvId: string; bmcName: string; by: 'mac' | 'system-uuid' } | undefined> {
+    const [first] = await this.repo.bmcsWithIdentity(mac, uuids, 1);
+    return first && { infraEnvId: first.infraEnvId, bmcName: first.name, by: first.by };
+  }
+
+  /**
    * An InfraEnv's static network config against the MACs its BMCs reported: a 400 naming the first
    * MAC no BMC of the InfraEnv has. No check while none of its BMCs has reported MACs.
    */

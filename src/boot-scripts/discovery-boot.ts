@@ -45,3 +45,11 @@ export function fixedKernelArguments(arch: CpuArchitecture): string[] {
   if (consoles.length === 0) return [...COMMON_KARGS];
   return [...COMMON_KARGS, ...consoles, `coreos.inst.persistent-kargs="${consoles.join(' ')}"`];
 }
+
+/**
+ * The kernel arguments of a live discovery boot after `initrd=`: the rootfs URL, the arch's fixed
+ * ones, the InfraEnv's — what iPXE's `kernel` line, GRUB's `linux` line and pixiecore's cmdline carry.
+ */
+export function liveKernelArguments(boot: DiscoveryBoot): string[] {
+  return [`coreos.live.rootfs_url=${boot.urls.rootfs}`, ...fixedKernelArguments(boot.arch), ...boot.kernelArguments];
+}

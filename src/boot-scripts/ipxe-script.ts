@@ -11,19 +11,14 @@
 // redirect script (boot-order-control): `chain <files URL>&mac=${net0/mac}`; after a few
 // failures (e.g. the 404 an installed host gets) it exits so firmware boots the disk.
 // Does NOT: build URLs or decide who gets which script (src/core/handlers/downloads.ts).
-import { type DiscoveryBoot, fixedKernelArguments } from './discovery-boot.js';
+import { type DiscoveryBoot, liveKernelArguments } from './discovery-boot.js';
 
 const MAX_ATTEMPTS = 10;
 const REDIRECT_ATTEMPTS = 3;
 const RETRY_SLEEP_SECONDS = 5;
 
 export function ipxeBootScript(boot: DiscoveryBoot): string {
-  const kargs = [
-    'initrd=initrd',
-    `coreos.live.rootfs_url=${boot.urls.rootfs}`,
-    ...fixedKernelArguments(boot.arch),
-    ...boot.kernelArguments,
-  ];
+  const kargs = ['initrd=initrd', ...liveKernelArguments(boot)];
   return [
     '#!ipxe',
     'set attempt:int32 0',

@@ -2,7 +2,8 @@
 // runs a command line against it. Each verb answers `--help` (exit 0) before it does anything:
 // `bootsmith serve --help` prints its options and starts nothing.
 //   bootsmith serve [--role all|image|core]   run the service (configuration from the environment)
-//   bootsmith iso …, bootsmith pxe …           offline ISO/PXE verbs as coreos-installer's (src/cli/iso, src/cli/pxe)
+//   bootsmith iso …, bootsmith pxe …           offline ISO/PXE verbs as coreos-installer's (src/cli/iso, src/cli/pxe);
+//                                              the PXE front door's (src/cli/client/pxe)
 //   bootsmith infraenv …, hosts list, events   client verbs against a running service (src/cli/client)
 //   bootsmith bmc add|list|show|boot|…         BMCs and their jobs on a running service (src/cli/client/bmc)
 //   bootsmith images pull|list                 fetch and verify the configured base images / show the cache
@@ -22,7 +23,7 @@ import { type CliIo, runGroup, type VerbGroup } from './verb.js';
 export const USAGE = `usage:
   bootsmith serve [--role all|image|core]
   bootsmith iso ignition|kargs|network|extract|customize|reset|inspect …   (bootsmith iso --help)
-  bootsmith pxe ignition|network|customize …                          (bootsmith pxe --help)
+  bootsmith pxe ignition|network|customize|assign|unassign|assignments|dhcp-snippet …   (bootsmith pxe --help)
   bootsmith infraenv create|list|show|delete|download …, bootsmith hosts list, bootsmith events
   bootsmith bmc add|update|list|show|boot|eject|power|refresh|remove|import|macs …   (bootsmith bmc --help)
 ${IMAGES_USAGE}

@@ -16,6 +16,7 @@ import { LocalKeys } from './auth/local-keys.js';
 import { UrlTokens } from './auth/url-tokens.js';
 import type { CoreContext } from './context.js';
 import { type CoreDomain, coreDomain } from './domain.js';
+import { type CoreFrontDoorSource, coreFrontDoorSource } from './front-door-source.js';
 import { createRepository } from './db/repository.js';
 import { pgliteEraNotice } from '../platform/db/pglite-era.js';
 import type { SqlDatabase } from '../platform/db/sql.js';
@@ -92,6 +93,8 @@ export interface Core {
   auth: CoreAuthHelpers;
   /** What another wing may call of the core (./domain.ts; the BMC wing's port, src/bmc/core-port.ts). */
   domain: CoreDomain;
+  /** What the PXE front door asks of the core (./front-door-source.ts; src/front-door/core-port.ts). */
+  frontDoorSource: CoreFrontDoorSource;
   /**
    * What bootsmith's extension API (src/bmc/api/, mounted beside this router) shares with the
    * core's: the check of an admin credential (AUTH_TYPE=local; anything passes with none) and the
@@ -186,6 +189,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       notices: pgliteNotice ? [pgliteNotice] : [],
     }),
     domain: coreDomain(repo),
+    frontDoorSource: coreFrontDoorSource(ctx),
     extension: {
       authorizeAdmin: (req) => authorize(ctx, req, {}),
       errorHandler: assistedErrorHandler(logger),

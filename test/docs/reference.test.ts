@@ -1,14 +1,15 @@
 // The reference pages name what the code defines (issue 36): docs/reference/metrics.md has a row
 // for every Prometheus metric a product module registers (`name: 'bootsmith_…'`), and no other;
-// docs/reference/events.md has a row for every event name the core and the BMC wing record (the
-// core's event writers, run against a repository that only notes the name; the boot events' map;
-// the BMC job events' union), and no other.
+// docs/reference/events.md has a row for every event name the core, the BMC wing and the PXE front
+// door record (the core's event writers, run against a repository that only notes the name; the
+// boot events' map; the BMC job events' union; the front door's names), and no other.
 // Does: read the pages and src/. Does NOT: start a service or scrape /metrics.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Repository } from '../../src/core/db/repository.js';
 import { BOOT_EVENT_NAMES } from '../../src/core/events/boot-events.js';
+import { FRONT_DOOR_EVENT_NAMES } from '../../src/front-door/decision-events.js';
 import { events } from '../../src/core/events/events.js';
 import type { HostRecord } from '../../src/core/model.js';
 import { PACKAGE_ROOT as REPO_ROOT } from '../../src/package-root.js';
@@ -65,7 +66,12 @@ describe('docs/reference/events.md', () => {
     ].map((m) => m[1]!);
 
   it('names every event the core and the BMC wing record, and no other', async () => {
-    const recorded = new Set([...(await coreEventNames()), ...Object.values(BOOT_EVENT_NAMES), ...bmcJobEvents()]);
+    const recorded = new Set([
+      ...(await coreEventNames()),
+      ...Object.values(BOOT_EVENT_NAMES),
+      ...bmcJobEvents(),
+      ...FRONT_DOOR_EVENT_NAMES,
+    ]);
     expect(recorded.size).toBeGreaterThan(15);
     expect(firstColumn('docs/reference/events.md').sort()).toEqual([...recorded].sort());
   });

@@ -121,6 +121,26 @@ export class BmcRepository {
     return rows.map((row) => recordFromRow(BMCS, row));
   }
 
+  /**
+   * The BMCs bound to an InfraEnv whose last inventory reported `mac` (lower case, colons) among
+   * its NICs or one of `uuids` as its System UUID, at most `limit`, the latest inventory first.
+   */
+  async bmcsWithIdentity(
+    mac: string | undefined,
+    uuids: readonly string[],
+    limit: number,
+  ): Promise<{ name: string; infraEnvId: string; by: 'mac' | 'system-uuid' }[]> {
+    const rows = await this.ex.query<{ name: string; infra_env_id: string; by_mac: boolean }>(
+      `SELECT name, infra_env_id, ($1::text IS NOT NULL AND inventory->'macs' ? $1::text) AS by_mac FROM bmcs
+       WHERE infra_env_id IS NOT NULL AND inventory IS NOT NULL
+         AND (($1::text IS NOT NULL AND inventory->'macs' ? $1::text)
+              OR lower(inventory->'system'->>'uuid') = ANY($2::text[]))
+       ORDER BY inventory_at DESC NULLS LAST, name LIMIT $3`,
+      [mac ?? null, uuids, limit],
+    );
+    return rows.map((r) => ({ name: r.name, infraEnvId: r.infra_env_id, by: r.by_mac ? 'mac' : 'system-uuid' }));
+  }
+
   async countBmcs(): Promise<number> {
     const rows = await this.ex.query<{ n: number }>('SELECT count(*)::int AS n FROM bmcs');
     return Number(rows[0]?.n ?? 0);

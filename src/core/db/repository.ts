@@ -94,6 +94,18 @@ export interface Repository {
    * in flight) are skipped, so the caller never overwrites a newer change.
    */
   listStaleHostsForUpdate(statuses: HostStatus[], cutoff: Date, limit: number): Promise<HostRecord[]>;
+  /**
+   * Hosts whose id is one of `ids` (the agent's host id is the System UUID) or whose inventory
+   * names `mac` (lower case, colons) on an interface, newest registration first, at most `limit`.
+   * The MAC test is a text search the caller confirms by parsing the inventory.
+   */
+  hostsByIdentity(
+    mac: string | undefined,
+    ids: readonly string[],
+    limit: number,
+  ): Promise<{ infraEnvId: string; id: string; registeredAt: Date; inventory: string | null }[]>;
+  /** The InfraEnvs whose static_network_config maps `mac` (lower case, colons) to an interface, at most `limit`. */
+  infraEnvsWithStaticMac(mac: string, limit: number): Promise<string[]>;
   upsertHost(rec: HostRecord): Promise<void>;
   deleteHost(infraEnvId: string, hostId: string): Promise<boolean>;
 
@@ -232,6 +244,44 @@ class SqlRepository implements Repository {
       [infraEnvId, since, limit],
     );
     return rows.map((r) => ({ id: r.id, registeredAt: new Date(r.registered_at), inventory: r.inventory }));
+  }
+
+  async hostsByIdentity(
+    mac: string | undefined,
+    ids: readonly string[],
+    limit: number,
+  ): Promise<{ infraEnvId: string; id: string; registeredAt: Date; inventory: string | null }[]> {
+    const rows = await this.ex.query<{
+      infra_env_id: string;
+      id: string;
+      registered_at: Date;
+      inventory: string | null;
+    }>(
+      `SELECT infra_env_id, id, registered_at, inventory FROM hosts
+       WHERE id = ANY($1::uuid[]) OR ($2::text IS NOT NULL AND strpos(lower(inventory), $2::text) > 0)
+       ORDER BY registered_at DESC LIMIT $3`,
+      [ids, mac ?? null, limit],
+    );
+    return rows.map((r) => ({
+      infraEnvId: r.infra_env_id,
+      id: r.id,
+      registeredAt: new Date(r.registered_at),
+      inventory: r.inventory,
+    }));
+  }
+
+  async infraEnvsWithStaticMac(mac: string, limit: number): Promise<string[]> {
+    const rows = await this.ex.query<{ id: string }>(
+      `SELECT id FROM infra_envs
+       WHERE jsonb_typeof(static_network_config) = 'array' AND EXISTS (
+         SELECT 1 FROM jsonb_array_elements(static_network_config) AS entry,
+           jsonb_array_elements(CASE jsonb_typeof(entry->'mac_interface_map')
+             WHEN 'array' THEN entry->'mac_interface_map' ELSE '[]'::jsonb END) AS pair
+         WHERE lower(replace(pair->>'mac_address', '-', ':')) = $1)
+       ORDER BY updated_at DESC LIMIT $2`,
+      [mac, limit],
+    );
+    return rows.map((r) => r.id);
   }
 
   async checkInConnectedHost(

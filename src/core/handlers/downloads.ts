@@ -6,15 +6,13 @@
 // `mac=${net0/mac}`; with `mac`, a host already installed gets 404 so firmware
 // falls through to its disk. minimal-initrd answers 204 when there is nothing to add.
 import type { Request, Response, Router } from 'express';
-import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
+import { BadRequestError } from '../../errors.js';
 import { writeTar } from '../archive/tar.js';
 import { issueImageToken } from '../auth/image-tokens.js';
 import type { CoreContext } from '../context.js';
 import { generateKeyfiles } from '../static-network.js';
 import { discoveryIgnitionBytes, getInfraEnvOr404 } from '../infraenv/service.js';
-import { ipxeBootScript, ipxeRedirectScript } from '../../boot-scripts/ipxe-script.js';
-import { discoveryBootOf, scriptUrlAuth } from '../infraenv/discovery-boot.js';
-import { parseInventory } from '../host/validations.js';
+import { IPXE_SCRIPT_TYPES, type IpxeScriptType, infraEnvIpxeScript } from '../infraenv/infra-env-boot.js';
 import type { InfraEnvRecord } from '../model.js';
 import { authorize } from '../http/request.js';
 import { queryString, uuidParam, wrap } from '../../platform/api/request.js';
@@ -23,7 +21,7 @@ import { minimalInitrd } from '../infraenv/minimal-initrd.js';
 import { URL_SHAPE, apiRoutePath } from '../../url-grammar.js';
 
 const FILE_NAMES = ['discovery.ign', 'ipxe-script', 'static-network-config'];
-const SCRIPT_TYPES = ['discovery-image-always', 'boot-order-control'];
+const SCRIPT_TYPES = IPXE_SCRIPT_TYPES;
 const MAC_RE = /^([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}$/;
 
 function sendFile(
@@ -40,43 +38,16 @@ function sendFile(
     .send(typeof body === 'string' ? Buffer.from(body, 'utf8') : body);
 }
 
-async function installedHostWithMac(ctx: CoreContext, infraEnvId: string, mac: string): Promise<boolean> {
-  const wanted = mac.toLowerCase().replaceAll('-', ':');
-  const hosts = await ctx.repo.listHosts(infraEnvId);
-  const matching = hosts.filter((h) =>
-    (parseInventory(h.inventory)?.interfaces ?? []).some((i) => (i.mac_address ?? '').toLowerCase() === wanted),
-  );
-  if (matching.length > 1) throw new ConflictError(`IPXE booting skipped: ${matching.length} hosts have MAC ${wanted}`);
-  const h = matching[0];
-  if (!h) return false;
-  if (h.status === 'installed') return true;
-  const stage = h.progress?.current_stage;
-  return (
-    h.status === 'installing-in-progress' &&
-    !!stage &&
-    ['Done', 'Configuring', 'Joined', 'Rebooting', 'Waiting for ignition'].includes(stage)
-  );
-}
-
 async function ipxeScript(ctx: CoreContext, infraEnv: InfraEnvRecord, req: Request): Promise<string> {
   const type = queryString(req, 'ipxe_script_type') ?? 'discovery-image-always';
-  if (!SCRIPT_TYPES.includes(type))
-    throw new BadRequestError(`ipxe_script_type must be one of ${SCRIPT_TYPES.join(', ')}`);
+  if (!isScriptType(type)) throw new BadRequestError(`ipxe_script_type must be one of ${SCRIPT_TYPES.join(', ')}`);
   const mac = queryString(req, 'mac');
-  if (mac !== undefined && mac !== '') {
-    if (!MAC_RE.test(mac)) throw new BadRequestError('mac must be a MAC address');
-    if (await installedHostWithMac(ctx, infraEnv.id, mac)) {
-      throw new NotFoundError(
-        `IPXE booting skipped: the host with MAC ${mac} in infra-env ${infraEnv.id} is already installed`,
-      );
-    }
-  } else if (type === 'boot-order-control') {
-    const auth = scriptUrlAuth(ctx, infraEnv);
-    const q: Record<string, string> = { file_name: 'ipxe-script', ipxe_script_type: 'boot-order-control' };
-    if (auth) q[auth.param] = auth.value;
-    return ipxeRedirectScript(filesUrl(ctx.settings.pxeServiceBaseUrl ?? ctx.settings.serviceBaseUrl, infraEnv.id, q));
-  }
-  return ipxeBootScript(discoveryBootOf(ctx, infraEnv));
+  if (mac !== undefined && mac !== '' && !MAC_RE.test(mac)) throw new BadRequestError('mac must be a MAC address');
+  return infraEnvIpxeScript(ctx, infraEnv, type, mac === '' ? undefined : mac);
+}
+
+function isScriptType(type: string): type is IpxeScriptType {
+  return (SCRIPT_TYPES as readonly string[]).includes(type);
 }
 
 export function registerDownloadRoutes(router: Router, ctx: CoreContext): void {
@@ -130,7 +101,7 @@ export function registerDownloadRoutes(router: Router, ctx: CoreContext): void {
       const scriptType = queryString(req, 'ipxe_script_type');
       if (scriptType !== undefined && fileName !== 'ipxe-script')
         throw new BadRequestError('ipxe_script_type can be set only for "ipxe-script"');
-      if (scriptType !== undefined && !SCRIPT_TYPES.includes(scriptType))
+      if (scriptType !== undefined && !isScriptType(scriptType))
         throw new BadRequestError(`ipxe_script_type must be one of ${SCRIPT_TYPES.join(', ')}`);
       await authorize(ctx, req, { infraEnvId: id });
       const infraEnv = await getInfraEnvOr404(ctx.repo, id);
