@@ -16,33 +16,23 @@
 // Does NOT: know about Systems or VirtualMedia (discovery.ts, client.ts do). Next: discovery.ts.
 import { setTimeout as delay } from 'node:timers/promises';
 import { redactText, redactUrl } from '../../redact.js';
-import { type JsonBounds, scanJson, storable, storableText } from './bounded-json.js';
+import { storableText } from './bounded-json.js';
+import { type PooledOutcome, sharedCallPool } from './call-pool.js';
 import { readErrorBody, type RedfishErrorInfo } from './error-body.js';
 import { RedfishError } from './errors.js';
-import { type CallOutcome, type CallTimeouts, httpCall } from './http-call.js';
+import { type CallTimeouts, type HttpCall, httpCall } from './http-call.js';
 import {
   CONNECT_TIMEOUT_MS,
   MAX_BMC_ID_CHARS,
   MAX_BMC_MESSAGE_CHARS,
-  MAX_JSON_ARRAY_ITEMS,
-  MAX_JSON_DEPTH,
-  MAX_JSON_STRING_CHARS,
   MAX_RESPONSE_BYTES,
   REQUEST_TIMEOUT_MS,
   RETRY_DELAYS_MS,
   TLS_HANDSHAKE_TIMEOUT_MS,
 } from './limits.js';
+import { parseAnswer } from './parse-answer.js';
 import { nextDelayMs } from './retry-policy.js';
 import type { TlsSettings } from './tls-trust.js';
-
-/** What a success answer must keep to be parsed. */
-const ANSWER_BOUNDS: JsonBounds = {
-  maxDepth: MAX_JSON_DEPTH,
-  maxArrayItems: MAX_JSON_ARRAY_ITEMS,
-  maxStringChars: MAX_JSON_STRING_CHARS,
-};
-/** An error document is read for its message, which is cut anyway: any string length. */
-const ERROR_BOUNDS: JsonBounds = { ...ANSWER_BOUNDS, maxStringChars: Number.POSITIVE_INFINITY };
 /**
  * Room kept past a display length before scrubbing, so a secret or token that starts inside the
  * kept text is removed whole (the BMC's own secrets are added to it): then the cut.
@@ -65,7 +55,40 @@ export interface TransportOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Called once per attempt, after it ended. Holds no secrets; the path is redacted. */
   log?: (event: RedfishCallEvent) => void;
+  /**
+   * How one attempt is made. Default: in the process's Redfish call worker (call-pool.ts), with
+   * keep-alive per BMC; `inThread` makes it here, one connection per call (what the worker does).
+   */
+  caller?: RawCaller;
 }
+
+/** One attempt: the request in, the status, headers and parsed body (or the failure) out. */
+export type RawCaller = (call: HttpCall) => Promise<PooledOutcome>;
+
+/** An attempt on this thread, parsed here: what the worker does, for callers that need no worker. */
+export const inThread: RawCaller = async (call) => {
+  const outcome = await httpCall(call);
+  if (!outcome.ok) return outcome;
+  const header = (name: string): string | undefined => {
+    const v = outcome.headers[name];
+    return typeof v === 'string' ? v : Array.isArray(v) ? v[0] : undefined;
+  };
+  const headers: Record<string, string> = {};
+  for (const name of ['etag', 'allow', 'location', 'x-auth-token', 'retry-after']) {
+    const v = header(name);
+    if (v !== undefined) headers[name] = v;
+  }
+  return {
+    ok: true,
+    status: outcome.status,
+    headers,
+    body: outcome.body,
+    answer: parseAnswer(outcome.status, outcome.body),
+  };
+};
+
+/** The default caller: the shared worker pool, keep-alive per BMC. */
+const offThread: RawCaller = (call) => sharedCallPool().call({ ...call, keepAlive: true });
 
 export interface RedfishCallEvent {
   bmc: string;
@@ -109,6 +132,7 @@ export class RedfishTransport {
   private readonly retryDelaysMs: readonly number[];
   private readonly maxBytes: number;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly caller: RawCaller;
 
   constructor(private readonly options: TransportOptions) {
     this.bmc = options.bmc;
@@ -126,6 +150,7 @@ export class RedfishTransport {
     this.retryDelaysMs = options.retryDelaysMs ?? RETRY_DELAYS_MS;
     this.maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
     this.sleep = options.sleep ?? ((ms) => delay(ms).then(() => undefined));
+    this.caller = options.caller ?? offThread;
   }
 
   /**
@@ -182,7 +207,7 @@ export class RedfishTransport {
       const started = Date.now();
       this.stats.calls++;
       if (attempt > 1) this.stats.retries++;
-      const outcome = await httpCall({
+      const outcome = await this.caller({
         method,
         url,
         headers: {
@@ -218,28 +243,22 @@ export class RedfishTransport {
     }
   }
 
-  private settle(step: string, method: string, path: string, attempts: number, outcome: CallOutcome): RedfishResponse {
+  private settle(
+    step: string,
+    method: string,
+    path: string,
+    attempts: number,
+    outcome: PooledOutcome,
+  ): RedfishResponse {
     const call = { step, method, path, attempts };
     if (!outcome.ok) throw this.error({ ...call, failure: outcome.failure }, this.scrubCut(outcome.detail, 500));
-    const text = outcome.body.toString('utf8');
     const success = outcome.status >= 200 && outcome.status <= 299;
-    const scan = scanJson(text, success ? ANSWER_BOUNDS : ERROR_BOUNDS);
-    if (scan.breach && success) {
-      const b = scan.breach;
+    const { json, parsed, breach } = outcome.answer;
+    if (breach && success) {
       throw this.error(
         { ...call, status: outcome.status, failure: 'too-large' },
-        `${b.found}, beyond ${b.bound} (${b.limit.toLocaleString('en-US')})`,
+        `${breach.found}, beyond ${breach.bound} (${breach.limit.toLocaleString('en-US')})`,
       );
-    }
-    let json: unknown;
-    let parsed = true;
-    if (text.trim() !== '' && !scan.breach) {
-      try {
-        json = JSON.parse(text);
-        if (scan.unsafeEscapes) json = storable(json);
-      } catch {
-        parsed = false;
-      }
     }
     if (!success) {
       const info: RedfishErrorInfo = readErrorBody(json);
@@ -258,10 +277,7 @@ export class RedfishTransport {
     if (!parsed) {
       throw this.error({ ...call, status: outcome.status, failure: 'malformed' }, 'the body is not valid JSON');
     }
-    const header = (name: string): string | undefined => {
-      const v = outcome.headers[name];
-      return typeof v === 'string' ? v : Array.isArray(v) ? v[0] : undefined;
-    };
+    const header = (name: 'etag' | 'allow' | 'location'): string | undefined => outcome.headers[name];
     const bodyEtag =
       typeof json === 'object' && json !== null && typeof (json as Record<string, unknown>)['@odata.etag'] === 'string'
         ? ((json as Record<string, unknown>)['@odata.etag'] as string)
