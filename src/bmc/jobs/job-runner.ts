@@ -187,6 +187,11 @@ export class JobRunner {
               ? { verify: 'ca-pem', caPem: bmc.caPem }
               : { verify: 'system' },
         ...(bmc.profileOverride ? { profile: bmc.profileOverride } : {}),
+        timeouts: {
+          connectMs: this.deps.settings.bmcConnectTimeoutMs,
+          tlsMs: this.deps.settings.bmcTlsTimeoutMs,
+          requestMs: this.deps.settings.bmcReadTimeoutMs,
+        },
         ...this.deps.redfish,
         log: (e) => {
           if (e.retryInMs !== undefined) {

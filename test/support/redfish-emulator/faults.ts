@@ -11,6 +11,11 @@
 //                      `status` instead of the model's when given (test/fuzz/bmc-documents uses it)
 //   tlsNeverCompletes  (server start only) accept TCP and never answer the TLS ClientHello
 //   neverReadsIso      accept inserts (Inserted: true) but never attach the image to the guest
+//   sessionLimit       at most N sessions open at once; one more login answers 503 with iDRAC's
+//                      RAC0218 "The maximum number of user sessions is reached" (as reported in
+//                      gofish #75 and check_redfish #89; iDRAC's limit is 8)
+//   powerOnConflictMs  Reset On/ForceOn answers 409 for this long after the host was powered off
+//                      (iDRAC10: up to ~60 s); the BMC's start counts as a power-off
 // Wrong passwords need no fault: give the client another password.
 // Does NOT: apply them (server.ts and handler.ts do).
 
@@ -48,6 +53,8 @@ export interface Faults {
   rewrite?: Rewrite[];
   tlsNeverCompletes?: boolean;
   neverReadsIso?: boolean;
+  sessionLimit?: number;
+  powerOnConflictMs?: number;
 }
 
 export function isRawBody(body: unknown): body is RawBody {

@@ -92,6 +92,8 @@ export class BmcModel {
   private readonly sessions = new Map<string, { id: string; user: string }>();
   private readonly options: BmcModelOptions;
   private systemVersion = 1;
+  /** When the host was last powered off (the BMC's start counts): the powerOnConflictMs fault. */
+  private poweredOffAt = Date.now();
   private lock: Promise<unknown> = Promise.resolve();
 
   constructor(options: BmcModelOptions) {
@@ -138,6 +140,11 @@ export class BmcModel {
     const result = this.lock.then(run, run);
     this.lock = result.catch(() => undefined);
     return result;
+  }
+
+  /** Sessions open now (created and not deleted). */
+  get openSessions(): number {
+    return this.sessions.size;
   }
 
   /** Which credential a request carried: 'basic', 'session', or undefined (none or wrong). */
@@ -467,6 +474,9 @@ export class BmcModel {
         'WWW-Authenticate': 'Basic realm="Redfish"',
       });
     }
+    const limit = this.options.faults().sessionLimit;
+    if (limit !== undefined && this.sessions.size >= limit)
+      return fail(503, MESSAGES.generic('IDRAC.2.8.RAC0218', 'The maximum number of user sessions is reached.'));
     const token = randomUUID().replaceAll('-', '');
     const id = String(this.sessions.size + 1 + Math.floor(Math.random() * 1e6));
     this.sessions.set(token, { id, user: this.options.username });
@@ -550,16 +560,21 @@ export class BmcModel {
     const conflict = (why: string): Answer => fail(409, MESSAGES.generic('Base.1.8.ResourceInStandby', why));
     switch (type) {
       case 'On':
-      case 'ForceOn':
+      case 'ForceOn': {
         if (power === 'On')
           return this.profile.onWhileOnConflicts ? conflict('The server is already powered on.') : { status: 204 };
+        const window = this.options.faults().powerOnConflictMs;
+        if (window !== undefined && Date.now() - this.poweredOffAt < window)
+          return conflict('The server was powered off moments ago; retry the power-on later.');
         await this.guest.powerOn(cd);
         this.booted(type, cd);
         return { status: 204 };
+      }
       case 'ForceOff':
         if (power === 'Off')
           return this.profile.onWhileOnConflicts ? conflict('The server is already powered off.') : { status: 204 };
         await this.guest.powerOff();
+        this.poweredOffAt = Date.now();
         return { status: 204 };
       case 'GracefulShutdown':
         if (power === 'On') await this.guest.acpiShutdown();
@@ -576,6 +591,7 @@ export class BmcModel {
         else if (type === 'PowerCycle') await this.guest.restart(cd);
         else {
           await this.guest.powerOff();
+          this.poweredOffAt = Date.now();
           return { status: 204 };
         }
         this.booted(type, cd);

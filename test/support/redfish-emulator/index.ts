@@ -50,6 +50,8 @@ export async function startVirtualBmc(options: {
   keepAlive?: boolean;
   /** After a boot from the CD, the host registers as the discovery agent would (./agent-stand-in.ts). */
   agent?: boolean;
+  /** The guest's reads average at most this many bytes a second (a slow virtual CD). */
+  bytesPerSecond?: number;
 }): Promise<{ bmc: EmulatedBmc; guest: VirtualGuest }> {
   const read = options.read ?? (options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : undefined);
   const uuid = options.uuid ?? randomUUID();
@@ -60,6 +62,7 @@ export async function startVirtualBmc(options: {
     ...(read ? { read } : {}),
     ...(options.localAddress ? { localAddress: options.localAddress } : {}),
     ...(options.keepAlive ? { keepAlive: true } : {}),
+    ...(options.bytesPerSecond !== undefined ? { bytesPerSecond: options.bytesPerSecond } : {}),
   });
   const bmc = await startEmulatedBmc({
     name: options.name,
