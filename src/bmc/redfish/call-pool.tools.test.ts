@@ -4,6 +4,7 @@
 // bounded (one more fails as `busy`, a call that never gets a slot fails within its connect
 // clock), and a worker that ends fails its calls instead of leaving them hanging.
 import { mkdtempSync, rmSync } from 'node:fs';
+import type http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -34,10 +35,14 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('the Redfish call worker
     server = https.createServer({ cert: certs.certPem, key: certs.keyPem }, (req, res) => {
       authorizations.push(req.headers.authorization);
       if (hang) return;
+      const delayMs = req.url?.endsWith('/slow') ? KEEP_ALIVE_IDLE_MS + 1_500 : 0;
+      setTimeout(() => answer(res), delayMs);
+    });
+    const answer = (res: http.ServerResponse): void => {
       const body = JSON.stringify({ Id: '1', Name: 'System', Members: [1, 2, 3], Nul: 'a\u0000b' });
       res.writeHead(200, { 'Content-Type': 'application/json', ETag: 'W/"7"', Allow: 'GET, PATCH' });
       res.end(body);
-    });
+    };
     server.on('secureConnection', (socket: TLSSocket) => handshakes.push({ resumed: socket.isSessionReused() }));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -82,7 +87,11 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('the Redfish call worker
       const again = await pool.call(call());
       expect(again.ok).toBe(true);
       expect(handshakes).toEqual([{ resumed: false }, { resumed: true }]);
-      expect(pool.stats()).toMatchObject({ threads: 1, inFlight: 0, queued: 0, calls: 6 });
+      // an answer slower than the idle close, on a reused socket: the idle clock does not touch it
+      const slow = await pool.call(call({ url: new URL('/redfish/v1/slow', origin) }));
+      expect(slow).toMatchObject({ ok: true, status: 200 });
+      expect(handshakes).toHaveLength(2);
+      expect(pool.stats()).toMatchObject({ threads: 1, inFlight: 0, queued: 0, calls: 7 });
     } finally {
       await pool.close();
     }

@@ -20,7 +20,7 @@ import { storableText } from './bounded-json.js';
 import { type PooledOutcome, sharedCallPool } from './call-pool.js';
 import { readErrorBody, type RedfishErrorInfo } from './error-body.js';
 import { RedfishError } from './errors.js';
-import { type CallTimeouts, type HttpCall, httpCall } from './http-call.js';
+import type { CallTimeouts, HttpCall } from './http-call.js';
 import {
   CONNECT_TIMEOUT_MS,
   MAX_BMC_ID_CHARS,
@@ -30,7 +30,6 @@ import {
   RETRY_DELAYS_MS,
   TLS_HANDSHAKE_TIMEOUT_MS,
 } from './limits.js';
-import { parseAnswer } from './parse-answer.js';
 import { nextDelayMs } from './retry-policy.js';
 import type { TlsSettings } from './tls-trust.js';
 /**
@@ -55,37 +54,12 @@ export interface TransportOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Called once per attempt, after it ended. Holds no secrets; the path is redacted. */
   log?: (event: RedfishCallEvent) => void;
-  /**
-   * How one attempt is made. Default: in the process's Redfish call worker (call-pool.ts), with
-   * keep-alive per BMC; `inThread` makes it here, one connection per call (what the worker does).
-   */
+  /** How one attempt is made. Default: in the process's Redfish call worker (call-pool.ts), keep-alive per BMC. */
   caller?: RawCaller;
 }
 
 /** One attempt: the request in, the status, headers and parsed body (or the failure) out. */
 export type RawCaller = (call: HttpCall) => Promise<PooledOutcome>;
-
-/** An attempt on this thread, parsed here: what the worker does, for callers that need no worker. */
-export const inThread: RawCaller = async (call) => {
-  const outcome = await httpCall(call);
-  if (!outcome.ok) return outcome;
-  const header = (name: string): string | undefined => {
-    const v = outcome.headers[name];
-    return typeof v === 'string' ? v : Array.isArray(v) ? v[0] : undefined;
-  };
-  const headers: Record<string, string> = {};
-  for (const name of ['etag', 'allow', 'location', 'x-auth-token', 'retry-after']) {
-    const v = header(name);
-    if (v !== undefined) headers[name] = v;
-  }
-  return {
-    ok: true,
-    status: outcome.status,
-    headers,
-    body: outcome.body,
-    answer: parseAnswer(outcome.status, outcome.body),
-  };
-};
 
 /** The default caller: the shared worker pool, keep-alive per BMC. */
 const offThread: RawCaller = (call) => sharedCallPool().call({ ...call, keepAlive: true });
