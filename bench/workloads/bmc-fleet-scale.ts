@@ -20,7 +20,13 @@ import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { curlReadPlan, makeTestCertificates } from '../../test/support/redfish-emulator/index.js';
-import { type FleetMember, openSessions, startFleetMember } from '../../test/support/redfish-emulator/fleet-mix.js';
+import {
+  armFleet,
+  closeGuests,
+  type FleetMember,
+  openSessions,
+  startFleetMember,
+} from '../../test/support/redfish-emulator/fleet-mix.js';
 import { judgeFleet, type RoleBounds } from '../../test/support/redfish-emulator/fleet-outcomes.js';
 import { PULL_SECRET } from '../lib/bootsmith.js';
 import {
@@ -106,6 +112,7 @@ export async function bmcFleetScale(ctx: Context): Promise<Figure[]> {
     const bench0 = process.cpuUsage();
     const tx0 = await databaseTransactions(service.options.dataDir);
     const load0 = os.loadavg();
+    armFleet(members);
     const t0 = Date.now();
     const boot = await runCli(
       ctx.serviceMain,
@@ -117,7 +124,7 @@ export async function bmcFleetScale(ctx: Context): Promise<Figure[]> {
     const benchCpu = process.cpuUsage(bench0);
     const load1 = os.loadavg();
     const peak = memoryStatus(service.pid);
-    for (const m of members) await m.guest.close(); // the slow readers' reads stop here
+    await closeGuests(members); // the slow readers' reads stop here
     await sleep(1100); // pg_stat_database is flushed at most once a second
     const tx1 = await databaseTransactions(service.options.dataDir);
     const bmcs = await listBmcs(service, env.id);
@@ -239,10 +246,8 @@ export async function bmcFleetScale(ctx: Context): Promise<Figure[]> {
       }),
     ];
   } finally {
-    for (const m of members) {
-      await m.bmc.close();
-      await m.guest.close();
-    }
+    await closeGuests(members);
+    await Promise.all(members.map((m) => m.bmc.close()));
     await service.stop();
   }
 }

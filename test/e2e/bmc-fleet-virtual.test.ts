@@ -14,7 +14,13 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, expect, it } from 'vitest';
 import { makeTestCertificates } from '../support/redfish-emulator/index.js';
-import { type FleetMember, openSessions, startFleetMember } from '../support/redfish-emulator/fleet-mix.js';
+import {
+  armFleet,
+  closeGuests,
+  type FleetMember,
+  openSessions,
+  startFleetMember,
+} from '../support/redfish-emulator/fleet-mix.js';
 import { judgeFleet, type JudgedBmc } from '../support/redfish-emulator/fleet-outcomes.js';
 import { bootSuite } from './support/boot-suite.js';
 import { createInfraEnv } from './support/infraenv.js';
@@ -45,10 +51,8 @@ bootSuite('a fleet of 50 emulated BMCs, one in twenty each slow, dead, 409 or se
     };
   });
   afterAll(async () => {
-    for (const m of members) {
-      await m.bmc.close();
-      await m.guest.close();
-    }
+    await closeGuests(members);
+    await Promise.all(members.map((m) => m.bmc.close()));
   });
 
   it('boot --all: every healthy host registers, each faulty BMC fails alone within its bound, no session left open', async (t) => {
@@ -99,6 +103,7 @@ bootSuite('a fleet of 50 emulated BMCs, one in twenty each slow, dead, 409 or se
       if (Date.now() > deadline) throw new Error('the BMC checks did not end within 60 s');
     }
 
+    armFleet(members);
     const boot = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
@@ -115,7 +120,7 @@ bootSuite('a fleet of 50 emulated BMCs, one in twenty each slow, dead, 409 or se
           resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
       );
     });
-    for (const member of members) await member.guest.close(); // the slow readers stop reading
+    await closeGuests(members); // the slow readers stop reading
     const verdict = judgeFleet(members, await list(), { bootTimeoutMs: BOOT_TIMEOUT_MS });
     console.log(
       `e2e bmc fleet (virtual): ${BMCS} BMCs in ${((Date.now() - started) / 1000).toFixed(1)} s\n  ${verdict.roles.map((r) => r.summary).join('\n  ')}`,

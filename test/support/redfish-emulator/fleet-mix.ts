@@ -5,8 +5,8 @@
 //                   ~52 KB/s), so its reads cannot cover the boot files within BMC_BOOT_TIMEOUT
 //   never-answers   accepts TCP and never says a word (no TLS ServerHello, no HTTP answer)
 //   power-on-409    answers 409 to a power-on for `powerOnConflictMs` after the host was powered
-//                   off (iDRAC10, ~60 s); the hosts start off, the BMC's start counting as the
-//                   power-off
+//                   off (iDRAC10, ~60 s); the hosts start off, and armFleet() marks them powered
+//                   off just before the boot, so the window covers the power step
 //   session-limit   at most 8 Redfish sessions open (iDRAC's limit; one more login gets 503
 //                   RAC0218): bites only a client that logs in (a client on Basic never does)
 //
@@ -89,6 +89,16 @@ export async function startFleetMember(index: number, o: FleetMixOptions): Promi
     ...(role === 'slow-reader' ? { bytesPerSecond: o.slowBytesPerSecond ?? 50_000 } : {}),
   });
   return { index, role, bmc, guest: guest, uuid };
+}
+
+/** Just before the boot: the power-on-409 members' hosts were powered off now (their window starts). */
+export function armFleet(members: readonly FleetMember[]): void {
+  for (const m of members) if (m.role === 'power-on-409') m.bmc.model.markPoweredOff();
+}
+
+/** Every guest closed at once (a slow reader stops at its next paced read, up to seconds away). */
+export async function closeGuests(members: readonly FleetMember[]): Promise<void> {
+  await Promise.all(members.map((m) => m.guest.close()));
 }
 
 /** Sessions open on the members' BMCs now (the never-answering ones hold none). */
