@@ -21,7 +21,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { curlReadPlan, makeTestCertificates } from '../../test/support/redfish-emulator/index.js';
 import {
-  armFleet,
   closeGuests,
   type FleetMember,
   openSessions,
@@ -112,7 +111,6 @@ export async function bmcFleetScale(ctx: Context): Promise<Figure[]> {
     const bench0 = process.cpuUsage();
     const tx0 = await databaseTransactions(service.options.dataDir);
     const load0 = os.loadavg();
-    armFleet(members);
     const t0 = Date.now();
     const boot = await runCli(
       ctx.serviceMain,

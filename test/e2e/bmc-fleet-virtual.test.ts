@@ -15,7 +15,6 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, expect, it } from 'vitest';
 import { makeTestCertificates } from '../support/redfish-emulator/index.js';
 import {
-  armFleet,
   closeGuests,
   type FleetMember,
   openSessions,
@@ -103,7 +102,6 @@ bootSuite('a fleet of 50 emulated BMCs, one in twenty each slow, dead, 409 or se
       if (Date.now() > deadline) throw new Error('the BMC checks did not end within 60 s');
     }
 
-    armFleet(members);
     const boot = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile(
         process.execPath,

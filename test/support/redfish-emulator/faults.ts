@@ -15,8 +15,7 @@
 //                      RAC0218 "The maximum number of user sessions is reached" (as reported in
 //                      gofish #75 and check_redfish #89; iDRAC's limit is 8)
 //   powerOnConflictMs  Reset On/ForceOn answers 409 for this long after the host was powered off
-//                      (iDRAC10: up to ~60 s); the BMC's start counts as a power-off, and so
-//                      does BmcModel.markPoweredOff() (a host powered off outside Redfish)
+//                      (iDRAC10: up to ~60 s); the BMC's start counts as a power-off
 // Wrong passwords need no fault: give the client another password.
 // Does NOT: apply them (server.ts and handler.ts do).
 

@@ -5,8 +5,9 @@
 //                   ~52 KB/s), so its reads cannot cover the boot files within BMC_BOOT_TIMEOUT
 //   never-answers   accepts TCP and never says a word (no TLS ServerHello, no HTTP answer)
 //   power-on-409    answers 409 to a power-on for `powerOnConflictMs` after the host was powered
-//                   off (iDRAC10, ~60 s); the hosts start off, and armFleet() marks them powered
-//                   off just before the boot, so the window covers the power step
+//                   off (iDRAC10, ~60 s); its host is on and its Reset offers only On and
+//                   ForceOff, so the client's own ForceOff opens the window just before its On
+//                   (whenever the fleet's job queue gets to it)
 //   session-limit   at most 8 Redfish sessions open (iDRAC's limit; one more login gets 503
 //                   RAC0218): bites only a client that logs in (a client on Basic never does)
 //
@@ -19,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import type { CurlReadOptions } from './curl-read-plan.js';
 import type { Faults } from './faults.js';
 import { emulatedMacs, startVirtualBmc } from './index.js';
+import { emulatorProfile } from './profiles.js';
 import type { EmulatedBmc } from './server.js';
 import type { VirtualGuest } from './virtual-guest.js';
 
@@ -74,7 +76,13 @@ export async function startFleetMember(index: number, o: FleetMixOptions): Promi
   const { bmc, guest } = await startVirtualBmc({
     name: `f${String(index + 1).padStart(4, '0')}-${role}`,
     // session-limit: a profile with a SessionService (generic); the others round-robin
-    profile: role === 'session-limit' ? 'generic' : o.profiles[index % o.profiles.length]!,
+    profile:
+      role === 'session-limit'
+        ? 'generic'
+        : role === 'power-on-409'
+          ? { ...emulatorProfile('generic'), resetTypes: ['On', 'ForceOff'] }
+          : o.profiles[index % o.profiles.length]!,
+    ...(role === 'power-on-409' ? { initialPower: 'On' as const } : {}),
     username: o.username,
     password: o.password,
     tls: o.tls,
@@ -89,11 +97,6 @@ export async function startFleetMember(index: number, o: FleetMixOptions): Promi
     ...(role === 'slow-reader' ? { bytesPerSecond: o.slowBytesPerSecond ?? 50_000 } : {}),
   });
   return { index, role, bmc, guest: guest, uuid };
-}
-
-/** Just before the boot: the power-on-409 members' hosts were powered off now (their window starts). */
-export function armFleet(members: readonly FleetMember[]): void {
-  for (const m of members) if (m.role === 'power-on-409') m.bmc.model.markPoweredOff();
 }
 
 /** Every guest closed at once (a slow reader stops at its next paced read, up to seconds away). */

@@ -142,11 +142,6 @@ export class BmcModel {
     return result;
   }
 
-  /** The host was powered off outside Redfish just now (a power cut, an operator): the powerOnConflictMs window starts again. */
-  markPoweredOff(): void {
-    this.poweredOffAt = Date.now();
-  }
-
   /** Sessions open now (created and not deleted). */
   get openSessions(): number {
     return this.sessions.size;
