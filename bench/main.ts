@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chartSvg } from './lib/chart.js';
 import { type Context, makeStarter, type Options } from './lib/context.js';
+import { FAULT_EVERY } from '../test/support/redfish-emulator/fleet-mix.js';
 import { bootableIso } from './lib/bmc-fleet.js';
 import { baseIso, type BaseIso, REAL_ROOTFS_MIB_MAX } from './lib/iso.js';
 import { stopAll } from './lib/proc.js';
@@ -24,6 +25,7 @@ import { heartbeatRate } from './workloads/heartbeat.js';
 import { https } from './workloads/https.js';
 import { memory } from './workloads/memory.js';
 import { bmcFleetQemu, QEMU_FLEET_PROFILES } from './workloads/bmc-fleet-qemu.js';
+import { bmcFleetScale } from './workloads/bmc-fleet-scale.js';
 import { bmcFleetVirtual, VIRTUAL_FLEET_PROFILES } from './workloads/bmc-fleet-virtual.js';
 import { type Pair, startPair, stopPair } from './workloads/pair.js';
 import { rangeStorm } from './workloads/range-storm.js';
@@ -36,10 +38,13 @@ const USAGE = `usage: node bench/run.mjs [options]            (npm run bench -- 
                          4 memory, 5 upstream economy, 6 heartbeat, 7 start and idle memory,
                          8 HTTPS download and range storm against nginx with ssl,
                          9 bmc-fleet-qemu, 10 bmc-fleet-virtual, 11 fresh-connection: a 1 MiB
-                         range on a new connection per request; names work too); default all
-                         (--smoke: all but 9, which boots qemu guests)
+                         range on a new connection per request, 12 bmc-fleet-scale; names work
+                         too); default all but 12 (--smoke: all but 9, which boots qemu guests,
+                         and 12)
   --guests N             workload 9: qemu guests behind emulated BMCs (default 8)
   --bmcs N               workload 10: emulated BMCs with virtual guests (default 200; smoke 8)
+  --scale-bmcs N         workload 12: emulated BMCs, 1 in 20 each slow, dead, 409 after power-off,
+                         session-limited (default 1000)
   --bmc-profiles a,b     emulator profiles mixed over workload 9's guests (default all eight)
   --bmc-connection-per-read  workload 10's guests open a connection per range read (default:
                          one keep-alive connection per boot, as qemu's curl driver)
@@ -77,11 +82,12 @@ const WORKLOAD_NAMES: Readonly<Record<string, number>> = {
   'bmc-fleet-qemu': 9,
   'bmc-fleet-virtual': 10,
   'fresh-connection': 11,
+  'bmc-fleet-scale': 12,
 };
 
 function workloadNumber(text: string): number {
   const n = WORKLOAD_NAMES[text] ?? Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > 11) throw new Error(`--only: no workload ${text}`);
+  if (!Number.isInteger(n) || n < 1 || n > 12) throw new Error(`--only: no workload ${text}`);
   return n;
 }
 
@@ -122,6 +128,7 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
     write: true,
     guests: 8,
     bmcs: smoke ? 8 : 200,
+    scaleBmcs: 1000,
     bmcProfiles: [...QEMU_FLEET_PROFILES],
     bmcProfilesVirtual: [...VIRTUAL_FLEET_PROFILES],
     bmcConnectionPerRead: false,
@@ -146,6 +153,9 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
         break;
       case '--guests':
         o.guests = Math.max(1, int());
+        break;
+      case '--scale-bmcs':
+        o.scaleBmcs = Math.max(FAULT_EVERY, int());
         break;
       case '--bmcs':
         o.bmcs = Math.max(1, int());
@@ -395,6 +405,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     await step(8, 'HTTPS download and range storm', () => https(c));
     await step(9, 'bmc-fleet-qemu', () => bmcFleetQemu(c));
     await step(10, 'bmc-fleet-virtual', () => bmcFleetVirtual(c));
+    await step(12, 'bmc-fleet-scale', () => bmcFleetScale(c));
   } catch (err) {
     failures.push({ workload: 'setup', error: (err as Error).stack ?? String(err) });
     log(`FAILED: ${(err as Error).stack ?? String(err)}`);
@@ -450,6 +461,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         bodyIo: options.bodyIo ?? 'default',
         guests: options.guests,
         bmcs: options.bmcs,
+        scaleBmcs: options.scaleBmcs,
         bmcProfiles: options.bmcProfiles,
         bmcProfilesVirtual: options.bmcProfilesVirtual,
         bmcConnectionPerRead: options.bmcConnectionPerRead,

@@ -202,7 +202,18 @@ function bmcSettings(env: NodeJS.ProcessEnv): BmcSettings {
     bmcRegisterTimeoutMs: stepTimeout('BMC_REGISTER_TIMEOUT', d.bmcRegisterTimeoutMs),
     bmcJobsMaxRunning: integer(env, 'BMC_JOBS_MAX_RUNNING', d.bmcJobsMaxRunning, 1, 10_000),
     bmcJobLeaseMs: leaseMs,
+    bmcConnectTimeoutMs: callClock(env, 'BMC_CONNECT_TIMEOUT', d.bmcConnectTimeoutMs, 120_000),
+    bmcTlsTimeoutMs: callClock(env, 'BMC_TLS_TIMEOUT', d.bmcTlsTimeoutMs, 120_000),
+    bmcReadTimeoutMs: callClock(env, 'BMC_READ_TIMEOUT', d.bmcReadTimeoutMs, 600_000),
   };
+}
+
+/** One clock of a Redfish call: from 1 s (a BMC is slower than that) to `max`. */
+function callClock(env: NodeJS.ProcessEnv, name: string, fallback: number, max: number): number {
+  const value = duration(env, name, fallback);
+  if (value < 1_000 || value > max)
+    throw new ConfigError(`${name} must be from 1s to ${max / 60_000}m, not ${JSON.stringify(env[name])}`);
+  return value;
 }
 
 /** A million a minute per key is already no limit; beyond is a typo. */

@@ -94,7 +94,25 @@ export interface BmcView {
   last_job: JobView | null;
 }
 
+/** A 503 (the database pool busy on a loaded machine) is tried again this often, this far apart. */
+const ADD_ATTEMPTS = 10;
+const ADD_RETRY_MS = 2_000;
+
 export async function addBmc(
+  service: Bootsmith,
+  bmc: { name: string; address: string; username: string; password: string; caPem: string; infraEnvId: string },
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await postBmc(service, bmc);
+    } catch (err) {
+      if (attempt >= ADD_ATTEMPTS || !/: 503 /.test((err as Error).message)) throw err;
+      await sleep(ADD_RETRY_MS);
+    }
+  }
+}
+
+async function postBmc(
   service: Bootsmith,
   bmc: { name: string; address: string; username: string; password: string; caPem: string; infraEnvId: string },
 ): Promise<void> {
@@ -139,6 +157,22 @@ export async function waitBmcsChecked(
         throw new Error(`BMC checks failed: ${bad.map((b) => `${b.name}: ${b.state_info ?? b.state}`).join('; ')}`);
       return;
     }
+    if (Date.now() > deadline) throw new Error(`BMC checks not done within ${timeoutMs / 1000} s`);
+    await sleep(POLL_MS);
+  }
+}
+
+/** Waits until no BMC of the InfraEnv is busy (their checks done, passed or not); throws only on the timeout. */
+export async function waitBmcsSettled(
+  service: Bootsmith,
+  infraEnvId: string,
+  count: number,
+  timeoutMs: number,
+): Promise<BmcView[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const bmcs = await listBmcs(service, infraEnvId);
+    if (bmcs.length === count && bmcs.every((b) => b.state !== 'busy' && b.state !== 'new')) return bmcs;
     if (Date.now() > deadline) throw new Error(`BMC checks not done within ${timeoutMs / 1000} s`);
     await sleep(POLL_MS);
   }

@@ -49,6 +49,8 @@ export interface Options {
   guests: number;
   /** Workload 10: emulated BMCs with virtual guests (`--bmcs`). */
   bmcs: number;
+  /** Workload 11: emulated BMCs of the fleet at scale, with its faulty twentieths (`--scale-bmcs`). */
+  scaleBmcs: number;
   /** Emulator profiles mixed over workload 9's guests and workload 10's BMCs. */
   bmcProfiles: string[];
   bmcProfilesVirtual: string[];

@@ -5,6 +5,7 @@
 // DEFAULT_BMC_SETTINGS, its variable in loadConfig (src/config.ts) and its row in the
 // configuration table (docs/operator/configuration.md).
 // Does NOT: read the environment or check bounds (src/config.ts does).
+import { CONNECT_TIMEOUT_MS, REQUEST_TIMEOUT_MS, TLS_HANDSHAKE_TIMEOUT_MS } from './redfish/limits.js';
 
 export interface BmcSettings {
   /** BMC_CREDENTIALS_KEY_FILE: the AES-256 key sealing BMC credentials; undefined = DATA_DIR/auth/bmc-credentials.key. */
@@ -19,6 +20,12 @@ export interface BmcSettings {
   bmcJobsMaxRunning: number;
   /** BMC_JOB_LEASE: how long a replica's claim on a job holds without its heartbeat (renewed every third of it). */
   bmcJobLeaseMs: number;
+  /** BMC_CONNECT_TIMEOUT: a Redfish call's TCP connect clock (src/bmc/redfish/limits.ts CONNECT_TIMEOUT_MS). */
+  bmcConnectTimeoutMs: number;
+  /** BMC_TLS_TIMEOUT: its TLS handshake clock, from TCP connected (TLS_HANDSHAKE_TIMEOUT_MS). */
+  bmcTlsTimeoutMs: number;
+  /** BMC_READ_TIMEOUT: its request clock, from sent to the last byte of the answer (REQUEST_TIMEOUT_MS). */
+  bmcReadTimeoutMs: number;
 }
 
 export const DEFAULT_BMC_SETTINGS: Readonly<BmcSettings> = {
@@ -35,6 +42,11 @@ export const DEFAULT_BMC_SETTINGS: Readonly<BmcSettings> = {
   // Longer than any one Redfish call (55 s at most: limits.ts) is not needed: the heartbeat runs
   // beside the calls. 30 s lets another replica take over a dead one's jobs within a minute.
   bmcJobLeaseMs: 30_000,
+  // Apart, as Ironic learned (unreachable BMCs tied its workers up for minutes under one timeout):
+  // a BMC that does not connect fails in seconds; one that answers slowly keeps its 30 s.
+  bmcConnectTimeoutMs: CONNECT_TIMEOUT_MS,
+  bmcTlsTimeoutMs: TLS_HANDSHAKE_TIMEOUT_MS,
+  bmcReadTimeoutMs: REQUEST_TIMEOUT_MS,
 };
 
 /** Just the BMC settings out of `source` (a whole Config). */

@@ -203,6 +203,11 @@ export class JobRunner {
               : { verify: 'system' },
         ...(bmc.profileOverride ? { profile: bmc.profileOverride } : {}),
         ...(this.deps.sessions ? { sessions: this.deps.sessions } : {}),
+        timeouts: {
+          connectMs: this.deps.settings.bmcConnectTimeoutMs,
+          tlsMs: this.deps.settings.bmcTlsTimeoutMs,
+          requestMs: this.deps.settings.bmcReadTimeoutMs,
+        },
         ...this.deps.redfish,
         log: (e) => {
           if (e.retryInMs !== undefined) {

@@ -31,6 +31,8 @@ export type RedfishFailure =
   | 'malformed'
   /** The body is larger than MAX_RESPONSE_BYTES. */
   | 'too-large'
+  /** This service has too many Redfish calls waiting already (call-pool.ts): the call was not sent. */
+  | 'busy'
   /** The BMC lacks what the operation needs: no CD-capable slot, no Reset action, a boot target it does not allow. */
   | 'unsupported';
 
@@ -67,6 +69,7 @@ const KIND_BY_FAILURE: Record<RedfishFailure, ErrorKind> = {
   http: 'upstream',
   malformed: 'upstream',
   'too-large': 'upstream',
+  busy: 'unavailable',
 };
 
 /** What each failure means, in the words a person reads first. */
@@ -83,6 +86,7 @@ const SUMMARY: Record<RedfishFailure, string> = {
   malformed: 'malformed response',
   'too-large': 'response too large',
   unsupported: 'not supported by this BMC',
+  busy: 'too many Redfish calls waiting in this service',
 };
 
 export class RedfishError extends BootsmithError {

@@ -6,15 +6,22 @@
 //   size      the body stops being read past `maxBytes`, or is not read at all when its
 //             Content-Length says it is larger (`too-large`); the socket is closed either way
 //
-// Each call opens its own connection (no keep-alive agent): BMC web servers handle persistent
-// connections poorly (stale sockets reset on reuse), a reused socket would skip the connect and
-// TLS clocks, and a boot costs a few dozen calls, so the handshakes do not matter.
+// Keep-alive per BMC (`keepAlive`, what the call worker sets): one agent per protocol in the
+// thread, pooling sockets by BMC address and trust, an idle socket closed after
+// KEEP_ALIVE_IDLE_MS — shorter than the idle timeouts of BMC web servers (Apache and Node: 5 s),
+// so a socket is not reused just as the BMC drops it — and TLS sessions cached per BMC, so even a
+// new connection resumes instead of a full handshake. On a reused socket the connect and TLS clocks
+// have nothing to time: the request clock starts at once. A reset on a reused socket is a
+// `connection-reset` like any other (the transport's retry policy retries it).
+// Without `keepAlive` each call opens its own connection and closes it (`Connection: close`).
 // Does NOT: retry, parse JSON, or know about Redfish (transport.ts does). Never sees a password:
 // the caller passes finished headers and nothing here puts them in a message.
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
+import tls from 'node:tls';
 import type { RedfishFailure } from './errors.js';
+import { KEEP_ALIVE_IDLE_MS, MAX_CACHED_TLS_SESSIONS } from './limits.js';
 import type { TlsSettings } from './tls-trust.js';
 
 export interface CallTimeouts {
@@ -31,6 +38,8 @@ export interface HttpCall {
   tls: TlsSettings;
   timeouts: CallTimeouts;
   maxBytes: number;
+  /** Reuse this thread's sockets to the BMC (see the header). */
+  keepAlive?: boolean;
 }
 
 export type CallOutcome =
@@ -62,6 +71,35 @@ function describe(err: NodeJS.ErrnoException): string {
   return err.code && !err.message.includes(err.code) ? `${err.code}: ${err.message}` : err.message;
 }
 
+/** The thread's keep-alive agents, made on first use (a thread that never calls holds none). */
+let agents: { http: http.Agent; https: https.Agent } | undefined;
+
+function keepAliveAgent(isHttps: boolean): http.Agent {
+  const options = { keepAlive: true, timeout: KEEP_ALIVE_IDLE_MS, maxFreeSockets: 2, scheduling: 'lifo' } as const;
+  agents ??= {
+    http: new http.Agent(options),
+    https: new https.Agent({ ...options, maxCachedSessions: MAX_CACHED_TLS_SESSIONS }),
+  };
+  return isHttps ? agents.https : agents.http;
+}
+
+/**
+ * One TLS context per CA bundle in the thread: building one parses every certificate of the
+ * bundle, which Node would otherwise do for each connection given a `ca`.
+ */
+const contexts = new Map<string, tls.SecureContext>();
+const MAX_CONTEXTS = 256;
+
+function secureContextFor(ca: string): tls.SecureContext {
+  let context = contexts.get(ca);
+  if (!context) {
+    if (contexts.size >= MAX_CONTEXTS) contexts.clear();
+    context = tls.createSecureContext({ ca });
+    contexts.set(ca, context);
+  }
+  return context;
+}
+
 export function httpCall(call: HttpCall): Promise<CallOutcome> {
   const isHttps = call.url.protocol === 'https:';
   return new Promise((resolve) => {
@@ -84,8 +122,14 @@ export function httpCall(call: HttpCall): Promise<CallOutcome> {
     const options: https.RequestOptions = {
       method: call.method,
       headers: { ...call.headers, ...(call.body ? { 'Content-Length': String(call.body.length) } : {}) },
-      agent: false,
-      ...(isHttps ? { ca: call.tls.ca, rejectUnauthorized: call.tls.rejectUnauthorized } : {}),
+      agent: call.keepAlive ? keepAliveAgent(isHttps) : false,
+      ...(isHttps
+        ? {
+            ca: call.tls.ca,
+            rejectUnauthorized: call.tls.rejectUnauthorized,
+            ...(call.tls.ca !== undefined ? { secureContext: secureContextFor(call.tls.ca) } : {}),
+          }
+        : {}),
     };
     const req = (isHttps ? https : http).request(call.url, options, (res) => {
       const declared = Number(res.headers['content-length']);
@@ -134,7 +178,10 @@ export function httpCall(call: HttpCall): Promise<CallOutcome> {
           arm(call.timeouts.requestMs, 'request-timeout', `no complete response within ${call.timeouts.requestMs} ms`);
         }
       };
-      if (socket.connecting) socket.once('connect', connected);
+      if (req.reusedSocket) {
+        tlsDone = true;
+        arm(call.timeouts.requestMs, 'request-timeout', `no complete response within ${call.timeouts.requestMs} ms`);
+      } else if (socket.connecting) socket.once('connect', connected);
       else connected();
     });
     req.on('error', (err: NodeJS.ErrnoException) => {

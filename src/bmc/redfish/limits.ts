@@ -143,3 +143,53 @@ export const SESSION_DELETE_TIMEOUTS = { connectMs: 5_000, tlsMs: 10_000, reques
  * On again every POWER_ON_CONFLICT_INTERVAL_MS until the window has passed, then the 409 stands.
  */
 export const POWER_ON_CONFLICT_INTERVAL_MS = 5_000;
+
+/**
+ * An idle keep-alive socket to a BMC is closed after this long. Below the 5 s idle timeout of
+ * Apache and Node (behind many BMC web servers): a socket the BMC is about to drop is not reused.
+ * A job's calls come in bursts (discovery, insert, boot, power: one after another), so the burst
+ * shares one connection and one handshake.
+ */
+export const KEEP_ALIVE_IDLE_MS = 2_000;
+
+/**
+ * TLS sessions kept for resumption, one per BMC: a new connection to a BMC seen before resumes
+ * (no certificate verification, no key exchange on either side). Node's default is 100; a fleet
+ * is 1,000 BMCs or more.
+ */
+export const MAX_CACHED_TLS_SESSIONS = 4_096;
+
+/**
+ * Threads that make Redfish calls (call-pool.ts): connections, TLS handshakes and the parsing of
+ * answers run there, never on the thread that serves ISO bytes. One thread carries a fleet (the
+ * calls wait on BMCs, not on CPU); two leave a core's worth to the serving loop on a 2-vCPU pod
+ * only when there are more cores. A BMC's calls always go to the same thread (its keep-alive).
+ */
+export const CALL_WORKER_THREADS = 1;
+
+/**
+ * Calls sent to the worker threads at once; more wait in line for a slot. Twice the jobs one
+ * replica runs (BMC_JOBS_MAX_RUNNING, 256: each makes one call at a time, a refresh may run
+ * beside a followed boot).
+ */
+export const MAX_CALLS_IN_FLIGHT = 512;
+
+/**
+ * Calls waiting for a slot; one more fails at once as `busy`. A call that waits longer than its
+ * connect clock fails as `connect-timeout` (the wait counts as connecting), so the line moves or
+ * empties within CONNECT_TIMEOUT_MS whatever the BMCs do.
+ */
+export const MAX_QUEUED_CALLS = 4_096;
+
+/**
+ * Old-generation heap of a call worker: 512 calls in flight, each body at most
+ * MAX_RESPONSE_BYTES and parsed into a few times its size, in the worst case. A worker that runs
+ * out of it ends: its calls fail as `connection-reset` and the next call starts a new worker.
+ */
+export const CALL_WORKER_HEAP_MB = 256;
+
+/**
+ * The worker's own clocks end every call; the main thread's deadline for the answer is the sum
+ * of the call's clocks plus this, for a worker that is stuck or gone (never expected to fire).
+ */
+export const CALL_WORKER_GRACE_MS = 5_000;

@@ -1,5 +1,7 @@
 // Calls to one BMC: authenticated by session-auth.ts (a Redfish session where the BMC offers one,
-// Basic otherwise), JSON in and out, the clocks of http-call.ts, bounded retries (retry-policy.ts),
+// Basic otherwise), JSON in and out, each attempt made off the serving thread by the Redfish call
+// worker (call-pool.ts: connection, TLS, request, body bounds and JSON parse; keep-alive per BMC)
+// under the clocks of http-call.ts, bounded retries (retry-policy.ts),
 // typed errors naming the BMC, the step and the status, and a log event per attempt. The password
 // and the session token leave the auth object only as the Authorization / X-Auth-Token header.
 //
@@ -16,18 +18,16 @@
 // Does NOT: know about Systems or VirtualMedia (discovery.ts, client.ts do). Next: discovery.ts.
 import { setTimeout as delay } from 'node:timers/promises';
 import { redactText, redactUrl } from '../../redact.js';
-import { type JsonBounds, scanJson, storable, storableText } from './bounded-json.js';
+import { storableText } from './bounded-json.js';
 import type { RedfishCallEvent } from './call-event.js';
+import { type PooledOutcome, sharedCallPool } from './call-pool.js';
 import { readErrorBody, type RedfishErrorInfo } from './error-body.js';
 import { RedfishError } from './errors.js';
-import { type CallOutcome, type CallTimeouts, httpCall } from './http-call.js';
+import type { CallTimeouts, HttpCall } from './http-call.js';
 import {
   CONNECT_TIMEOUT_MS,
   MAX_BMC_ID_CHARS,
   MAX_BMC_MESSAGE_CHARS,
-  MAX_JSON_ARRAY_ITEMS,
-  MAX_JSON_DEPTH,
-  MAX_JSON_STRING_CHARS,
   MAX_RESPONSE_BYTES,
   REQUEST_TIMEOUT_MS,
   RETRY_DELAYS_MS,
@@ -37,14 +37,6 @@ import { nextDelayMs } from './retry-policy.js';
 import { type AuthPolicy, SessionAuth } from './session-auth.js';
 import type { TlsSettings } from './tls-trust.js';
 
-/** What a success answer must keep to be parsed. */
-const ANSWER_BOUNDS: JsonBounds = {
-  maxDepth: MAX_JSON_DEPTH,
-  maxArrayItems: MAX_JSON_ARRAY_ITEMS,
-  maxStringChars: MAX_JSON_STRING_CHARS,
-};
-/** An error document is read for its message, which is cut anyway: any string length. */
-const ERROR_BOUNDS: JsonBounds = { ...ANSWER_BOUNDS, maxStringChars: Number.POSITIVE_INFINITY };
 /**
  * Room kept past a display length before scrubbing, so a secret or token that starts inside the
  * kept text is removed whole (the BMC's own secrets are added to it): then the cut.
@@ -71,7 +63,15 @@ export interface TransportOptions {
   auth?: SessionAuth;
   /** For an own auth object: the profile's policy when known up front. */
   authPolicy?: AuthPolicy;
+  /** How one attempt is made. Default: in the process's Redfish call worker (call-pool.ts), keep-alive per BMC. */
+  caller?: RawCaller;
 }
+
+/** One attempt: the request in, the status, headers and parsed body (or the failure) out. */
+export type RawCaller = (call: HttpCall) => Promise<PooledOutcome>;
+
+/** The default caller: the shared worker pool, keep-alive per BMC. */
+const offThread: RawCaller = (call) => sharedCallPool().call({ ...call, keepAlive: true });
 
 export type { RedfishCallEvent };
 
@@ -103,6 +103,7 @@ export class RedfishTransport {
   private readonly retryDelaysMs: readonly number[];
   private readonly maxBytes: number;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly caller: RawCaller;
 
   constructor(private readonly options: TransportOptions) {
     this.bmc = options.bmc;
@@ -115,6 +116,7 @@ export class RedfishTransport {
     this.retryDelaysMs = options.retryDelaysMs ?? RETRY_DELAYS_MS;
     this.maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
     this.sleep = options.sleep ?? ((ms) => delay(ms).then(() => undefined));
+    this.caller = options.caller ?? offThread;
     this.auth = options.auth ?? this.ownAuth(options);
     // Room for the longest secret (a session token is far shorter than this).
     this.#scrubRoom = SCRUB_ROOM_CHARS + Math.max(256, ...this.auth.secrets().map((s) => s.length));
@@ -210,7 +212,7 @@ export class RedfishTransport {
       const started = Date.now();
       this.stats.calls++;
       if (attempt > 1) this.stats.retries++;
-      const outcome = await httpCall({
+      const outcome = await this.caller({
         method,
         url,
         headers: {
@@ -250,28 +252,22 @@ export class RedfishTransport {
     }
   }
 
-  private settle(step: string, method: string, path: string, attempts: number, outcome: CallOutcome): RedfishResponse {
+  private settle(
+    step: string,
+    method: string,
+    path: string,
+    attempts: number,
+    outcome: PooledOutcome,
+  ): RedfishResponse {
     const call = { step, method, path, attempts };
     if (!outcome.ok) throw this.error({ ...call, failure: outcome.failure }, this.scrubCut(outcome.detail, 500));
-    const text = outcome.body.toString('utf8');
     const success = outcome.status >= 200 && outcome.status <= 299;
-    const scan = scanJson(text, success ? ANSWER_BOUNDS : ERROR_BOUNDS);
-    if (scan.breach && success) {
-      const b = scan.breach;
+    const { json, parsed, breach } = outcome.answer;
+    if (breach && success) {
       throw this.error(
         { ...call, status: outcome.status, failure: 'too-large' },
-        `${b.found}, beyond ${b.bound} (${b.limit.toLocaleString('en-US')})`,
+        `${breach.found}, beyond ${breach.bound} (${breach.limit.toLocaleString('en-US')})`,
       );
-    }
-    let json: unknown;
-    let parsed = true;
-    if (text.trim() !== '' && !scan.breach) {
-      try {
-        json = JSON.parse(text);
-        if (scan.unsafeEscapes) json = storable(json);
-      } catch {
-        parsed = false;
-      }
     }
     if (!success) {
       const info: RedfishErrorInfo = readErrorBody(json);
@@ -290,10 +286,7 @@ export class RedfishTransport {
     if (!parsed) {
       throw this.error({ ...call, status: outcome.status, failure: 'malformed' }, 'the body is not valid JSON');
     }
-    const header = (name: string): string | undefined => {
-      const v = outcome.headers[name];
-      return typeof v === 'string' ? v : Array.isArray(v) ? v[0] : undefined;
-    };
+    const header = (name: 'etag' | 'allow' | 'location'): string | undefined => outcome.headers[name];
     const bodyEtag =
       typeof json === 'object' && json !== null && typeof (json as Record<string, unknown>)['@odata.etag'] === 'string'
         ? ((json as Record<string, unknown>)['@odata.etag'] as string)

@@ -14,6 +14,10 @@
 //   session            a broken session POST: 201 without X-Auth-Token (no session made), or a
 //                      session whose Location names another host (the session exists here)
 //   slowPatch          PATCHes answered only after `ms` (iDRAC 10 holds some open over 60 s)
+//   sessionLimit       at most N sessions open at once (over the profile's own sessionLimit); one
+//                      more login answers 503 with iDRAC's RAC0218 (gofish #75, check_redfish #89)
+//   powerOnConflictMs  a power-on answers 409 for this long after the host was powered off (over
+//                      the profile's powerOnConflictAfterOffMs); the BMC's start counts as a power-off
 // Wrong passwords need no fault: give the client another password.
 // Does NOT: apply them (server.ts and handler.ts do).
 
@@ -53,6 +57,8 @@ export interface Faults {
   neverReadsIso?: boolean;
   session?: 'no-token' | 'foreign-location';
   slowPatch?: { ms: number; match?: RequestMatch };
+  sessionLimit?: number;
+  powerOnConflictMs?: number;
 }
 
 export function isRawBody(body: unknown): body is RawBody {

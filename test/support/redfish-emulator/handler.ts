@@ -121,6 +121,8 @@ export class BmcModel {
   private lastPowerOffAt = 0;
   /** Sessions every login made (tests: the client made one, and reused it). */
   sessionsCreated = 0;
+  /** When this BMC started: a powerOnConflictMs fault counts it as a power-off (the fleet bench's 409 hosts). */
+  private readonly startedAt = Date.now();
   private lock: Promise<unknown> = Promise.resolve();
 
   constructor(options: BmcModelOptions) {
@@ -565,7 +567,7 @@ export class BmcModel {
         'WWW-Authenticate': 'Basic realm="Redfish"',
       });
     }
-    const limit = this.profile.sessionLimit;
+    const limit = this.options.faults().sessionLimit ?? this.profile.sessionLimit;
     if (limit !== undefined && this.sessions.size >= limit) {
       // What iDRAC answers (gofish issue 75, check_redfish issue 89): 503, RAC0218 in the ExtendedInfo.
       return fail(503, MESSAGES.generic('IDRAC.2.8.RAC0218', 'The maximum number of user sessions is reached.'));
@@ -791,19 +793,22 @@ export class BmcModel {
     const http = this.profile.httpBoot ? (this.applyPendingBios(), this.httpBootFor()) : undefined;
     const uri = http && 'uri' in http ? http.uri : undefined;
     const conflict = (why: string): Answer => fail(409, MESSAGES.generic('Base.1.8.ResourceInStandby', why));
-    const window = this.options.powerOnConflictAfterOffMs ?? this.profile.powerOnConflictAfterOffMs;
+    const faultWindow = this.options.faults().powerOnConflictMs;
+    const window = faultWindow ?? this.options.powerOnConflictAfterOffMs ?? this.profile.powerOnConflictAfterOffMs;
+    const offSince = faultWindow !== undefined ? Math.max(this.lastPowerOffAt, this.startedAt) : this.lastPowerOffAt;
     const powersOn = type === 'On' || type === 'ForceOn' || type === 'PowerCycle' || type === 'PushPowerButton';
-    if (power === 'Off' && powersOn && window !== undefined && Date.now() - this.lastPowerOffAt < window) {
+    if (power === 'Off' && powersOn && window !== undefined && Date.now() - offSince < window) {
       return conflict('The server is still powering off; retry the operation in a minute.');
     }
     switch (type) {
       case 'On':
-      case 'ForceOn':
+      case 'ForceOn': {
         if (power === 'On')
           return this.profile.onWhileOnConflicts ? conflict('The server is already powered on.') : { status: 204 };
         await this.guest.powerOn(cd, uri);
         this.booted(type, cd, http);
         return { status: 204 };
+      }
       case 'ForceOff':
         if (power === 'Off')
           return this.profile.onWhileOnConflicts ? conflict('The server is already powered off.') : { status: 204 };

@@ -17,6 +17,7 @@ import type { CurlReadOptions } from './curl-read-plan.js';
 import type { Faults } from './faults.js';
 import { randomUUID } from 'node:crypto';
 import type { GuestPower } from './guest.js';
+import type { EmulatorProfile } from './profiles.js';
 import { type EmulatedBmc, startEmulatedBmc } from './server.js';
 import { VirtualGuest } from './virtual-guest.js';
 
@@ -31,7 +32,8 @@ export function emulatedMacs(index: number, count = 2): string[] {
 /** One BMC with a virtual guest: the common case of unit tests and fleet benches. */
 export async function startVirtualBmc(options: {
   name: string;
-  profile: string;
+  /** A row of profiles.ts, or its id. */
+  profile: string | EmulatorProfile;
   username?: string;
   password?: string;
   tls?: { certPem: string; keyPem: string };
@@ -52,6 +54,8 @@ export async function startVirtualBmc(options: {
   keepAlive?: boolean;
   /** After a boot from the CD, the host registers as the discovery agent would (./agent-stand-in.ts). */
   agent?: boolean;
+  /** The guest's reads average at most this many bytes a second (a slow virtual CD). */
+  bytesPerSecond?: number;
 }): Promise<{ bmc: EmulatedBmc; guest: VirtualGuest }> {
   const read = options.read ?? (options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : undefined);
   const uuid = options.uuid ?? randomUUID();
@@ -62,6 +66,7 @@ export async function startVirtualBmc(options: {
     ...(read ? { read } : {}),
     ...(options.localAddress ? { localAddress: options.localAddress } : {}),
     ...(options.keepAlive ? { keepAlive: true } : {}),
+    ...(options.bytesPerSecond !== undefined ? { bytesPerSecond: options.bytesPerSecond } : {}),
   });
   const bmc = await startEmulatedBmc({
     name: options.name,
