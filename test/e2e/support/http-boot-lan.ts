@@ -1,8 +1,10 @@
-// A throwaway LAN for UEFI HTTP Boot: a network namespace holding a bridge, the tap qemu's NIC
-// uses, and Debian's dnsmasq answering DHCP, joined to this host by a veth pair whose host end
-// (`hostAddress`) the service listens on. dnsmasq gives clients of the `HTTPClient` vendor class
-// (UEFI HTTP Boot, UEFI 2.5 §24.7) the boot URL as their boot file name and option 60 back, as
-// the UEFI HTTP Boot DHCP exchange expects; other clients (the booted guest) get a plain lease.
+// A throwaway LAN for network-booting guests: a network namespace holding a bridge, the tap qemu's
+// NIC uses, and Debian's dnsmasq answering DHCP, joined to this host by a veth pair whose host end
+// (`hostInterface`, `hostAddress`) the service listens on. With a boot URL, dnsmasq gives clients
+// of the `HTTPClient` vendor class (UEFI HTTP Boot, UEFI 2.5 §24.7) that URL as their boot file
+// name and option 60 back, as the UEFI HTTP Boot DHCP exchange expects; without one it is a site's
+// DHCP server that hands out addresses and nothing else (the PXE front door's ProxyDHCP, on the
+// host end, says what to boot). Other clients (the booted guest) get a plain lease.
 // qemu runs inside the namespace (`qemuWrapper`). Names and the /24 are chosen per process, so
 // concurrent runs do not collide; `close()` kills dnsmasq and removes the namespace and the veth.
 // Does: create, start dnsmasq (bounded wait for it to listen), tear down. Does NOT: touch the
@@ -28,10 +30,15 @@ export interface HttpBootLan {
   ns: string;
   /** The host end of the veth (the service listens here; the guests' gateway). */
   hostAddress: string;
+  /** The name of that host end (PXE_INTERFACE for the PXE front door's ProxyDHCP and TFTP). */
+  hostInterface: string;
   /** qemu for `BootOptions.qemu`: runs it inside the namespace, where the tap is. */
   qemuWrapper: string;
-  /** The qemu NIC arguments for the tap (no option ROM: OVMF's own network stack does HTTP Boot). */
-  nicArgs(mac: string): string[];
+  /**
+   * The qemu NIC arguments for the tap: by default no option ROM (OVMF's own network stack does
+   * PXE and HTTP Boot); `ipxeRom` keeps qemu's iPXE ROM (what a BIOS machine PXE-boots with).
+   */
+  nicArgs(mac: string, options?: { ipxeRom?: boolean }): string[];
   /**
    * Starts dnsmasq offering `bootUrl` to HTTPClient clients (undefined: plain leases only),
    * replacing a dnsmasq started before (the emulated BMC's hand-off of its HttpBootUri).
@@ -105,12 +112,13 @@ export function createHttpBootLan(runDir: string, name: string): HttpBootLan {
   return {
     ns,
     hostAddress,
+    hostInterface: hostIf,
     qemuWrapper,
-    nicArgs: (mac) => [
+    nicArgs: (mac, options = {}) => [
       '-netdev',
       'tap,id=n0,ifname=tap0,script=no,downscript=no',
       '-device',
-      `virtio-net-pci,netdev=n0,mac=${mac},romfile=,bootindex=0`,
+      `virtio-net-pci,netdev=n0,mac=${mac},${options.ipxeRom ? '' : 'romfile=,'}bootindex=0`,
     ],
     async startDnsmasq(bootUrl: string | undefined): Promise<void> {
       await stopDnsmasq();
