@@ -6,17 +6,18 @@
 //   1. UEFI: OVMF's PXE (virtio-net with no option ROM) → ProxyDHCP → TFTP ipxe.efi → iPXE's own
 //      DHCP gets /boot.ipxe → the InfraEnv assigned to the guest's MAC → kernel and pxe-initrd →
 //      Ignition applies → it registers;
-//   2. UEFI Secure Boot: OVMF with Microsoft's keys → TFTP shim → Debian's signed network GRUB →
-//      the host's grub.cfg over TFTP → the signed kernel over HTTP → it registers;
-//   3. BIOS: SeaBIOS with qemu's iPXE option ROM (iPXE directly, user class iPXE) → /boot.ipxe →
+//   2. BIOS: SeaBIOS with qemu's iPXE option ROM (iPXE directly, user class iPXE) → /boot.ipxe →
 //      the InfraEnv of the guest's BMC-less, assignment-less MAC found through mac_interface_map;
-//   4. an unknown MAC with no default InfraEnv: told why on its console, and the script waits
+//   3. an unknown MAC with no default InfraEnv: told why on its console, and the script waits
 //      PXE_UNKNOWN_HOST_RETRY before it asks again (no tight loop).
+// Not here: Secure Boot (shim → signed GRUB). Under OVMF, shim loads GRUB from the ProxyDHCP's
+// server, but Debian's GRUB 2.06 then takes its TFTP server from the site DHCP's answer (its next
+// server), not from the ProxyDHCP's, and finds no grub.cfg (docs/operator/pxe.md, Limits).
 // Relays (giaddr) are covered at the packet level (src/pxe/dhcp tests, pxe-netns.root.test.ts).
 import { existsSync } from 'node:fs';
 import { afterAll, expect, it, type TestContext } from 'vitest';
 import { bootSuite } from './support/boot-suite.js';
-import { agentOutcome, expectIgnitionApplied, expectSecureBoot } from './support/guest-checks.js';
+import { agentOutcome, expectIgnitionApplied } from './support/guest-checks.js';
 import { createHttpBootLan, HAVE_HTTP_BOOT_LAN, type HttpBootLan } from './support/http-boot-lan.js';
 import { createInfraEnv, type E2eInfraEnv } from './support/infraenv.js';
 import { firmwareArgs, HAVE_OVMF } from './support/machine.js';
@@ -59,11 +60,8 @@ bootSuite(
       await lan?.close();
     });
 
-    async function assign(mac: string, env: E2eInfraEnv, secureBoot = false): Promise<void> {
-      await suite.service.expectCall('PUT', `${EXTENSION}/pxe/assignments/${mac}`, 201, {
-        infra_env_id: env.id,
-        secure_boot: secureBoot,
-      });
+    async function assign(mac: string, env: E2eInfraEnv): Promise<void> {
+      await suite.service.expectCall('PUT', `${EXTENSION}/pxe/assignments/${mac}`, 201, { infra_env_id: env.id });
     }
 
     async function pxeBoot(t: TestContext, name: string, args: string[], stopWhen?: RegExp): Promise<BootResult> {
@@ -124,24 +122,7 @@ bootSuite(
       expect(await eventsOf(env)).toEqual(expect.arrayContaining([expect.stringContaining(`PXE host ${mac}`)]));
     });
 
-    it('2. UEFI Secure Boot: TFTP shim → signed network GRUB → its grub.cfg → the signed kernel; registers', async (t) => {
-      const mac = '52:54:00:e2:e3:02';
-      const env = await createInfraEnv(suite.service, {
-        name: 'e2e-pxe-secure-boot',
-        kernelArguments: ['console=ttyS0', 'bootsmith.e2e=pxe-secure-boot'],
-      });
-      await assign(mac, env, true);
-      const result = await pxeBoot(t, 'pxe-secure-boot', [
-        ...(await firmwareArgs(suite.ctx.runDir, 'pxe-secure-boot', 'uefi-secure-boot')),
-        ...lan.nicArgs(mac),
-        '-fw_cfg',
-        'name=opt/org.tianocore/IPv6PXESupport,string=n',
-      ]);
-      await expectRegistered(result, env, mac);
-      expectSecureBoot(parseSerialReport(result.serial));
-    });
-
-    it("3. BIOS: qemu's iPXE ROM asks as iPXE → /boot.ipxe → the InfraEnv whose mac_interface_map names it; registers", async (t) => {
+    it("2. BIOS: qemu's iPXE ROM asks as iPXE → /boot.ipxe → the InfraEnv whose mac_interface_map names it; registers", async (t) => {
       const mac = '52:54:00:e2:e3:03';
       const env = await createInfraEnv(suite.service, {
         name: 'e2e-pxe-bios',
@@ -155,14 +136,15 @@ bootSuite(
         ],
       });
       const result = await pxeBoot(t, 'pxe-bios', ['-boot', 'order=n', ...lan.nicArgs(mac, { ipxeRom: true })]);
-      expect(result.log).toContain('/boot.ipxe');
+      // (SeaBIOS's iPXE prints to the screen, not the serial port: the front door's event shows the chain.)
+
       await expectRegistered(result, env, mac);
       expect(await eventsOf(env)).toEqual(
         expect.arrayContaining([expect.stringMatching(new RegExp(`PXE host ${mac}.*mac_interface_map`))]),
       );
     });
 
-    it('4. an unknown MAC with no default InfraEnv is told why on its console and waits before it asks again', async (t) => {
+    it('3. an unknown MAC with no default InfraEnv is told why on its console and waits before it asks again', async (t) => {
       const mac = '52:54:00:e2:e3:04';
       const asked = async () =>
         suite.service.metric('bootsmith_http_requests_total', {
@@ -181,7 +163,7 @@ bootSuite(
           'name=opt/org.tianocore/IPv6PXESupport,string=n',
         ],
         // The script's own words on the console end the boot; the script served waits before asking again.
-        /matches no InfraEnv[\s\S]{0,2000}$/,
+        /unknown host: [^\n]*\n[^\n]*asking again in 60 seconds/,
       );
       expect(result.log).toContain(mac);
       expect(await asked()).toBe(before + 1);
