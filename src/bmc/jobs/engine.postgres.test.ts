@@ -230,8 +230,11 @@ describe('BMC job engine (PostgreSQL, emulated BMCs)', () => {
     }
     const jobs = await Promise.all(views.map((v) => finished(v.last_job!.id)));
     expect(jobs.map((j) => [j.state, j.claims])).toEqual(jobs.map(() => ['succeeded', 1]));
-    // each BMC saw one discovery: the same number of requests as a lone refresh makes
-    const counts = bmcs.slice(-8).map((b) => b.requests.length);
+    // each BMC saw one discovery: the same number of requests as a lone refresh makes (its
+    // session's login and logout aside: the logout may still be on its way when the job is done)
+    const counts = bmcs
+      .slice(-8)
+      .map((b) => b.requests.filter((r) => !r.path.startsWith('/redfish/v1/SessionService/Sessions')).length);
     expect(new Set(counts).size).toBe(1);
   });
 
