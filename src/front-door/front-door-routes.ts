@@ -37,15 +37,22 @@ const ADMIN_BODY_LIMIT_BYTES = 4 * 1024;
 
 type Handler = (req: Request, res: Response) => Promise<void> | void;
 
+/**
+ * A host route: its errors answered here as plain text (hostError), not by an error handler on
+ * the router, which sits at the root and would see every request the later routers fail.
+ */
 function hostRoute(fn: Handler) {
-  return (req: Request, res: Response, next: NextFunction): void => {
+  return (req: Request, res: Response): void => {
     if (req.originalUrl.length > MAX_HOST_REQUEST_TARGET) {
-      next(new FrontDoorInputError(`the request target is longer than ${MAX_HOST_REQUEST_TARGET} characters`));
+      hostError(
+        new FrontDoorInputError(`the request target is longer than ${MAX_HOST_REQUEST_TARGET} characters`),
+        res,
+      );
       return;
     }
     Promise.resolve()
       .then(() => fn(req, res))
-      .catch(next);
+      .catch((err: unknown) => hostError(err, res));
   };
 }
 
@@ -54,7 +61,7 @@ function sendText(res: Response, body: string): void {
 }
 
 /** Plain-text errors for iPXE, GRUB and pixiecore (statuses from src/error-status.ts). */
-const hostErrors: ErrorRequestHandler = (err, _req, res, _next) => {
+function hostError(err: unknown, res: Response): void {
   const { status, headers, message } = errorStatus(err);
   res
     .status(status)
@@ -62,7 +69,7 @@ const hostErrors: ErrorRequestHandler = (err, _req, res, _next) => {
     .set('Content-Type', 'text/plain; charset=utf-8')
     .set('Cache-Control', 'no-store')
     .send(`${message}\n`);
-};
+}
 
 export function frontDoorHostRoutes(door: FrontDoor): Router {
   const router = Router();
@@ -93,7 +100,6 @@ export function frontDoorHostRoutes(door: FrontDoor): Router {
       res.status(200).set('Cache-Control', 'no-store').json(boot);
     }),
   );
-  router.use(hostErrors);
   return router;
 }
 
