@@ -15,11 +15,12 @@ import { type KernelIo, loadKernelIo } from './native-binding.js';
 export const BODY_IO_MODES = ['auto', 'sendfile', 'portable'] as const;
 export type BodyIoMode = (typeof BODY_IO_MODES)[number];
 /**
- * The default until the quiet-machine figures of `npm run bench:issue-35` say otherwise
- * (bench/README.md, issue 35): no thread hand-off for cached pages, and nothing sent past Node's
- * stream, so every transport behaves as before.
+ * The default stays the path before the addon until quiet-machine figures of `npm run
+ * bench:issue-35` show `auto` or `sendfile` ahead (bench/README.md, issue 35): the only figures
+ * so far, from a machine at load 16–20, had `auto` at 0.38× nginx's range rate against
+ * `portable`'s 0.84×, and a worse p99. Operators opt in with HTTP_BODY_IO.
  */
-export const DEFAULT_BODY_IO: BodyIoMode = 'auto';
+export const DEFAULT_BODY_IO: BodyIoMode = 'portable';
 
 export interface ResolvedBodyIo {
   /** What the serving path gets: the addon and whether to sendfile; undefined = portable. */
