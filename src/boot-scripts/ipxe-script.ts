@@ -13,6 +13,10 @@
 // Does NOT: build URLs or decide who gets which script (src/core/handlers/downloads.ts).
 import { type DiscoveryBoot, liveKernelArguments } from './discovery-boot.js';
 
+/** The iPXE script types (upstream's `ipxe_script_type`): the downloads route and the PXE front door take the same. */
+export const IPXE_SCRIPT_TYPES = ['discovery-image-always', 'boot-order-control'] as const;
+export type IpxeScriptType = (typeof IPXE_SCRIPT_TYPES)[number];
+
 const MAX_ATTEMPTS = 10;
 const REDIRECT_ATTEMPTS = 3;
 const RETRY_SLEEP_SECONDS = 5;

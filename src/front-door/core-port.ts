@@ -7,8 +7,9 @@
 // there that they fit.
 // Does NOT: name a core or BMC module (this room imports neither).
 import type { DiscoveryBoot } from '../boot-scripts/discovery-boot.js';
+import type { IpxeScriptType } from '../boot-scripts/ipxe-script.js';
 
-export type IpxeScriptType = 'boot-order-control' | 'discovery-image-always';
+export type { IpxeScriptType } from '../boot-scripts/ipxe-script.js';
 
 export interface FrontDoorBootFiles {
   kernel: string;

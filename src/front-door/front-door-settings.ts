@@ -7,9 +7,8 @@
 // which is what PXE is, and what an operator turns on for a network they trust.
 // Does NOT: check that PXE_DEFAULT_INFRA_ENV exists (the front door says so at each decision,
 // and /health shows it: InfraEnvs come and go while the service runs).
+import { IPXE_SCRIPT_TYPES, type IpxeScriptType } from '../boot-scripts/ipxe-script.js';
 import { isUuid } from '../uuid.js';
-
-export const IPXE_SCRIPT_TYPES = ['boot-order-control', 'discovery-image-always'] as const;
 
 export interface FrontDoorSettings {
   /** PXE_FRONT_DOOR: `on` answers /boot.ipxe, the per-host scripts, grub.cfg and pixiecore's API. */
@@ -17,7 +16,7 @@ export interface FrontDoorSettings {
   /** PXE_DEFAULT_INFRA_ENV: the InfraEnv an unknown host boots (a discovery pool); undefined = it is told why and asks again later. */
   pxeDefaultInfraEnv: string | undefined;
   /** PXE_IPXE_SCRIPT_TYPE: boot-order-control sends an installed host to its disk; discovery-image-always boots discovery every time. */
-  pxeIpxeScriptType: (typeof IPXE_SCRIPT_TYPES)[number];
+  pxeIpxeScriptType: IpxeScriptType;
   /** PXE_UNKNOWN_HOST_RETRY: how long an unmatched host waits before it asks again (60s to 1h: never a tight loop). */
   pxeUnknownHostRetryMs: number;
 }

@@ -11,7 +11,7 @@
 // Does NOT: parse requests, authorize, or choose the InfraEnv (the caller did).
 import type { DiscoveryBoot } from '../../boot-scripts/discovery-boot.js';
 import { liveKernelArguments } from '../../boot-scripts/discovery-boot.js';
-import { ipxeBootScript, ipxeRedirectScript } from '../../boot-scripts/ipxe-script.js';
+import { type IpxeScriptType, ipxeBootScript, ipxeRedirectScript } from '../../boot-scripts/ipxe-script.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import type { CoreContext } from '../context.js';
 import { parseInventory } from '../host/validations.js';
@@ -19,8 +19,7 @@ import type { InfraEnvRecord } from '../model.js';
 import { filesUrl } from '../urls.js';
 import { discoveryBootOf, scriptUrlAuth } from './discovery-boot.js';
 
-export const IPXE_SCRIPT_TYPES = ['discovery-image-always', 'boot-order-control'] as const;
-export type IpxeScriptType = (typeof IPXE_SCRIPT_TYPES)[number];
+export { IPXE_SCRIPT_TYPES, type IpxeScriptType } from '../../boot-scripts/ipxe-script.js';
 
 /** The files a network boot of the InfraEnv loads, as plain-HTTP URLs, and the kernel command line after the initrd. */
 export interface InfraEnvBootFiles {
