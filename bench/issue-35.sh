@@ -19,5 +19,7 @@ for mode in portable auto sendfile; do
 	bench --only 2 --repeats 1 --cpu-prof --body-io "$mode" --no-write 2>&1 | tee "$out/profile-$mode.log"
 	dir=$(ls -td bench/work/profiles/*/ | head -1) # this run's profiles (bootsmith-main/*.cpuprofile)
 	bench profile "$dir" >"$out/profile-$mode.txt"
-	cp "$dir"/bootsmith-main/*.cpuprofile "$out/" 2>/dev/null || true # open in Chrome DevTools / speedscope as a flame graph
+	# the main thread's profile (the largest; the other is a worker's start), named by mode: open it
+	# in Chrome DevTools or speedscope as a flame graph
+	cp "$(ls -S "$dir"/bootsmith-main/*.cpuprofile | head -1)" "$out/storm-$mode.cpuprofile"
 done

@@ -15,12 +15,13 @@ import { type KernelIo, loadKernelIo } from './native-binding.js';
 export const BODY_IO_MODES = ['auto', 'sendfile', 'portable'] as const;
 export type BodyIoMode = (typeof BODY_IO_MODES)[number];
 /**
- * The default stays the path before the addon until quiet-machine figures of `npm run
- * bench:issue-35` show `auto` or `sendfile` ahead (bench/README.md, issue 35): the only figures
- * so far, from a machine at load 16–20, had `auto` at 0.38× nginx's range rate against
- * `portable`'s 0.84×, and a worse p99. Operators opt in with HTTP_BODY_IO.
+ * `auto`, from the quiet-machine figures of `npm run bench:issue-35` (bench/README.md, issue 35):
+ * against `portable` it serves the range storm at 0.92–0.97× nginx's rate instead of 0.85–0.87×,
+ * at 0.89–0.92× nginx's whole-machine CPU per request instead of 1.05×, with a lower p99.
+ * `sendfile` was behind both there (0.66×). On a machine kept busy by other work `portable`'s pool
+ * threads win more of the CPU; operators choose it with HTTP_BODY_IO.
  */
-export const DEFAULT_BODY_IO: BodyIoMode = 'portable';
+export const DEFAULT_BODY_IO: BodyIoMode = 'auto';
 
 export interface ResolvedBodyIo {
   /** What the serving path gets: the addon and whether to sendfile; undefined = portable. */
