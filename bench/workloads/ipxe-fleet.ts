@@ -4,7 +4,9 @@
 // client's own ${netX/mac:hexhyp}, ${uuid}, ${serial:uristring}, ${buildarch} and ${platform}
 // filled in, which answers the InfraEnv's iPXE script; it stops there (no kernel, no initrd). A
 // new connection per request from its own loopback address (127.13.x.y); a failed second hop is
-// retried as boot.ipxe says (its `sleep`, at most its attempts), as iPXE would run it.
+// retried as boot.ipxe says (its `sleep`, at most its attempts), as iPXE would run it. A leg is
+// ROUNDS such fleets one after another (more samples per hop; CPU read per thread from
+// /proc/<pid>/task/*/schedstat, as 100 static answers cost nginx less than /proc/<pid>/stat's tick).
 //
 // The hosts are matched by a mix of sources, a quarter each: an assignment by MAC (the admin
 // API), an InfraEnv's mac_interface_map, an earlier registration (host id = the System UUID in
@@ -26,9 +28,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { type Bootsmith, sumMetric } from '../lib/bootsmith.js';
-import { serviceCpu } from '../lib/bmc-fleet.js';
 import { accounted, type Context, type CpuAccount } from '../lib/context.js';
 import { Nginx } from '../lib/nginx.js';
+import { treeCpuSeconds } from '../lib/proc.js';
 import { type Figure, figure } from '../lib/report.js';
 import { median, percentile, spread } from '../lib/stats.js';
 import { backgroundLoad, type Background, round } from '../lib/system.js';
@@ -38,6 +40,8 @@ const SOURCES = ['assignment', 'mac_interface_map', 'registration', 'default'] a
 type Source = (typeof SOURCES)[number];
 type Server = 'bootsmith' | 'nginx';
 const REQUEST_TIMEOUT_MS = 30_000;
+/** Fleets per leg, one after another: more samples per hop, and CPU above /proc's resolution. */
+const ROUNDS = 5;
 const NETWORK_YAML = 'interfaces:\n- name: eth0\n  type: ethernet\n  state: up\n';
 
 interface IpxeHost {
@@ -79,12 +83,16 @@ function get(url: string, localAddress: string): Promise<{ status: number; body:
   return new Promise((resolve) => {
     const done = (status: number, body: string, error?: string) =>
       resolve({ status, body, ms: performance.now() - t0, ...(error ? { error } : {}) });
-    const req = http.get(url, { agent: false, localAddress, headers: { 'User-Agent': 'iPXE/1.21.1 (bench)' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => done(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')));
-      res.on('error', (err) => done(0, '', err.message));
-    });
+    const req = http.get(
+      url,
+      { agent: false, localAddress, headers: { 'User-Agent': 'iPXE/1.21.1 (bench)' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => done(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')));
+        res.on('error', (err) => done(0, '', err.message));
+      },
+    );
     req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)));
     req.on('error', (err) => done(0, '', err.message));
   });
@@ -154,7 +162,11 @@ interface Leg {
   repeat: number;
   server: Server;
   background: Background;
+  rounds: number;
+  /** Median over the rounds of the time until every client had its script. */
   allScriptsMs: number;
+  allScriptsMsPerRound: number[];
+  /** Over every client of every round. */
   bootP50: number;
   bootP99: number;
   scriptP50: number;
@@ -165,45 +177,61 @@ interface Leg {
   firstErrors: string[];
   statuses: Record<string, number>;
   bytes: number;
+  /** For the whole leg; the figures divide by the rounds. */
   cpu: CpuAccount;
+  serverCpuPerRound: number;
+  machineCpuPerRound: number;
 }
 
-/** All clients at once against one server; checks each final script with `check`. */
+/**
+ * `rounds` times, all clients at once against one server (the next round when the last client
+ * of this one is done); checks each final script with `check`.
+ */
 async function leg(
   hosts: readonly IpxeHost[],
   bootUrl: string,
   serverCpu: () => number,
   check: (host: IpxeHost, script: string) => string | undefined,
-): Promise<{ results: ClientResult[]; cpu: CpuAccount; wallMs: number }> {
+  rounds: number,
+): Promise<{ rounds: ClientResult[][]; cpu: CpuAccount }> {
   const c0 = process.cpuUsage();
   const { result, cpu } = await accounted(serverCpu, async () => {
-    const t0 = performance.now();
-    const results = await Promise.all(hosts.map((h) => client(bootUrl, h, t0)));
-    const used = process.cpuUsage(c0);
-    return { results, wallMs: performance.now() - t0, clientCpuSeconds: (used.user + used.system) / 1e6 };
-  });
-  result.results.forEach((res, i) => {
-    if (!res.ok) return;
-    const wrong = check(hosts[i]!, res.script);
-    if (wrong) {
-      res.ok = false;
-      res.error = wrong;
+    const all: ClientResult[][] = [];
+    for (let r = 0; r < rounds; r++) {
+      const t0 = performance.now();
+      all.push(await Promise.all(hosts.map((h) => client(bootUrl, h, t0))));
     }
+    const used = process.cpuUsage(c0);
+    return { rounds: all, clientCpuSeconds: (used.user + used.system) / 1e6 };
   });
-  return { results: result.results, cpu, wallMs: result.wallMs };
+  for (const fleet of result.rounds)
+    fleet.forEach((res, i) => {
+      const wrong = res.ok ? check(hosts[i]!, res.script) : undefined;
+      if (wrong) {
+        res.ok = false;
+        res.error = wrong;
+      }
+    });
+  return { rounds: result.rounds, cpu };
 }
 
 function summarize(repeat: number, server: Server, background: Background, run: Awaited<ReturnType<typeof leg>>): Leg {
-  const { results } = run;
+  const results = run.rounds.flat();
   const ok = results.filter((r) => r.ok);
   const statuses: Record<string, number> = {};
   for (const s of results.flatMap((r) => r.statuses)) statuses[s] = (statuses[s] ?? 0) + 1;
   const ms = (xs: number[], p: number) => round(percentile(xs, p), 2);
+  const perRound = run.rounds.map((rs) =>
+    rs.every((r) => r.ok) ? round(Math.max(...rs.map((r) => r.doneMs)), 1) : NaN,
+  );
+  const rounds = run.rounds.length;
   return {
     repeat,
     server,
     background,
-    allScriptsMs: ok.length === results.length ? round(Math.max(...ok.map((r) => r.doneMs)), 1) : NaN,
+    rounds,
+    allScriptsMs: perRound.some(Number.isNaN) ? NaN : median(perRound),
+    allScriptsMsPerRound: perRound,
     bootP50: ms(
       results.map((r) => r.bootMs),
       50,
@@ -230,6 +258,8 @@ function summarize(repeat: number, server: Server, background: Background, run: 
     statuses,
     bytes: results.reduce((a, r) => a + r.bytes, 0),
     cpu: run.cpu,
+    serverCpuPerRound: round(run.cpu.serverCpuSeconds / rounds, 4),
+    machineCpuPerRound: round(run.cpu.machineBusySeconds / rounds, 3),
   };
 }
 
@@ -286,16 +316,21 @@ export async function ipxeFleet(ctx: Context): Promise<Figure[]> {
       script.startsWith('#!ipxe') && script.includes(`/images/${h.infraEnvId}/`)
         ? undefined
         : `${h.mac} (${h.source}) was not answered InfraEnv ${h.infraEnvId}'s script: ${script.slice(0, 160)}`;
-    const cpuOfService = () => serviceCpu(service).tree;
+    const cpuOfService = () => treeCpuSeconds(service.pid);
 
     // the first pass: every host's first decision (events written), and the answers nginx will serve
-    const firstPass = summarize(-1, 'bootsmith', await backgroundLoad(), await leg(hosts, bootUrl, cpuOfService, names));
+    const firstPass = summarize(
+      -1,
+      'bootsmith',
+      await backgroundLoad(),
+      await leg(hosts, bootUrl, cpuOfService, names, 1),
+    );
     ctx.log(
       `  first pass (bootsmith, events written): all ${count} scripts in ${firstPass.allScriptsMs} ms, ${firstPass.errors} errors, ${firstPass.retried} retried`,
     );
-    const captured = await leg(hosts, bootUrl, cpuOfService, names);
-    if (captured.results.some((r) => !r.ok))
-      throw new Error(`capturing the answers: ${captured.results.find((r) => !r.ok)?.error}`);
+    const captured = (await leg(hosts, bootUrl, cpuOfService, names, 1)).rounds[0]!;
+    const wrong = captured.find((r) => !r.ok);
+    if (wrong) throw new Error(`capturing the answers: ${wrong.error}`);
 
     mkdirSync(path.join(Nginx.www(nginxDir), 'hosts'), { recursive: true });
     ngx = await Nginx.start({
@@ -311,10 +346,10 @@ export async function ipxeFleet(ctx: Context): Promise<Figure[]> {
       throw new Error(`boot.ipxe does not chain to ${service.url}/pxe/host.ipxe:\n${bootScript}`);
     writeFileSync(path.join(ngx.wwwDir, 'boot.ipxe'), bootScript);
     hosts.forEach((h, i) =>
-      writeFileSync(path.join(ngx!.wwwDir, 'hosts', `${h.mac.replaceAll(':', '-')}.ipxe`), captured.results[i]!.script),
+      writeFileSync(path.join(ngx!.wwwDir, 'hosts', `${h.mac.replaceAll(':', '-')}.ipxe`), captured[i]!.script),
     );
     const same = (h: IpxeHost, script: string) =>
-      script === captured.results[h.index]!.script ? undefined : `${h.mac}: nginx served other bytes than captured`;
+      script === captured[h.index]!.script ? undefined : `${h.mac}: nginx served other bytes than captured`;
     const nginxServer = ngx;
 
     const before = await answerCounts(service);
@@ -325,14 +360,20 @@ export async function ipxeFleet(ctx: Context): Promise<Figure[]> {
         const background = await backgroundLoad();
         const run =
           server === 'nginx'
-            ? await leg(hosts, `${nginxServer.url}/boot.ipxe`, () => nginxServer.cpuSeconds(), same)
-            : await leg(hosts, bootUrl, cpuOfService, names);
+            ? await leg(
+                hosts,
+                `${nginxServer.url}/boot.ipxe`,
+                () => treeCpuSeconds(nginxServer.process.pid),
+                same,
+                ROUNDS,
+              )
+            : await leg(hosts, bootUrl, cpuOfService, names, ROUNDS);
         const l = summarize(r, server, background, run);
         legs.push(l);
         ctx.log(
           `  ${server.padEnd(9)} all ${count} scripts in ${l.allScriptsMs} ms; boot.ipxe p50/p99 ${l.bootP50}/${l.bootP99} ms, ` +
             `host script p50/p99 ${l.scriptP50}/${l.scriptP99} ms; ${l.errors} errors, ${l.retried} retried; ` +
-            `server ${round(l.cpu.serverCpuSeconds, 2)} CPU-s, machine ${l.cpu.machineBusySeconds} CPU-s (load before ${l.background.loadAverage1m})`,
+            `per round: server ${l.serverCpuPerRound} CPU-s, machine ${l.machineCpuPerRound} CPU-s (load before ${l.background.loadAverage1m})`,
         );
       }
     }
@@ -341,13 +382,15 @@ export async function ipxeFleet(ctx: Context): Promise<Figure[]> {
     const perSource = count / SOURCES.length;
     const bySource = Object.fromEntries(SOURCES.map((s) => [s, after[s] - before[s]])) as Record<Source, number>;
     for (const s of SOURCES)
-      if (bySource[s] < Math.floor(perSource) * bootsmithLegs)
+      if (bySource[s] < Math.floor(perSource) * bootsmithLegs * ROUNDS)
         throw new Error(
-          `bootsmith's own counters: ${bySource[s]} answers by ${s} in ${bootsmithLegs} legs of ${count} hosts`,
+          `bootsmith's own counters: ${bySource[s]} answers by ${s} in ${bootsmithLegs} legs of ${ROUNDS} rounds of ${count} hosts`,
         );
     const failed = legs.filter((l) => l.errors > 0);
     if (failed.length > 0)
-      throw new Error(`${failed.map((l) => `${l.server} (repeat ${l.repeat}): ${l.firstErrors.join('; ')}`).join(' | ')}`);
+      throw new Error(
+        `${failed.map((l) => `${l.server} (repeat ${l.repeat}): ${l.firstErrors.join('; ')}`).join(' | ')}`,
+      );
 
     const ratios = (f: (l: Leg) => number) =>
       [...Array(o.repeats).keys()].map((r) => {
@@ -381,8 +424,8 @@ export async function ipxeFleet(ctx: Context): Promise<Figure[]> {
       make('script-p50', 'per-host script (second hop): p50', 'ms', (l) => l.scriptP50),
       make('script-p99', 'per-host script (second hop): p99', 'ms', (l) => l.scriptP99),
       make('boot-p99', 'boot.ipxe (first hop): p99', 'ms', (l) => l.bootP99),
-      make('server-cpu', `server CPU per ${count} clients`, 'CPU-s', (l) => l.cpu.serverCpuSeconds),
-      make('machine-cpu', `whole-machine CPU per ${count} clients`, 'CPU-s', (l) => l.cpu.machineBusySeconds),
+      make('server-cpu', `server CPU per ${count} clients`, 'CPU-s', (l) => l.serverCpuPerRound),
+      make('machine-cpu', `whole-machine CPU per ${count} clients`, 'CPU-s', (l) => l.machineCpuPerRound),
     ];
   } finally {
     await ngx?.stop();

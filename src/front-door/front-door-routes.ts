@@ -97,18 +97,21 @@ export function frontDoorHostRoutes(door: FrontDoor): Router {
   );
   router.get(
     expressPath(URL_SHAPE.pixiecoreBoot),
-    hostRoute(async (req, res) => {
-      const mac = parseMac(String(req.params.mac ?? ''));
-      const boot = await door.pixiecore({
-        mac,
-        uuid: undefined,
-        serial: undefined,
-        buildarch: undefined,
-        platform: undefined,
-      });
-      if (!boot) throw new NotFoundError(`no boot for ${mac}: see its pxe_host_unmatched or pxe_host_skipped event`);
-      res.status(200).set('Cache-Control', 'no-store').json(boot);
-    }, { door, kind: 'pixiecore' }),
+    hostRoute(
+      async (req, res) => {
+        const mac = parseMac(String(req.params.mac ?? ''));
+        const boot = await door.pixiecore({
+          mac,
+          uuid: undefined,
+          serial: undefined,
+          buildarch: undefined,
+          platform: undefined,
+        });
+        if (!boot) throw new NotFoundError(`no boot for ${mac}: see its pxe_host_unmatched or pxe_host_skipped event`);
+        res.status(200).set('Cache-Control', 'no-store').json(boot);
+      },
+      { door, kind: 'pixiecore' },
+    ),
   );
   return router;
 }

@@ -288,7 +288,7 @@ describe('front door metrics', () => {
     expect(lines.join('\n')).not.toMatch(/52[:-]54|SN1|aaaaaaaa/);
   });
 
-  it('counts the default InfraEnv, the PXE wing\'s questions, and a failed lookup as an error', async () => {
+  it("counts the default InfraEnv, the PXE wing's questions, and a failed lookup as an error", async () => {
     const parts = door({ pxeDefaultInfraEnv: A });
     const { d, core, sample } = parts;
     expect(await d.hostScript(host('52:54:00:00:00:09'))).toMatch(/^#!ipxe\n# boot-order-control/);

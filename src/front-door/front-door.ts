@@ -237,9 +237,7 @@ export class FrontDoor {
       if (!match.matched) return [waitScript(match.reason, this.retrySeconds, this.askAgainUrl(host)), 'unmatched'];
       const answer = await this.infraEnvAnswer(host, match);
       if (answer === undefined) return [waitScript(gone(match), this.retrySeconds, this.askAgainUrl(host)), 'gone'];
-      return answer.kind === 'skip'
-        ? [skipScript(answer.reason), 'skipped']
-        : [answer.script, matchSource(match.via)];
+      return answer.kind === 'skip' ? [skipScript(answer.reason), 'skipped'] : [answer.script, matchSource(match.via)];
     });
   }
 
