@@ -62,7 +62,7 @@ interface ClientResult {
   /** connect → last byte of /boot.ipxe, and of the answered host script (its last attempt). */
   bootMs: number;
   scriptMs: number;
-  /** Leg start → its script. */
+  /** Its fleet's start → its script. */
   doneMs: number;
   attempts: number;
   statuses: number[];

@@ -2,8 +2,8 @@
 // every source from the real tables (an assignment made through the API, a BMC's reported MACs,
 // an InfraEnv's mac_interface_map, a registration by System UUID in the other byte order, an
 // installed host under boot-order-control), the answers iPXE, GRUB and pixiecore get, the boot
-// events, /health and /metrics (the answers by kind and outcome), the admin API's statuses (401 without the admin token, 400, 404) and the DHCP
-// snippet for this service's address.
+// events, /health and /metrics (the answers by kind and outcome), the admin API's statuses (401
+// without the admin token, 400, 404) and the DHCP snippet for this service's address.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AllInOne, API, DEMO_VERSION, PULL_SECRET, startAllInOne } from '../../test/support/all-in-one.js';
