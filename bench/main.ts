@@ -23,6 +23,7 @@ import { freshConnection } from './workloads/fresh-connection.js';
 import { freshFirstByte } from './workloads/fresh-first-byte.js';
 import { heartbeatRate } from './workloads/heartbeat.js';
 import { https } from './workloads/https.js';
+import { ipxeFleet } from './workloads/ipxe-fleet.js';
 import { memory } from './workloads/memory.js';
 import { bmcFleetQemu, QEMU_FLEET_PROFILES } from './workloads/bmc-fleet-qemu.js';
 import { bmcFleetScale } from './workloads/bmc-fleet-scale.js';
@@ -38,11 +39,13 @@ const USAGE = `usage: node bench/run.mjs [options]            (npm run bench -- 
                          4 memory, 5 upstream economy, 6 heartbeat, 7 start and idle memory,
                          8 HTTPS download and range storm against nginx with ssl,
                          9 bmc-fleet-qemu, 10 bmc-fleet-virtual, 11 fresh-connection: a 1 MiB
-                         range on a new connection per request, 12 bmc-fleet-scale; names work
-                         too); default all but 12 (--smoke: all but 9, which boots qemu guests,
-                         and 12)
+                         range on a new connection per request, 12 bmc-fleet-scale, 13 ipxe-fleet:
+                         iPXE clients through the PXE front door's /boot.ipxe to their scripts;
+                         names work too); default all but 12 (--smoke: all but 9, which boots
+                         qemu guests, and 12)
   --guests N             workload 9: qemu guests behind emulated BMCs (default 8)
   --bmcs N               workload 10: emulated BMCs with virtual guests (default 200; smoke 8)
+  --ipxe-clients N       workload 13: iPXE clients at once (default 100; smoke 20)
   --scale-bmcs N         workload 12: emulated BMCs, 1 in 20 each slow, dead, 409 after power-off,
                          session-limited (default 1000)
   --bmc-profiles a,b     emulator profiles mixed over workload 9's guests (default all eight)
@@ -83,11 +86,12 @@ const WORKLOAD_NAMES: Readonly<Record<string, number>> = {
   'bmc-fleet-virtual': 10,
   'fresh-connection': 11,
   'bmc-fleet-scale': 12,
+  'ipxe-fleet': 13,
 };
 
 function workloadNumber(text: string): number {
   const n = WORKLOAD_NAMES[text] ?? Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > 12) throw new Error(`--only: no workload ${text}`);
+  if (!Number.isInteger(n) || n < 1 || n > 13) throw new Error(`--only: no workload ${text}`);
   return n;
 }
 
@@ -95,7 +99,7 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
   const smoke = argv.includes('--smoke');
   const o: Options = {
     smoke,
-    only: new Set(smoke ? [1, 2, 3, 4, 5, 6, 7, 8, 10, 11] : [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]),
+    only: new Set(smoke ? [1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 13] : [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13]),
     sizeMiB: smoke ? 64 : 1024,
     bigSizeMiB: 0, // resolved below: it depends on --sparse
     sparse: false,
@@ -129,6 +133,7 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
     guests: 8,
     bmcs: smoke ? 8 : 200,
     scaleBmcs: 1000,
+    ipxeClients: smoke ? 20 : 100,
     bmcProfiles: [...QEMU_FLEET_PROFILES],
     bmcProfilesVirtual: [...VIRTUAL_FLEET_PROFILES],
     bmcConnectionPerRead: false,
@@ -153,6 +158,9 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
         break;
       case '--guests':
         o.guests = Math.max(1, int());
+        break;
+      case '--ipxe-clients':
+        o.ipxeClients = Math.max(1, int());
         break;
       case '--scale-bmcs':
         o.scaleBmcs = Math.max(FAULT_EVERY, int());
@@ -346,8 +354,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, node ${machine.node}, nginx ${machine.nginx}, wrk ${machine.wrk}`,
     );
     const kind = options.sparse ? 'sparse' : 'real';
-    // workloads 9 and 10 serve the bootable fixture: a run of only those builds no large base
-    const base = [1, 2, 3, 4, 5, 6, 7, 8].some((n) => options.only.has(n))
+    // workloads 9, 10 and 12 serve the bootable fixture: a run of only those builds no large base
+    const base = [1, 2, 3, 4, 5, 6, 7, 8, 13].some((n) => options.only.has(n))
       ? await baseIso(repoRoot, options.workDir, options.sizeMiB, serviceMain, log, kind)
       : (await bootableIso(repoRoot, serviceMain, log)).base;
     const profileDir = options.cpuProf ? path.join(options.workDir, 'profiles', stamp(started)) : undefined;
@@ -406,6 +414,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     await step(9, 'bmc-fleet-qemu', () => bmcFleetQemu(c));
     await step(10, 'bmc-fleet-virtual', () => bmcFleetVirtual(c));
     await step(12, 'bmc-fleet-scale', () => bmcFleetScale(c));
+    await step(13, 'ipxe-fleet', () => ipxeFleet(c));
   } catch (err) {
     failures.push({ workload: 'setup', error: (err as Error).stack ?? String(err) });
     log(`FAILED: ${(err as Error).stack ?? String(err)}`);
@@ -462,6 +471,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         guests: options.guests,
         bmcs: options.bmcs,
         scaleBmcs: options.scaleBmcs,
+        ipxeClients: options.ipxeClients,
         bmcProfiles: options.bmcProfiles,
         bmcProfilesVirtual: options.bmcProfilesVirtual,
         bmcConnectionPerRead: options.bmcConnectionPerRead,

@@ -56,6 +56,8 @@ export interface Options {
   bmcProfilesVirtual: string[];
   /** Workload 10: a new connection per range read instead of qemu's one keep-alive connection per boot. */
   bmcConnectionPerRead: boolean;
+  /** Workload 13: iPXE clients at once through the front door (`--ipxe-clients`). */
+  ipxeClients: number;
 }
 
 export interface Context {

@@ -22,6 +22,8 @@ export interface NginxOptions {
   sendfile?: boolean;
   /** `ssl` on with this pair, TLS 1.3 only, one cipher suite (the same bootsmith is pinned to). */
   tls?: { certFile: string; keyFile: string; cipherSuite: string };
+  /** More directives inside the server block (workload 13: its per-host script location). */
+  serverConfig?: string;
 }
 
 export class Nginx {
@@ -64,7 +66,7 @@ http {
   scgi_temp_path ${temp}/scgi;
   server {
     listen 127.0.0.1:${port} reuseport${options.tls ? ' ssl' : ''};
-    root ${www};${
+    root ${www};${options.serverConfig ? `\n    ${options.serverConfig}` : ''}${
       options.tls
         ? `
     ssl_certificate ${options.tls.certFile};

@@ -6,7 +6,8 @@
 // database; the plain (PXE) service base; the ports frontDoorSource (the core's answers) and
 // adminGate; bmcMachineLookup when the BMC wing offers it (looked up at each decision: the BMC
 // wing comes after this one, so the BMC extension router cannot shadow /pxe's). Offers: its two
-// routers, `pxe_front_door` in /health (when on), and the pxeFrontDoor port: what the PXE wing's ProxyDHCP
+// routers, `pxe_front_door` in /health (when on), its metrics on the service's registry
+// (bootsmith_pxe_front_door_*), and the pxeFrontDoor port: what the PXE wing's ProxyDHCP
 // and TFTP ask. The PXE wing (src/pxe/, issue 32's network half) takes it as its
 // PxeFrontDoorPort: `frontDoor: ports.need('pxeFrontDoor')` (structurally the same shape; the
 // compiler checks it there), its row after this one in ./wings.ts.
@@ -40,6 +41,7 @@ async function assemble(platform: Platform, ports: WingPorts): Promise<Wing> {
     pxeServiceBaseUrl: bases.pxeServiceBaseUrl,
     logger: platform.logger.child({ component: 'front-door' }),
     now,
+    registry: platform.metrics.registry,
   });
   ports.offer({ pxeFrontDoor: door.pxePort() });
   const admin = frontDoorAdminRoutes({

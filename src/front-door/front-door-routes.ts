@@ -6,7 +6,8 @@
 //     GET /pxe/grub.cfg?mac=[&uuid=]  its grub.cfg (signed network GRUB fetching over HTTP)
 //     GET /pxe/v1/boot/{mac}          pixiecore's API: 200 {kernel, initrd[], cmdline}, else 404
 //   answered as text/plain (iPXE and GRUB print a body they cannot run): 400 for a bad MAC or
-//   UUID, 404 with the front door off (PXE_FRONT_DOOR); unauthenticated, as PXE is.
+//   UUID (counted as `invalid` in the door's metrics), 404 with the front door off
+//   (PXE_FRONT_DOOR); unauthenticated, as PXE is.
 //   admin (at EXTENSION_API_PREFIX/pxe, the admin's credential as the rest of the extension API):
 //     GET    /assignments[?infra_env_id=ID]        at most MAX_LISTED_ASSIGNMENTS
 //     GET    /assignments/{mac-or-uuid}            404 when none
@@ -28,6 +29,7 @@ import { URL_SHAPE, expressPath } from '../url-grammar.js';
 import type { AssignmentKind, AssignmentStore, Assignment } from './assignments/assignment-store.js';
 import { DHCP_SERVERS, type DhcpServer, dhcpSnippet } from './dhcp-snippets.js';
 import type { FrontDoor } from './front-door.js';
+import type { HttpAnswerKind } from './front-door-metrics.js';
 import { FrontDoorInputError, identityFromQuery, parseMac, parseSystemUuid } from './host-identity.js';
 
 /** A host request's target: what iPXE sends is a few hundred characters; more is not a host. */
@@ -39,20 +41,22 @@ type Handler = (req: Request, res: Response) => Promise<void> | void;
 
 /**
  * A host route: its errors answered here as plain text (hostError), not by an error handler on
- * the router, which sits at the root and would see every request the later routers fail.
+ * the router, which sits at the root and would see every request the later routers fail. With a
+ * kind, a request refused as malformed is counted in the door's metrics (its answers count the rest).
  */
-function hostRoute(fn: Handler) {
+function hostRoute(fn: Handler, counted?: { door: FrontDoor; kind: HttpAnswerKind }) {
+  const refuse = (err: unknown, res: Response) => {
+    if (counted && err instanceof FrontDoorInputError) counted.door.countInvalid(counted.kind);
+    hostError(err, res);
+  };
   return (req: Request, res: Response): void => {
     if (req.originalUrl.length > MAX_HOST_REQUEST_TARGET) {
-      hostError(
-        new FrontDoorInputError(`the request target is longer than ${MAX_HOST_REQUEST_TARGET} characters`),
-        res,
-      );
+      refuse(new FrontDoorInputError(`the request target is longer than ${MAX_HOST_REQUEST_TARGET} characters`), res);
       return;
     }
     Promise.resolve()
       .then(() => fn(req, res))
-      .catch((err: unknown) => hostError(err, res));
+      .catch((err: unknown) => refuse(err, res));
   };
 }
 
@@ -79,26 +83,35 @@ export function frontDoorHostRoutes(door: FrontDoor): Router {
   );
   router.get(
     expressPath(URL_SHAPE.frontDoorHost),
-    hostRoute(async (req, res) => sendText(res, await door.hostScript(identityFromQuery(req.query)))),
+    hostRoute(async (req, res) => sendText(res, await door.hostScript(identityFromQuery(req.query))), {
+      door,
+      kind: 'ipxe',
+    }),
   );
   router.get(
     expressPath(URL_SHAPE.frontDoorGrub),
-    hostRoute(async (req, res) => sendText(res, await door.grubConfig(identityFromQuery(req.query)))),
+    hostRoute(async (req, res) => sendText(res, await door.grubConfig(identityFromQuery(req.query))), {
+      door,
+      kind: 'grub',
+    }),
   );
   router.get(
     expressPath(URL_SHAPE.pixiecoreBoot),
-    hostRoute(async (req, res) => {
-      const mac = parseMac(String(req.params.mac ?? ''));
-      const boot = await door.pixiecore({
-        mac,
-        uuid: undefined,
-        serial: undefined,
-        buildarch: undefined,
-        platform: undefined,
-      });
-      if (!boot) throw new NotFoundError(`no boot for ${mac}: see its pxe_host_unmatched or pxe_host_skipped event`);
-      res.status(200).set('Cache-Control', 'no-store').json(boot);
-    }),
+    hostRoute(
+      async (req, res) => {
+        const mac = parseMac(String(req.params.mac ?? ''));
+        const boot = await door.pixiecore({
+          mac,
+          uuid: undefined,
+          serial: undefined,
+          buildarch: undefined,
+          platform: undefined,
+        });
+        if (!boot) throw new NotFoundError(`no boot for ${mac}: see its pxe_host_unmatched or pxe_host_skipped event`);
+        res.status(200).set('Cache-Control', 'no-store').json(boot);
+      },
+      { door, kind: 'pixiecore' },
+    ),
   );
   return router;
 }

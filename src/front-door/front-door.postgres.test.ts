@@ -2,8 +2,8 @@
 // every source from the real tables (an assignment made through the API, a BMC's reported MACs,
 // an InfraEnv's mac_interface_map, a registration by System UUID in the other byte order, an
 // installed host under boot-order-control), the answers iPXE, GRUB and pixiecore get, the boot
-// events, /health, the admin API's statuses (401 without the admin token, 400, 404) and the DHCP
-// snippet for this service's address.
+// events, /health and /metrics (the answers by kind and outcome), the admin API's statuses (401
+// without the admin token, 400, 404) and the DHCP snippet for this service's address.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AllInOne, API, DEMO_VERSION, PULL_SECRET, startAllInOne } from '../../test/support/all-in-one.js';
@@ -197,7 +197,7 @@ describe('the PXE front door, served', () => {
     expect((await fetch(boot.kernel, { method: 'HEAD' })).status).toBe(200);
   });
 
-  it('refuses bad host input as plain text 400, and shows its state in /health', async () => {
+  it('refuses bad host input as plain text 400, and shows its state in /health and /metrics', async () => {
     for (const target of [
       '/pxe/host.ipxe',
       '/pxe/host.ipxe?mac=zz',
@@ -218,6 +218,21 @@ describe('the PXE front door, served', () => {
       ipxe_script_type: 'boot-order-control',
       unmatched: 4, // three iPXE requests and pixiecore's of the unknown host
     });
+    // every answer so far by kind and outcome: each source of the real tables, and the refusals above
+    const metrics = await (await svc.call('GET', '/metrics')).text();
+    const answers = (kind: string, outcome: string) =>
+      Number(
+        new RegExp(
+          `^bootsmith_pxe_front_door_answers_total\\{kind="${kind}",outcome="${outcome}"\\} (\\d+)$`,
+          'm',
+        ).exec(metrics)?.[1] ?? 0,
+      );
+    for (const source of ['assignment', 'bmc', 'mac_interface_map', 'registration', 'skipped'])
+      expect(answers('ipxe', source), source).toBeGreaterThanOrEqual(1);
+    expect([answers('ipxe', 'unmatched'), answers('pixiecore', 'unmatched')]).toEqual([3, 1]);
+    expect([answers('ipxe', 'invalid'), answers('pixiecore', 'invalid')]).toEqual([3, 1]);
+    expect([answers('grub', 'assignment'), answers('pixiecore', 'assignment')]).toEqual([1, 1]);
+    expect(metrics).toMatch(/^bootsmith_pxe_front_door_match_duration_seconds_count\{source="registration"\} [1-9]/m);
   });
 
   it('prints the DHCP snippet for this service: the boot URL and TFTP server', async () => {

@@ -1,16 +1,23 @@
 // The front door over stand-in ports (the core's and the BMC wing's answers as data; their real
 // implementations run in front-door.postgres.test.ts): what each asker gets for a matched,
 // installed and unknown host, the PXE wing's port (Secure Boot per assignment, grub.cfg by MAC),
-// the events (one per host and answer per window, a cap per minute), off when not turned on, and
-// the settings' refusals.
+// the events (one per host and answer per window, a cap per minute), off when not turned on, the
+// metrics (over loopback HTTP: a request moves its counter, /metrics carries it, no host's
+// identity in a label), and the settings' refusals.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { parseDuration } from '../duration.js';
 import { headersForError, statusForError } from '../error-status.js';
+import { metricsRoutes } from '../http/face/routes/metrics.js';
+import { Metrics } from '../metrics.js';
 import { UnknownInfraEnvError } from './assignments/assignment-store.js';
 import type { FrontDoorCorePort } from './core-port.js';
 import { DECISION_EVENT_WINDOW_MS, MAX_EVENTS_PER_MINUTE } from './decision-events.js';
 import { FrontDoor, FrontDoorOffError, MAX_DECISIONS_IN_FLIGHT } from './front-door.js';
+import { frontDoorHostRoutes } from './front-door-routes.js';
 import { DEFAULT_FRONT_DOOR_SETTINGS, type FrontDoorSettings, frontDoorSettingsOf } from './front-door-settings.js';
 import type { HostIdentity } from './host-identity.js';
 
@@ -29,6 +36,7 @@ const host = (mac: string, extra: Partial<HostIdentity> = {}): HostIdentity => (
 function door(settings: Partial<FrontDoorSettings> = {}) {
   const events: { name: string; message: string; infraEnvId: string | null }[] = [];
   let now = Date.parse('2026-11-28T10:00:00Z');
+  const metrics = new Metrics({ defaultMetrics: false });
   const core: FrontDoorCorePort = {
     infraEnv: (id) => Promise.resolve(id === A ? { id: A, name: 'rack-a', cpuArchitecture: 'x86_64' } : undefined),
     ipxeScript: (id, type, mac) =>
@@ -82,8 +90,14 @@ function door(settings: Partial<FrontDoorSettings> = {}) {
     pxeServiceBaseUrl: 'http://192.0.2.10:8081/',
     logger: pino({ level: 'silent' }),
     now: () => new Date(now),
+    registry: metrics.registry,
   });
-  return { d, core, events, advance: (ms: number) => (now += ms) };
+  /** The value of one sample of the registry's exposition (0 when absent). */
+  const sample = async (name: string, labels: string) => {
+    const line = (await metrics.registry.metrics()).split('\n').find((l) => l.startsWith(`${name}{${labels}} `));
+    return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+  };
+  return { d, core, events, metrics, sample, advance: (ms: number) => (now += ms) };
 }
 
 describe('FrontDoor', () => {
@@ -169,7 +183,7 @@ describe('FrontDoor', () => {
   });
 
   it('answers 503 with Retry-After past MAX_DECISIONS_IN_FLIGHT decisions at once, and serves again after', async () => {
-    const { d, core } = door();
+    const { d, core, sample } = door();
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const registrations = core.registrations;
@@ -187,6 +201,10 @@ describe('FrontDoor', () => {
     await Promise.all(waiting);
     expect(await d.hostScript(host('52:54:00:02:01:00'))).toContain('sleep 300');
     expect(d.status()).toMatchObject({ busy: 1 });
+    expect(await sample('bootsmith_pxe_front_door_answers_total', 'kind="ipxe",outcome="busy"')).toBe(1);
+    expect(await sample('bootsmith_pxe_front_door_answers_total', 'kind="ipxe",outcome="unmatched"')).toBe(
+      MAX_DECISIONS_IN_FLIGHT + 1,
+    );
   });
 
   it('answers nothing while PXE_FRONT_DOOR is off (404); the port hands out no Secure Boot and no grub.cfg', async () => {
@@ -209,6 +227,83 @@ describe('FrontDoor', () => {
     });
     expect(await d.pxePort().grubConfig({ mac: KNOWN })).toBeUndefined();
     expect(events).toEqual([]);
+  });
+});
+
+describe('front door metrics', () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    server = undefined;
+  });
+
+  /** The door's host routes and /metrics on one loopback app, as the service mounts them. */
+  async function serve(parts: ReturnType<typeof door>): Promise<(path: string) => Promise<[number, string]>> {
+    const app = express();
+    app.set('query parser', 'simple');
+    app.use(frontDoorHostRoutes(parts.d));
+    app.use(metricsRoutes(parts.metrics));
+    server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return async (path) => {
+      const r = await fetch(base + path);
+      return [r.status, await r.text()];
+    };
+  }
+  const answers = (labels: string) => `bootsmith_pxe_front_door_answers_total{${labels}}`;
+
+  it('counts each request by kind and outcome, times each match by source, and /metrics carries them', async () => {
+    const parts = door();
+    const get = await serve(parts);
+    const hyphens = (mac: string) => mac.replaceAll(':', '-');
+    expect((await get(`/pxe/host.ipxe?mac=${hyphens(KNOWN)}&serial=SN1`))[0]).toBe(200);
+    expect((await get(`/pxe/host.ipxe?mac=${hyphens(INSTALLED)}`))[1]).toMatch(/already installed/);
+    expect((await get('/pxe/host.ipxe?mac=52-54-00-00-00-09'))[1]).toMatch(/asking again/);
+    expect((await get('/pxe/host.ipxe?mac=52-54-00-00-00-0g'))[0]).toBe(400);
+    expect((await get(`/pxe/grub.cfg?mac=${hyphens(KNOWN)}`))[0]).toBe(200);
+    expect((await get('/pxe/v1/boot/52:54:00:00:00:09'))[0]).toBe(404);
+    expect((await get('/boot.ipxe'))[0]).toBe(200); // the same script for all: not a per-host answer
+
+    const [status, text] = await get('/metrics');
+    expect(status).toBe(200);
+    const lines = text.split('\n').filter((l) => l.startsWith('bootsmith_pxe_front_door_'));
+    expect(lines.filter((l) => l.startsWith('bootsmith_pxe_front_door_answers_total')).sort()).toEqual(
+      [
+        `${answers('kind="ipxe",outcome="assignment"')} 1`,
+        `${answers('kind="ipxe",outcome="skipped"')} 1`,
+        `${answers('kind="ipxe",outcome="unmatched"')} 1`,
+        `${answers('kind="ipxe",outcome="invalid"')} 1`,
+        `${answers('kind="grub",outcome="assignment"')} 1`,
+        `${answers('kind="pixiecore",outcome="unmatched"')} 1`,
+      ].sort(),
+    );
+    // KNOWN, INSTALLED (matched, then skipped) and KNOWN's grub.cfg by assignment; two unknown hosts
+    expect(lines).toContain('bootsmith_pxe_front_door_match_duration_seconds_count{source="assignment"} 3');
+    expect(lines).toContain('bootsmith_pxe_front_door_match_duration_seconds_count{source="none"} 2');
+    const inf = lines.find((l) => l.includes('_bucket{') && l.includes('le="+Inf"') && l.includes('"assignment"'));
+    expect(inf).toMatch(/ 3$/);
+    // bounded labels: no MAC, serial or InfraEnv id in any of them
+    expect(lines.join('\n')).not.toMatch(/52[:-]54|SN1|aaaaaaaa/);
+  });
+
+  it("counts the default InfraEnv, the PXE wing's questions, and a failed lookup as an error", async () => {
+    const parts = door({ pxeDefaultInfraEnv: A });
+    const { d, core, sample } = parts;
+    expect(await d.hostScript(host('52:54:00:00:00:09'))).toMatch(/^#!ipxe\n# boot-order-control/);
+    const port = d.pxePort();
+    await port.bootChoice({ mac: KNOWN, uuid: undefined });
+    await port.grubConfig({ mac: '52:54:00:00:00:09' });
+    core.registrations = () => Promise.reject(new Error('connection refused'));
+    await expect(d.pixiecore(host('52:54:00:00:00:0a'))).rejects.toThrow('connection refused');
+
+    expect(await sample('bootsmith_pxe_front_door_answers_total', 'kind="ipxe",outcome="default"')).toBe(1);
+    expect(await sample('bootsmith_pxe_front_door_answers_total', 'kind="dhcp",outcome="assignment"')).toBe(1);
+    expect(await sample('bootsmith_pxe_front_door_answers_total', 'kind="tftp_grub",outcome="default"')).toBe(1);
+    expect(await sample('bootsmith_pxe_front_door_answers_total', 'kind="pixiecore",outcome="error"')).toBe(1);
+    expect(await sample('bootsmith_pxe_front_door_match_duration_seconds_count', 'source="default"')).toBe(2);
+    expect(await sample('bootsmith_pxe_front_door_match_duration_seconds_count', 'source="error"')).toBe(1);
   });
 });
 

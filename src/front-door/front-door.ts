@@ -8,14 +8,24 @@
 //   pixiecore its API's JSON, or nothing (pixiecore then leaves the machine alone);
 //   PXE wing  the port its ProxyDHCP and TFTP ask (ipxeScriptUrl, bootChoice, grubConfig: the shape
 //             of src/pxe/front-door-port.ts, adapted in src/assembly/front-door-wing.ts).
+// Every per-host answer is counted by kind and outcome, and every match timed
+// (./front-door-metrics.ts).
 // With PXE_FRONT_DOOR=off it answers nothing (FrontDoorOffError, 404) and the port says so too.
 // Does NOT: serve HTTP (./front-door-routes.ts) or know which wing implements its ports.
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { NotFoundError, UnavailableError } from '../errors.js';
 import { URL_SHAPE } from '../url-grammar.js';
 import type { AssignmentStore } from './assignments/assignment-store.js';
 import type { BmcMachineLookup, FrontDoorCorePort } from './core-port.js';
 import { DecisionEvents, type FrontDoorEventName } from './decision-events.js';
+import {
+  type AnswerKind,
+  type AnswerOutcome,
+  FrontDoorMetrics,
+  type HttpAnswerKind,
+  matchSource,
+} from './front-door-metrics.js';
 import type { FrontDoorSettings } from './front-door-settings.js';
 import { bootIpxeScript, skipScript, waitScript } from './front-door-scripts.js';
 import { grubBootConfig } from '../boot-scripts/grub-config.js';
@@ -26,6 +36,9 @@ import { type PixiecoreBoot, pixiecoreAnswer } from './pixiecore-answer.js';
 
 /** The front door is off (PXE_FRONT_DOOR): 404, saying so. */
 export class FrontDoorOffError extends NotFoundError {}
+
+/** MAX_DECISIONS_IN_FLIGHT decisions are running: 503 with Retry-After. */
+export class FrontDoorBusyError extends UnavailableError {}
 
 export type Asker = 'ipxe' | 'grub' | 'pixiecore' | 'pxe';
 
@@ -41,6 +54,8 @@ export interface FrontDoorOptions {
   pxeServiceBaseUrl: string;
   logger: Logger;
   now: () => Date;
+  /** Where its Prometheus instruments register (the service's registry). */
+  registry: Registry;
 }
 
 export interface FrontDoorStatus {
@@ -87,10 +102,12 @@ export class FrontDoor {
   /** Decisions refused at MAX_DECISIONS_IN_FLIGHT. */
   private busy = 0;
   private readonly base: string;
+  private readonly metrics: FrontDoorMetrics;
 
   constructor(private readonly o: FrontDoorOptions) {
     this.events = new DecisionEvents(o.core, o.logger, () => o.now().getTime());
     this.base = o.pxeServiceBaseUrl.replace(/\/+$/, '');
+    this.metrics = new FrontDoorMetrics(o.registry);
   }
 
   get on(): boolean {
@@ -109,7 +126,7 @@ export class FrontDoor {
   async decide(host: HostIdentity, asker: Asker): Promise<HostMatch | NoMatch> {
     if (this.inFlight >= MAX_DECISIONS_IN_FLIGHT) {
       this.busy++;
-      throw new UnavailableError(
+      throw new FrontDoorBusyError(
         `the PXE front door is deciding for ${MAX_DECISIONS_IN_FLIGHT} hosts at once; ask again`,
         BUSY_RETRY_SECONDS,
       );
@@ -122,19 +139,34 @@ export class FrontDoor {
     }
   }
 
-  private async match(host: HostIdentity, asker: Asker): Promise<HostMatch | NoMatch> {
+  /** matchHost over this service's lookups, timed. */
+  private async timedMatch(host: HostIdentity): Promise<HostMatch | NoMatch> {
     const { core, assignments, settings } = this.o;
-    const match = await matchHost(
-      host,
-      {
-        assignment: (mac, uuids) => assignments.lookup(mac, uuids),
-        bmc: (mac, uuids) => this.o.bmc()?.(mac, uuids) ?? Promise.resolve(undefined),
-        staticNetwork: (mac) => core.staticNetworkInfraEnvs(mac),
-        registrations: (mac, uuids) => core.registrations(mac, uuids),
-        infraEnvExists: async (id) => (await core.infraEnv(id)) !== undefined,
-      },
-      settings.pxeDefaultInfraEnv,
-    );
+    const t0 = performance.now();
+    const seconds = () => (performance.now() - t0) / 1000;
+    try {
+      const match = await matchHost(
+        host,
+        {
+          assignment: (mac, uuids) => assignments.lookup(mac, uuids),
+          bmc: (mac, uuids) => this.o.bmc()?.(mac, uuids) ?? Promise.resolve(undefined),
+          staticNetwork: (mac) => core.staticNetworkInfraEnvs(mac),
+          registrations: (mac, uuids) => core.registrations(mac, uuids),
+          infraEnvExists: async (id) => (await core.infraEnv(id)) !== undefined,
+        },
+        settings.pxeDefaultInfraEnv,
+      );
+      this.metrics.matched(match.matched ? matchSource(match.via) : 'none', seconds());
+      return match;
+    } catch (err) {
+      this.metrics.matched('error', seconds());
+      throw err;
+    }
+  }
+
+  private async match(host: HostIdentity, asker: Asker): Promise<HostMatch | NoMatch> {
+    const { core } = this.o;
+    const match = await this.timedMatch(host);
     this.decisions[asker]++;
     const label = hostLabel(host);
     if (match.matched) {
@@ -177,14 +209,36 @@ export class FrontDoor {
     return bootIpxeScript(this.url(URL_SHAPE.frontDoorHost.path));
   }
 
+  /**
+   * Runs one per-host answer and counts it by kind and outcome (a failure as busy or error,
+   * rethrown for the route to answer).
+   */
+  private async counted<T>(kind: AnswerKind, answer: () => Promise<readonly [T, AnswerOutcome]>): Promise<T> {
+    try {
+      const [value, outcome] = await answer();
+      this.metrics.answered(kind, outcome);
+      return value;
+    } catch (err) {
+      this.metrics.answered(kind, err instanceof FrontDoorBusyError ? 'busy' : 'error');
+      throw err;
+    }
+  }
+
+  /** A host's request refused before it reached an answer (400: a malformed MAC, UUID or request). */
+  countInvalid(kind: HttpAnswerKind): void {
+    if (this.on) this.metrics.answered(kind, 'invalid');
+  }
+
   /** The per-host iPXE answer. */
   async hostScript(host: HostIdentity): Promise<string> {
     this.assertOn();
-    const match = await this.decide(host, 'ipxe');
-    if (!match.matched) return waitScript(match.reason, this.retrySeconds, this.askAgainUrl(host));
-    const answer = await this.infraEnvAnswer(host, match);
-    if (answer === undefined) return waitScript(gone(match), this.retrySeconds, this.askAgainUrl(host));
-    return answer.kind === 'skip' ? skipScript(answer.reason) : answer.script;
+    return this.counted<string>('ipxe', async () => {
+      const match = await this.decide(host, 'ipxe');
+      if (!match.matched) return [waitScript(match.reason, this.retrySeconds, this.askAgainUrl(host)), 'unmatched'];
+      const answer = await this.infraEnvAnswer(host, match);
+      if (answer === undefined) return [waitScript(gone(match), this.retrySeconds, this.askAgainUrl(host)), 'gone'];
+      return answer.kind === 'skip' ? [skipScript(answer.reason), 'skipped'] : [answer.script, matchSource(match.via)];
+    });
   }
 
   private get retrySeconds(): number {
@@ -228,24 +282,29 @@ export class FrontDoor {
   /** A host's grub.cfg (asked by HTTP or by the PXE wing's TFTP). */
   async grubConfig(host: HostIdentity, asker: 'grub' | 'pxe' = 'grub'): Promise<string> {
     this.assertOn();
-    const match = await this.decide(host, asker);
-    if (!match.matched) return grubWaitConfig(match.reason, this.retrySeconds);
-    const answer = await this.infraEnvAnswer(host, match);
-    if (answer?.kind === 'skip') return grubSkipConfig(answer.reason);
-    const files = await this.o.core.bootFiles(match.infraEnvId);
-    if (!answer || !files) return grubWaitConfig(gone(match), this.retrySeconds);
-    return grubBootConfig(files.boot);
+    return this.counted<string>(asker === 'pxe' ? 'tftp_grub' : 'grub', async () => {
+      const match = await this.decide(host, asker);
+      if (!match.matched) return [grubWaitConfig(match.reason, this.retrySeconds), 'unmatched'];
+      const answer = await this.infraEnvAnswer(host, match);
+      if (answer?.kind === 'skip') return [grubSkipConfig(answer.reason), 'skipped'];
+      const files = await this.o.core.bootFiles(match.infraEnvId);
+      if (!answer || !files) return [grubWaitConfig(gone(match), this.retrySeconds), 'gone'];
+      return [grubBootConfig(files.boot), matchSource(match.via)];
+    });
   }
 
   /** pixiecore's API: the boot of this MAC, or undefined (pixiecore ignores the machine). */
   async pixiecore(host: HostIdentity): Promise<PixiecoreBoot | undefined> {
     this.assertOn();
-    const match = await this.decide(host, 'pixiecore');
-    if (!match.matched) return undefined;
-    const answer = await this.infraEnvAnswer(host, match);
-    if (answer?.kind !== 'script') return undefined;
-    const files = await this.o.core.bootFiles(match.infraEnvId);
-    return files && pixiecoreAnswer(files);
+    return this.counted<PixiecoreBoot | undefined>('pixiecore', async () => {
+      const match = await this.decide(host, 'pixiecore');
+      if (!match.matched) return [undefined, 'unmatched'];
+      const answer = await this.infraEnvAnswer(host, match);
+      if (answer?.kind === 'skip') return [undefined, 'skipped'];
+      const files = answer && (await this.o.core.bootFiles(match.infraEnvId));
+      if (!files) return [undefined, 'gone'];
+      return [pixiecoreAnswer(files), matchSource(match.via)];
+    });
   }
 
   /** What the PXE wing's port answers (off: iPXE is still sent to boot.ipxe, which says the door is off). */
@@ -254,11 +313,14 @@ export class FrontDoor {
       ipxeScriptUrl: () => this.url(URL_SHAPE.frontDoorBoot.path),
       bootChoice: async (client) => {
         if (!this.on) return { secureBoot: false, httpBootUrl: undefined };
-        const match = await this.decide(
-          { mac: client.mac, uuid: client.uuid, serial: undefined, buildarch: undefined, platform: undefined },
-          'pxe',
-        );
-        return { secureBoot: match.matched && match.secureBoot, httpBootUrl: undefined };
+        return this.counted<{ secureBoot: boolean; httpBootUrl: undefined }>('dhcp', async () => {
+          const match = await this.decide(
+            { mac: client.mac, uuid: client.uuid, serial: undefined, buildarch: undefined, platform: undefined },
+            'pxe',
+          );
+          const secureBoot = match.matched && match.secureBoot;
+          return [{ secureBoot, httpBootUrl: undefined }, match.matched ? matchSource(match.via) : 'unmatched'];
+        });
       },
       grubConfig: async (request) => {
         if (!this.on) return undefined;
