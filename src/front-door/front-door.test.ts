@@ -16,7 +16,7 @@ import { Metrics } from '../metrics.js';
 import { UnknownInfraEnvError } from './assignments/assignment-store.js';
 import type { FrontDoorCorePort } from './core-port.js';
 import { DECISION_EVENT_WINDOW_MS, MAX_EVENTS_PER_MINUTE } from './decision-events.js';
-import { FrontDoor, FrontDoorOffError, MAX_DECISIONS_IN_FLIGHT } from './front-door.js';
+import { FrontDoor, FrontDoorOffError, MAX_DECISIONS_IN_FLIGHT, MAX_DECISIONS_WAITING } from './front-door.js';
 import { frontDoorHostRoutes } from './front-door-routes.js';
 import { DEFAULT_FRONT_DOOR_SETTINGS, type FrontDoorSettings, frontDoorSettingsOf } from './front-door-settings.js';
 import type { HostIdentity } from './host-identity.js';
@@ -182,7 +182,7 @@ describe('FrontDoor', () => {
     expect(d.status()).toMatchObject({ events_dropped: 5 });
   });
 
-  it('answers 503 with Retry-After past MAX_DECISIONS_IN_FLIGHT decisions at once, and serves again after', async () => {
+  it('lets decisions past MAX_DECISIONS_IN_FLIGHT wait their turn, answers 503 with Retry-After once the line is full, and serves again after', async () => {
     const { d, core, sample } = door();
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -191,19 +191,23 @@ describe('FrontDoor', () => {
       await held;
       return registrations(...args);
     };
-    const waiting = Array.from({ length: MAX_DECISIONS_IN_FLIGHT }, (_, i) =>
-      d.hostScript(host(`52:54:00:02:00:${i.toString(16).padStart(2, '0')}`)),
+    const mac = (i: number) =>
+      `52:54:00:${(2 + (i >> 16)).toString(16).padStart(2, '0')}:${((i >> 8) & 255).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`;
+    // running and waiting: a rack booting at once is not refused, it waits
+    const queued = Array.from({ length: MAX_DECISIONS_IN_FLIGHT + MAX_DECISIONS_WAITING }, (_, i) =>
+      d.hostScript(host(mac(i))),
     );
-    const refused = await d.hostScript(host('52:54:00:02:01:00')).catch((err: unknown) => err);
+    const refused = await d.hostScript(host('52:54:00:ff:01:00')).catch((err: unknown) => err);
     expect(statusForError(refused)).toBe(503);
     expect(headersForError(refused)).toMatchObject({ 'Retry-After': '10' });
     release();
-    await Promise.all(waiting);
-    expect(await d.hostScript(host('52:54:00:02:01:00'))).toContain('sleep 300');
+    const answers = await Promise.all(queued);
+    expect(answers.every((script) => script.includes('sleep 300'))).toBe(true);
+    expect(await d.hostScript(host('52:54:00:ff:01:00'))).toContain('sleep 300');
     expect(d.status()).toMatchObject({ busy: 1 });
     expect(await sample('bootsmith_pxe_front_door_answers_total', 'kind="ipxe",outcome="busy"')).toBe(1);
     expect(await sample('bootsmith_pxe_front_door_answers_total', 'kind="ipxe",outcome="unmatched"')).toBe(
-      MAX_DECISIONS_IN_FLIGHT + 1,
+      MAX_DECISIONS_IN_FLIGHT + MAX_DECISIONS_WAITING + 1,
     );
   });
 

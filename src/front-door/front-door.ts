@@ -19,6 +19,7 @@ import { URL_SHAPE } from '../url-grammar.js';
 import type { AssignmentStore } from './assignments/assignment-store.js';
 import type { BmcMachineLookup, FrontDoorCorePort } from './core-port.js';
 import { DecisionEvents, type FrontDoorEventName } from './decision-events.js';
+import { DecisionGate } from './decision-gate.js';
 import {
   type AnswerKind,
   type AnswerOutcome,
@@ -37,7 +38,7 @@ import { type PixiecoreBoot, pixiecoreAnswer } from './pixiecore-answer.js';
 /** The front door is off (PXE_FRONT_DOOR): 404, saying so. */
 export class FrontDoorOffError extends NotFoundError {}
 
-/** MAX_DECISIONS_IN_FLIGHT decisions are running: 503 with Retry-After. */
+/** MAX_DECISIONS_IN_FLIGHT decisions are running and no turn came (./decision-gate.ts): 503 with Retry-After. */
 export class FrontDoorBusyError extends UnavailableError {}
 
 export type Asker = 'ipxe' | 'grub' | 'pixiecore' | 'pxe';
@@ -83,10 +84,14 @@ export interface PxePortAnswers {
 
 /**
  * Decisions in flight at once (each is a handful of indexed queries, one of them a scan of the
- * hosts' inventories for a MAC): a rack booting at once is well under it; a flood of made-up MACs
- * past it is answered 503 with Retry-After, which boot.ipxe's retry waits out.
+ * hosts' inventories for a MAC). Past it a decision waits its turn (./decision-gate.ts): up to
+ * MAX_DECISIONS_WAITING of them for up to DECISION_WAIT_MS, so a rack booting at once is served
+ * in one pass; a flood of made-up MACs past that is answered 503 with Retry-After, which
+ * boot.ipxe's retry waits out.
  */
 export const MAX_DECISIONS_IN_FLIGHT = 64;
+export const MAX_DECISIONS_WAITING = 1024;
+export const DECISION_WAIT_MS = 5_000;
 const BUSY_RETRY_SECONDS = 10;
 
 /** What a host is told when its InfraEnv was deleted between the match and the answer. */
@@ -98,8 +103,12 @@ export class FrontDoor {
   private readonly events: DecisionEvents;
   private readonly decisions: Record<Asker, number> = { ipxe: 0, grub: 0, pixiecore: 0, pxe: 0 };
   private unmatched = 0;
-  private inFlight = 0;
-  /** Decisions refused at MAX_DECISIONS_IN_FLIGHT. */
+  private readonly gate = new DecisionGate({
+    running: MAX_DECISIONS_IN_FLIGHT,
+    waiting: MAX_DECISIONS_WAITING,
+    waitMs: DECISION_WAIT_MS,
+  });
+  /** Decisions refused: the line was full or their wait ran out. */
   private busy = 0;
   private readonly base: string;
   private readonly metrics: FrontDoorMetrics;
@@ -124,18 +133,17 @@ export class FrontDoor {
 
   /** Matches the host and records the decision's event; every answer goes through here. */
   async decide(host: HostIdentity, asker: Asker): Promise<HostMatch | NoMatch> {
-    if (this.inFlight >= MAX_DECISIONS_IN_FLIGHT) {
+    if (!(await this.gate.acquire())) {
       this.busy++;
       throw new FrontDoorBusyError(
-        `the PXE front door is deciding for ${MAX_DECISIONS_IN_FLIGHT} hosts at once; ask again`,
+        `the PXE front door is deciding for ${MAX_DECISIONS_IN_FLIGHT} hosts at once and ${this.gate.waiting} more are waiting; ask again`,
         BUSY_RETRY_SECONDS,
       );
     }
-    this.inFlight++;
     try {
       return await this.match(host, asker);
     } finally {
-      this.inFlight--;
+      this.gate.release();
     }
   }
 
