@@ -237,3 +237,12 @@ export function sharedCallPool(): CallPool {
   shared ??= new CallPool();
   return shared;
 }
+
+/** One attempt of a Redfish call: the request in, the status, headers and parsed body (or the failure) out. */
+export type RawCaller = (call: HttpCall) => Promise<PooledOutcome>;
+
+/**
+ * The default caller of every Redfish call (transport.ts) and session call (session-auth.ts): the
+ * process's pool, keep-alive per BMC.
+ */
+export const offThreadCaller: RawCaller = (call) => sharedCallPool().call({ ...call, keepAlive: true });

@@ -1,8 +1,8 @@
 // Redfish sessions on the real path (issue 33): the client against emulated BMCs that take only
 // sessions, have 8 slots, forget sessions, answer a session POST without a token or with a session
-// URI on another host, hold a PATCH open, or answer 409 to a power-on after a power-off. Each ends
-// in success or a typed error naming the BMC and the step, and never with a session left open on
-// the BMC or a token in an error or a log event.
+// URI on another host, never answer a session POST, hold a PATCH open, or answer 409 to a
+// power-on after a power-off. Each ends in success or a typed error naming the BMC and the step,
+// and never with a session left open on the BMC or a token in an error or a log event.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,9 +16,15 @@ import {
 import { HAVE_OPENSSL } from '../../../test/support/probes.js';
 import { unavailable } from '../../../test/support/requirements.js';
 import type { RedfishCallEvent } from './call-event.js';
+import { sharedCallPool } from './call-pool.js';
 import { RedfishClient, type RedfishClientOptions } from './client.js';
 import { RedfishError } from './errors.js';
-import { POWER_ON_CONFLICT_INTERVAL_MS, SESSION_LIMIT_RETRY_MS, SESSION_LIMIT_WAIT_MS } from './limits.js';
+import {
+  POWER_ON_CONFLICT_INTERVAL_MS,
+  REQUEST_TIMEOUT_MS,
+  SESSION_LIMIT_RETRY_MS,
+  SESSION_LIMIT_WAIT_MS,
+} from './limits.js';
 import { BmcSessions } from './session-registry.js';
 
 const PASSWORD = 'S3ss10n-Passw0rd!';
@@ -241,6 +247,34 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('Redfish sessions agains
         /^BMC "rack7-node3": boot-override: no complete response in time \(PATCH \/redfish\/v1\/Systems\/System.Embedded.1\/Settings/,
       );
       expect(Date.now() - started).toBeLessThan(15_000);
+      await c.close();
+      expect(bmc.model.openSessions).toBe(0);
+    } finally {
+      await bmc.close();
+      await guest.close();
+    }
+  });
+
+  it('a session POST that never answers: request-timeout after the configured clock, sent by the call worker', async () => {
+    const { bmc, guest } = await bmcOf('session-only', {
+      faults: { hang: { times: 'always', match: { method: 'POST', path: 'Sessions' } } },
+    });
+    try {
+      const requestMs = 1_500;
+      const c = await open(bmc.rootUrl, { timeouts: { connectMs: 1_000, tlsMs: 1_000, requestMs } });
+      const pooled = sharedCallPool().stats().calls;
+      const started = Date.now();
+      const e = await failure(c.readSystem());
+      const took = Date.now() - started;
+      expect(e.failure).toBe('request-timeout');
+      expect(e.step).toBe('read-system');
+      expect(e.message).toMatch(/^BMC "rack7-node3": read-system: no complete response in time \(POST \/redfish\/v1\/SessionService\/Sessions/);
+      // The configured clock, not the default (REQUEST_TIMEOUT_MS, 30 s) nor the worker's backstop.
+      expect(took).toBeGreaterThanOrEqual(requestMs);
+      expect(took).toBeLessThan(REQUEST_TIMEOUT_MS / 2);
+      // Both calls of the login (the root GET, the session POST) went through the worker pool.
+      expect(sharedCallPool().stats().calls - pooled).toBeGreaterThanOrEqual(2);
+      expect(bmc.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
       await c.close();
       expect(bmc.model.openSessions).toBe(0);
     } finally {
