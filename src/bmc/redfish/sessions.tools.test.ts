@@ -3,21 +3,12 @@
 // URI on another host, never answer a session POST, hold a PATCH open, or answer 409 to a
 // power-on after a power-off. Each ends in success or a typed error naming the BMC and the step,
 // and never with a session left open on the BMC or a token in an error or a log event.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  makeTestCertificates,
-  startVirtualBmc,
-  type TestCertificates,
-} from '../../../test/support/redfish-emulator/index.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import { HAVE_OPENSSL } from '../../../test/support/probes.js';
 import { unavailable } from '../../../test/support/requirements.js';
 import type { RedfishCallEvent } from './call-event.js';
 import { sharedCallPool } from './call-pool.js';
-import { RedfishClient, type RedfishClientOptions } from './client.js';
 import { RedfishError } from './errors.js';
 import {
   POWER_ON_CONFLICT_INTERVAL_MS,
@@ -26,44 +17,32 @@ import {
   SESSION_LIMIT_WAIT_MS,
 } from './limits.js';
 import { BmcSessions } from './session-registry.js';
+import { emulatorSetup } from './test-support/emulator-setup.js';
 
 const PASSWORD = 'S3ss10n-Passw0rd!';
 
 describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('Redfish sessions against the emulator', () => {
-  let dir: string;
-  let certs: TestCertificates;
   const events: RedfishCallEvent[] = [];
   const messages: string[] = [];
   const tokens = new Set<string>();
-
-  beforeAll(() => {
-    dir = mkdtempSync(path.join(tmpdir(), 'bmc-sessions-'));
-    certs = makeTestCertificates(dir);
+  const { startBmc, open } = emulatorSetup('bmc-sessions', {
+    name: 'rack7-node3',
+    username: 'admin',
+    password: PASSWORD,
+    timeouts: { connectMs: 1_000, tlsMs: 1_000, requestMs: 1_000 },
+    sleep: () => Promise.resolve(),
+    log: (e) => events.push(e),
   });
+
   afterAll(() => {
     // No token ever reached a log event or an error message of this file.
     const seen = JSON.stringify(events) + messages.join('\n');
     for (const token of tokens) expect(seen).not.toContain(token);
     expect(tokens.size).toBeGreaterThan(5);
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  function bmcOf(profile: string, extra: Partial<Parameters<typeof startVirtualBmc>[0]> = {}) {
-    return startVirtualBmc({ name: profile, profile, tls: certs, password: PASSWORD, ...extra });
-  }
-
-  function open(address: string, extra: Partial<RedfishClientOptions> = {}): Promise<RedfishClient> {
-    return RedfishClient.open({
-      name: 'rack7-node3',
-      address,
-      username: 'admin',
-      password: PASSWORD,
-      trust: { verify: 'ca-file', caFile: certs.caFile },
-      timeouts: { connectMs: 1_000, tlsMs: 1_000, requestMs: 1_000 },
-      sleep: () => Promise.resolve(),
-      log: (e) => events.push(e),
-      ...extra,
-    });
+  function bmcOf(profile: string, extra: Partial<Parameters<typeof startBmc>[0]> = {}) {
+    return startBmc({ name: profile, profile, ...extra });
   }
 
   async function failure(p: Promise<unknown>): Promise<RedfishError> {
