@@ -17,7 +17,7 @@
 //               the next call starts a new one
 //
 // Secrets: the request's headers carry the credentials; they travel only in the call message.
-// Does NOT: retry, scrub, or decide what an answer means (transport.ts), or know Redfish.
+// Does NOT: retry, scrub, or decide what an answer means (transport.ts, session-auth.ts), or know Redfish.
 // Next: call-worker-entry.ts, the worker's side.
 import { Worker } from 'node:worker_threads';
 import type { CallAnswer, CallReply, CallRequest } from './call-worker-protocol.js';
