@@ -449,4 +449,3 @@ export class SessionAuth {
     return redactText(out).slice(0, max);
   }
 }
-

@@ -247,7 +247,9 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('Redfish sessions agains
       const took = Date.now() - started;
       expect(e.failure).toBe('request-timeout');
       expect(e.step).toBe('read-system');
-      expect(e.message).toMatch(/^BMC "rack7-node3": read-system: no complete response in time \(POST \/redfish\/v1\/SessionService\/Sessions/);
+      expect(e.message).toMatch(
+        /^BMC "rack7-node3": read-system: no complete response in time \(POST \/redfish\/v1\/SessionService\/Sessions/,
+      );
       // The configured clock, not the default (REQUEST_TIMEOUT_MS, 30 s) nor the worker's backstop.
       expect(took).toBeGreaterThanOrEqual(requestMs);
       expect(took).toBeLessThan(REQUEST_TIMEOUT_MS / 2);

@@ -273,7 +273,9 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('Redfish transport fault
       const { c: pinned } = await client(bmc.rootUrl, { trust: { verify: 'ca-pem', caPem: setup.certs.caPem } });
       expect((await pinned.topology()).system.id).toBe('1');
       await expect(
-        client(bmc.rootUrl, { trust: { verify: 'ca-file', caFile: path.join(path.dirname(setup.certs.caFile), 'missing.pem') } }),
+        client(bmc.rootUrl, {
+          trust: { verify: 'ca-file', caFile: path.join(path.dirname(setup.certs.caFile), 'missing.pem') },
+        }),
       ).rejects.toThrow(/tls-settings: invalid input: cannot read CA file ".*missing.pem": ENOENT/);
     } finally {
       await bmc.close();

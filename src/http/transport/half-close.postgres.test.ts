@@ -89,16 +89,58 @@ describe('half-closed requests on the real service (AUTH_TYPE=local)', () => {
   const iso = `${DEMO_VERSION}/x86_64/full.iso`;
   const rows: Row[] = [
     // first: the request of the report, the first the service answers after its start
-    { what: 'hot /byapikey/ with an unknown short token', method: 'GET', target: () => `/byapikey/${unknownToken()}/${iso}`, status: 401 },
+    {
+      what: 'hot /byapikey/ with an unknown short token',
+      method: 'GET',
+      target: () => `/byapikey/${unknownToken()}/${iso}`,
+      status: 401,
+    },
     { what: 'hot /byapikey/, HEAD', method: 'HEAD', target: () => `/byapikey/${unknownToken()}/${iso}`, status: 401 },
-    { what: 'hot /bytoken/ with an unknown short token', method: 'GET', target: () => `/bytoken/${unknownToken()}/${iso}`, status: 401 },
-    { what: 'hot /byid/ without a credential', method: 'GET', target: () => `/byid/${randomUUID()}/${iso}`, status: 401 },
-    { what: 'express /byapikey/ (a query string: not the hot route)', method: 'GET', target: () => `/byapikey/${unknownToken()}/${iso}?x=1`, status: 401 },
-    { what: 'express /images/{id} without a credential', method: 'GET', target: () => `/images/${randomUUID()}?version=${DEMO_VERSION}&arch=x86_64&type=full-iso`, status: 401 },
-    { what: 'express /images/{id}/pxe-initrd without a credential', method: 'GET', target: () => `/images/${randomUUID()}/pxe-initrd?version=${DEMO_VERSION}&arch=x86_64`, status: 401 },
-    { what: 'express /boot-artifacts/kernel, a range', method: 'GET', target: () => `/boot-artifacts/kernel?version=${DEMO_VERSION}&arch=x86_64`, headers: () => ['Range: bytes=0-4095'], status: 206 },
+    {
+      what: 'hot /bytoken/ with an unknown short token',
+      method: 'GET',
+      target: () => `/bytoken/${unknownToken()}/${iso}`,
+      status: 401,
+    },
+    {
+      what: 'hot /byid/ without a credential',
+      method: 'GET',
+      target: () => `/byid/${randomUUID()}/${iso}`,
+      status: 401,
+    },
+    {
+      what: 'express /byapikey/ (a query string: not the hot route)',
+      method: 'GET',
+      target: () => `/byapikey/${unknownToken()}/${iso}?x=1`,
+      status: 401,
+    },
+    {
+      what: 'express /images/{id} without a credential',
+      method: 'GET',
+      target: () => `/images/${randomUUID()}?version=${DEMO_VERSION}&arch=x86_64&type=full-iso`,
+      status: 401,
+    },
+    {
+      what: 'express /images/{id}/pxe-initrd without a credential',
+      method: 'GET',
+      target: () => `/images/${randomUUID()}/pxe-initrd?version=${DEMO_VERSION}&arch=x86_64`,
+      status: 401,
+    },
+    {
+      what: 'express /boot-artifacts/kernel, a range',
+      method: 'GET',
+      target: () => `/boot-artifacts/kernel?version=${DEMO_VERSION}&arch=x86_64`,
+      headers: () => ['Range: bytes=0-4095'],
+      status: 206,
+    },
     { what: 'assisted API without a credential', method: 'GET', target: () => `${API}/infra-envs`, status: 401 },
-    { what: 'assisted API, the admin', method: 'GET', target: () => `${API}/infra-envs`, headers: () => [`Authorization: ${s.admin.Authorization}`], status: 200 },
+    {
+      what: 'assisted API, the admin',
+      method: 'GET',
+      target: () => `${API}/infra-envs`,
+      headers: () => [`Authorization: ${s.admin.Authorization}`],
+      status: 200,
+    },
     { what: '/live', method: 'GET', target: () => '/live', status: 200 },
   ];
 
@@ -116,9 +158,7 @@ describe('half-closed requests on the real service (AUTH_TYPE=local)', () => {
     });
     expect(created.status).toBe(201);
     const { download_url } = (await created.json()) as { download_url: string };
-    const answer = await halfClosedRequest(port(), 'GET', new URL(download_url).pathname, [
-      'Range: bytes=32768-65535',
-    ]);
+    const answer = await halfClosedRequest(port(), 'GET', new URL(download_url).pathname, ['Range: bytes=32768-65535']);
     expect(answer.status).toBe(206);
     expectWhole(answer, 'GET');
     expect(answer.body.length).toBe(32768);
