@@ -243,8 +243,9 @@ export class SessionAuth {
     // Parsed in the worker with the bounds of any answer (nesting, arrays, strings): a hostile or
     // unparsable root is left to the transport's own read of it, which fails it as `too-large` or
     // `malformed`.
-    const root = outcome.answer.json;
-    if (typeof root !== 'object' || root === null || Array.isArray(root)) return '';
+    const doc = outcome.answer.json;
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return '';
+    const root = doc as Record<string, unknown>;
     const ref = (v: unknown): string | undefined => {
       const id = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)['@odata.id'] : undefined;
       return typeof id === 'string' ? id : undefined;
