@@ -17,7 +17,7 @@
 //               the next call starts a new one
 //
 // Secrets: the request's headers carry the credentials; they travel only in the call message.
-// Does NOT: retry, scrub, or decide what an answer means (transport.ts), or know Redfish.
+// Does NOT: retry, scrub, or decide what an answer means (transport.ts, session-auth.ts), or know Redfish.
 // Next: call-worker-entry.ts, the worker's side.
 import { Worker } from 'node:worker_threads';
 import type { CallAnswer, CallReply, CallRequest } from './call-worker-protocol.js';
@@ -237,3 +237,12 @@ export function sharedCallPool(): CallPool {
   shared ??= new CallPool();
   return shared;
 }
+
+/** One attempt of a Redfish call: the request in, the status, headers and parsed body (or the failure) out. */
+export type RawCaller = (call: HttpCall) => Promise<PooledOutcome>;
+
+/**
+ * The default caller of every Redfish call (transport.ts) and session call (session-auth.ts): the
+ * process's pool, keep-alive per BMC.
+ */
+export const offThreadCaller: RawCaller = (call) => sharedCallPool().call({ ...call, keepAlive: true });

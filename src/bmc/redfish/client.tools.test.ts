@@ -1,23 +1,19 @@
 // The client against the Redfish emulator (test/support/redfish-emulator), every profile, over
 // real HTTPS on loopback with a test CA: boot-discovery from a fresh BMC to a guest reading the ISO
 // the way qemu's curl driver does, and what the emulator saw on the wire (bodies, methods, slots).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   emulatedMacs,
   type IsoServer,
-  makeTestCertificates,
   startIsoServer,
-  startVirtualBmc,
   type TestCertificates,
 } from '../../../test/support/redfish-emulator/index.js';
 import { HAVE_OPENSSL, REPO_ROOT } from '../../../test/support/probes.js';
 import { unavailable } from '../../../test/support/requirements.js';
 import { runBootDiscovery } from './boot-discovery.js';
-import { RedfishClient } from './client.js';
 import type { ProfileId } from './profiles.js';
+import { emulatorSetup } from './test-support/emulator-setup.js';
 
 const ISO = path.join(REPO_ROOT, 'fixtures', 'iso', 'x86_64.iso');
 const instant = (): Promise<void> => Promise.resolve();
@@ -58,44 +54,40 @@ const ROWS: Row[] = [
 ]; // prettier-ignore
 
 describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('RedfishClient against the emulator, every profile', () => {
-  let dir: string;
+  const setup = emulatorSetup('bmc-client', {
+    name: 'bmc',
+    username: 'admin',
+    password: 'emulator-password',
+    sleep: instant,
+  });
+  const { startBmc, open } = setup;
   let certs: TestCertificates;
   let httpIso: IsoServer;
   let httpsIso: IsoServer;
 
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'bmc-client-'));
-    certs = makeTestCertificates(dir);
+    certs = setup.certs;
     httpIso = await startIsoServer({ file: ISO, name: 'discovery.iso' });
     httpsIso = await startIsoServer({ file: ISO, name: 'discovery.iso', tls: certs });
   });
   afterAll(async () => {
     await httpIso?.close();
     await httpsIso?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it.each(ROWS.map((r) => [r.emulator, r] as const))(
     '%s: boot-discovery inserts, overrides, powers and the guest reads the ISO',
     async (_name, row) => {
       const macs = emulatedMacs(ROWS.indexOf(row) + 1);
-      const { bmc, guest } = await startVirtualBmc({
+      const { bmc, guest } = await startBmc({
         name: row.emulator,
         profile: row.emulator,
-        tls: certs,
         imageCa: certs.caPem,
         initialPower: row.initialPower,
         macs,
       });
       try {
-        const client = await RedfishClient.open({
-          name: `bmc-${row.emulator}`,
-          address: bmc.rootUrl,
-          username: 'admin',
-          password: 'emulator-password',
-          trust: { verify: 'ca-file', caFile: certs.caFile },
-          sleep: instant,
-        });
+        const client = await open(bmc.rootUrl, { name: `bmc-${row.emulator}` });
         const iso = row.https ? httpsIso : httpIso;
         const readsBefore = iso.requests.length;
         const result = await runBootDiscovery(client, {
@@ -180,17 +172,10 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('RedfishClient against t
   );
 
   it('iDRAC: the stale Inserted slot is ejected first (without it InsertMedia answers 500)', async () => {
-    const { bmc, guest } = await startVirtualBmc({ name: 'idrac', profile: 'dell-idrac', tls: certs });
+    const { bmc, guest } = await startBmc({ name: 'idrac', profile: 'dell-idrac' });
     try {
       expect(bmc.model.slots[0]?.inserted).toBe(true);
-      const client = await RedfishClient.open({
-        name: 'idrac',
-        address: bmc.systemUrl,
-        username: 'admin',
-        password: 'emulator-password',
-        trust: { verify: 'ca-pem', caPem: certs.caPem },
-        sleep: instant,
-      });
+      const client = await open(bmc.systemUrl, { name: 'idrac', trust: { verify: 'ca-pem', caPem: certs.caPem } });
       // Straight to insert (as a caller skipping eject would): the BMC refuses, retried, then fails.
       await expect(client.insert(httpIso.url)).rejects.toThrow(
         /BMC "idrac": insert: .*HTTP 500, 4 attempts: The virtual media is already attached/,
@@ -209,16 +194,9 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('RedfishClient against t
   });
 
   it('iLO 7 with only an http:// URL: a clear error before any insert', async () => {
-    const { bmc, guest } = await startVirtualBmc({ name: 'ilo7', profile: 'hpe-ilo7', tls: certs });
+    const { bmc, guest } = await startBmc({ name: 'ilo7', profile: 'hpe-ilo7' });
     try {
-      const client = await RedfishClient.open({
-        name: 'ilo7-rack3',
-        address: bmc.rootUrl,
-        username: 'admin',
-        password: 'emulator-password',
-        trust: { verify: 'ca-file', caFile: certs.caFile },
-        sleep: instant,
-      });
+      const client = await open(bmc.rootUrl, { name: 'ilo7-rack3' });
       const result = await runBootDiscovery(client, { imageUrl: httpIso.url });
       expect(result.ok).toBe(false);
       expect(result.failedStep).toBe('insert');
@@ -228,15 +206,7 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('RedfishClient against t
       expect(result.steps.map((s) => s.status)).toEqual(['done', 'done', 'done', 'failed', 'skipped', 'skipped']);
       expect(bmc.requests.some((r) => r.path.includes('InsertMedia'))).toBe(false);
       // The emulated iLO refuses http:// itself too, as the real one does (seen with the generic profile).
-      const generic = await RedfishClient.open({
-        name: 'ilo7-as-generic',
-        address: bmc.rootUrl,
-        username: 'admin',
-        password: 'emulator-password',
-        trust: { verify: 'ca-file', caFile: certs.caFile },
-        profile: 'generic',
-        sleep: instant,
-      });
+      const generic = await open(bmc.rootUrl, { name: 'ilo7-as-generic', profile: 'generic' });
       await expect(generic.insert(httpIso.url)).rejects.toThrow(
         /insert: the BMC answered with an error \(HTTP 400\): no slot took the image: slot 2: HTTP 400: Virtual media images must be given as HTTPS URLs/,
       );
@@ -247,17 +217,10 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('RedfishClient against t
   });
 
   it('Lenovo: a PATCH without Inserted attaches nothing, and the read-back catches it', async () => {
-    const { bmc, guest } = await startVirtualBmc({ name: 'xcc', profile: 'lenovo-xcc', tls: certs });
+    const { bmc, guest } = await startBmc({ name: 'xcc', profile: 'lenovo-xcc' });
     try {
-      const client = await RedfishClient.open({
-        name: 'xcc',
-        address: bmc.rootUrl,
-        username: 'admin',
-        password: 'emulator-password',
-        trust: { verify: 'ca-file', caFile: certs.caFile },
-        profile: 'generic', // the wrong profile: POSTs to actions the XCC does not have
-        sleep: instant,
-      });
+      // the wrong profile: POSTs to actions the XCC does not have
+      const client = await open(bmc.rootUrl, { name: 'xcc', profile: 'generic' });
       const error = await client.insert(httpIso.url).catch((e: Error) => e);
       // generic: no InsertMedia action, and the slot's Allow header lists PATCH → PATCH with Inserted: works.
       expect(error).not.toBeInstanceOf(Error);
@@ -275,21 +238,13 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('RedfishClient against t
   });
 
   it('resumes: a run that failed at insert (5xx storm) continues from insert, the steps before reported as done earlier', async () => {
-    const { bmc, guest } = await startVirtualBmc({
+    const { bmc, guest } = await startBmc({
       name: 'resume',
       profile: 'generic',
-      tls: certs,
       faults: { serverErrors: { times: 'always', status: 503, match: { path: 'InsertMedia' } } },
     });
     try {
-      const client = await RedfishClient.open({
-        name: 'resume',
-        address: bmc.rootUrl,
-        username: 'admin',
-        password: 'emulator-password',
-        trust: { verify: 'ca-file', caFile: certs.caFile },
-        sleep: instant,
-      });
+      const client = await open(bmc.rootUrl, { name: 'resume' });
       const seen: string[] = [];
       const first = await runBootDiscovery(
         client,
@@ -328,21 +283,13 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('RedfishClient against t
   });
 
   it('a BMC that accepts the insert but never reads the ISO: every step succeeds, nothing reads the image', async () => {
-    const { bmc, guest } = await startVirtualBmc({
+    const { bmc, guest } = await startBmc({
       name: 'lazy',
       profile: 'generic',
-      tls: certs,
       faults: { neverReadsIso: true },
     });
     try {
-      const client = await RedfishClient.open({
-        name: 'lazy',
-        address: bmc.rootUrl,
-        username: 'admin',
-        password: 'emulator-password',
-        trust: { verify: 'ca-file', caFile: certs.caFile },
-        sleep: instant,
-      });
+      const client = await open(bmc.rootUrl, { name: 'lazy' });
       const before = httpIso.requests.length;
       const result = await runBootDiscovery(client, { imageUrl: httpIso.url });
       expect(result.ok).toBe(true);
@@ -359,21 +306,14 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('RedfishClient against t
 
   it('reports the inventory: serial, model, power, MACs, boot and reset capabilities, slots', async () => {
     const macs = emulatedMacs(42, 3);
-    const { bmc, guest } = await startVirtualBmc({
+    const { bmc, guest } = await startBmc({
       name: 'inv',
       profile: 'supermicro',
-      tls: certs,
       macs,
       initialPower: 'On',
     });
     try {
-      const client = await RedfishClient.open({
-        name: 'inv',
-        address: bmc.origin.replace('https://', ''),
-        username: 'admin',
-        password: 'emulator-password',
-        trust: { verify: 'ca-file', caFile: certs.caFile },
-      });
+      const client = await open(bmc.origin.replace('https://', ''), { name: 'inv' });
       const inventory = await client.inventory();
       expect(inventory).toMatchObject({
         address: `${bmc.origin}/redfish/v1`,

@@ -15,22 +15,25 @@
 //   end          DELETE of the session URI with the token when the last client lets go
 //                (release), after SESSION_IDLE_MS without a call, and at service stop (stop)
 //
+// Every call here (root GET, session POST, DELETE) is made like the transport's: off the serving
+// thread by the Redfish call worker (call-pool.ts), under the same clocks (BMC_CONNECT_TIMEOUT,
+// BMC_TLS_TIMEOUT, BMC_READ_TIMEOUT; the DELETE under SESSION_DELETE_TIMEOUTS), the same size cap,
+// and the answer parsed there with the same bounds.
+//
 // The token is a secret: it lives in one private field, leaves it only as the X-Auth-Token header
-// to the BMC's own origin, and is scrubbed from anything the BMC sends back (transport.ts asks
-// secrets()). Never logged, never stored: a restarted service makes a new session.
+// to the BMC's own origin (inside the call message to the worker, as every credential does), and
+// is scrubbed from anything the BMC sends back (transport.ts asks secrets()). Never logged, never
+// stored: a restarted service makes a new session. The password goes the same way, in the POST body.
 // Does NOT: retry data calls, parse resources, or know the vendor (the profile's policy is given:
 // `session-only` for BMCs refusing Basic, profiles.ts). Next: session-registry.ts, transport.ts.
 import { setTimeout as delay } from 'node:timers/promises';
 import { redactText } from '../../redact.js';
-import { scanJson } from './bounded-json.js';
+import { type PooledOutcome, type RawCaller, offThreadCaller } from './call-pool.js';
 import { readErrorBody } from './error-body.js';
 import { RedfishError, type RedfishErrorDetails } from './errors.js';
-import { type CallOutcome, type CallTimeouts, httpCall } from './http-call.js';
+import type { CallTimeouts } from './http-call.js';
 import {
   MAX_BMC_MESSAGE_CHARS,
-  MAX_JSON_ARRAY_ITEMS,
-  MAX_JSON_DEPTH,
-  MAX_JSON_STRING_CHARS,
   SESSION_DELETE_TIMEOUTS,
   SESSION_IDLE_MS,
   SESSION_LIMIT_RETRY_MS,
@@ -57,15 +60,12 @@ export interface SessionAuthOptions {
   limitRetryMs?: number;
   sleep?: (ms: number) => Promise<void>;
   log?: (event: RedfishCallEvent) => void;
+  /** How one call is made; default: the Redfish call worker (call-pool.ts), as the transport's. */
+  caller?: RawCaller;
 }
 
 /** The path every Redfish service since 1.0 serves its sessions at, when the root does not say. */
 const DEFAULT_SESSIONS_PATH = '/redfish/v1/SessionService/Sessions';
-const ROOT_BOUNDS = {
-  maxDepth: MAX_JSON_DEPTH,
-  maxArrayItems: MAX_JSON_ARRAY_ITEMS,
-  maxStringChars: MAX_JSON_STRING_CHARS,
-};
 const SESSION_LIMIT_WORDS = /RAC0218|maximum number of (user )?sessions|session limit|too many sessions/i;
 
 export class SessionAuth {
@@ -89,6 +89,7 @@ export class SessionAuth {
   private stopped = false;
   private policy: AuthPolicy;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly caller: RawCaller;
 
   constructor(private readonly options: SessionAuthOptions) {
     this.bmc = options.bmc;
@@ -99,6 +100,7 @@ export class SessionAuth {
     this.#secrets = [pair, basic, options.password].filter((s) => s.length > 0);
     this.policy = options.policy ?? 'prefer-session';
     this.sleep = options.sleep ?? ((ms) => delay(ms).then(() => undefined));
+    this.caller = options.caller ?? offThreadCaller;
   }
 
   /** How calls authenticate now: undefined until the first call decided it. */
@@ -238,17 +240,12 @@ export class SessionAuth {
     if (!outcome.ok) throw this.transportError(step, 'GET', '/redfish/v1', outcome);
     if (outcome.status === 401 || outcome.status === 403) return ''; // root behind auth: Basic first
     if (outcome.status < 200 || outcome.status > 299) return '';
-    const text = outcome.body.toString('utf8');
-    // The same bounds as any answer (nesting, arrays, strings) before parsing: a hostile root is
-    // left to the transport's own read of it, which fails it as `too-large`.
-    if (scanJson(text, ROOT_BOUNDS).breach) return '';
-    let root: Record<string, unknown>;
-    try {
-      root = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      return '';
-    }
-    if (typeof root !== 'object' || root === null) return '';
+    // Parsed in the worker with the bounds of any answer (nesting, arrays, strings): a hostile or
+    // unparsable root is left to the transport's own read of it, which fails it as `too-large` or
+    // `malformed`.
+    const doc = outcome.answer.json;
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return '';
+    const root = doc as Record<string, unknown>;
     const ref = (v: unknown): string | undefined => {
       const id = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)['@odata.id'] : undefined;
       return typeof id === 'string' ? id : undefined;
@@ -277,7 +274,7 @@ export class SessionAuth {
         this.adopt(step, path, outcome);
         return;
       }
-      const info = readErrorBody(safeJson(outcome.body));
+      const info = readErrorBody(outcome.answer.json);
       const words = [info.message ?? '', ...info.messageIds].join(' ');
       const full = outcome.status === 503 || outcome.status === 429 || SESSION_LIMIT_WORDS.test(words);
       const details: RedfishErrorDetails = {
@@ -299,7 +296,7 @@ export class SessionAuth {
         );
       }
       this.counts.limitWaits++;
-      const retryAfter = Number(header(outcome, 'retry-after'));
+      const retryAfter = Number(outcome.headers['retry-after']);
       const wait =
         Number.isFinite(retryAfter) && retryAfter > 0
           ? Math.min(retryAfter * 1000, bound)
@@ -318,14 +315,14 @@ export class SessionAuth {
   }
 
   /** Takes the token and the session URI of a created session, or refuses them. */
-  private adopt(step: string, postPath: string, outcome: Extract<CallOutcome, { ok: true }>): void {
-    const token = header(outcome, 'x-auth-token');
-    const doc = safeJson(outcome.body);
+  private adopt(step: string, postPath: string, outcome: Extract<PooledOutcome, { ok: true }>): void {
+    const token = outcome.headers['x-auth-token'];
+    const doc = outcome.answer.json;
     const bodyId =
       typeof doc === 'object' && doc !== null && typeof (doc as Record<string, unknown>)['@odata.id'] === 'string'
         ? ((doc as Record<string, unknown>)['@odata.id'] as string)
         : undefined;
-    const location = header(outcome, 'location') ?? bodyId;
+    const location = outcome.headers.location ?? bodyId;
     if (!token) {
       throw new RedfishError(
         { bmc: this.bmc, step, failure: 'malformed', method: 'POST', path: postPath, status: outcome.status },
@@ -395,10 +392,10 @@ export class SessionAuth {
     headers: Record<string, string>,
     body?: Buffer,
     timeouts?: CallTimeouts,
-  ): Promise<CallOutcome> {
+  ): Promise<PooledOutcome> {
     const started = Date.now();
     this.counts.calls++;
-    const outcome = await httpCall({
+    const outcome = await this.caller({
       method,
       url: new URL(path, this.origin),
       headers: { Accept: 'application/json', 'OData-Version': '4.0', ...headers },
@@ -439,7 +436,7 @@ export class SessionAuth {
     step: string,
     method: string,
     path: string,
-    outcome: Extract<CallOutcome, { ok: false }>,
+    outcome: Extract<PooledOutcome, { ok: false }>,
   ): RedfishError {
     return new RedfishError(
       { bmc: this.bmc, step, failure: outcome.failure, method, path },
@@ -451,19 +448,5 @@ export class SessionAuth {
     let out = text.slice(0, max + 1_024);
     for (const secret of this.secrets()) out = out.split(secret).join('[redacted]');
     return redactText(out).slice(0, max);
-  }
-}
-
-function header(outcome: Extract<CallOutcome, { ok: true }>, name: string): string | undefined {
-  const v = outcome.headers[name];
-  return typeof v === 'string' ? v : Array.isArray(v) ? v[0] : undefined;
-}
-
-function safeJson(body: Buffer): unknown {
-  if (body.length === 0 || body.length > 64 * 1024) return undefined;
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    return undefined;
   }
 }

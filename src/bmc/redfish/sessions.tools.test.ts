@@ -1,63 +1,48 @@
 // Redfish sessions on the real path (issue 33): the client against emulated BMCs that take only
 // sessions, have 8 slots, forget sessions, answer a session POST without a token or with a session
-// URI on another host, hold a PATCH open, or answer 409 to a power-on after a power-off. Each ends
-// in success or a typed error naming the BMC and the step, and never with a session left open on
-// the BMC or a token in an error or a log event.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+// URI on another host, never answer a session POST, hold a PATCH open, or answer 409 to a
+// power-on after a power-off. Each ends in success or a typed error naming the BMC and the step,
+// and never with a session left open on the BMC or a token in an error or a log event.
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  makeTestCertificates,
-  startVirtualBmc,
-  type TestCertificates,
-} from '../../../test/support/redfish-emulator/index.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import { HAVE_OPENSSL } from '../../../test/support/probes.js';
 import { unavailable } from '../../../test/support/requirements.js';
 import type { RedfishCallEvent } from './call-event.js';
-import { RedfishClient, type RedfishClientOptions } from './client.js';
+import { sharedCallPool } from './call-pool.js';
 import { RedfishError } from './errors.js';
-import { POWER_ON_CONFLICT_INTERVAL_MS, SESSION_LIMIT_RETRY_MS, SESSION_LIMIT_WAIT_MS } from './limits.js';
+import {
+  POWER_ON_CONFLICT_INTERVAL_MS,
+  REQUEST_TIMEOUT_MS,
+  SESSION_LIMIT_RETRY_MS,
+  SESSION_LIMIT_WAIT_MS,
+} from './limits.js';
 import { BmcSessions } from './session-registry.js';
+import { emulatorSetup } from './test-support/emulator-setup.js';
 
 const PASSWORD = 'S3ss10n-Passw0rd!';
 
 describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('Redfish sessions against the emulator', () => {
-  let dir: string;
-  let certs: TestCertificates;
   const events: RedfishCallEvent[] = [];
   const messages: string[] = [];
   const tokens = new Set<string>();
-
-  beforeAll(() => {
-    dir = mkdtempSync(path.join(tmpdir(), 'bmc-sessions-'));
-    certs = makeTestCertificates(dir);
+  const { startBmc, open } = emulatorSetup('bmc-sessions', {
+    name: 'rack7-node3',
+    username: 'admin',
+    password: PASSWORD,
+    timeouts: { connectMs: 1_000, tlsMs: 1_000, requestMs: 1_000 },
+    sleep: () => Promise.resolve(),
+    log: (e) => events.push(e),
   });
+
   afterAll(() => {
     // No token ever reached a log event or an error message of this file.
     const seen = JSON.stringify(events) + messages.join('\n');
     for (const token of tokens) expect(seen).not.toContain(token);
     expect(tokens.size).toBeGreaterThan(5);
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  function bmcOf(profile: string, extra: Partial<Parameters<typeof startVirtualBmc>[0]> = {}) {
-    return startVirtualBmc({ name: profile, profile, tls: certs, password: PASSWORD, ...extra });
-  }
-
-  function open(address: string, extra: Partial<RedfishClientOptions> = {}): Promise<RedfishClient> {
-    return RedfishClient.open({
-      name: 'rack7-node3',
-      address,
-      username: 'admin',
-      password: PASSWORD,
-      trust: { verify: 'ca-file', caFile: certs.caFile },
-      timeouts: { connectMs: 1_000, tlsMs: 1_000, requestMs: 1_000 },
-      sleep: () => Promise.resolve(),
-      log: (e) => events.push(e),
-      ...extra,
-    });
+  function bmcOf(profile: string, extra: Partial<Parameters<typeof startBmc>[0]> = {}) {
+    return startBmc({ name: profile, profile, ...extra });
   }
 
   async function failure(p: Promise<unknown>): Promise<RedfishError> {
@@ -241,6 +226,36 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('Redfish sessions agains
         /^BMC "rack7-node3": boot-override: no complete response in time \(PATCH \/redfish\/v1\/Systems\/System.Embedded.1\/Settings/,
       );
       expect(Date.now() - started).toBeLessThan(15_000);
+      await c.close();
+      expect(bmc.model.openSessions).toBe(0);
+    } finally {
+      await bmc.close();
+      await guest.close();
+    }
+  });
+
+  it('a session POST that never answers: request-timeout after the configured clock, sent by the call worker', async () => {
+    const { bmc, guest } = await bmcOf('session-only', {
+      faults: { hang: { times: 'always', match: { method: 'POST', path: 'Sessions' } } },
+    });
+    try {
+      const requestMs = 1_500;
+      const c = await open(bmc.rootUrl, { timeouts: { connectMs: 1_000, tlsMs: 1_000, requestMs } });
+      const pooled = sharedCallPool().stats().calls;
+      const started = Date.now();
+      const e = await failure(c.readSystem());
+      const took = Date.now() - started;
+      expect(e.failure).toBe('request-timeout');
+      expect(e.step).toBe('read-system');
+      expect(e.message).toMatch(
+        /^BMC "rack7-node3": read-system: no complete response in time \(POST \/redfish\/v1\/SessionService\/Sessions/,
+      );
+      // The configured clock, not the default (REQUEST_TIMEOUT_MS, 30 s) nor the worker's backstop.
+      expect(took).toBeGreaterThanOrEqual(requestMs);
+      expect(took).toBeLessThan(REQUEST_TIMEOUT_MS / 2);
+      // Both calls of the login (the root GET, the session POST) went through the worker pool.
+      expect(sharedCallPool().stats().calls - pooled).toBeGreaterThanOrEqual(2);
+      expect(bmc.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
       await c.close();
       expect(bmc.model.openSessions).toBe(0);
     } finally {

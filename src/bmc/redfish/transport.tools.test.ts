@@ -2,21 +2,16 @@
 // garbage, or never finish TLS; each fails with a typed error naming the BMC, the step and the
 // status, within a bounded time measured here loosely (the emulator records what it received),
 // retried only where the policy says, and never with the password in an error or a log line.
-import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  makeTestCertificates,
-  startVirtualBmc,
-  type TestCertificates,
-} from '../../../test/support/redfish-emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import { startVirtualBmc } from '../../../test/support/redfish-emulator/index.js';
 import { HAVE_OPENSSL } from '../../../test/support/probes.js';
 import { unavailable } from '../../../test/support/requirements.js';
-import { RedfishClient, type RedfishClientOptions } from './client.js';
+import type { RedfishClient, RedfishClientOptions } from './client.js';
 import { RedfishError } from './errors.js';
 import { RETRY_DELAYS_MS } from './limits.js';
+import { emulatorSetup } from './test-support/emulator-setup.js';
 import type { RedfishCallEvent } from './transport.js';
 
 const PASSWORD = 'S3cr3t-Passw0rd!';
@@ -25,39 +20,28 @@ const BASIC = Buffer.from(`admin:${PASSWORD}`).toString('base64');
 const PROMPT_MS = 15_000;
 
 describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('Redfish transport faults against the emulator', () => {
-  let dir: string;
-  let certs: TestCertificates;
   const errors: unknown[] = [];
   const events: RedfishCallEvent[] = [];
-
-  beforeAll(() => {
-    dir = mkdtempSync(path.join(tmpdir(), 'bmc-faults-'));
-    certs = makeTestCertificates(dir);
+  const setup = emulatorSetup('bmc-faults', {
+    name: 'rack4-node2',
+    username: 'admin',
+    password: PASSWORD,
+    timeouts: { connectMs: 1_000, tlsMs: 1_000, requestMs: 1_000 },
+    log: (e) => events.push(e),
   });
-  afterAll(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  const { startBmc } = setup;
 
+  /** A client of `address` whose waits are instant and recorded. */
   async function client(
     address: string,
     extra: Partial<RedfishClientOptions> = {},
   ): Promise<{ c: RedfishClient; sleeps: number[] }> {
     const sleeps: number[] = [];
-    const c = await RedfishClient.open({
-      name: 'rack4-node2',
-      address,
-      username: 'admin',
-      password: PASSWORD,
-      trust: { verify: 'ca-file', caFile: certs.caFile },
-      timeouts: { connectMs: 1_000, tlsMs: 1_000, requestMs: 1_000 },
-      sleep: (ms) => {
-        sleeps.push(ms);
-        return Promise.resolve();
-      },
-      log: (e) => events.push(e),
-      ...extra,
-    });
-    return { c, sleeps };
+    const sleep = (ms: number): Promise<void> => {
+      sleeps.push(ms);
+      return Promise.resolve();
+    };
+    return { c: await setup.open(address, { sleep, ...extra }), sleeps };
   }
 
   async function failure(p: Promise<unknown>): Promise<RedfishError> {
@@ -71,10 +55,9 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('Redfish transport fault
   }
 
   it('wrong password: 401 unauthorized, named BMC and step, not retried', async () => {
-    const { bmc, guest } = await startVirtualBmc({
+    const { bmc, guest } = await startBmc({
       name: 'b',
       profile: 'generic',
-      tls: certs,
       password: 'the-right-one',
     });
     try {
@@ -96,11 +79,9 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('Redfish transport fault
   });
 
   it('a 5xx storm of two, then OK: retried with the backoff, succeeds', async () => {
-    const { bmc, guest } = await startVirtualBmc({
+    const { bmc, guest } = await startBmc({
       name: 'b',
       profile: 'generic',
-      tls: certs,
-      password: PASSWORD,
       faults: { serverErrors: { times: 2, status: 503, match: { path: '/Systems/1' } } },
     });
     try {
@@ -117,11 +98,9 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('Redfish transport fault
   });
 
   it('5xx forever: 4 attempts (3 retries) then an error with the status and the BMC message', async () => {
-    const { bmc, guest } = await startVirtualBmc({
+    const { bmc, guest } = await startBmc({
       name: 'b',
       profile: 'generic',
-      tls: certs,
-      password: PASSWORD,
       faults: { serverErrors: { times: 'always', status: 500, match: { method: 'POST', path: '/Actions/' } } },
     });
     try {
@@ -143,11 +122,9 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('Redfish transport fault
   });
 
   it('connection resets: retried; a reset storm fails as connection-reset', async () => {
-    const { bmc, guest } = await startVirtualBmc({
+    const { bmc, guest } = await startBmc({
       name: 'b',
       profile: 'generic',
-      tls: certs,
-      password: PASSWORD,
       faults: { resetConnections: { times: 2, match: { path: '/Managers' } } },
     });
     try {
@@ -165,11 +142,9 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('Redfish transport fault
   });
 
   it('a hung response: the request clock fires (server saw the request, never answered), no retry', async () => {
-    const { bmc, guest } = await startVirtualBmc({
+    const { bmc, guest } = await startBmc({
       name: 'b',
       profile: 'generic',
-      tls: certs,
-      password: PASSWORD,
       faults: { hang: { times: 'always', match: { path: '/VirtualMedia' } } },
     });
     try {
@@ -248,11 +223,9 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('Redfish transport fault
   });
 
   it('malformed JSON and a huge body: typed errors, the huge one stopped at the cap', async () => {
-    const { bmc, guest } = await startVirtualBmc({
+    const { bmc, guest } = await startBmc({
       name: 'b',
       profile: 'generic',
-      tls: certs,
-      password: PASSWORD,
       faults: { malformedJson: { match: { path: /^\/redfish\/v1\/?$/ } } },
     });
     try {
@@ -289,7 +262,7 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('Redfish transport fault
   });
 
   it('TLS trust: an untrusted certificate fails as tls; insecure and the right CA pass', async () => {
-    const { bmc, guest } = await startVirtualBmc({ name: 'b', profile: 'generic', tls: certs, password: PASSWORD });
+    const { bmc, guest } = await startBmc({ name: 'b', profile: 'generic' });
     try {
       const { c: system } = await client(bmc.rootUrl, { trust: { verify: 'system' } });
       const e = await failure(system.topology());
@@ -297,10 +270,12 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('Redfish transport fault
       expect(e.message).toMatch(/discover: TLS failed \(GET \/redfish\/v1\): .*(certificate|self-signed|issuer)/i);
       const { c: insecure } = await client(bmc.rootUrl, { trust: { verify: 'insecure' } });
       expect((await insecure.topology()).system.id).toBe('1');
-      const { c: pinned } = await client(bmc.rootUrl, { trust: { verify: 'ca-pem', caPem: certs.caPem } });
+      const { c: pinned } = await client(bmc.rootUrl, { trust: { verify: 'ca-pem', caPem: setup.certs.caPem } });
       expect((await pinned.topology()).system.id).toBe('1');
       await expect(
-        client(bmc.rootUrl, { trust: { verify: 'ca-file', caFile: path.join(dir, 'missing.pem') } }),
+        client(bmc.rootUrl, {
+          trust: { verify: 'ca-file', caFile: path.join(path.dirname(setup.certs.caFile), 'missing.pem') },
+        }),
       ).rejects.toThrow(/tls-settings: invalid input: cannot read CA file ".*missing.pem": ENOENT/);
     } finally {
       await bmc.close();
@@ -309,7 +284,7 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('Redfish transport fault
   });
 
   it('an unknown System in the address: 404 naming the path', async () => {
-    const { bmc, guest } = await startVirtualBmc({ name: 'b', profile: 'generic', tls: certs, password: PASSWORD });
+    const { bmc, guest } = await startBmc({ name: 'b', profile: 'generic' });
     try {
       const { c } = await client(`${bmc.rootUrl}/Systems/NoSuchSystem`);
       const e = await failure(c.topology());

@@ -20,10 +20,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { redactText, redactUrl } from '../../redact.js';
 import { storableText } from './bounded-json.js';
 import type { RedfishCallEvent } from './call-event.js';
-import { type PooledOutcome, sharedCallPool } from './call-pool.js';
+import { type PooledOutcome, type RawCaller, offThreadCaller } from './call-pool.js';
 import { readErrorBody, type RedfishErrorInfo } from './error-body.js';
 import { RedfishError } from './errors.js';
-import type { CallTimeouts, HttpCall } from './http-call.js';
+import type { CallTimeouts } from './http-call.js';
 import {
   CONNECT_TIMEOUT_MS,
   MAX_BMC_ID_CHARS,
@@ -66,12 +66,6 @@ export interface TransportOptions {
   /** How one attempt is made. Default: in the process's Redfish call worker (call-pool.ts), keep-alive per BMC. */
   caller?: RawCaller;
 }
-
-/** One attempt: the request in, the status, headers and parsed body (or the failure) out. */
-export type RawCaller = (call: HttpCall) => Promise<PooledOutcome>;
-
-/** The default caller: the shared worker pool, keep-alive per BMC. */
-const offThread: RawCaller = (call) => sharedCallPool().call({ ...call, keepAlive: true });
 
 export type { RedfishCallEvent };
 
@@ -116,7 +110,7 @@ export class RedfishTransport {
     this.retryDelaysMs = options.retryDelaysMs ?? RETRY_DELAYS_MS;
     this.maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
     this.sleep = options.sleep ?? ((ms) => delay(ms).then(() => undefined));
-    this.caller = options.caller ?? offThread;
+    this.caller = options.caller ?? offThreadCaller;
     this.auth = options.auth ?? this.ownAuth(options);
     // Room for the longest secret (a session token is far shorter than this).
     this.#scrubRoom = SCRUB_ROOM_CHARS + Math.max(256, ...this.auth.secrets().map((s) => s.length));
@@ -133,6 +127,7 @@ export class RedfishTransport {
       timeouts: this.timeouts,
       maxBytes: this.maxBytes,
       sleep: this.sleep,
+      caller: this.caller,
       ...(options.authPolicy ? { policy: options.authPolicy } : {}),
       ...(options.log ? { log: options.log } : {}),
     });

@@ -1,7 +1,7 @@
 // The listener limits over real loopback sockets: each hostile client (silent, half headers,
 // trickling body, idle keep-alive, a reader that stops reading, too many idle connections from
 // one address, more connections than the cap) is closed by its limit and counted, while a
-// well-behaved client keeps getting answers.
+// well-behaved client keeps getting answers; a client that half-closes after its request gets it.
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -43,7 +43,7 @@ afterEach(async () => {
 
 /**
  * A server whose `/stream` never ends (writes with backpressure), `/hold` answers only when the
- * test ends it (`held`), and `/echo` reads the body.
+ * test ends it (`held`), `/after-fin` answers once the client's FIN arrived, and `/echo` reads the body.
  */
 async function start(limits: ListenerLimits, connectionCap = 10_000): Promise<Running> {
   const registry = new Registry();
@@ -63,6 +63,11 @@ async function start(limits: ListenerLimits, connectionCap = 10_000): Promise<Ru
     }
     if (req.url === '/hold') {
       held.push(res);
+      return;
+    }
+    if (req.url === '/after-fin') {
+      // answered only once the server has read the client's FIN (its half-close)
+      req.socket.once('end', () => res.end('after fin'));
       return;
     }
     const parts: Buffer[] = [];
@@ -206,6 +211,39 @@ describe('listener timeouts', () => {
     const options = serverOptions(DEFAULT_LISTENER_LIMITS);
     expect(options.headersTimeout).toBe(20_000);
     expect(options.requestTimeout).toBeGreaterThan(0);
+  });
+});
+
+describe('half-closed requests', () => {
+  it('answers a request whose client shut down its sending side, after the FIN was read', async () => {
+    const r = await start(SHORT);
+    const s = await connect(r.port);
+    const answer = closedByServer(s);
+    s.end('GET /after-fin HTTP/1.1\r\nHost: x\r\n\r\n');
+    const text = await answer;
+    expect(text).toMatch(/^HTTP\/1\.1 200 /);
+    expect(text).toMatch(/\r\nContent-Length: 9\r\n/i);
+    expect(text.endsWith('\r\n\r\nafter fin')).toBe(true);
+  });
+
+  it('answers a held request of a half-closed connection when its answer is ready, then closes', async () => {
+    const r = await start({ ...SHORT, sendTimeoutMs: 20_000 });
+    const s = await connect(r.port);
+    const answer = closedByServer(s);
+    s.end('GET /hold HTTP/1.1\r\nHost: x\r\n\r\n');
+    for (let i = 0; i < 100 && r.held.length === 0; i++) await new Promise((r2) => setTimeout(r2, 20));
+    await new Promise((r2) => setTimeout(r2, 200)); // well after the FIN (the test above proves that case alone)
+    r.held[0]!.end('held');
+    expect(await answer).toMatch(/^HTTP\/1\.1 200 .*\r\n\r\nheld$/s);
+  });
+
+  it('closes a connection half-closed in the middle of a request body, with an answer', async () => {
+    const r = await start(SHORT);
+    const s = await connect(r.port);
+    const answer = closedByServer(s);
+    s.end('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nshort');
+    expect(await answer).toMatch(/^HTTP\/1\.1 (400|408) /);
+    expect(await wellBehaved(r.port)).toBe('ok 5');
   });
 });
 

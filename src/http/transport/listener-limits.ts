@@ -17,6 +17,14 @@
 //                   no traffic at all in either direction
 //   TLS handshake   (HTTPS listeners) the handshake must finish within the header timeout (Node
 //                   `handshakeTimeout`); until then the connection counts as request-less
+//   half-close      a client that shuts down its sending side after its request (`shutdown(SHUT_WR)`,
+//                   what `socket.end()` after the write does) still gets its answer, however long
+//                   the answer takes to prepare (RFC 9112 §9.6: a half-closed connection does not
+//                   mean the client lost interest). Node's default aborts such a request the moment
+//                   the FIN is read, so only answers ready within the same turn of the event loop
+//                   went out: the first request after a start (a database lookup, a cold cache) got
+//                   none. The connection closes after that answer; a client that is gone for good is
+//                   noticed when a write fails, and one that never reads is let go by the send timeout
 //
 // Every close is counted in metrics (src/http/transport/listener-metrics.ts) and, except ordinary idle
 // keep-alive timeouts, logged at warn, rate-limited, with counts. It does not route or answer requests.
@@ -103,6 +111,8 @@ export function httpsServerOptions(limits: ListenerLimits, listenerTls: Listener
     ...listenerTls.secureContext,
     ALPNProtocols: ['http/1.1'],
     handshakeTimeout: limits.headerTimeoutMs,
+    // the TLS socket keeps its sending side when the client's FIN arrives (see half-close above)
+    allowHalfOpen: true,
   };
 }
 
@@ -170,6 +180,7 @@ export function applyListenerLimits(
     metrics.limit.set(connectionCap);
   }
   guard.attach(server);
+  answerHalfClosedRequests(server);
 
   // HTTPS: a handshake that does not finish in time, or fails (a plain-HTTP client, a bad
   // ClientHello), ends here; Node has destroyed the socket already.
@@ -239,6 +250,17 @@ export function applyListenerLimits(
     socket.destroy();
   });
   return metrics;
+}
+
+/**
+ * A request whose client half-closed the connection is answered (the header's half-close).
+ * `httpAllowHalfOpen` is how Node's HTTP server spells it (read in its socket end handler, set
+ * false by the http and https Server constructors, not in @types/node): true, the response in flight
+ * is marked as the connection's last instead of its request being aborted, and a connection
+ * with none in flight is ended as before.
+ */
+function answerHalfClosedRequests(server: http.Server): void {
+  (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
 }
 
 /** One warn line per kind at most every WARN_INTERVAL_MS, carrying how many happened since the last. */

@@ -3,7 +3,8 @@
 // handshake timeout and counted; such connections count against the per-address idle cap like
 // request-less plain ones; a TLS client that requests a stream and stops reading is closed by
 // the send timeout (the guard knows the TLS socket as its TCP connection); a plain-HTTP client
-// on the TLS port is counted as a failed handshake; well-behaved TLS clients keep getting answers.
+// on the TLS port is counted as a failed handshake; a TLS client that half-closes after its
+// request gets its answer; well-behaved TLS clients keep getting answers.
 import { mkdtemp, rm } from 'node:fs/promises';
 import https from 'node:https';
 import net from 'node:net';
@@ -68,6 +69,11 @@ describe.skipIf(missing)('listener limits on an HTTPS listener', () => {
             if (!res.destroyed) res.once('drain', pump);
           };
           pump();
+          return;
+        }
+        if (req.url === '/after-fin') {
+          // answered only once the client's close_notify and FIN were read (its half-close)
+          req.socket.once('end', () => res.end('after fin'));
           return;
         }
         res.end('ok');
@@ -153,6 +159,19 @@ describe.skipIf(missing)('listener limits on an HTTPS listener', () => {
     client.resume();
     await closed(client); // reading again, it sees the server's close
     expect(await count(registry, 'send_timeout')).toBe(1);
+  });
+
+  it('answers a TLS client that shut down its sending side after its request, once that was read', async () => {
+    const { port } = await start();
+    const client = tls.connect({ host: '127.0.0.1', port, ca: ca.certPem, servername: 'localhost' });
+    sockets.push(client);
+    let text = '';
+    client.on('data', (c: Buffer) => (text += c.toString('latin1')));
+    const ended = closed(client);
+    client.once('secureConnect', () => client.end('GET /after-fin HTTP/1.1\r\nHost: localhost\r\n\r\n'));
+    await ended;
+    expect(text).toMatch(/^HTTP\/1\.1 200 /);
+    expect(text.endsWith('\r\n\r\nafter fin')).toBe(true);
   });
 
   it('counts a plain-HTTP client on the TLS port as a failed handshake', async () => {
