@@ -114,9 +114,15 @@ describe('dhcpSnippet', () => {
 });
 
 describe('docs/operator/pxe.md', () => {
-  it('shows each snippet exactly as printed for its example addresses', () => {
+  it('shows each snippet (and the Secure Boot one) exactly as printed for its example addresses', () => {
     const page = readFileSync(path.join(PACKAGE_ROOT, 'docs/operator/pxe.md'), 'utf8');
     const example = { bootUrl: 'http://192.0.2.10:8080/boot.ipxe', tftpServer: '192.0.2.10' };
     for (const server of DHCP_SERVERS) expect(page, server).toContain(`\`\`\`\n${dhcpSnippet(server, example)}\`\`\``);
+    const secureBoot = dhcpSnippet('dnsmasq', {
+      ...example,
+      secureBootMacs: ['52:54:00:12:34:56'],
+      secureBootOnly: true,
+    });
+    expect(page, 'dnsmasq, Secure Boot only').toContain(`\`\`\`\n${secureBoot}\`\`\``);
   });
 });

@@ -247,7 +247,6 @@ bootSuite(
         '-fw_cfg',
         'name=opt/org.tianocore/IPv6PXESupport,string=n',
       ]);
-      console.log(`e2e pxe-secure-boot: ${result.seconds.toFixed(1)} s`);
       // shim fetched GRUB, GRUB ran the host's grub.cfg (its words) and fetched kernel and initrd
       // over HTTP; the kernel booted with Secure Boot on.
       expect(result.log).toContain('Fetching Netboot Image grubx64.efi');
