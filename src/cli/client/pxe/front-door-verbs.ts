@@ -122,7 +122,9 @@ export const pxeDhcpSnippet = defineVerb({
       'GET',
       `/pxe/dhcp-snippet?${q}`,
     );
-    io.stdout.write(answer.snippet);
+    // The answer's strings come terminal-safe, newlines escaped too (`\x0a`): the snippet is a
+    // document of lines, so its newlines are put back (nothing else it holds is a control character).
+    io.stdout.write(answer.snippet.replaceAll('\\x0a', '\n'));
     return 0;
   },
 });
