@@ -11,10 +11,10 @@
 //
 // Secure Boot hosts (the front door's assignments with secure_boot, by MAC) get lines of their
 // own for dnsmasq, Kea and ISC: shimx64.efi with next-server = the TFTP server. Signed GRUBs
-// without Red Hat's ProxyDHCP patch (upstream 2.12, Debian's) take their TFTP server for grub.cfg
-// from the site server's answer (siaddr), never from a ProxyDHCP's, so beside bootsmith's
+// without Red Hat's ProxyDHCP patch (upstream 2.12 builds, Debian 12's) take their TFTP server for
+// grub.cfg from the site server's answer (siaddr), never from a ProxyDHCP's, so beside bootsmith's
 // ProxyDHCP the site server must name bootsmith for those hosts: `secureBootOnly` prints just
-// those lines (docs/operator/pxe.md, "Secure Boot and the site's next server").
+// those lines (docs/operator/pxe.md, "Secure Boot through PXE").
 // Does NOT: configure address pools (the site's own), or HTTP Boot clients (no HTTP loader yet).
 import { FrontDoorInputError } from './host-identity.js';
 
@@ -92,20 +92,23 @@ export function dhcpSnippet(server: DhcpServer, addresses: SnippetAddresses): st
   }
 }
 
-const SECURE_BOOT_WHY = [
-  "Secure Boot hosts: shim, then signed GRUB, which fetches grub.cfg from this server's next server",
-  "(GRUBs without Red Hat's ProxyDHCP patch ignore a ProxyDHCP's), so for them it is bootsmith",
-];
-const NO_SECURE_BOOT_HOSTS =
-  'no host is marked for Secure Boot yet (bootsmith pxe assign MAC --infra-env ID --secure-boot)';
+/** The comment above the Secure Boot hosts' lines, each line starting with `comment`. */
+function secureBootWhy(comment: string, macs: readonly string[]): string[] {
+  return [
+    "Secure Boot hosts: shim, then signed GRUB, which fetches grub.cfg from this server's next server",
+    "(GRUBs without Red Hat's ProxyDHCP patch ignore a ProxyDHCP's), so for them it is bootsmith",
+    ...(macs.length > 0
+      ? []
+      : ['no host is marked for Secure Boot yet (bootsmith pxe assign MAC --infra-env ID --secure-boot)']),
+  ].map((line) => `${comment} ${line}`);
+}
 
 type Checked = ReturnType<typeof checked>;
 
 function dnsmasq({ bootUrl, tftpServer, loaders, secureBootMacs, secureBootOnly }: Checked): string {
   const sb = secureBootMacs.length > 0;
   const secureBoot = [
-    ...SECURE_BOOT_WHY.map((l) => `# ${l}`),
-    ...(sb ? [] : [`# ${NO_SECURE_BOOT_HOSTS}`]),
+    ...secureBootWhy('#', secureBootMacs),
     ...secureBootMacs.map((mac) => `dhcp-mac=set:${SECURE_BOOT_TAG},${mac}`),
     ...(sb ? [`dhcp-boot=tag:${SECURE_BOOT_TAG},tag:efi-x64,tag:!ipxe,${loaders.secureBoot},,${tftpServer}`] : []),
   ].join('\n');
@@ -144,7 +147,7 @@ function kea({ bootUrl, tftpServer, loaders, secureBootMacs, secureBootOnly }: C
         },
       ]
     : [];
-  const why = [...SECURE_BOOT_WHY, ...(sb ? [] : [NO_SECURE_BOOT_HOSTS])].map((l) => `// ${l}`).join('\n');
+  const why = secureBootWhy('//', secureBootMacs).join('\n');
   if (secureBootOnly)
     return `// bootsmith PXE front door, Secure Boot hosts only (beside bootsmith's ProxyDHCP): the site's Kea "client-classes"
 ${why}
@@ -180,8 +183,7 @@ ${sb ? `${why}\n` : ''}${JSON.stringify({ 'client-classes': classes }, null, 2)}
 function isc({ bootUrl, tftpServer, loaders, secureBootMacs, secureBootOnly }: Checked): string {
   // A host declaration's statements outrank the global and subnet ones below.
   const secureBoot = [
-    ...SECURE_BOOT_WHY.map((l) => `# ${l}`),
-    ...(secureBootMacs.length > 0 ? [] : [`# ${NO_SECURE_BOOT_HOSTS}`]),
+    ...secureBootWhy('#', secureBootMacs),
     ...secureBootMacs.map(
       (mac) => `host ${SECURE_BOOT_TAG}-${mac.replaceAll(':', '')} {
   hardware ethernet ${mac};
