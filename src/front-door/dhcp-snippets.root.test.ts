@@ -3,7 +3,8 @@
 // (a veth between the site's server and a client) busybox's udhcpc, a real DHCP client, asks the
 // way each boot stage does: iPXE (user class `iPXE`) gets boot.ipxe's URL, never a loader again
 // (the loop broken); a UEFI x86-64 PXE ROM (vendor class PXEClient, option 93 = 7) gets ipxe.efi
-// from the TFTP server; a BIOS one gets undionly.kpxe. udhcpc stands in for the firmware's and
+// from the TFTP server; a BIOS one gets undionly.kpxe; a host assigned with Secure Boot (its MAC)
+// gets shimx64.efi from the TFTP server as its next server. udhcpc stands in for the firmware's and
 // iPXE's DHCP only as far as the options they send (77, 60, 93), which is what dnsmasq matches.
 // Needs root (namespaces), ip, dnsmasq and busybox; skipped (or failed under CI) without them.
 import { type SpawnSyncReturns, spawn, spawnSync } from 'node:child_process';
@@ -20,6 +21,8 @@ const SERVER_NS = `${TAG}-site`;
 const CLIENT_NS = `${TAG}-host`;
 const SERVER_IP = '10.79.0.1';
 const BOOT_URL = `http://${SERVER_IP}:8080/boot.ipxe`;
+/** A host assigned with Secure Boot: its lines in the snippet send it to shim on the TFTP server. */
+const SECURE_BOOT_MAC = '52:54:00:e2:5b:01';
 const STEP_TIMEOUT_MS = 15_000;
 
 function run(cmd: string, args: string[]): SpawnSyncReturns<string> {
@@ -55,7 +58,7 @@ describe.skipIf(
         `dhcp-leasefile=${path.join(dir, 'leases')}`,
         'dhcp-authoritative',
         'log-dhcp',
-        dhcpSnippet('dnsmasq', { bootUrl: BOOT_URL, tftpServer: SERVER_IP }),
+        dhcpSnippet('dnsmasq', { bootUrl: BOOT_URL, tftpServer: SERVER_IP, secureBootMacs: [SECURE_BOOT_MAC] }),
       ].join('\n'),
     );
     run('ip', ['netns', 'add', SERVER_NS]);
@@ -129,5 +132,17 @@ describe.skipIf(
       bootFile: 'undionly.kpxe',
       siaddr: SERVER_IP,
     });
+  });
+
+  it('hands a host assigned with Secure Boot, as UEFI x86-64 PXE, shimx64.efi from the TFTP server', () => {
+    inNs(CLIENT_NS, 'ip', 'link', 'set', 'eth0', 'address', SECURE_BOOT_MAC);
+    expect(ask('efi-sb', ['-V', 'PXEClient:Arch:00007:UNDI:003016', '-x', '0x5d:0007'])).toEqual({
+      bootFile: 'shimx64.efi',
+      siaddr: SERVER_IP,
+    });
+    // as BIOS it is no Secure Boot host
+    expect(ask('bios-sb', ['-V', 'PXEClient:Arch:00000:UNDI:002001', '-x', '0x5d:0000']).bootFile).toBe(
+      'undionly.kpxe',
+    );
   });
 });

@@ -14,10 +14,12 @@
 //     PUT    /assignments/{mac-or-uuid}            {infra_env_id, secure_boot?}: 201 new, 200 replaced;
 //                                                  404 naming an InfraEnv that does not exist
 //     DELETE /assignments/{mac-or-uuid}            204, 404 when none
-//     GET    /dhcp-snippet?server=dnsmasq|kea|isc|tinkerbell[&tftp_server=IPv4]
-//                                                  {server, boot_url, tftp_server, snippet}: the site
-//                                                  DHCP snippet for this service's addresses (the TFTP
-//                                                  server defaults to the boot URL's host)
+//     GET    /dhcp-snippet?server=dnsmasq|kea|isc|tinkerbell[&tftp_server=IPv4][&secure_boot_only=true]
+//                                                  {server, boot_url, tftp_server, secure_boot_macs,
+//                                                  snippet}: the site DHCP snippet for this service's
+//                                                  addresses (the TFTP server defaults to the boot
+//                                                  URL's host), with lines for the MACs assigned
+//                                                  with Secure Boot (only those: secure_boot_only)
 //   errors in the API's shapes (the core's error handler, statuses from src/error-status.ts).
 // Does NOT: decide or render (./front-door.ts), or check the admin credential itself.
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type Response, Router } from 'express';
@@ -204,14 +206,22 @@ export function frontDoorAdminRoutes(parts: AdminRouteParts): Router {
   );
   router.get(
     '/dhcp-snippet',
-    admin((req, res) => {
+    admin(async (req, res) => {
       const server = queryString(req, 'server') ?? '';
       if (!(DHCP_SERVERS as readonly string[]).includes(server))
         throw new FrontDoorInputError(`server must be one of ${DHCP_SERVERS.join(', ')}`);
+      const only = queryString(req, 'secure_boot_only') ?? 'false';
+      if (only !== 'true' && only !== 'false') throw new FrontDoorInputError('secure_boot_only must be true or false');
       const bootUrl = door.url(URL_SHAPE.frontDoorBoot.path);
       const tftpServer = queryString(req, 'tftp_server') ?? new URL(bootUrl).hostname;
-      const snippet = dhcpSnippet(server as DhcpServer, { bootUrl, tftpServer });
-      res.json({ server, boot_url: bootUrl, tftp_server: tftpServer, snippet });
+      const secureBootMacs = server === 'tinkerbell' ? [] : await assignments.secureBootMacs();
+      const snippet = dhcpSnippet(server as DhcpServer, {
+        bootUrl,
+        tftpServer,
+        secureBootMacs,
+        secureBootOnly: only === 'true',
+      });
+      res.json({ server, boot_url: bootUrl, tftp_server: tftpServer, secure_boot_macs: secureBootMacs, snippet });
     }),
   );
   router.use(methodGuard(router));

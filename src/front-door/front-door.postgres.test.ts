@@ -255,6 +255,12 @@ describe('the PXE front door, served', () => {
       new RegExp(`^HOST +INFRAENV +SECURE BOOT +UPDATED\\n52:54:00:0d:00:0a +${b} +yes +`),
     );
     expect(await text('/pxe/host.ipxe?mac=52:54:00:0d:00:0a')).toBe(await coreScript(b, '52:54:00:0d:00:0a'));
+    // The site DHCP lines for the hosts assigned with Secure Boot (next server = bootsmith).
+    const sbOnly = (await cli('dhcp-snippet', '--server', 'dnsmasq', '--secure-boot-only')).stdout.toString();
+    expect(sbOnly).toContain('dhcp-mac=set:bootsmith-secure-boot,52:54:00:0d:00:0a\n');
+    expect(sbOnly).toContain(`shimx64.efi,,${new URL(svc.service.url).hostname}\n`);
+    expect(sbOnly).not.toContain('ipxe.efi');
+    expect((await svc.call('GET', `${PXE}/dhcp-snippet?server=dnsmasq&secure_boot_only=yes`)).status).toBe(400);
     expect((await cli('unassign', '52:54:00:0d:00:0a')).code).toBe(0);
     const again = await cli('unassign', '52:54:00:0d:00:0a');
     expect(again.code).toBe(1);

@@ -105,6 +105,12 @@ describe('the PXE wing on loopback', () => {
       error: undefined,
     });
     expect(logs.find((l) => l.message.startsWith('PXE: ProxyDHCP and TFTP answering on lo'))).toBeDefined();
+    // The stand-in GRUB is no GRUB a Secure Boot host finishes the chain with: said at start, naming it.
+    const grub = logs.filter((l) => l.level === 'warn' && l.fields.loader === path.join(LOADERS_DIR, 'grubx64.efi'));
+    expect(grub.map((l) => l.message)).toEqual([
+      expect.stringMatching(/^PXE: the Secure Boot GRUB \S+grubx64\.efi has no HTTP module built in/),
+      expect.stringMatching(/takes its TFTP server from the site DHCP server's answer/),
+    ]);
   });
 
   it.each([

@@ -2,7 +2,8 @@
 // address, reads the loaders once, binds the ProxyDHCP (67 twice, 4011) and TFTP (69), all or
 // nothing: any failure closes what was bound and throws a PxeStartError saying what to fix.
 // status() is what /health shows of it (state, interface, ports, loaders, counts); its counters
-// are also Prometheus metrics (pxe-metrics.ts) on the registry it is given.
+// are also Prometheus metrics (pxe-metrics.ts) on the registry it is given. Once listening, it
+// warns about a Secure Boot GRUB that cannot finish the chain from here (loaders/grub-traits.ts).
 //
 // preparePxe does the checks of a start without keeping anything bound (the interface, the loaders
 // read once, each port bound and released: the privilege to bind them), so the service refuses
@@ -16,6 +17,7 @@ import { ProxyDhcpServer } from './dhcp/proxy-dhcp-server.js';
 import type { PxeFrontDoorPort } from './front-door-port.js';
 import { bindUdp } from './bind-udp.js';
 import { type PxeInterface, resolvePxeInterface } from './interface-address.js';
+import { grubTraits, grubWarnings } from './loaders/grub-traits.js';
 import { type LoaderSet, loadLoaders } from './loaders/loader-set.js';
 import { PxeMetrics } from './pxe-metrics.js';
 import type { PxeSettings } from './pxe-settings.js';
@@ -33,6 +35,9 @@ export interface PxeListen {
   /** Overrides the TFTP retransmission interval (tests of the timeout path). */
   tftpRetransmitMs?: number;
 }
+
+/** The TFTP name of the signed GRUB shim loads (loaders/loader-table.ts). */
+const SECURE_BOOT_GRUB = 'grubx64.efi';
 
 export const PROTOCOL_PORTS: Readonly<PxeListen> = {
   dhcp: 67,
@@ -165,6 +170,10 @@ export function createPxeWing(options: PxeWingOptions): PxeWing {
           },
           `PXE: ProxyDHCP and TFTP answering on ${iface.name} (${iface.address})`,
         );
+        const grub = set.files.get(SECURE_BOOT_GRUB);
+        if (grub)
+          for (const warning of grubWarnings(grubTraits(grub.bytes), `the Secure Boot GRUB ${grub.path}`))
+            options.log.warn({ loader: grub.path }, `PXE: ${warning}`);
       } catch (err) {
         state = 'failed';
         error = describeError(err);

@@ -9,20 +9,32 @@
 //   2. BIOS: SeaBIOS with qemu's iPXE option ROM (iPXE directly, user class iPXE) → /boot.ipxe →
 //      the InfraEnv of the guest's BMC-less, assignment-less MAC found through mac_interface_map;
 //   3. an unknown MAC with no default InfraEnv: told why on its console, and the script waits
-//      PXE_UNKNOWN_HOST_RETRY before it asks again (no tight loop).
-// Not here: Secure Boot (shim → signed GRUB). Under OVMF, shim loads GRUB from the ProxyDHCP's
-// server, but Debian's GRUB 2.06 then takes its TFTP server from the site DHCP's answer (its next
-// server), not from the ProxyDHCP's, and finds no grub.cfg (docs/operator/pxe.md, Limits).
+//      PXE_UNKNOWN_HOST_RETRY before it asks again (no tight loop);
+//   4. UEFI Secure Boot: OVMF with Microsoft's keys (secure vars, SMM) → ProxyDHCP (the host is
+//      assigned with secure_boot) → TFTP shimx64.efi (Debian's, Microsoft-signed) → grubx64.efi,
+//      Debian 13's signed network GRUB (fixtures/fetch-trixie-grub.sh; Debian 12's has no HTTP
+//      module and may load none under Secure Boot) → grub.cfg and the host's grub.cfg-<mac> from
+//      the front door, over TFTP from bootsmith: that GRUB reads the ProxyOffer (Red Hat's efinet
+//      patch), though the site's dnsmasq names itself as next server → the signed kernel and
+//      pxe-initrd over HTTP → Secure Boot on in the guest, Ignition applied, registered.
+// One service and LAN for all four, dnsmasq handing out addresses only; the loaders directory
+// holds Debian's iPXE and shim and that GRUB.
 // Relays (giaddr) are covered at the packet level (src/pxe/dhcp tests, pxe-netns.root.test.ts).
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, symlink } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, expect, it, type TestContext } from 'vitest';
+import { unavailable } from '../support/requirements.js';
 import { bootSuite } from './support/boot-suite.js';
-import { agentOutcome, expectIgnitionApplied } from './support/guest-checks.js';
+import { agentOutcome, expectIgnitionApplied, expectSecureBoot } from './support/guest-checks.js';
 import { createHttpBootLan, HAVE_HTTP_BOOT_LAN, type HttpBootLan } from './support/http-boot-lan.js';
 import { createInfraEnv, type E2eInfraEnv } from './support/infraenv.js';
 import { firmwareArgs, HAVE_OVMF } from './support/machine.js';
 import { type BootResult } from './support/qemu.js';
 import { kargValues, parseSerialReport } from './support/serial-report.js';
+import { REPO_ROOT } from './support/paths.js';
 import { API } from './support/service.js';
 
 /** OVMF's PXE, a TFTP loader, then iPXE or GRUB fetching kernel and initrd: ~60–90 s on an idle 2-core machine. */
@@ -35,6 +47,24 @@ const DEBIAN_LOADERS = [
   '/usr/lib/grub/x86_64-efi-signed/grubnetx64.efi.signed',
 ];
 const EXTENSION = '/api/bootsmith/v1';
+/** apt-get update of trixie's lists and one download (~4 MB), three tries 10 s apart at worst. */
+const FETCH_GRUB_TIMEOUT_MS = 240_000;
+
+/**
+ * Debian 13's signed network GRUB (fixtures/fetch-trixie-grub.sh): Debian 12's has no HTTP module,
+ * and under Secure Boot a signed GRUB loads none, so it cannot fetch what its grub.cfg names.
+ */
+async function fetchTrixieGrub(): Promise<{ path: string } | { why: string }> {
+  try {
+    const { stdout } = await promisify(execFile)('bash', [path.join(REPO_ROOT, 'fixtures', 'fetch-trixie-grub.sh')], {
+      timeout: FETCH_GRUB_TIMEOUT_MS,
+    });
+    return { path: stdout.trim().split('\n').at(-1) ?? '' };
+  } catch (err) {
+    const e = err as { stderr?: string; message: string };
+    return { why: (e.stderr || e.message).trim().split('\n').at(-1) ?? 'failed' };
+  }
+}
 
 bootSuite(
   'the PXE front door: ProxyDHCP, TFTP, iPXE and signed GRUB beside the site DHCP (qemu, TCG, OVMF, dnsmasq)',
@@ -45,23 +75,47 @@ bootSuite(
   },
   (suite) => {
     let lan: HttpBootLan;
+    let trixieGrub: { path: string } | { why: string };
 
     suite.startService(async () => {
+      // The loaders: Debian's iPXE and shim, and Debian 13's signed network GRUB when it could be
+      // fetched (else Debian 12's, which only the Secure Boot case needs, and that case skips).
+      trixieGrub = await fetchTrixieGrub();
+      const loaders = path.join(suite.ctx.runDir, 'pxe-loaders');
+      await mkdir(loaders, { recursive: true });
+      const links: Array<[string, string]> = [
+        ['undionly.kpxe', '/usr/lib/ipxe/undionly.kpxe'],
+        ['ipxe.efi', '/usr/lib/ipxe/ipxe.efi'],
+        ['shimx64.efi', '/usr/lib/shim/shimx64.efi.signed'],
+        ['grubx64.efi', 'path' in trixieGrub ? trixieGrub.path : DEBIAN_LOADERS[3]!],
+      ];
+      for (const [name, target] of links) {
+        await rm(path.join(loaders, name), { force: true });
+        await symlink(target, path.join(loaders, name));
+      }
       lan = createHttpBootLan(suite.ctx.runDir, 'pxe');
       // dnsmasq first: the site's server is there before bootsmith, as on a real network.
       await lan.startDnsmasq(undefined);
       return {
         name: 'pxe',
         listenAddress: lan.hostAddress,
-        env: { PXE_INTERFACE: lan.hostInterface, PXE_FRONT_DOOR: 'on', PXE_UNKNOWN_HOST_RETRY: '60s' },
+        env: {
+          PXE_INTERFACE: lan.hostInterface,
+          PXE_LOADERS_DIR: loaders,
+          PXE_FRONT_DOOR: 'on',
+          PXE_UNKNOWN_HOST_RETRY: '60s',
+        },
       };
-    });
+    }, FETCH_GRUB_TIMEOUT_MS + 60_000);
     afterAll(async () => {
       await lan?.close();
     });
 
-    async function assign(mac: string, env: E2eInfraEnv): Promise<void> {
-      await suite.service.expectCall('PUT', `${EXTENSION}/pxe/assignments/${mac}`, 201, { infra_env_id: env.id });
+    async function assign(mac: string, env: E2eInfraEnv, secureBoot = false): Promise<void> {
+      await suite.service.expectCall('PUT', `${EXTENSION}/pxe/assignments/${mac}`, 201, {
+        infra_env_id: env.id,
+        secure_boot: secureBoot,
+      });
     }
 
     async function pxeBoot(t: TestContext, name: string, args: string[], stopWhen?: RegExp): Promise<BootResult> {
@@ -170,6 +224,42 @@ bootSuite(
       const script = await (await fetch(`${suite.service.url}/pxe/host.ipxe?mac=${mac.replaceAll(':', '-')}`)).text();
       expect(script).toMatch(/sleep 60\b/);
       expect(script).toMatch(/chain --replace/);
+    });
+
+    it("4. UEFI Secure Boot: OVMF with Microsoft's keys → TFTP shim → signed network GRUB → the host's grub.cfg → the signed kernel; registers", async (t) => {
+      const grubName = "Debian 13's signed network GRUB (fixtures/fetch-trixie-grub.sh)";
+      if (unavailable({ [`${grubName}: ${'why' in trixieGrub ? trixieGrub.why : ''}`]: 'path' in trixieGrub }))
+        return t.skip();
+      const mac = '52:54:00:e2:e3:05';
+      const env = await createInfraEnv(suite.service, {
+        name: 'e2e-pxe-secure-boot',
+        kernelArguments: ['console=ttyS0', 'bootsmith.e2e=pxe-secure-boot'],
+      });
+      await assign(mac, env, true);
+      // At start bootsmith read this GRUB: HTTP built in, and it reads the ProxyOffer (no warning).
+      const serviceLog = await readFile(suite.service.logPath, 'utf8');
+      expect(serviceLog).toContain('PXE: ProxyDHCP and TFTP answering');
+      expect(serviceLog).not.toContain('the Secure Boot GRUB');
+
+      const result = await pxeBoot(t, 'pxe-secure-boot', [
+        ...(await firmwareArgs(suite.ctx.runDir, 'pxe-secure-boot', 'uefi-secure-boot')),
+        ...lan.nicArgs(mac),
+        '-fw_cfg',
+        'name=opt/org.tianocore/IPv6PXESupport,string=n',
+      ]);
+      // shim fetched GRUB, GRUB ran the host's grub.cfg (its words) and fetched kernel and initrd
+      // over HTTP; the kernel booted with Secure Boot on.
+      expect(result.log).toContain('Fetching Netboot Image grubx64.efi');
+      expect(result.log).toContain('Loading the discovery kernel and initrd (attempt 1)');
+      expectSecureBoot(parseSerialReport(result.serial));
+      await expectRegistered(result, env, mac);
+      // The site's server leased the address and named no boot file; bootsmith answered the rest.
+      const dnsmasq = await lan.dnsmasqLog();
+      expect(dnsmasq).toMatch(new RegExp(`DHCPACK\\(br0\\) \\S+ ${mac}`));
+      expect(dnsmasq).not.toContain('bootfile name');
+      expect(await eventsOf(env)).toEqual(
+        expect.arrayContaining([expect.stringMatching(new RegExp(`PXE host ${mac}.* \\(pxe\\): assigned by MAC`))]),
+      );
     });
   },
 );

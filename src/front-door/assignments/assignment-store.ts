@@ -59,6 +59,15 @@ export class AssignmentStore {
     return rows.map(fromRow);
   }
 
+  /** The MACs assigned with Secure Boot (what a site DHCP server can match), at most MAX_LISTED_ASSIGNMENTS. */
+  async secureBootMacs(): Promise<string[]> {
+    const rows = await this.db.query<{ key: string }>(
+      "SELECT key FROM pxe_assignments WHERE kind = 'mac' AND secure_boot ORDER BY key LIMIT $1",
+      [MAX_LISTED_ASSIGNMENTS],
+    );
+    return rows.map((r) => r.key);
+  }
+
   async get(kind: AssignmentKind, key: string): Promise<Assignment | undefined> {
     const [row] = await this.db.query<Row>('SELECT * FROM pxe_assignments WHERE kind = $1 AND key = $2', [kind, key]);
     return row && fromRow(row);

@@ -3,10 +3,12 @@
 //   pxe assign MAC|UUID --infra-env ID [--secure-boot]   the host boots that InfraEnv (replaces)
 //   pxe unassign MAC|UUID                                forget the assignment
 //   pxe assignments [--infra-env ID]                     a table
-//   pxe dhcp-snippet --server dnsmasq|kea|isc|tinkerbell [--tftp-server IPv4]
+//   pxe dhcp-snippet --server dnsmasq|kea|isc|tinkerbell [--tftp-server IPv4] [--secure-boot-only]
 //                                                        the site DHCP snippet for the service's
-//                                                        addresses; with --boot-url, printed
-//                                                        offline for that URL (no service asked)
+//                                                        addresses and its Secure Boot hosts (only
+//                                                        theirs: --secure-boot-only); with
+//                                                        --boot-url, printed offline for that URL
+//                                                        (no service asked, so no Secure Boot hosts)
 // Does NOT: match hosts or render scripts (the service does: src/front-door/).
 import { DHCP_SERVERS, type DhcpServer, dhcpSnippet } from '../../../front-door/dhcp-snippets.js';
 import { argument, flagOption, valueOption } from '../../options.js';
@@ -82,6 +84,10 @@ export const pxeDhcpSnippet = defineVerb({
       value: 'IPv4',
       help: "the TFTP server holding undionly.kpxe and ipxe.efi [default: the service's address]",
     }),
+    secureBootOnly: flagOption({
+      long: 'secure-boot-only',
+      help: "only the Secure Boot hosts' lines (next-server = bootsmith), for a site beside bootsmith's ProxyDHCP",
+    }),
     bootUrl: valueOption({
       long: 'boot-url',
       value: 'URL',
@@ -98,7 +104,11 @@ export const pxeDhcpSnippet = defineVerb({
       if (!options.tftpServer) throw new CliError('--tftp-server', 'required with --boot-url');
       try {
         io.stdout.write(
-          dhcpSnippet(server as DhcpServer, { bootUrl: options.bootUrl, tftpServer: options.tftpServer }),
+          dhcpSnippet(server as DhcpServer, {
+            bootUrl: options.bootUrl,
+            tftpServer: options.tftpServer,
+            secureBootOnly: options.secureBootOnly === true,
+          }),
         );
       } catch (err) {
         throw new CliError('--boot-url', (err as Error).message);
@@ -107,11 +117,14 @@ export const pxeDhcpSnippet = defineVerb({
     }
     const q = new URLSearchParams({ server });
     if (options.tftpServer) q.set('tftp_server', options.tftpServer);
+    if (options.secureBootOnly) q.set('secure_boot_only', 'true');
     const answer = await ApiClient.from(options, io).callExtension<{ snippet: string }>(
       'GET',
       `/pxe/dhcp-snippet?${q}`,
     );
-    io.stdout.write(answer.snippet);
+    // The answer's strings come terminal-safe, newlines escaped too (`\x0a`): the snippet is a
+    // document of lines, so its newlines are put back (nothing else it holds is a control character).
+    io.stdout.write(answer.snippet.replaceAll('\\x0a', '\n'));
     return 0;
   },
 });
