@@ -96,5 +96,8 @@ export function grubWarnings(traits: GrubTraits, name: string): string[] {
       `${who} takes its TFTP server from the site DHCP server's answer (next server), not from this ProxyDHCP's: ` +
         "use Debian 13's or RHEL's GRUB, or point the site DHCP server at this server for Secure Boot hosts (bootsmith pxe dhcp-snippet --server dnsmasq|kea|isc --secure-boot-only)",
     );
+  if (warnings.length > 0)
+    warnings[warnings.length - 1] +=
+      '; a site without Secure Boot hosts on PXE sets PXE_SECURE_BOOT=false, which leaves shim and GRUB out';
   return warnings;
 }
