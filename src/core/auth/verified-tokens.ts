@@ -84,7 +84,10 @@ export class VerifiedTokens {
     if (typeof nbf === 'number' && nbf * 1000 > this.now()) return;
     const exp = payload.exp;
     const aged = this.now() + this.maxAgeMs;
-    this.entries.set(keyOf(token), { payload, usableUntil: typeof exp === 'number' ? Math.min(exp * 1000, aged) : aged });
+    this.entries.set(keyOf(token), {
+      payload,
+      usableUntil: typeof exp === 'number' ? Math.min(exp * 1000, aged) : aged,
+    });
   }
 
   /** Forgets every entry whose payload `matches` (e.g. the image tokens of a changed InfraEnv). */
