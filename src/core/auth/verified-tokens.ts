@@ -2,8 +2,9 @@
 // hash and a map lookup instead of a verification: an agent's poll every few seconds with the
 // same X-Secret-Key (ES256, local-keys.ts: an ECDSA verification is a hand-off to libuv's pool
 // and ~0.1 ms of CPU on the 2-vCPU bench machine; bench workload 6), and every read of a download
-// URL carrying an InfraEnv's HS256 image token (authorizer.ts: without it, a read of the
-// InfraEnv's key from PostgreSQL and an HMAC before the first byte; bench workload 11).
+// URL carrying an InfraEnv's HS256 image token (authorizer.ts: the image face's Ignition cache asks
+// the core to check the credential before each answer; without this memory that is a read of the
+// InfraEnv's key from PostgreSQL and an HMAC before the first byte).
 //
 // What is remembered is what a verification established: that this token's exact bytes verified
 // under the key the verifier used, and the claims inside it. Everything that can change is checked
