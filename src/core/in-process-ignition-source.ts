@@ -3,15 +3,16 @@
 // Validates the caller's credential exactly as the API would (AUTH_TYPE none/local,
 // api key, bearer JWT, image token; a token of one InfraEnv never opens another), then returns
 // the discovery Ignition, the append-only kernel arguments and, when the InfraEnv has static
-// networking, the minimal-initrd archive. checkCredential does the first step alone, for the
-// cache in front (src/image-ports/cached-ignition-source.ts). Never logs the result.
+// networking, the minimal-initrd archive. checkCredential does the first step alone, and checks
+// the InfraEnv still exists, for the cache in front (src/image-ports/cached-ignition-source.ts).
+// Never logs the result.
 import type {
   Credential,
   DiscoveryCustomization,
   DiscoveryRequest,
   IgnitionSource,
 } from '../image-ports/ignition-source.js';
-import { BadRequestError, UnauthorizedError } from '../errors.js';
+import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { UrlTokenResolver } from '../image-ports/url-token-resolver.js';
 import type { RequestCredentials } from './auth/authorizer.js';
 import type { CoreContext } from './context.js';
@@ -44,9 +45,11 @@ export function createIgnitionSource(ctx: CoreContext): IgnitionSource {
   };
   return {
     // The authorizer remembers verified credentials (image tokens 5 s, URL tokens 5 s, ES256 keys by
-    // signature), so this costs a hash and a map lookup per request while they are warm.
+    // signature) and that the InfraEnv exists (5 s), so this costs a few hashes and map lookups per
+    // request while they are warm.
     async checkCredential(request: DiscoveryRequest): Promise<void> {
-      await authorized(request);
+      const id = await authorized(request);
+      if (!(await ctx.authorizer.infraEnvExists(id))) throw new NotFoundError(`infra-env ${id} not found`);
     },
     async discoveryCustomization(request: DiscoveryRequest): Promise<DiscoveryCustomization> {
       const id = await authorized(request);

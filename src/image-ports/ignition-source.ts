@@ -42,8 +42,8 @@ export interface IgnitionSource {
    */
   discoveryCustomization(request: DiscoveryRequest): Promise<DiscoveryCustomization>;
   /**
-   * Whether the request's credential still opens the InfraEnv, with the same errors, and nothing
-   * else: what the cache in front asks before every answer it serves from memory, so a revoked
+   * Whether the request's credential still opens the InfraEnv and the InfraEnv still exists, with
+   * the same errors, and nothing else: what the cache in front asks before every answer it serves from memory, so a revoked
    * credential stops working within the source's own bound rather than the cache's TTL. Must be
    * cheap (no upstream call per request). A source without it (remote) is asked again only when
    * the cache's entry expires (IGNITION_CACHE_TTL_SECONDS).

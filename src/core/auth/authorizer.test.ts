@@ -4,7 +4,8 @@
 // one holding just what the authorizer reads; authorizer.postgres.test.ts runs the same rows on the
 // real repository, so the two cannot disagree unnoticed. Then the memory of verified image tokens:
 // one read of the InfraEnv's key per token and IMAGE_TOKEN_MAX_AGE_MS, expiry at each use, a
-// changed InfraEnv forgotten at once (forgetInfraEnv), also across a verification in flight.
+// changed InfraEnv forgotten at once (forgetInfraEnv), also across a verification in flight; and
+// the memory of which InfraEnvs exist (infraEnvExists) under the same bound.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { UrlTokenRow } from '../db/repository.js';
@@ -17,6 +18,7 @@ import {
   credentialsOf,
   INFRA_ENV_A,
   INFRA_ENV_B,
+  INFRA_ENV_GONE,
   verdictOf,
   type AuthorizerRepository,
   type World,
@@ -125,6 +127,20 @@ describe('Authorizer: verified image tokens are remembered, and forgotten when t
     vi.setSystemTime(expiresAt.getTime());
     expect((await verdict(authorizer, token, A)) as object).toMatchObject({ status: 401 });
     expect(reads - readsBefore).toBe(1);
+  });
+
+  it('reads whether an InfraEnv exists once per age bound, never remembers a missing one, forgets at a change', async () => {
+    const authorizer = world.authorizer('local');
+    const before = reads;
+    expect(await authorizer.infraEnvExists(INFRA_ENV_A)).toBe(true);
+    expect(await authorizer.infraEnvExists(INFRA_ENV_A)).toBe(true);
+    expect(reads - before).toBe(1);
+    expect(await authorizer.infraEnvExists(INFRA_ENV_GONE)).toBe(false);
+    expect(await authorizer.infraEnvExists(INFRA_ENV_GONE)).toBe(false);
+    expect(reads - before).toBe(3);
+    authorizer.forgetInfraEnv(INFRA_ENV_A);
+    expect(await authorizer.infraEnvExists(INFRA_ENV_A)).toBe(true);
+    expect(reads - before).toBe(4);
   });
 
   it('does not remember a verification that was in flight while the InfraEnv changed', async () => {

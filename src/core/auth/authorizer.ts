@@ -9,6 +9,7 @@
 // A verified image token is remembered for IMAGE_TOKEN_MAX_AGE_MS (every read of a download URL
 // would otherwise read the InfraEnv's key from the database first); the core calls
 // forgetInfraEnv after a change so that this replica refuses a revoked token at once.
+import { LRUCache } from 'lru-cache';
 import { ForbiddenError, UnauthorizedError } from '../../errors.js';
 import type { Repository } from '../db/repository.js';
 import { verifyImageToken } from './image-tokens.js';
@@ -50,6 +51,12 @@ export class Authorizer {
     maxAgeMs: IMAGE_TOKEN_MAX_AGE_MS,
   });
 
+  /** InfraEnvs read to exist (infraEnvExists), by id. */
+  private readonly existing = new LRUCache<string, true>({
+    max: IMAGE_TOKEN_MAX_ENTRIES,
+    ttl: IMAGE_TOKEN_MAX_AGE_MS,
+  });
+
   constructor(
     readonly authType: AuthType,
     private readonly keys: LocalKeys | undefined,
@@ -88,9 +95,24 @@ export class Authorizer {
     throw new UnauthorizedError('invalid or expired credentials');
   }
 
-  /** Forgets the image tokens verified against InfraEnv `infraEnvId` (its key changed, or it was deleted). */
+  /** Forgets what was read of InfraEnv `infraEnvId` (its key changed, or it was deleted). */
   forgetInfraEnv(infraEnvId: string): void {
     this.imageTokens.forget((claims) => claims.sub === infraEnvId);
+    this.existing.delete(infraEnvId);
+  }
+
+  /**
+   * Whether InfraEnv `infraEnvId` exists, as read at most IMAGE_TOKEN_MAX_AGE_MS ago: what an
+   * answer from the image face's Ignition cache needs besides the credential, so that an InfraEnv
+   * deleted on another replica stops being served within that bound whatever opens it (an API
+   * key's signature outlives its InfraEnv).
+   */
+  async infraEnvExists(infraEnvId: string): Promise<boolean> {
+    if (this.existing.has(infraEnvId)) return true;
+    const mark = this.imageTokens.since();
+    const found = (await this.repo.getInfraEnv(infraEnvId)) !== undefined;
+    if (found && mark === this.imageTokens.since()) this.existing.set(infraEnvId, true);
+    return found;
   }
 
   /** Whether an image credential (HS256 JWT or opaque URL token) opens `infraEnvId`'s image operations now. */

@@ -2,8 +2,9 @@
 // sharing one PostgreSQL database: an InfraEnv's HS256 image token (on the /bytoken/ ISO route and
 // the API), its standing download_url token and a minted image-url token, each read on both
 // replicas until every cache is warm (the authorizer's verified image tokens, the URL-token
-// resolutions, the image face's Ignition cache); then regenerate-signing-key, and delete, on the
-// first: it refuses every old credential on the next read, the second within the stated bound
+// resolutions, the image face's Ignition cache); then regenerate-signing-key, and delete (also
+// for the InfraEnv's API key on /byapikey/, which no key rotation revokes), on the first: it
+// refuses every old credential on the next read, the second within the stated bound
 // (IMAGE_TOKEN_MAX_AGE_MS / RESOLVE_CACHE_TTL_MS, 5 s; docs/reference/endpoints.md), with a margin
 // for a loaded machine. The same bounds as numbers: verified-tokens.test.ts, authorizer.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,7 +30,7 @@ describe('image credentials on two replicas sharing a database (AUTH_TYPE=local)
   });
 
   /** The credentials a download of a fresh InfraEnv carries, as paths any replica answers. */
-  async function credentials(): Promise<{ id: string; paths: Record<string, string> }> {
+  async function credentials(): Promise<{ id: string; apiKey: string; paths: Record<string, string> }> {
     const created = await a.call('POST', `${API}/infra-envs`, {
       name: 'rack',
       pull_secret: PULL_SECRET,
@@ -45,7 +46,10 @@ describe('image credentials on two replicas sharing a database (AUTH_TYPE=local)
     ).json()) as { url: string };
     const jwt = new URL(presigned.url).searchParams.get('image_token')!;
     expect(jwt.split('.')).toHaveLength(3);
+    const script = await (await a.call('GET', `${API}/infra-envs/${id}/downloads/files?file_name=ipxe-script`)).text();
+    const apiKey = decodeURIComponent(/[?&]api_key=([^&\s]+)/.exec(script)![1]!);
     return {
+      apiKey: `/byapikey/${apiKey}/4.17/x86_64/full.iso`,
       id,
       paths: {
         'image token (JWT) on /bytoken/': `/bytoken/${jwt}/4.17/x86_64/full.iso`,
@@ -70,11 +74,14 @@ describe('image credentials on two replicas sharing a database (AUTH_TYPE=local)
         for (const [name, p] of Object.entries(paths)) expect(opened(await read(replica, p)), name).toBe(true);
   }
 
-  /** ms from `since` until every path answers 401 on `replica` (polled), or the deadline. */
+  /** Refused: 401 (the credential), or 404 for an API key whose InfraEnv is gone. */
+  const refused = (status: number) => status === 401 || status === 404;
+
+  /** ms from `since` until every path is refused on `replica` (polled), or the deadline. */
   async function refusedAfter(replica: AllInOne, paths: Record<string, string>, since: number): Promise<number> {
     const pending = new Set(Object.values(paths));
     while (pending.size > 0 && performance.now() - since < BOUND_MS + MARGIN_MS) {
-      for (const p of [...pending]) if ((await read(replica, p)) === 401) pending.delete(p);
+      for (const p of [...pending]) if (refused(await read(replica, p))) pending.delete(p);
       if (pending.size > 0) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const left = Object.entries(paths).filter(([, p]) => pending.has(p));
@@ -95,12 +102,14 @@ describe('image credentials on two replicas sharing a database (AUTH_TYPE=local)
     for (const replica of [a, b]) expect(opened(await read(replica, new URL(fresh.download_url).pathname))).toBe(true);
   }, 60_000);
 
-  it('delete: refused at once where it ran, within the bound on the other replica', async () => {
-    const { id, paths } = await credentials();
+  it('delete: refused at once where it ran, within the bound on the other replica (the API key too)', async () => {
+    const { id, apiKey, paths: imagePaths } = await credentials();
+    const paths = { ...imagePaths, 'API key on /byapikey/': apiKey };
     await warm(paths);
     const t0 = performance.now();
     expect((await a.call('DELETE', `${API}/infra-envs/${id}`)).status).toBe(204);
-    for (const [name, p] of Object.entries(paths)) expect(await read(a, p), name).toBe(401);
+    for (const [name, p] of Object.entries(imagePaths)) expect(await read(a, p), name).toBe(401);
+    expect(await read(a, apiKey)).toBe(404);
     const onB = await refusedAfter(b, paths, t0);
     expect(onB).toBeLessThanOrEqual(BOUND_MS + MARGIN_MS);
   }, 60_000);
