@@ -7,8 +7,9 @@
 // token (url-tokens.ts; any token without two dots). Bad or expired tokens → 401,
 // valid tokens for another InfraEnv or an admin-only operation → 403.
 // A verified image token is remembered for IMAGE_TOKEN_MAX_AGE_MS (every read of a download URL
-// would otherwise read the InfraEnv's key from the database first); the core calls
-// forgetInfraEnv after a change so that this replica refuses a revoked token at once.
+// would otherwise read the InfraEnv's key from the database first), and so is that an InfraEnv
+// exists (infraEnvExists, for the image face's cached answers); the core calls forgetInfraEnv
+// after a change so that this replica refuses a revoked token at once.
 import { LRUCache } from 'lru-cache';
 import { ForbiddenError, UnauthorizedError } from '../../errors.js';
 import type { Repository } from '../db/repository.js';
