@@ -72,8 +72,10 @@ const USAGE = `usage: node bench/run.mjs [options]            (npm run bench -- 
   --no-postgres          skip workload 6 on PostgreSQL
   --database-url URL     PostgreSQL to use instead of a throwaway database in the local cluster
   --cpu-prof             run every bootsmith with node --cpu-prof (profiles in bench/work/profiles)
-  --auth none|local      AUTH_TYPE of the bootsmith workloads 1, 2, 3 and 11 serve from (default
-                         none; local: its download_url carries the InfraEnv's image token)
+  --auth none|local|local-jwt  AUTH_TYPE of the bootsmith workloads 1, 2, 3 and 11 serve from (default
+                         none; local: its download_url, whose short token is resolved per read;
+                         local-jwt: AUTH_TYPE=local and a /bytoken/ URL carrying the InfraEnv's
+                         HS256 image token, verified per read)
   --body-io MODE         HTTP_BODY_IO of every bootsmith (auto, sendfile, portable); default the service's
   --service-root DIR     the build under test (DIR/dist/src/cli/main.js); default this checkout
   --out DIR              where results go (default bench/results, bench/work/results for --smoke)
@@ -238,7 +240,8 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
         break;
       case '--auth': {
         const v = value();
-        if (v !== 'none' && v !== 'local') throw new Error('--auth must be none or local');
+        if (v !== 'none' && v !== 'local' && v !== 'local-jwt')
+          throw new Error('--auth must be none, local or local-jwt');
         o.auth = v;
         break;
       }

@@ -38,8 +38,11 @@ export interface Options {
   cpuProf: boolean;
   /** HTTP_BODY_IO of every bootsmith the run starts (`--body-io`); undefined: the service's default. */
   bodyIo: string | undefined;
-  /** AUTH_TYPE of the bootsmith the serving workloads (1, 2, 3, 11) start (`--auth`); default none. */
-  auth: 'none' | 'local';
+  /**
+   * AUTH_TYPE of the bootsmith the serving workloads (1, 2, 3, 11) start (`--auth`); default none.
+   * local-jwt: AUTH_TYPE=local, the pair's URL carrying the InfraEnv's HS256 image token.
+   */
+  auth: 'none' | 'local' | 'local-jwt';
   serviceRoot: string;
   outDir: string;
   workDir: string;

@@ -1,5 +1,6 @@
 // The side-by-side pair of workloads 1-4: one bootsmith (all-in-one, embedded PostgreSQL,
-// in-process Ignition) serving an InfraEnv's full.iso spliced from the base ISO, and nginx
+// in-process Ignition) serving an InfraEnv's full.iso spliced from the base ISO (through the URL
+// `--auth` names: /byid/, the download_url's short token, or an HS256 image token), and nginx
 // serving the pre-embedded copy of exactly those bytes (downloaded once from bootsmith, the
 // copy-then-embed reference), laid out sparse like the base, from the same disk.
 import { renameSync, statSync } from 'node:fs';
@@ -25,7 +26,10 @@ export interface Pair {
 }
 
 export async function startPair(ctx: Context): Promise<Pair> {
-  const bootsmith = await ctx.startBootsmith('bootsmith-main', { env: { AUTH_TYPE: ctx.options.auth } });
+  const auth = ctx.options.auth;
+  const bootsmith = await ctx.startBootsmith('bootsmith-main', {
+    env: { AUTH_TYPE: auth === 'none' ? 'none' : 'local' },
+  });
   const nginxDir = path.join(ctx.runDir, 'nginx');
   const nginx = await Nginx.start({
     binary: ctx.tools.nginx,
@@ -34,7 +38,7 @@ export async function startPair(ctx: Context): Promise<Pair> {
     sendfile: ctx.options.nginxSendfile,
   });
   const infraEnv = await bootsmith.createInfraEnv('bench-main');
-  const bootsmithUrl = infraEnv.downloadUrl;
+  const bootsmithUrl = auth === 'local-jwt' ? await jwtIsoUrl(bootsmith, infraEnv) : infraEnv.downloadUrl;
   if (!bootsmithUrl.startsWith(bootsmith.url))
     throw new Error(`download_url ${bootsmithUrl} does not point at ${bootsmith.url}`);
 
@@ -65,6 +69,20 @@ export async function startPair(ctx: Context): Promise<Pair> {
       throw new Error(`warm-up download of ${url}: ${r.statuses[0]}, ${r.bytes} bytes`);
   }
   return pair;
+}
+
+/** The InfraEnv's ISO on `/bytoken/<HS256 image token>/…` (the token of a presigned discovery.ign URL). */
+async function jwtIsoUrl(bootsmith: Bootsmith, infraEnv: InfraEnv): Promise<string> {
+  const presigned = await bootsmith.api<{ url: string }>(
+    'GET',
+    `/infra-envs/${infraEnv.id}/downloads/files-presigned?file_name=discovery.ign`,
+  );
+  const token = new URL(presigned.url).searchParams.get('image_token');
+  if (!token || token.split('.').length !== 3) throw new Error('files-presigned gave no JWT image token');
+  const url = new URL(infraEnv.downloadUrl);
+  url.pathname = url.pathname.replace(/^\/bytoken\/[^/]+\//, `/bytoken/${token}/`);
+  if (!url.pathname.includes(token)) throw new Error(`download_url ${infraEnv.downloadUrl} is not a /bytoken/ URL`);
+  return url.toString();
 }
 
 export async function stopPair(pair: Pair | undefined): Promise<void> {

@@ -125,10 +125,11 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const logger = options.logger.child({ component: 'core' });
   const now = options.now ?? (() => new Date());
   const urlTokens = new UrlTokens(repo, settings.imageUrlTtlMs, now);
+  const authorizer = new Authorizer(settings.authType, keys, repo, urlTokens);
   const ctx: CoreContext = {
     repo,
     catalog: options.catalog,
-    authorizer: new Authorizer(settings.authType, keys, repo, urlTokens),
+    authorizer,
     keys,
     urlTokens,
     settings: { ...settings, ...options.endpoints },
@@ -138,6 +139,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     now,
     onInfraEnvChange: (id) => {
       urlTokens.forget(id);
+      authorizer.forgetInfraEnv(id);
       options.onInfraEnvChange?.(id);
     },
     ...(options.checkStaticNetwork ? { checkStaticNetwork: options.checkStaticNetwork } : {}),

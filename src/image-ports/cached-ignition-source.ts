@@ -1,6 +1,9 @@
 // A short-TTL cache in front of any IgnitionSource, keyed by InfraEnv, image type and a
 // hash of the credential, with concurrent misses for the same key sharing one lookup.
 // A BMC's hundreds of Range requests therefore cost at most one round of upstream calls.
+// Each answer from memory first asks the source whether the credential still opens the InfraEnv
+// (IgnitionSource.checkCredential, when the source has it: the in-process core, whose answer is
+// itself remembered briefly), so a revoked token stops within the core's bound, not this TTL.
 //
 // Failures are not cached: a 401 or an outage is asked again on the next request.
 import { LRUCache } from 'lru-cache';
@@ -47,6 +50,9 @@ export class CachedIgnitionSource implements IgnitionSource {
     // A caller that joined another caller's in-flight lookup counts as a hit: it cost nothing upstream.
     this.options.metrics?.ignitionLookups.inc({ result: lookup.fetched ? 'miss' : 'hit' });
     if (value === undefined) throw new Error('ignition lookup returned nothing');
+    // Served from memory: the credential is asked again (a revocation on another replica must not
+    // wait for the TTL); a lookup of its own checked it already.
+    if (!lookup.fetched) await this.inner.checkCredential?.(request);
     return value;
   }
 

@@ -1,6 +1,7 @@
 // Test support: the all-in-one service (image side + in-process core) in this process, on a
-// fresh database of the run's PostgreSQL (src/core/test-support/harness.ts backends), with a
-// clock the test moves and every log line captured. Used only by *.test.ts files.
+// fresh database of the run's PostgreSQL (src/core/test-support/harness.ts backends) or another
+// one's (replicas sharing a database), with a clock the test moves and every log line captured.
+// Used only by *.test.ts files.
 // Does NOT: fake the database, the HTTP layer or the image store (the demo fixture ISO is served).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -39,10 +40,17 @@ export async function startAllInOne(
   /**
    * awaitImages false: return while base images still load (a slow origin's progress is the test).
    * hostNetwork: the routes and addresses the service sees instead of this host's.
+   * sharedDatabaseUrl: another AllInOne's database (a second replica); that one owns and drops it.
    */
-  { awaitImages = true, hostNetwork }: { awaitImages?: boolean; hostNetwork?: HostNetwork } = {},
+  {
+    awaitImages = true,
+    hostNetwork,
+    sharedDatabaseUrl,
+  }: { awaitImages?: boolean; hostNetwork?: HostNetwork; sharedDatabaseUrl?: string } = {},
 ): Promise<AllInOne> {
-  const storage = await embeddedBackend().create();
+  const storage = sharedDatabaseUrl
+    ? { databaseUrl: sharedDatabaseUrl, cleanup: () => Promise.resolve() }
+    : await embeddedBackend().create();
   const dir = await mkdtemp(path.join(tmpdir(), 'bootsmith-all-in-one-'));
   const logs: string[] = [];
   const clock = {

@@ -6,14 +6,30 @@
 // the read-only image/download operations of its InfraEnv, and so does an opaque image-URL
 // token (url-tokens.ts; any token without two dots). Bad or expired tokens → 401,
 // valid tokens for another InfraEnv or an admin-only operation → 403.
+// A verified image token is remembered for IMAGE_TOKEN_MAX_AGE_MS (every read of a download URL
+// would otherwise read the InfraEnv's key from the database first), and so is that an InfraEnv
+// exists (infraEnvExists, for the image face's cached answers); the core calls forgetInfraEnv
+// after a change so that this replica refuses a revoked token at once.
+import { LRUCache } from 'lru-cache';
 import { ForbiddenError, UnauthorizedError } from '../../errors.js';
 import type { Repository } from '../db/repository.js';
 import { verifyImageToken } from './image-tokens.js';
 import type { LocalKeys } from './local-keys.js';
 import { isJwtShaped } from '../../image-ports/url-token-resolver.js';
 import type { UrlTokens } from './url-tokens.js';
+import { VerifiedTokens } from './verified-tokens.js';
 
 export type AuthType = 'none' | 'local';
+
+/**
+ * How long a verified HS256 image token is trusted without reading its InfraEnv's key again: also
+ * how long a token revoked on another replica (regenerate-signing-key, delete) can still open a
+ * download here (this replica forgets at once). The same bound as opaque URL tokens'
+ * (RESOLVE_CACHE_TTL_MS, url-tokens.ts).
+ */
+export const IMAGE_TOKEN_MAX_AGE_MS = 5_000;
+/** Image tokens remembered at once: one per InfraEnv a BMC or host is reading is the common case. */
+export const IMAGE_TOKEN_MAX_ENTRIES = 10_000;
 
 export interface RequestCredentials {
   agentKey?: string;
@@ -30,6 +46,18 @@ export interface Scope {
 }
 
 export class Authorizer {
+  /** HS256 image tokens that verified, by sha256 (verified-tokens.ts); `sub` names the InfraEnv. */
+  private readonly imageTokens = new VerifiedTokens(() => Date.now(), {
+    maxEntries: IMAGE_TOKEN_MAX_ENTRIES,
+    maxAgeMs: IMAGE_TOKEN_MAX_AGE_MS,
+  });
+
+  /** InfraEnvs read to exist (infraEnvExists), by id. */
+  private readonly existing = new LRUCache<string, true>({
+    max: IMAGE_TOKEN_MAX_ENTRIES,
+    ttl: IMAGE_TOKEN_MAX_AGE_MS,
+  });
+
   constructor(
     readonly authType: AuthType,
     private readonly keys: LocalKeys | undefined,
@@ -60,23 +88,47 @@ export class Authorizer {
     if (creds.imageToken && scope.infraEnvId !== undefined) {
       if (!scope.allowImageToken) {
         forbidden ??= new ForbiddenError('image tokens do not open this operation');
-      } else {
-        if (!isJwtShaped(creds.imageToken)) {
-          const resolved = await this.urlTokens?.resolve(creds.imageToken);
-          if (resolved && resolved.infraEnvId === scope.infraEnvId) return;
-        }
-        const infraEnv = isJwtShaped(creds.imageToken) ? await this.repo.getInfraEnv(scope.infraEnvId) : undefined;
-        if (infraEnv) {
-          try {
-            await verifyImageToken(creds.imageToken, infraEnv.id, infraEnv.imageTokenKey);
-            return;
-          } catch {
-            /* fall through */
-          }
-        }
+      } else if (await this.imageTokenOpens(creds.imageToken, scope.infraEnvId)) {
+        return;
       }
     }
     if (forbidden) throw forbidden;
     throw new UnauthorizedError('invalid or expired credentials');
+  }
+
+  /** Forgets what was read of InfraEnv `infraEnvId` (its key changed, or it was deleted). */
+  forgetInfraEnv(infraEnvId: string): void {
+    this.imageTokens.forget((claims) => claims.sub === infraEnvId);
+    this.existing.delete(infraEnvId);
+  }
+
+  /**
+   * Whether InfraEnv `infraEnvId` exists, as read at most IMAGE_TOKEN_MAX_AGE_MS ago: what an
+   * answer from the image face's Ignition cache needs besides the credential, so that an InfraEnv
+   * deleted on another replica stops being served within that bound whatever opens it (an API
+   * key's signature outlives its InfraEnv).
+   */
+  async infraEnvExists(infraEnvId: string): Promise<boolean> {
+    if (this.existing.has(infraEnvId)) return true;
+    const mark = this.imageTokens.since();
+    const found = (await this.repo.getInfraEnv(infraEnvId)) !== undefined;
+    if (found && mark === this.imageTokens.since()) this.existing.set(infraEnvId, true);
+    return found;
+  }
+
+  /** Whether an image credential (HS256 JWT or opaque URL token) opens `infraEnvId`'s image operations now. */
+  private async imageTokenOpens(token: string, infraEnvId: string): Promise<boolean> {
+    if (!isJwtShaped(token)) return (await this.urlTokens?.resolve(token))?.infraEnvId === infraEnvId;
+    const known = this.imageTokens.get(token);
+    if (known) return known.payload.sub === infraEnvId;
+    const mark = this.imageTokens.since();
+    const infraEnv = await this.repo.getInfraEnv(infraEnvId);
+    if (!infraEnv) return false;
+    try {
+      this.imageTokens.remember(token, await verifyImageToken(token, infraEnv.id, infraEnv.imageTokenKey), mark);
+      return true;
+    } catch {
+      return false;
+    }
   }
 }

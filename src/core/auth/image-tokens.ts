@@ -2,9 +2,10 @@
 //
 // Used in `Image-Token` headers, `image_token` query parameters and `/bytoken/` URLs.
 // regenerate-signing-key replaces the key, which revokes every token issued before.
-// A token only verifies against the key of the InfraEnv named in its `sub`.
+// A token only verifies against the key of the InfraEnv named in its `sub`. Verified tokens are
+// remembered by the authorizer (authorizer.ts, verified-tokens.ts), not here.
 import { randomBytes } from 'node:crypto';
-import { SignJWT, jwtVerify } from 'jose';
+import { type JWTPayload, SignJWT, jwtVerify } from 'jose';
 import { UnauthorizedError } from '../../errors.js';
 
 export const DEFAULT_IMAGE_TOKEN_TTL_MS = 4 * 60 * 60 * 1000; // upstream IMAGE_EXPIRATION_TIME default 4h
@@ -40,13 +41,15 @@ export function unverifiedSubject(token: string): string | undefined {
   }
 }
 
-export async function verifyImageToken(token: string, infraEnvId: string, key: string): Promise<void> {
+/** The verified claims (`sub` is `infraEnvId`, `exp` present), or UnauthorizedError. */
+export async function verifyImageToken(token: string, infraEnvId: string, key: string): Promise<JWTPayload> {
   try {
     const { payload } = await jwtVerify(token, Buffer.from(key, 'base64url'), {
       algorithms: ['HS256'],
       requiredClaims: ['exp', 'sub'],
     });
     if (payload.sub !== infraEnvId) throw new Error('subject mismatch');
+    return payload;
   } catch {
     throw new UnauthorizedError('invalid or expired image token');
   }

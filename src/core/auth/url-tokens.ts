@@ -66,6 +66,8 @@ export class UrlTokens {
     ttl: RESOLVE_CACHE_TTL_MS,
   });
   private readonly storedStanding = new LRUCache<string, true>({ max: STORED_MEMO_MAX_ENTRIES });
+  /** How many times forget() ran: a lookup that started before one is not cached (it may predate the change). */
+  private forgets = 0;
 
   constructor(
     private readonly repo: Repository,
@@ -133,9 +135,10 @@ export class UrlTokens {
     const hash = hashUrlToken(token);
     let entry = this.resolved.get(hash);
     if (!entry) {
+      const mark = this.forgets;
       const row = await this.repo.getUrlToken(hash);
       entry = row ? { infraEnvId: row.infraEnvId, expiresAt: row.expiresAt } : { unknown: true };
-      this.resolved.set(hash, entry);
+      if (mark === this.forgets) this.resolved.set(hash, entry);
     }
     if ('unknown' in entry) return undefined;
     return entry.expiresAt.getTime() > this.now().getTime() ? entry : undefined;
@@ -143,6 +146,7 @@ export class UrlTokens {
 
   /** Forgets cached resolutions of an InfraEnv's tokens (after it changed or was deleted). */
   forget(infraEnvId: string): void {
+    this.forgets++;
     for (const [hash, entry] of this.resolved.entries()) {
       if (!('unknown' in entry) && entry.infraEnvId === infraEnvId) this.resolved.delete(hash);
     }

@@ -2,7 +2,8 @@
 // the clock given, at every use), a token not yet valid (`nbf`) is not remembered, the map is
 // bounded, and it holds no token itself. With real ES256 keys (LocalKeys on a DATA_DIR mirror):
 // a forged token fails every time (failures are never remembered), and an expired admin token
-// that verified once is refused. Rotation of admin tokens after a use is covered on a running
+// that verified once is refused. The bounds a caller sets (the authorizer's image tokens: 5 s,
+// 10,000 entries) and forget, with its guard against a verification in flight across a change. Rotation of admin tokens after a use is covered on a running
 // core by src/core/admin-token.test.ts.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -47,6 +48,40 @@ describe('VerifiedTokens', () => {
     expect(tokens.get(`token-${MAX_ENTRIES}`)?.payload).toEqual({ n: MAX_ENTRIES });
     const keys = [...(tokens as unknown as { entries: Map<string, unknown> }).entries.keys()];
     expect(keys.some((k) => k.startsWith('token-'))).toBe(false);
+  });
+
+  it('bounds entries and their age by its options, whatever the token says', () => {
+    let now = 1_000_000_000_000;
+    const tokens = new VerifiedTokens(() => now, { maxEntries: 3, maxAgeMs: 5_000 });
+    tokens.remember('long.lived.token', { sub: 'a', exp: now / 1000 + 3600 });
+    tokens.remember('no.exp.token', { sub: 'a' });
+    now += 4_999;
+    expect(tokens.get('long.lived.token')).toBeDefined();
+    expect(tokens.get('no.exp.token')).toBeDefined();
+    now += 1;
+    expect(tokens.get('long.lived.token')).toBeUndefined();
+    expect(tokens.get('no.exp.token')).toBeUndefined();
+    for (let i = 0; i < 5; i++) tokens.remember(`t-${i}`, { sub: 'a' });
+    expect(tokens.size).toBe(3);
+    expect(tokens.get('t-0')).toBeUndefined();
+    expect(tokens.get('t-4')).toBeDefined();
+  });
+
+  it('forgets the entries a change names, and never remembers a verification that started before it', () => {
+    const tokens = new VerifiedTokens();
+    tokens.remember('a.one.x', { sub: 'a' });
+    tokens.remember('a.two.x', { sub: 'a' });
+    tokens.remember('b.one.x', { sub: 'b' });
+    const before = tokens.since();
+    tokens.forget((claims) => claims.sub === 'a');
+    expect(tokens.get('a.one.x')).toBeUndefined();
+    expect(tokens.get('a.two.x')).toBeUndefined();
+    expect(tokens.get('b.one.x')).toBeDefined();
+    // a verification that read the key before the change finishes after it: not remembered
+    tokens.remember('a.three.x', { sub: 'a' }, before);
+    expect(tokens.get('a.three.x')).toBeUndefined();
+    tokens.remember('a.three.x', { sub: 'a' }, tokens.since());
+    expect(tokens.get('a.three.x')).toBeDefined();
   });
 });
 

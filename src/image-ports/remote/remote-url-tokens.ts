@@ -2,9 +2,9 @@
 // core's `GET /api/assisted-install/v2/image-url-tokens/self` (a bootsmith extension; the token
 // in the Image-Token header) which InfraEnv a short `/bytoken/` token opens.
 //
-// Does: cache answers (and refusals) briefly in a bounded LRU, so a BMC's range storm costs one
-// upstream call per token and RESOLVE_CACHE_TTL_MS; check the expiry on every request; bound
-// every call with a timeout. A real assisted-service has no such endpoint (404): its tokens are
+// Does: cache answers (and refusals) briefly in a bounded LRU keyed by the token's sha256, so a
+// BMC's range storm costs one upstream call per token and RESOLVE_CACHE_TTL_MS; check the expiry
+// on every request; bound every call with a timeout. A real assisted-service has no such endpoint (404): its tokens are
 // JWTs, so an opaque token is then a 401.
 // Does NOT: authorize the download (the IgnitionSource forwards the token upstream for that),
 // or log the token.
@@ -13,7 +13,7 @@ import { describeError, UnauthorizedError, UpstreamError } from '../../errors.js
 import { redactText, redactUrl } from '../../redact.js';
 import { isUuid } from '../../uuid.js';
 import { API_PREFIX } from '../../url-grammar.js';
-import type { UrlTokenResolver } from '../url-token-resolver.js';
+import { hashUrlToken, type UrlTokenResolver } from '../url-token-resolver.js';
 
 /** How long an answer is trusted: also how long a revoked token can still open an ISO here. */
 export const REMOTE_RESOLVE_CACHE_TTL_MS = 5_000;
@@ -42,10 +42,11 @@ export class RemoteUrlTokenResolver implements UrlTokenResolver {
 
   async infraEnvOf(token: string): Promise<string> {
     if (!TOKEN_RE.test(token)) throw new UnauthorizedError('invalid, revoked or expired image URL token');
-    let answer = this.cache.get(token);
+    const key = hashUrlToken(token);
+    let answer = this.cache.get(key);
     if (!answer) {
       answer = await this.ask(token);
-      this.cache.set(token, answer);
+      this.cache.set(key, answer);
     }
     if ('refused' in answer) throw new UnauthorizedError(answer.refused);
     if (answer.expiresAt <= (this.options.now ?? Date.now)())
