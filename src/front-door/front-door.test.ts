@@ -211,8 +211,8 @@ describe('FrontDoor', () => {
     );
   });
 
-  it('answers nothing while PXE_FRONT_DOOR is off (404); the port hands out no Secure Boot and no grub.cfg', async () => {
-    const { d, events } = door({ pxeFrontDoor: false });
+  it('answers nothing while PXE_FRONT_DOOR is off (404); the port hands out no Secure Boot and no grub.cfg; no metric families', async () => {
+    const { d, events, metrics } = door({ pxeFrontDoor: false });
     const off = (() => {
       try {
         d.bootScript();
@@ -231,6 +231,8 @@ describe('FrontDoor', () => {
     });
     expect(await d.pxePort().grubConfig({ mac: KNOWN })).toBeUndefined();
     expect(events).toEqual([]);
+    // its metric families exist only while it is on (as /health's pxe_front_door)
+    expect(await metrics.registry.metrics()).not.toContain('bootsmith_pxe_front_door');
   });
 });
 

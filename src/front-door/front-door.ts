@@ -8,7 +8,7 @@
 //   pixiecore its API's JSON, or nothing (pixiecore then leaves the machine alone);
 //   PXE wing  the port its ProxyDHCP and TFTP ask (ipxeScriptUrl, bootChoice, grubConfig: the shape
 //             of src/pxe/front-door-port.ts, adapted in src/assembly/front-door-wing.ts).
-// Every per-host answer is counted by kind and outcome, and every match timed
+// While it is on, every per-host answer is counted by kind and outcome, and every match timed
 // (./front-door-metrics.ts).
 // With PXE_FRONT_DOOR=off it answers nothing (FrontDoorOffError, 404) and the port says so too.
 // Does NOT: serve HTTP (./front-door-routes.ts) or know which wing implements its ports.
@@ -111,12 +111,13 @@ export class FrontDoor {
   /** Decisions refused: the line was full or their wait ran out. */
   private busy = 0;
   private readonly base: string;
-  private readonly metrics: FrontDoorMetrics;
+  private readonly metrics: FrontDoorMetrics | undefined;
 
   constructor(private readonly o: FrontDoorOptions) {
     this.events = new DecisionEvents(o.core, o.logger, () => o.now().getTime());
     this.base = o.pxeServiceBaseUrl.replace(/\/+$/, '');
-    this.metrics = new FrontDoorMetrics(o.registry);
+    // registered only while the front door is on, as /health shows pxe_front_door only then
+    this.metrics = o.settings.pxeFrontDoor ? new FrontDoorMetrics(o.registry) : undefined;
   }
 
   get on(): boolean {
@@ -164,10 +165,10 @@ export class FrontDoor {
         },
         settings.pxeDefaultInfraEnv,
       );
-      this.metrics.matched(match.matched ? matchSource(match.via) : 'none', seconds());
+      this.metrics?.matched(match.matched ? matchSource(match.via) : 'none', seconds());
       return match;
     } catch (err) {
-      this.metrics.matched('error', seconds());
+      this.metrics?.matched('error', seconds());
       throw err;
     }
   }
@@ -224,17 +225,17 @@ export class FrontDoor {
   private async counted<T>(kind: AnswerKind, answer: () => Promise<readonly [T, AnswerOutcome]>): Promise<T> {
     try {
       const [value, outcome] = await answer();
-      this.metrics.answered(kind, outcome);
+      this.metrics?.answered(kind, outcome);
       return value;
     } catch (err) {
-      this.metrics.answered(kind, err instanceof FrontDoorBusyError ? 'busy' : 'error');
+      this.metrics?.answered(kind, err instanceof FrontDoorBusyError ? 'busy' : 'error');
       throw err;
     }
   }
 
   /** A host's request refused before it reached an answer (400: a malformed MAC, UUID or request). */
   countInvalid(kind: HttpAnswerKind): void {
-    if (this.on) this.metrics.answered(kind, 'invalid');
+    this.metrics?.answered(kind, 'invalid');
   }
 
   /** The per-host iPXE answer. */
