@@ -15,11 +15,11 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { NotFoundError, UnavailableError } from '../errors.js';
+import { Semaphore } from '../semaphore.js';
 import { URL_SHAPE } from '../url-grammar.js';
 import type { AssignmentStore } from './assignments/assignment-store.js';
 import type { BmcMachineLookup, FrontDoorCorePort } from './core-port.js';
 import { DecisionEvents, type FrontDoorEventName } from './decision-events.js';
-import { DecisionGate } from './decision-gate.js';
 import {
   type AnswerKind,
   type AnswerOutcome,
@@ -38,7 +38,7 @@ import { type PixiecoreBoot, pixiecoreAnswer } from './pixiecore-answer.js';
 /** The front door is off (PXE_FRONT_DOOR): 404, saying so. */
 export class FrontDoorOffError extends NotFoundError {}
 
-/** MAX_DECISIONS_IN_FLIGHT decisions are running and no turn came (./decision-gate.ts): 503 with Retry-After. */
+/** MAX_DECISIONS_IN_FLIGHT decisions are running and no turn came (a full line, or DECISION_WAIT_MS passed): 503 with Retry-After. */
 export class FrontDoorBusyError extends UnavailableError {}
 
 export type Asker = 'ipxe' | 'grub' | 'pixiecore' | 'pxe';
@@ -84,7 +84,7 @@ export interface PxePortAnswers {
 
 /**
  * Decisions in flight at once (each is a handful of indexed queries, one of them a scan of the
- * hosts' inventories for a MAC). Past it a decision waits its turn (./decision-gate.ts): up to
+ * hosts' inventories for a MAC). Past it a decision waits its turn (src/semaphore.ts): up to
  * MAX_DECISIONS_WAITING of them for up to DECISION_WAIT_MS, so a rack booting at once is served
  * in one pass; a flood of made-up MACs past that is answered 503 with Retry-After, which
  * boot.ipxe's retry waits out.
@@ -103,11 +103,7 @@ export class FrontDoor {
   private readonly events: DecisionEvents;
   private readonly decisions: Record<Asker, number> = { ipxe: 0, grub: 0, pixiecore: 0, pxe: 0 };
   private unmatched = 0;
-  private readonly gate = new DecisionGate({
-    running: MAX_DECISIONS_IN_FLIGHT,
-    waiting: MAX_DECISIONS_WAITING,
-    waitMs: DECISION_WAIT_MS,
-  });
+  private readonly inFlight = new Semaphore(MAX_DECISIONS_IN_FLIGHT, MAX_DECISIONS_WAITING);
   /** Decisions refused: the line was full or their wait ran out. */
   private busy = 0;
   private readonly base: string;
@@ -134,17 +130,21 @@ export class FrontDoor {
 
   /** Matches the host and records the decision's event; every answer goes through here. */
   async decide(host: HostIdentity, asker: Asker): Promise<HostMatch | NoMatch> {
-    if (!(await this.gate.acquire())) {
+    let release: () => void;
+    try {
+      // refused: the line was full (SemaphoreFullError) or the wait ran out (the signal's TimeoutError)
+      release = await this.inFlight.acquire(AbortSignal.timeout(DECISION_WAIT_MS));
+    } catch {
       this.busy++;
       throw new FrontDoorBusyError(
-        `the PXE front door is deciding for ${MAX_DECISIONS_IN_FLIGHT} hosts at once and ${this.gate.waiting} more are waiting; ask again`,
+        `the PXE front door is deciding for ${MAX_DECISIONS_IN_FLIGHT} hosts at once and ${this.inFlight.waiting} more are waiting; ask again`,
         BUSY_RETRY_SECONDS,
       );
     }
     try {
       return await this.match(host, asker);
     } finally {
-      this.gate.release();
+      release();
     }
   }
 

@@ -34,7 +34,7 @@ import type { RebuildMinimalIso } from './rebuild-minimal-iso.js';
 import { loadContextFor } from './load-context.js';
 import { obtainIso } from './obtain-iso.js';
 import { prepareMinimal } from './prepare-minimal.js';
-import { Semaphore } from './semaphore.js';
+import { Semaphore } from '../../semaphore.js';
 import { ServeWhileDownloading } from './serve-while-downloading.js';
 import type { SharedContent } from './shared-content.js';
 

@@ -1,22 +1,39 @@
-// A counting semaphore bounding how many base images are fetched and verified at once
-// (IMAGE_DOWNLOAD_CONCURRENCY). Waiters are served first come, first served.
-// It knows nothing about images.
+// A counting semaphore: at most `limit` holders at once, the rest waiting first come, first served,
+// each until a slot frees or its AbortSignal fires (the caller's deadline or cancellation); with
+// `maxWaiting`, a caller that finds that many already waiting is refused at once
+// (SemaphoreFullError) instead of joining the line.
+// Used for base images fetched and verified at once (IMAGE_DOWNLOAD_CONCURRENCY,
+// src/images/loader/image-loader.ts) and the PXE front door's decisions in flight
+// (src/front-door/front-door.ts).
+// Does NOT: know what it guards, or time anything itself (the signal does).
+
+/** The line of waiters is full: the caller is refused rather than queued. */
+export class SemaphoreFullError extends Error {}
 
 export class Semaphore {
   private running = 0;
   private readonly waiters: Array<{ grant: () => void; reject: (err: unknown) => void }> = [];
 
-  constructor(readonly limit: number) {
+  constructor(
+    readonly limit: number,
+    readonly maxWaiting = Infinity,
+  ) {
     if (!Number.isInteger(limit) || limit < 1)
       throw new RangeError(`semaphore limit must be a positive integer, not ${limit}`);
   }
 
-  /** Waits for a free slot; the returned function gives it back (idempotent). */
+  /**
+   * Waits for a free slot; the returned function gives it back (idempotent). Rejects with the
+   * signal's reason when it fires first, and with SemaphoreFullError when `maxWaiting` callers
+   * are waiting already.
+   */
   async acquire(signal: AbortSignal): Promise<() => void> {
     if (signal.aborted) throw signal.reason;
     if (this.running < this.limit) {
       this.running++;
     } else {
+      if (this.waiters.length >= this.maxWaiting)
+        throw new SemaphoreFullError(`${this.limit} running and ${this.waiters.length} waiting`);
       await new Promise<void>((resolve, reject) => {
         const waiter = {
           grant: () => {
@@ -47,5 +64,9 @@ export class Semaphore {
 
   get active(): number {
     return this.running;
+  }
+
+  get waiting(): number {
+    return this.waiters.length;
   }
 }
