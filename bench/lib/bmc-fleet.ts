@@ -5,6 +5,7 @@
 // PostgreSQL's transaction count, and per-host and percentile summaries.
 // Does NOT: start guests or BMCs (the workloads do, with test/support/redfish-emulator), or decide
 // what a figure compares (bench/workloads/bmc-fleet-*.ts).
+import { percentile } from './stats.js';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -287,12 +288,6 @@ export function hostTimings(bmcs: readonly BmcView[], t0: number): HostTimings[]
       retries: (job?.steps ?? []).reduce((n, s) => n + (s.retries ?? 0), 0),
     };
   });
-}
-
-export function percentile(values: readonly number[], p: number): number {
-  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
 /** Median of the per-host differences b − a (hosts that reached both). */

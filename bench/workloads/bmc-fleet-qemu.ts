@@ -34,12 +34,12 @@ import {
   hostTimings,
   listBmcs,
   medianGap,
-  percentile,
   profileOf,
   runCli,
   serviceCpu,
   waitBmcsChecked,
 } from '../lib/bmc-fleet.js';
+import { percentile } from '../lib/stats.js';
 import type { Context } from '../lib/context.js';
 import { run, sleep } from '../lib/proc.js';
 import { type Figure, figure } from '../lib/report.js';

@@ -34,11 +34,11 @@ import {
   databaseTransactions,
   hostTimings,
   listBmcs,
-  percentile,
   runCli,
   serviceCpu,
   waitBmcsSettled,
 } from '../lib/bmc-fleet.js';
+import { percentile } from '../lib/stats.js';
 import type { Context } from '../lib/context.js';
 import { machineCpu, memoryStatus, resetPeakRss, sleep } from '../lib/proc.js';
 import { type Figure, figure } from '../lib/report.js';

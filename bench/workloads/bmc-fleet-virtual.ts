@@ -36,12 +36,12 @@ import {
   hostTimings,
   listBmcs,
   medianGap,
-  percentile,
   profileOf,
   runCli,
   serviceCpu,
   waitBmcsChecked,
 } from '../lib/bmc-fleet.js';
+import { percentile } from '../lib/stats.js';
 import type { Context } from '../lib/context.js';
 import { Nginx } from '../lib/nginx.js';
 import { memoryStatus, resetPeakRss, sleep } from '../lib/proc.js';
