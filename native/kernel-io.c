@@ -4,7 +4,9 @@
 // cache to socket, instead of a read into user memory and a write); say whether a file range sits
 // wholly in the page cache (cachestat(2), else mincore(2) over a throw-away mapping), so that a
 // caller never lets the event loop wait on the disk; a positional read that refuses to wait for the
-// disk (preadv2 with RWF_NOWAIT); send(2) without SIGPIPE; dup/close of a socket descriptor; TCP_CORK; and a writability
+// disk (preadv2 with RWF_NOWAIT); a read-only shared mapping of a whole file as an ArrayBuffer
+// (unmapped when the last view of it is collected), for writes straight from the page cache to a
+// socket; send(2) without SIGPIPE; dup/close of a socket descriptor; TCP_CORK; and a writability
 // watch (a libuv poll handle on a duplicated descriptor, so it never shares libuv's watcher slot
 // with the TCP handle Node drives on the original one).
 // Does NOT: own sockets or files, decide what to send, keep any per-request state, or block: every
@@ -213,6 +215,33 @@ static napi_value ReadNoWait(napi_env env, napi_callback_info info) {
     if (n >= 0) return number(env, (double)n);
     if (errno != EINTR) return number(env, -errno);
   }
+}
+
+static void unmap(napi_env env, void* data, void* hint) {
+  (void)env;
+  munmap(data, (size_t)(uintptr_t)hint);
+}
+
+/**
+ * mapFile(fd, length): a read-only MAP_SHARED mapping of the file's first `length` bytes as an
+ * external ArrayBuffer, unmapped by its finalizer; or -errno. Its bytes are the page cache's: a
+ * caller hands views of it to the kernel (write/writev, which answer EFAULT for a page the file no
+ * longer has) and never reads them in user space, where such a page is a SIGBUS.
+ */
+static napi_value MapFile(napi_env env, napi_callback_info info) {
+  double a[2];
+  if (!numbers(env, info, 2, a, -1, NULL)) return NULL;
+  size_t length = (size_t)a[1];
+  if (length == 0) return number(env, -EINVAL);
+  void* addr = mmap(NULL, length, PROT_READ, MAP_SHARED, (int)a[0], 0);
+  if (addr == MAP_FAILED) return number(env, -errno);
+  napi_value buffer;
+  if (napi_create_external_arraybuffer(env, addr, length, unmap, (void*)(uintptr_t)length, &buffer) != napi_ok) {
+    munmap(addr, length);
+    napi_throw_error(env, NULL, "kernel-io: napi_create_external_arraybuffer failed");
+    return NULL;
+  }
+  return buffer;
 }
 
 /** dup(fd) with close-on-exec: the new descriptor, or -errno. */
@@ -459,6 +488,7 @@ NAPI_MODULE_INIT() {
       {"send", NULL, Send, NULL, NULL, NULL, napi_enumerable, NULL},
       {"residency", NULL, Residency, NULL, NULL, NULL, napi_enumerable, NULL},
       {"readNoWait", NULL, ReadNoWait, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"mapFile", NULL, MapFile, NULL, NULL, NULL, napi_enumerable, NULL},
       {"dup", NULL, Dup, NULL, NULL, NULL, napi_enumerable, NULL},
       {"close", NULL, Close, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setCork", NULL, SetCork, NULL, NULL, NULL, napi_enumerable, NULL},

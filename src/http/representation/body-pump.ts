@@ -24,7 +24,7 @@ import type { Readable } from 'node:stream';
 import type { KernelIo } from '../../kernel-io/kernel-io.js';
 import { nodeQueueEmpty, SocketFileSender } from '../../kernel-io/socket-file-sender.js';
 import type { BodySink, SegmentCopier } from './body-sink.js';
-import { PositionalCopier } from './positional-copier.js';
+import { PositionalCopier, type PositionalRepresentation } from './positional-copier.js';
 import type { Representation } from './representation.js';
 import type { ResponsePlan, Segment } from './response-plan.js';
 import { SendfileCopier, type ZeroCopyRepresentation } from './sendfile-copier.js';
@@ -90,6 +90,12 @@ interface ZeroCopy {
   io: KernelIo;
   sender: SocketFileSender;
   rep: ZeroCopyRepresentation;
+}
+
+/** The response goes to a socket without TLS: bytes written to it are never read in this process. */
+function isPlainSocket(res: ServerResponse): boolean {
+  const socket = res.socket;
+  return socket !== null && (socket as { encrypted?: boolean }).encrypted !== true;
 }
 
 /** The sender of this response when its body may go through the kernel: a plain socket that is the response's own. */
@@ -195,11 +201,12 @@ class BodyPump implements BodySink {
     const rep = this.rep;
     if (rep.readInto) {
       const copier = new PositionalCopier(
-        rep as Required<Pick<Representation, 'readInto'>> & Pick<Representation, 'readIntoCached'>,
+        rep as PositionalRepresentation,
         segment.start,
         segment.end,
         this,
         this.io,
+        this.io !== undefined && isPlainSocket(this.res),
       );
       this.current = copier;
       copier.resume();
