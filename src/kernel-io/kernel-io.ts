@@ -17,6 +17,12 @@ export interface KernelIo {
    * a page the file lost since (truncation) is a SIGBUS in user space and EFAULT in a write.
    */
   mapFile(fd: number, length: number): ArrayBuffer | number;
+  /**
+   * residency() of a range of a mapFile() mapping, from the mapping itself (mincore(2): pages this
+   * process already wrote from are answered from its page tables, ~1.5 µs per MiB instead of
+   * cachestat's ~5.5 µs on the bench machine); throws RangeError outside the mapping.
+   */
+  mappedResidency(mapping: ArrayBuffer, position: number, length: number): number;
   /** A close-on-exec duplicate of `fd`, or -errno. */
   dup(fd: number): number;
   close(fd: number): number;

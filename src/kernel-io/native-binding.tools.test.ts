@@ -81,11 +81,14 @@ describe.skipIf(missing)('the kernel I/O addon', () => {
       const mapped = k.mapFile(fd, bytes.length);
       expect(mapped).toBeInstanceOf(ArrayBuffer);
       const view = Buffer.from(mapped as ArrayBuffer);
+      expect(k.mappedResidency(mapped as ArrayBuffer, 1_000_000, 300_000)).toBe(1); // written through the page cache
+      expect(() => k.mappedResidency(mapped as ArrayBuffer, bytes.length - 10, 11)).toThrow(RangeError);
       const got = readExactly(client, 300_000);
       server.write(view.subarray(1_000_000, 1_300_000));
       expect((await got).equals(bytes.subarray(1_000_000, 1_300_000))).toBe(true);
 
       ftruncateSync(fd, 1024 * 1024); // the mapping's pages past 1 MiB are gone
+      expect(k.mappedResidency(mapped as ArrayBuffer, 2 * 1024 * 1024, 65_536)).toBe(0);
       const failed = new Promise<NodeJS.ErrnoException>((resolve) => server.once('error', resolve));
       server.write(view.subarray(2 * 1024 * 1024, 2 * 1024 * 1024 + 65_536));
       expect((await failed).code).toBe('EFAULT');

@@ -25,6 +25,7 @@ const FUNCTIONS = [
   'residency',
   'readNoWait',
   'mapFile',
+  'mappedResidency',
   'dup',
   'close',
   'setCork',

@@ -33,12 +33,12 @@ export interface NoWaitReader {
 }
 
 /**
- * What cachedView() needs of the kernel I/O addon (src/kernel-io/kernel-io.ts satisfies it): whether
- * a range is all in the page cache, and a read-only mapping of a file (or -errno).
+ * What cachedView() needs of the kernel I/O addon (src/kernel-io/kernel-io.ts satisfies it): a
+ * read-only mapping of a file (or -errno), and whether a range of it is all in memory.
  */
 export interface MappingIo {
-  residency(fd: number, position: number, length: number): number;
   mapFile(fd: number, length: number): ArrayBuffer | number;
+  mappedResidency(mapping: ArrayBuffer, position: number, length: number): number;
 }
 
 export interface BaseFileIdentity {
@@ -66,8 +66,8 @@ export class BaseFile implements BaseFileIdentity {
   private changed: string | undefined;
   /** The file system refused no-wait reads once (EOPNOTSUPP): readCached() stops trying. */
   private noWaitRefused = false;
-  /** The whole file, mapped read-only on the first cachedView(); null once mapping was refused. */
-  private mapping: Buffer | null | undefined;
+  /** The whole file, mapped read-only on the first cachedView(), and a Buffer over it; null once mapping was refused. */
+  private mapping: { pages: ArrayBuffer; bytes: Buffer } | null | undefined;
 
   /** For subclasses that supply bytes another way (read/close/isOpen overridden); `fd` may be undefined then. */
   protected constructor(path: string, fd: number | undefined, size: number, mtime: Date, identity: string) {
@@ -170,16 +170,16 @@ export class BaseFile implements BaseFileIdentity {
   cachedView(io: MappingIo, position: number, length: number): Buffer | undefined {
     const fd = this.fd;
     if (fd === undefined || this.changed !== undefined || this.mapping === null) return undefined;
-    if (io.residency(fd, position, length) !== 1) return undefined;
     if (this.mapping === undefined) {
-      const mapped = this.size > 0 && this.size <= bufferConstants.MAX_LENGTH ? io.mapFile(fd, this.size) : -1;
-      if (typeof mapped === 'number') {
+      const pages = this.size > 0 && this.size <= bufferConstants.MAX_LENGTH ? io.mapFile(fd, this.size) : -1;
+      if (typeof pages === 'number') {
         this.mapping = null;
         return undefined;
       }
-      this.mapping = Buffer.from(mapped);
+      this.mapping = { pages, bytes: Buffer.from(pages) };
     }
-    return this.mapping.subarray(position, position + length);
+    if (io.mappedResidency(this.mapping.pages, position, length) !== 1) return undefined;
+    return this.mapping.bytes.subarray(position, position + length);
   }
 
   /**

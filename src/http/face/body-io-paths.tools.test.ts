@@ -165,6 +165,8 @@ function uncachedTail(real: KernelIo): KernelIo {
   return {
     ...real,
     residency: (fd, position, length) => (position + length > WRITTEN ? 0 : real.residency(fd, position, length)),
+    mappedResidency: (mapping, position, length) =>
+      position + length > WRITTEN ? 0 : real.mappedResidency(mapping, position, length),
     readNoWait: (fd, buffer, offset, length, position) =>
       position + length > WRITTEN ? -real.EAGAIN : real.readNoWait(fd, buffer, offset, length, position),
   };

@@ -2,8 +2,9 @@
 //
 // Does: write a planned body (segments with their framing, then the trailer) to the response,
 // one segment at a time through a copier (a Readable source: stream-copier.ts; positional
-// reads: positional-copier.ts; on a plain TCP socket, with the kernel I/O addon and a
-// representation that offers stretches(): sendfile-copier.ts), with backpressure from
+// reads: positional-copier.ts, which on a plain socket with the addon writes cached file bytes as
+// views of the file's mapping; on a plain TCP socket, with the kernel I/O addon, HTTP_BODY_IO=sendfile
+// and a representation that offers stretches(): sendfile-copier.ts), with backpressure from
 // res.write()/'drain' (or, for the sendfile copier, the socket's own writability); report bytes
 // and the end of the stream to the hooks. A source that fails or sends the wrong number of bytes
 // destroys the connection (the headers are out: the client must see a truncation, never a

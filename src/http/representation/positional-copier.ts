@@ -7,9 +7,10 @@
 // at once on the event loop (no hand-off to libuv's pool and back); any other goes to the pool.
 // On a plain socket with cachedViews (`viaMapping`), a read of at least MAPPED_MIN_BYTES whose
 // bytes are all cached is not copied here at all: all but its last TAIL_BYTES go to the socket as
-// views of the file's mapping (the kernel copies from the page cache), then those last bytes are
-// read as above, so the file's checks (src/splice/base-file.ts) run after the views left and before
-// the read's last bytes do: a changed file still fails the answer before it completes.
+// views of the file's mapping (the kernel copies them from the page cache when it takes them), and
+// only once the kernel took them all (the write's callback) are those last bytes read as above: the
+// file's checks (src/splice/base-file.ts) then run after every byte of the views was copied and
+// before the read's last bytes leave, so a changed file still fails the answer before it completes.
 // A failed or short read is a failure reported to the sink.
 // Does NOT: touch the response directly, frame parts, or read ahead.
 import type { KernelIo } from '../../kernel-io/kernel-io.js';
@@ -30,6 +31,8 @@ export class PositionalCopier implements SegmentCopier {
   private stopped = false;
   /** Bytes of a read whose bulk went out as views: the next read is exactly these (its fenced tail). */
   private tail = 0;
+  /** Views were handed to the socket and the kernel has not taken them all yet: the tail waits. */
+  private viewsInFlight = false;
 
   constructor(
     private readonly rep: PositionalRepresentation,
@@ -53,7 +56,7 @@ export class PositionalCopier implements SegmentCopier {
   }
 
   private readNext(): void {
-    while (!this.stopped && !this.reading && !this.sink.full) {
+    while (!this.stopped && !this.reading && !this.viewsInFlight && !this.sink.full) {
       if (this.position > this.last) {
         this.stopped = true;
         this.sink.segmentDone();
@@ -84,15 +87,24 @@ export class PositionalCopier implements SegmentCopier {
     }
   }
 
-  /** Hands views (of the file's mapping, or bytes in memory) to the sink; false when the segment failed. */
+  /**
+   * Hands views (of the file's mapping, or bytes in memory) to the sink, and holds the next read
+   * back until the kernel took them (the last one's write callback); false when the segment failed.
+   */
   private writeViews(views: readonly Buffer[]): boolean {
+    this.viewsInFlight = true;
     try {
-      for (const view of views) this.sink.write(view);
+      views.forEach((view, i) => this.sink.write(view, i < views.length - 1 ? undefined : () => this.viewsTaken()));
     } catch (e) {
       this.sink.fail(e);
       return false;
     }
     return true;
+  }
+
+  private viewsTaken(): void {
+    this.viewsInFlight = false;
+    if (!this.stopped) this.readNext();
   }
 
   /** Hands a read buffer to the sink; false when the segment failed. */
