@@ -6,9 +6,10 @@
 // caller never lets the event loop wait on the disk; a positional read that refuses to wait for the
 // disk (preadv2 with RWF_NOWAIT); a read-only shared mapping of a whole file as an ArrayBuffer
 // (unmapped when the last view of it is collected), for writes straight from the page cache to a
-// socket, and whether a range of such a mapping is in memory (mincore(2) on it); send(2) without SIGPIPE; dup/close of a socket descriptor; TCP_CORK; and a writability
-// watch (a libuv poll handle on a duplicated descriptor, so it never shares libuv's watcher slot
-// with the TCP handle Node drives on the original one).
+// socket, and whether a range of such a mapping is in memory (mincore(2) on it); send(2) without
+// SIGPIPE; dup/close of a socket descriptor; TCP_CORK; and a writability watch (a libuv poll
+// handle on a duplicated descriptor, so it never shares libuv's watcher slot with the TCP handle
+// Node drives on the original one).
 // Does NOT: own sockets or files, decide what to send, keep any per-request state, or block: every
 // call returns at once (bytes done, or a negative errno such as -EAGAIN).
 //
