@@ -4,9 +4,12 @@
 // cache to socket, instead of a read into user memory and a write); say whether a file range sits
 // wholly in the page cache (cachestat(2), else mincore(2) over a throw-away mapping), so that a
 // caller never lets the event loop wait on the disk; a positional read that refuses to wait for the
-// disk (preadv2 with RWF_NOWAIT); send(2) without SIGPIPE; dup/close of a socket descriptor; TCP_CORK; and a writability
-// watch (a libuv poll handle on a duplicated descriptor, so it never shares libuv's watcher slot
-// with the TCP handle Node drives on the original one).
+// disk (preadv2 with RWF_NOWAIT); a read-only shared mapping of a whole file as an ArrayBuffer
+// (unmapped when the last view of it is collected), for writes straight from the page cache to a
+// socket, and whether a range of such a mapping is in memory (mincore(2) on it); send(2) without
+// SIGPIPE; dup/close of a socket descriptor; TCP_CORK; and a writability watch (a libuv poll
+// handle on a duplicated descriptor, so it never shares libuv's watcher slot with the TCP handle
+// Node drives on the original one).
 // Does NOT: own sockets or files, decide what to send, keep any per-request state, or block: every
 // call returns at once (bytes done, or a negative errno such as -EAGAIN).
 //
@@ -213,6 +216,78 @@ static napi_value ReadNoWait(napi_env env, napi_callback_info info) {
     if (n >= 0) return number(env, (double)n);
     if (errno != EINTR) return number(env, -errno);
   }
+}
+
+static void unmap(napi_env env, void* data, void* hint) {
+  (void)env;
+  munmap(data, (size_t)(uintptr_t)hint);
+}
+
+/**
+ * mapFile(fd, length): a read-only MAP_SHARED mapping of the file's first `length` bytes as an
+ * external ArrayBuffer, unmapped by its finalizer; or -errno. Its bytes are the page cache's: a
+ * caller hands views of it to the kernel (write/writev, which answer EFAULT for a page the file no
+ * longer has) and never reads them in user space, where such a page is a SIGBUS.
+ */
+static napi_value MapFile(napi_env env, napi_callback_info info) {
+  double a[2];
+  if (!numbers(env, info, 2, a, -1, NULL)) return NULL;
+  size_t length = (size_t)a[1];
+  if (length == 0) return number(env, -EINVAL);
+  void* addr = mmap(NULL, length, PROT_READ, MAP_SHARED, (int)a[0], 0);
+  if (addr == MAP_FAILED) return number(env, -errno);
+  napi_value buffer;
+  if (napi_create_external_arraybuffer(env, addr, length, unmap, (void*)(uintptr_t)length, &buffer) != napi_ok) {
+    munmap(addr, length);
+    napi_throw_error(env, NULL, "kernel-io: napi_create_external_arraybuffer failed");
+    return NULL;
+  }
+  return buffer;
+}
+
+/**
+ * mappedResidency(mapping, position, length): 1 when every page of bytes position..+length of a
+ * mapFile() mapping is in memory, 0 when not, -errno. mincore(2) over the mapping itself: pages
+ * this process already wrote from are answered from its page tables, without the page cache's
+ * lookup that residency() makes.
+ */
+static napi_value MappedResidency(napi_env env, napi_callback_info info) {
+  double a[3];
+  napi_value mapping = NULL;
+  if (!numbers(env, info, 3, a, 0, &mapping)) return NULL;
+  void* data;
+  size_t size;
+  bool is_arraybuffer = false;
+  if (napi_is_arraybuffer(env, mapping, &is_arraybuffer) != napi_ok || !is_arraybuffer ||
+      napi_get_arraybuffer_info(env, mapping, &data, &size) != napi_ok) {
+    napi_throw_type_error(env, NULL, "kernel-io: mappedResidency needs a mapFile() mapping");
+    return NULL;
+  }
+  uint64_t position = (uint64_t)a[1], length = (uint64_t)a[2];
+  if (position > size || length > size - position) {
+    napi_throw_range_error(env, NULL, "kernel-io: mappedResidency outside the mapping");
+    return NULL;
+  }
+  if (length == 0) return number(env, 1);
+  uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+  uint64_t first = position / page;
+  uint64_t pages = (position + length - 1) / page - first + 1;
+  unsigned char stack[STACK_PAGES];
+  unsigned char* vec = pages <= STACK_PAGES ? stack : malloc(pages);
+  if (vec == NULL) return number(env, -ENOMEM);
+  int result = 1;
+  if (mincore((char*)data + first * page, pages * page, vec) != 0) {
+    result = -errno;
+  } else {
+    for (uint64_t i = 0; i < pages; i++) {
+      if (!(vec[i] & 1)) {
+        result = 0;
+        break;
+      }
+    }
+  }
+  if (vec != stack) free(vec);
+  return number(env, result);
 }
 
 /** dup(fd) with close-on-exec: the new descriptor, or -errno. */
@@ -459,6 +534,8 @@ NAPI_MODULE_INIT() {
       {"send", NULL, Send, NULL, NULL, NULL, napi_enumerable, NULL},
       {"residency", NULL, Residency, NULL, NULL, NULL, napi_enumerable, NULL},
       {"readNoWait", NULL, ReadNoWait, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"mapFile", NULL, MapFile, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"mappedResidency", NULL, MappedResidency, NULL, NULL, NULL, napi_enumerable, NULL},
       {"dup", NULL, Dup, NULL, NULL, NULL, napi_enumerable, NULL},
       {"close", NULL, Close, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setCork", NULL, SetCork, NULL, NULL, NULL, napi_enumerable, NULL},

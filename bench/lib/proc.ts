@@ -142,6 +142,28 @@ export function memoryStatus(pid: number): { rssKiB: number; hwmKiB: number } | 
   }
 }
 
+/**
+ * Resident KiB of `pid`'s mappings of ISO files (RSS and PSS, from /proc/<pid>/smaps): bootsmith's
+ * `auto` body path maps each base ISO read-only and the kernel copies from it, so the page cache's
+ * pages of the ISO show in its RSS (RssFile) although they are the same shared, reclaimable pages
+ * a read() or nginx's sendfile uses and counts nowhere. The memory workload leaves them out.
+ */
+export function isoMappingKiB(pid: number): { rssKiB: number; pssKiB: number } {
+  let rssKiB = 0;
+  let pssKiB = 0;
+  try {
+    let iso = false;
+    for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+      if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) iso = /\.iso( \(deleted\))?$/.test(line);
+      else if (iso && line.startsWith('Rss:')) rssKiB += Number(/(\d+) kB/.exec(line)?.[1] ?? 0);
+      else if (iso && line.startsWith('Pss:')) pssKiB += Number(/(\d+) kB/.exec(line)?.[1] ?? 0);
+    }
+  } catch {
+    // gone
+  }
+  return { rssKiB, pssKiB };
+}
+
 /** Resets VmHWM to the current RSS (Linux clear_refs "5"); false when not permitted. */
 export function resetPeakRss(pid: number): boolean {
   try {

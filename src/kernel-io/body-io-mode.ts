@@ -1,9 +1,12 @@
 // HTTP_BODY_IO: how the serving path reads and sends artifact bodies, and what a mode comes to on
 // this machine (the addon may be missing).
 //
-//   auto      with the kernel I/O addon: pages already in the page cache are read on the event loop
-//             (preadv2 RWF_NOWAIT; no hand-off to libuv's pool and back), then written through
-//             Node; other reads go to the pool. Without the addon: as portable.
+//   auto      with the kernel I/O addon: bytes already in the page cache go to a plain-HTTP socket
+//             as views of a read-only mapping of the base file (the kernel copies them from the
+//             page cache: one copy, not two), each read's last page read and checked; over TLS,
+//             and for short reads, cached pages are read on the event loop (preadv2 RWF_NOWAIT; no
+//             hand-off to libuv's pool and back); other reads go to the pool. Without the addon:
+//             as portable.
 //   sendfile  as auto, and file bytes go to plain-HTTP sockets by sendfile(2) (one copy fewer in
 //             this process; docs/operator/performance.md says what it trades).
 //   portable  every read on libuv's pool, without the addon (the path before the addon existed).

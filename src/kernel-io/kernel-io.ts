@@ -11,6 +11,18 @@ export interface KernelIo {
   residency(fd: number, position: number, length: number): number;
   /** preadv2(RWF_NOWAIT): bytes read from the page cache alone, or -errno (-EAGAIN: some pages are not cached). */
   readNoWait(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+  /**
+   * A read-only shared mapping of the file's first `length` bytes (unmapped once nothing refers to
+   * it), or -errno. Its bytes may only be handed to the kernel (a socket write), never read here:
+   * a page the file lost since (truncation) is a SIGBUS in user space and EFAULT in a write.
+   */
+  mapFile(fd: number, length: number): ArrayBuffer | number;
+  /**
+   * residency() of a range of a mapFile() mapping, from the mapping itself (mincore(2): pages this
+   * process already wrote from are answered from its page tables, ~1.5 µs per MiB instead of
+   * cachestat's ~5.5 µs on the bench machine); throws RangeError outside the mapping.
+   */
+  mappedResidency(mapping: ArrayBuffer, position: number, length: number): number;
   /** A close-on-exec duplicate of `fd`, or -errno. */
   dup(fd: number): number;
   close(fd: number): number;

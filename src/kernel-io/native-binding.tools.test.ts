@@ -2,7 +2,9 @@
 // asked for and say -EAGAIN when the socket is full; the writability watch fires once the peer
 // reads; residency tells cached pages from a hole never read (no page until read), the no-wait
 // read refuses bytes that only the disk holds (written with O_DIRECT, where the file system allows
-// it); dup and close; TCP_CORK on a TCP socket. Skips outside
+// it); a file's mapping written to a socket by Node gives the file's bytes, and once the file is
+// truncated under it the write of a lost page fails with EFAULT (no SIGBUS: the kernel, not this
+// process, touches the bytes); dup and close; TCP_CORK on a TCP socket. Skips outside
 // CI when the addon was not built (no compiler at `npm ci`); fails under CI=true.
 import {
   closeSync,
@@ -66,6 +68,33 @@ describe.skipIf(missing)('the kernel I/O addon', () => {
       }
     } finally {
       close();
+    }
+  });
+
+  it('maps a file: Node writes views of it to a socket, and a page lost to truncation is EFAULT, not a crash', async () => {
+    const copy = path.join(dir, 'mapped.bin');
+    writeFileSync(copy, bytes);
+    const fd = openSync(copy, 'r+');
+    const { server, client, close } = await connectedPair();
+    try {
+      expect(k.mapFile(fd, 0)).toBe(-osConstants.errno.EINVAL);
+      const mapped = k.mapFile(fd, bytes.length);
+      expect(mapped).toBeInstanceOf(ArrayBuffer);
+      const view = Buffer.from(mapped as ArrayBuffer);
+      expect(k.mappedResidency(mapped as ArrayBuffer, 1_000_000, 300_000)).toBe(1); // written through the page cache
+      expect(() => k.mappedResidency(mapped as ArrayBuffer, bytes.length - 10, 11)).toThrow(RangeError);
+      const got = readExactly(client, 300_000);
+      server.write(view.subarray(1_000_000, 1_300_000));
+      expect((await got).equals(bytes.subarray(1_000_000, 1_300_000))).toBe(true);
+
+      ftruncateSync(fd, 1024 * 1024); // the mapping's pages past 1 MiB are gone
+      expect(k.mappedResidency(mapped as ArrayBuffer, 2 * 1024 * 1024, 65_536)).toBe(0);
+      const failed = new Promise<NodeJS.ErrnoException>((resolve) => server.once('error', resolve));
+      server.write(view.subarray(2 * 1024 * 1024, 2 * 1024 * 1024 + 65_536));
+      expect((await failed).code).toBe('EFAULT');
+    } finally {
+      close();
+      closeSync(fd);
     }
   });
 

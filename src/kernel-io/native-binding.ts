@@ -19,7 +19,18 @@ export type KernelIoLoad = { io: KernelIo } | { missing: string };
 /** Where scripts/build-native.mjs leaves the addon (node-gyp's Release build). */
 export const ADDON_PATH = path.join(PACKAGE_ROOT, 'build', 'Release', 'kernel_io.node');
 
-const FUNCTIONS = ['sendFile', 'send', 'residency', 'readNoWait', 'dup', 'close', 'setCork', 'WritableWatch'] as const;
+const FUNCTIONS = [
+  'sendFile',
+  'send',
+  'residency',
+  'readNoWait',
+  'mapFile',
+  'mappedResidency',
+  'dup',
+  'close',
+  'setCork',
+  'WritableWatch',
+] as const;
 
 let loaded: KernelIoLoad | undefined;
 

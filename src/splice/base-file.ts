@@ -12,8 +12,13 @@
 // (sendfile(2), src/kernel-io/) while the file is open and its fence has not tripped; such a
 // sender reads the last bytes of what it sends through read(), so the fence is checked after
 // everything before them left (src/http/representation/sendfile-copier.ts). readCached() is read()
-// from the page cache alone (the kernel I/O addon's no-wait read), on the event loop.
+// from the page cache alone (the kernel I/O addon's no-wait read), on the event loop. cachedView()
+// is a third way out for bytes: a view of a read-only mapping of the whole file (made once) over a
+// range whose pages are all cached, for a writer that hands it to a socket (the kernel copies from
+// the page cache: one copy fewer than a read); like descriptor(), its caller reads the last bytes
+// it sends through read() or readCached(), after the view left.
 // It does not parse anything and does not know about patches (src/splice/spliced-file.ts).
+import { constants as bufferConstants } from 'node:buffer';
 import fs from 'node:fs';
 import { constants } from 'node:os';
 import { describeError, FormatError } from '../errors.js';
@@ -25,6 +30,15 @@ import { describeError, FormatError } from '../errors.js';
  */
 export interface NoWaitReader {
   readNoWait(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+}
+
+/**
+ * What cachedView() needs of the kernel I/O addon (src/kernel-io/kernel-io.ts satisfies it): a
+ * read-only mapping of a file (or -errno), and whether a range of it is all in memory.
+ */
+export interface MappingIo {
+  mapFile(fd: number, length: number): ArrayBuffer | number;
+  mappedResidency(mapping: ArrayBuffer, position: number, length: number): number;
 }
 
 export interface BaseFileIdentity {
@@ -52,6 +66,8 @@ export class BaseFile implements BaseFileIdentity {
   private changed: string | undefined;
   /** The file system refused no-wait reads once (EOPNOTSUPP): readCached() stops trying. */
   private noWaitRefused = false;
+  /** The whole file, mapped read-only on the first cachedView(), and a Buffer over it; null once mapping was refused. */
+  private mapping: { pages: ArrayBuffer; bytes: Buffer } | null | undefined;
 
   /** For subclasses that supply bytes another way (read/close/isOpen overridden); `fd` may be undefined then. */
   protected constructor(path: string, fd: number | undefined, size: number, mtime: Date, identity: string) {
@@ -144,6 +160,29 @@ export class BaseFile implements BaseFileIdentity {
   }
 
   /**
+   * Bytes `position..position + length - 1` as a view of a read-only mapping of the file, when it
+   * is open, its fence has not tripped and every page of the range is in the page cache (so writing
+   * the view never waits for the disk); undefined otherwise. Only for the kernel: hand it to a
+   * socket write and never read it here (a page that a truncation took away is a SIGBUS in user
+   * space, and EFAULT in a write). As with descriptor(), the caller then reads the last bytes it
+   * sends through read() or readCached(): their fence check covers the view.
+   */
+  cachedView(io: MappingIo, position: number, length: number): Buffer | undefined {
+    const fd = this.fd;
+    if (fd === undefined || this.changed !== undefined || this.mapping === null) return undefined;
+    if (this.mapping === undefined) {
+      const pages = this.size > 0 && this.size <= bufferConstants.MAX_LENGTH ? io.mapFile(fd, this.size) : -1;
+      if (typeof pages === 'number') {
+        this.mapping = null;
+        return undefined;
+      }
+      this.mapping = { pages, bytes: Buffer.from(pages) };
+    }
+    if (io.mappedResidency(this.mapping.pages, position, length) !== 1) return undefined;
+    return this.mapping.bytes.subarray(position, position + length);
+  }
+
+  /**
    * Stops checking the stat: the file is being unlinked on purpose (evicted) and streams that
    * started on it may finish (its inode keeps the verified bytes; only the link count moves).
    */
@@ -198,6 +237,7 @@ export class BaseFile implements BaseFileIdentity {
     if (this.fd === undefined) return;
     const fd = this.fd;
     this.fd = undefined;
+    this.mapping = undefined; // unmapped once the views still being written are collected
     fs.close(fd, () => undefined);
   }
 }

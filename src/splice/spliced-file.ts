@@ -9,12 +9,13 @@
 // of the ISO size. `stream()` is a Readable over readInto(), for consumers that want one.
 // `readIntoCached()` is readInto() done at once when every base byte is in the page cache (the
 // kernel I/O addon); `stretches()` says where a range's bytes lie (runs of the base file, bytes in
-// memory) for a sender that moves file bytes with sendfile(2).
+// memory) for a sender that moves file bytes with sendfile(2); `cachedViews()` gives a cached range
+// as buffers to hand to a socket, base bytes as views of the base file's mapping.
 // It knows nothing about ISO structure or HTTP.
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { BootsmithError } from '../errors.js';
-import type { BaseFile, NoWaitReader } from './base-file.js';
+import type { BaseFile, MappingIo, NoWaitReader } from './base-file.js';
 
 /** Where some bytes of the file lie: a run of the base file, or bytes in memory (patches, tail, zero fill). */
 export type Stretch =
@@ -185,6 +186,25 @@ export class SplicedFile {
       at = limit;
     }
     return out;
+  }
+
+  /**
+   * Bytes `position..position + length - 1` as buffers for a socket write, in order: base runs as
+   * views of the base file's mapping (BaseFile.cachedView: kernel-only bytes) and the bytes in
+   * memory; undefined when a base run is not all cached or cannot be mapped (readInto then).
+   */
+  cachedViews(io: MappingIo, position: number, length: number): Buffer[] | undefined {
+    const views: Buffer[] = [];
+    for (const stretch of this.stretches(position, position + length - 1)) {
+      if (stretch.kind === 'memory') {
+        views.push(stretch.bytes);
+        continue;
+      }
+      const view = stretch.file.cachedView(io, stretch.offset, stretch.length);
+      if (view === undefined) return undefined;
+      views.push(view);
+    }
+    return views;
   }
 
   /** Reads a whole range into memory (for tests and small artifacts). */

@@ -117,6 +117,7 @@ export function artifactRepresentation(artifact: ServedArtifact, filename: strin
     readIntoCached: (io, target, targetOffset, length, position) =>
       file.readIntoCached(io, target, targetOffset, length, position),
     stretches: (start, end) => file.stretches(start, end),
+    cachedViews: (io, position, length) => file.cachedViews(io, position, length),
   };
   if (perFile === undefined) {
     perFile = new Map();

@@ -1,7 +1,9 @@
 // Every body path serves the same bytes (issue 35): an artifact's representation
 // (artifactRepresentation over a real SplicedFile on a fenced BaseFile, as the routes build it)
 // served over real loopback HTTP with HTTP_BODY_IO's three modes: `portable` (every read on
-// libuv's pool), `auto` (cached pages read on the event loop, the rest on the pool) and
+// libuv's pool), `auto` (cached bytes written to the plain socket as views of the file's mapping,
+// with each read's last page read on the event loop, other cached pages read there too, the rest
+// on the pool) and
 // `sendfile` (file stretches by sendfile(2), memory bytes by send(2)). Each mode gets its own copy
 // of a base file whose last 4 MiB the addon reports as not in the page cache (a test can't evict
 // pages, and ext4 fills a hole's pages without I/O, so `uncachedTail` wraps the real addon and says
@@ -9,11 +11,13 @@
 // bytes, one inside the hole) and a PXE-initrd-like one (a window of the base plus an appended
 // tail): whole bodies, ranges across every kind of boundary, 60 seeded random ranges and a
 // multipart answer, each compared with bytes built here from first principles. Each mode also
-// shows it took its own path (bytes through the socket's sender, reads on the pool or not).
+// shows it took its own path (bytes through the socket's sender, reads on the pool or not). Over
+// TLS `auto` copies every byte: a mapping's bytes would be read by this process there.
 import { randomBytes } from 'node:crypto';
 import { closeSync, ftruncateSync, openSync, statSync, writeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -26,6 +30,7 @@ import { type Patch, SplicedFile } from '../../splice/spliced-file.js';
 import type { Representation } from '../representation/representation.js';
 import { type BodyKernelIo, serveRepresentation } from '../representation/serve-representation.js';
 import { parseMultipart } from '../representation/test-support/serve-harness.js';
+import { selfSignedCert } from '../../images/test-support/images.js';
 import { artifactRepresentation } from './artifact-response.js';
 
 const io = kernelIo();
@@ -130,6 +135,8 @@ function getMaybeCut(agent: http.Agent, port: number, pathname: string): Promise
 interface Counts {
   poolReads: number;
   cachedReads: number;
+  /** Bytes handed to the socket as cachedViews (file bytes as views of its mapping). */
+  viewBytes: number;
   sentPastNode: number;
 }
 
@@ -145,6 +152,11 @@ function counted(rep: Representation, counts: Counts): Representation {
       if (n === length) counts.cachedReads++;
       return n;
     },
+    cachedViews: (k, position, length) => {
+      const views = rep.cachedViews!(k, position, length);
+      if (views !== undefined) counts.viewBytes += length;
+      return views;
+    },
   };
 }
 
@@ -153,6 +165,8 @@ function uncachedTail(real: KernelIo): KernelIo {
   return {
     ...real,
     residency: (fd, position, length) => (position + length > WRITTEN ? 0 : real.residency(fd, position, length)),
+    mappedResidency: (mapping, position, length) =>
+      position + length > WRITTEN ? 0 : real.mappedResidency(mapping, position, length),
     readNoWait: (fd, buffer, offset, length, position) =>
       position + length > WRITTEN ? -real.EAGAIN : real.readNoWait(fd, buffer, offset, length, position),
   };
@@ -186,7 +200,7 @@ describe.skipIf(missing)('HTTP_BODY_IO: every body path serves the same bytes', 
         expected: { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino },
         onChanged: (reason) => changes.push(reason),
       });
-      const counts: Counts = { poolReads: 0, cachedReads: 0, sentPastNode: 0 };
+      const counts: Counts = { poolReads: 0, cachedReads: 0, viewBytes: 0, sentPastNode: 0 };
       const files = {
         '/iso': {
           rep: counted(
@@ -256,8 +270,11 @@ describe.skipIf(missing)('HTTP_BODY_IO: every body path serves the same bytes', 
         } else {
           expect(counts.sentPastNode).toBe(0);
         }
-        if (mode.name === 'auto') expect(counts.cachedReads).toBeGreaterThan(counts.poolReads);
-        if (mode.name === 'portable') expect(counts.cachedReads).toBe(0);
+        if (mode.name === 'auto') {
+          expect(counts.cachedReads).toBeGreaterThan(counts.poolReads);
+          expect(counts.viewBytes).toBeGreaterThan(bodyBytes / 2); // most bytes never copied here
+        }
+        if (mode.name === 'portable') expect(counts.cachedReads + counts.viewBytes).toBe(0);
         if (mode.name !== 'sendfile') expect(counts.poolReads).toBeGreaterThan(0); // portable: all; auto: the uncached tail
 
         // a changed file is never served: one byte rewritten (new mtime/ctime) cuts every answer short
@@ -277,4 +294,49 @@ describe.skipIf(missing)('HTTP_BODY_IO: every body path serves the same bytes', 
       }
     }, 120_000);
   }
+
+  it('auto over TLS: the same bytes, and never a view of the mapping (TLS reads what it sends)', async () => {
+    const file = path.join(dir, 'tls.iso');
+    const fd = openSync(file, 'w');
+    writeSync(fd, BASE, 0, BASE.length, 0);
+    ftruncateSync(fd, SIZE);
+    closeSync(fd);
+    const base = await BaseFile.open(file, 'sha256:tls', new Date(0));
+    const counts: Counts = { poolReads: 0, cachedReads: 0, viewBytes: 0, sentPastNode: 0 };
+    const rep = counted(
+      artifactRepresentation({ file: new SplicedFile(base, { patches: PATCHES }), lastModified: new Date(0) }, 'x.iso'),
+      counts,
+    );
+    const server = https.createServer(selfSignedCert(dir), (req, res) => {
+      void serveRepresentation(req, res, rep, undefined, { kernelIo: { io: uncachedTail(io!), sendfile: false } });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
+    try {
+      const bytes = isoBytes();
+      for (const [start, end] of rangesOf(bytes.length, seeded(36)).slice(0, 30)) {
+        const part = await new Promise<Buffer>((resolve, reject) => {
+          https
+            .get(
+              { host: '127.0.0.1', port, path: '/iso', agent, headers: { Range: `bytes=${start}-${end}` } },
+              (res) => {
+                const chunks: Buffer[] = [];
+                res.on('data', (c: Buffer) => chunks.push(c));
+                res.on('end', () => resolve(Buffer.concat(chunks)));
+                res.on('error', reject);
+              },
+            )
+            .on('error', reject);
+        });
+        expect(part.equals(bytes.subarray(start, end + 1)), `TLS bytes ${start}-${end}`).toBe(true);
+      }
+      expect(counts.cachedReads).toBeGreaterThan(0);
+      expect(counts.viewBytes).toBe(0);
+    } finally {
+      agent.destroy();
+      await new Promise((resolve) => server.close(resolve));
+      base.close();
+    }
+  }, 60_000);
 });

@@ -2,8 +2,9 @@
 //
 // Does: write a planned body (segments with their framing, then the trailer) to the response,
 // one segment at a time through a copier (a Readable source: stream-copier.ts; positional
-// reads: positional-copier.ts; on a plain TCP socket, with the kernel I/O addon and a
-// representation that offers stretches(): sendfile-copier.ts), with backpressure from
+// reads: positional-copier.ts, which on a plain socket with the addon writes cached file bytes as
+// views of the file's mapping; on a plain TCP socket, with the kernel I/O addon, HTTP_BODY_IO=sendfile
+// and a representation that offers stretches(): sendfile-copier.ts), with backpressure from
 // res.write()/'drain' (or, for the sendfile copier, the socket's own writability); report bytes
 // and the end of the stream to the hooks. A source that fails or sends the wrong number of bytes
 // destroys the connection (the headers are out: the client must see a truncation, never a
@@ -24,7 +25,7 @@ import type { Readable } from 'node:stream';
 import type { KernelIo } from '../../kernel-io/kernel-io.js';
 import { nodeQueueEmpty, SocketFileSender } from '../../kernel-io/socket-file-sender.js';
 import type { BodySink, SegmentCopier } from './body-sink.js';
-import { PositionalCopier } from './positional-copier.js';
+import { PositionalCopier, type PositionalRepresentation } from './positional-copier.js';
 import type { Representation } from './representation.js';
 import type { ResponsePlan, Segment } from './response-plan.js';
 import { SendfileCopier, type ZeroCopyRepresentation } from './sendfile-copier.js';
@@ -90,6 +91,12 @@ interface ZeroCopy {
   io: KernelIo;
   sender: SocketFileSender;
   rep: ZeroCopyRepresentation;
+}
+
+/** The response goes to a socket without TLS: bytes written to it are never read in this process. */
+function isPlainSocket(res: ServerResponse): boolean {
+  const socket = res.socket;
+  return socket !== null && (socket as { encrypted?: boolean }).encrypted !== true;
 }
 
 /** The sender of this response when its body may go through the kernel: a plain socket that is the response's own. */
@@ -195,11 +202,12 @@ class BodyPump implements BodySink {
     const rep = this.rep;
     if (rep.readInto) {
       const copier = new PositionalCopier(
-        rep as Required<Pick<Representation, 'readInto'>> & Pick<Representation, 'readIntoCached'>,
+        rep as PositionalRepresentation,
         segment.start,
         segment.end,
         this,
         this.io,
+        this.io !== undefined && isPlainSocket(this.res),
       );
       this.current = copier;
       copier.resume();

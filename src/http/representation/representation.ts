@@ -73,4 +73,13 @@ export interface Representation {
    * response completes without them.
    */
   stretches?(start: number, end: number): BodyStretch[];
+  /**
+   * Optional, with readInto: the bytes at `position..position + length - 1` as buffers to write to
+   * a plain socket, when every byte is in memory or the page cache (file bytes as views of a
+   * read-only mapping: the kernel copies them from the page cache, one copy fewer than a read);
+   * undefined otherwise. The views are for the kernel only, never to be read in this process (a
+   * truncated file's page is a SIGBUS here), so never for TLS. As with stretches(), the writer then
+   * reads the bytes after them through readInto or readIntoCached, whose file checks cover them.
+   */
+  cachedViews?(io: KernelIo, position: number, length: number): Buffer[] | undefined;
 }
