@@ -6,7 +6,8 @@
 // caller never lets the event loop wait on the disk; a positional read that refuses to wait for the
 // disk (preadv2 with RWF_NOWAIT); a read-only shared mapping of a whole file as an ArrayBuffer
 // (unmapped when the last view of it is collected), for writes straight from the page cache to a
-// socket, and whether a range of such a mapping is in memory (mincore(2) on it); send(2) without
+// socket, whether a range of such a mapping is in memory (mincore(2) on it) and letting go of its
+// file at once (the base file's close); send(2) without
 // SIGPIPE; dup/close of a socket descriptor; TCP_CORK; and a writability watch (a libuv poll
 // handle on a duplicated descriptor, so it never shares libuv's watcher slot with the TCP handle
 // Node drives on the original one).
@@ -243,6 +244,29 @@ static napi_value MapFile(napi_env env, napi_callback_info info) {
     return NULL;
   }
   return buffer;
+}
+
+/**
+ * releaseMapping(mapping): lets go of a mapFile() mapping's file now, before the ArrayBuffer is
+ * collected: its range becomes an inaccessible anonymous reservation (so an unlinked file's blocks
+ * are freed, and no later mapping can take the address while a stale view still points there: a
+ * write of one fails with EFAULT instead of sending another file's bytes). The finalizer unmaps the
+ * reservation. 0 or -errno.
+ */
+static napi_value ReleaseMapping(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  void* data;
+  size_t size;
+  bool is_arraybuffer = false;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
+      napi_is_arraybuffer(env, argv[0], &is_arraybuffer) != napi_ok || !is_arraybuffer ||
+      napi_get_arraybuffer_info(env, argv[0], &data, &size) != napi_ok || data == NULL || size == 0) {
+    napi_throw_type_error(env, NULL, "kernel-io: releaseMapping needs a mapFile() mapping");
+    return NULL;
+  }
+  void* at = mmap(data, size, PROT_NONE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return number(env, at == MAP_FAILED ? -errno : 0);
 }
 
 /**
@@ -536,6 +560,7 @@ NAPI_MODULE_INIT() {
       {"readNoWait", NULL, ReadNoWait, NULL, NULL, NULL, napi_enumerable, NULL},
       {"mapFile", NULL, MapFile, NULL, NULL, NULL, napi_enumerable, NULL},
       {"mappedResidency", NULL, MappedResidency, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"releaseMapping", NULL, ReleaseMapping, NULL, NULL, NULL, napi_enumerable, NULL},
       {"dup", NULL, Dup, NULL, NULL, NULL, napi_enumerable, NULL},
       {"close", NULL, Close, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setCork", NULL, SetCork, NULL, NULL, NULL, napi_enumerable, NULL},

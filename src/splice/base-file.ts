@@ -39,6 +39,7 @@ export interface NoWaitReader {
 export interface MappingIo {
   mapFile(fd: number, length: number): ArrayBuffer | number;
   mappedResidency(mapping: ArrayBuffer, position: number, length: number): number;
+  releaseMapping(mapping: ArrayBuffer): number;
 }
 
 export interface BaseFileIdentity {
@@ -66,8 +67,11 @@ export class BaseFile implements BaseFileIdentity {
   private changed: string | undefined;
   /** The file system refused no-wait reads once (EOPNOTSUPP): readCached() stops trying. */
   private noWaitRefused = false;
-  /** The whole file, mapped read-only on the first cachedView(), and a Buffer over it; null once mapping was refused. */
-  private mapping: { pages: ArrayBuffer; bytes: Buffer } | null | undefined;
+  /**
+   * The whole file, mapped read-only on the first cachedView(), a Buffer over it and the addon that
+   * made it (close() lets go of the file through it); null once mapping was refused.
+   */
+  private mapping: { pages: ArrayBuffer; bytes: Buffer; io: MappingIo } | null | undefined;
 
   /** For subclasses that supply bytes another way (read/close/isOpen overridden); `fd` may be undefined then. */
   protected constructor(path: string, fd: number | undefined, size: number, mtime: Date, identity: string) {
@@ -176,7 +180,7 @@ export class BaseFile implements BaseFileIdentity {
         this.mapping = null;
         return undefined;
       }
-      this.mapping = { pages, bytes: Buffer.from(pages) };
+      this.mapping = { pages, bytes: Buffer.from(pages), io };
     }
     if (io.mappedResidency(this.mapping.pages, position, length) !== 1) return undefined;
     return this.mapping.bytes.subarray(position, position + length);
@@ -237,7 +241,10 @@ export class BaseFile implements BaseFileIdentity {
     if (this.fd === undefined) return;
     const fd = this.fd;
     this.fd = undefined;
-    this.mapping = undefined; // unmapped once the views still being written are collected
+    // the file's blocks are not held by the mapping until the GC runs (an evicted ISO's disk space
+    // is freed now); a view still queued for a socket fails with EFAULT, as a read would fail now
+    if (this.mapping) this.mapping.io.releaseMapping(this.mapping.pages);
+    this.mapping = undefined;
     fs.close(fd, () => undefined);
   }
 }
