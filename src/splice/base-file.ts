@@ -16,7 +16,8 @@
 // is a third way out for bytes: a view of a read-only mapping of the whole file (made once) over a
 // range whose pages are all cached, for a writer that hands it to a socket (the kernel copies from
 // the page cache: one copy fewer than a read); like descriptor(), its caller reads the last bytes
-// it sends through read() or readCached(), after the view left.
+// it sends through read() or readCached() once the kernel took the view. close() lets go of the
+// mapping's file at once (the kernel I/O addon's releaseMapping).
 // It does not parse anything and does not know about patches (src/splice/spliced-file.ts).
 import { constants as bufferConstants } from 'node:buffer';
 import fs from 'node:fs';
@@ -168,8 +169,9 @@ export class BaseFile implements BaseFileIdentity {
    * is open, its fence has not tripped and every page of the range is in the page cache (so writing
    * the view never waits for the disk); undefined otherwise. Only for the kernel: hand it to a
    * socket write and never read it here (a page that a truncation took away is a SIGBUS in user
-   * space, and EFAULT in a write). As with descriptor(), the caller then reads the last bytes it
-   * sends through read() or readCached(): their fence check covers the view.
+   * space, and EFAULT in a write). As with descriptor(), the caller reads the last bytes it sends
+   * through read() or readCached() once the kernel took the view (the write's callback): their
+   * fence check then covers every byte of it.
    */
   cachedView(io: MappingIo, position: number, length: number): Buffer | undefined {
     const fd = this.fd;
