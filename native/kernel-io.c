@@ -149,18 +149,15 @@ static napi_value Send(napi_env env, napi_callback_info info) {
   }
 }
 
-static int resident_by_mincore(int fd, uint64_t first, uint64_t pages, long page) {
-  void* addr = mmap(NULL, pages * (uint64_t)page, PROT_READ, MAP_SHARED, fd, (off_t)(first * (uint64_t)page));
-  if (addr == MAP_FAILED) return -errno;
+/** 1 when every one of the `pages` pages at `addr` (a mapping) is in memory, 0 when not, -errno. */
+static int all_resident(void* addr, uint64_t pages, uint64_t page) {
   unsigned char stack[STACK_PAGES];
   unsigned char* vec = pages <= STACK_PAGES ? stack : malloc(pages);
-  int result;
-  if (vec == NULL) {
-    result = -ENOMEM;
-  } else if (mincore(addr, pages * (uint64_t)page, vec) != 0) {
+  if (vec == NULL) return -ENOMEM;
+  int result = 1;
+  if (mincore(addr, pages * page, vec) != 0) {
     result = -errno;
   } else {
-    result = 1;
     for (uint64_t i = 0; i < pages; i++) {
       if (!(vec[i] & 1)) {
         result = 0;
@@ -168,7 +165,14 @@ static int resident_by_mincore(int fd, uint64_t first, uint64_t pages, long page
       }
     }
   }
-  if (vec != NULL && vec != stack) free(vec);
+  if (vec != stack) free(vec);
+  return result;
+}
+
+static int resident_by_mincore(int fd, uint64_t first, uint64_t pages, long page) {
+  void* addr = mmap(NULL, pages * (uint64_t)page, PROT_READ, MAP_SHARED, fd, (off_t)(first * (uint64_t)page));
+  if (addr == MAP_FAILED) return -errno;
+  int result = all_resident(addr, pages, (uint64_t)page);
   munmap(addr, pages * (uint64_t)page);
   return result;
 }
@@ -296,22 +300,7 @@ static napi_value MappedResidency(napi_env env, napi_callback_info info) {
   uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
   uint64_t first = position / page;
   uint64_t pages = (position + length - 1) / page - first + 1;
-  unsigned char stack[STACK_PAGES];
-  unsigned char* vec = pages <= STACK_PAGES ? stack : malloc(pages);
-  if (vec == NULL) return number(env, -ENOMEM);
-  int result = 1;
-  if (mincore((char*)data + first * page, pages * page, vec) != 0) {
-    result = -errno;
-  } else {
-    for (uint64_t i = 0; i < pages; i++) {
-      if (!(vec[i] & 1)) {
-        result = 0;
-        break;
-      }
-    }
-  }
-  if (vec != stack) free(vec);
-  return number(env, result);
+  return number(env, all_resident((char*)data + first * page, pages, page));
 }
 
 /** dup(fd) with close-on-exec: the new descriptor, or -errno. */
