@@ -62,16 +62,15 @@ process.on('SIGINT', () => {
   process.exit(130);
 });
 
-/** The runners (standalone wing, client fleet), compiled as the tests compile them. */
+/** The runners (standalone wing, client fleet), compiled as the tests compile them (src/pxe/test-support/runners.tsconfig.json). */
 function buildRunners() {
-  const here = path.join(ROOT, 'src', 'pxe', 'test-support');
-  execFileSync(
-    process.execPath,
-    [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--module', 'NodeNext', '--moduleResolution',
-      'NodeNext', '--target', 'ES2022', '--strict', '--skipLibCheck', '--types', 'node', '--rootDir', ROOT,
-      '--outDir', path.join(work, 'build'), path.join(here, 'standalone-runner.ts'), path.join(here, 'fleet-runner.ts')], // prettier-ignore
-    { cwd: ROOT, timeout: 300_000, stdio: 'inherit' },
-  );
+  const tsconfig = path.join(ROOT, 'src', 'pxe', 'test-support', 'runners.tsconfig.json');
+  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  execFileSync(process.execPath, [tsc, '-p', tsconfig, '--outDir', path.join(work, 'build')], {
+    cwd: ROOT,
+    timeout: 300_000,
+    stdio: 'inherit',
+  });
   const out = (name) => path.join(work, 'build', 'src', 'pxe', 'test-support', `${name}.js`);
   return { wing: out('standalone-runner'), fleet: out('fleet-runner') };
 }

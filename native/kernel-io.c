@@ -6,7 +6,8 @@
 // caller never lets the event loop wait on the disk; a positional read that refuses to wait for the
 // disk (preadv2 with RWF_NOWAIT); a read-only shared mapping of a whole file as an ArrayBuffer
 // (unmapped when the last view of it is collected), for writes straight from the page cache to a
-// socket, and whether a range of such a mapping is in memory (mincore(2) on it); send(2) without
+// socket, whether a range of such a mapping is in memory (mincore(2) on it) and letting go of its
+// file at once (the base file's close); send(2) without
 // SIGPIPE; dup/close of a socket descriptor; TCP_CORK; and a writability watch (a libuv poll
 // handle on a duplicated descriptor, so it never shares libuv's watcher slot with the TCP handle
 // Node drives on the original one).
@@ -148,18 +149,15 @@ static napi_value Send(napi_env env, napi_callback_info info) {
   }
 }
 
-static int resident_by_mincore(int fd, uint64_t first, uint64_t pages, long page) {
-  void* addr = mmap(NULL, pages * (uint64_t)page, PROT_READ, MAP_SHARED, fd, (off_t)(first * (uint64_t)page));
-  if (addr == MAP_FAILED) return -errno;
+/** 1 when every one of the `pages` pages at `addr` (a mapping) is in memory, 0 when not, -errno. */
+static int all_resident(void* addr, uint64_t pages, uint64_t page) {
   unsigned char stack[STACK_PAGES];
   unsigned char* vec = pages <= STACK_PAGES ? stack : malloc(pages);
-  int result;
-  if (vec == NULL) {
-    result = -ENOMEM;
-  } else if (mincore(addr, pages * (uint64_t)page, vec) != 0) {
+  if (vec == NULL) return -ENOMEM;
+  int result = 1;
+  if (mincore(addr, pages * page, vec) != 0) {
     result = -errno;
   } else {
-    result = 1;
     for (uint64_t i = 0; i < pages; i++) {
       if (!(vec[i] & 1)) {
         result = 0;
@@ -167,7 +165,14 @@ static int resident_by_mincore(int fd, uint64_t first, uint64_t pages, long page
       }
     }
   }
-  if (vec != NULL && vec != stack) free(vec);
+  if (vec != stack) free(vec);
+  return result;
+}
+
+static int resident_by_mincore(int fd, uint64_t first, uint64_t pages, long page) {
+  void* addr = mmap(NULL, pages * (uint64_t)page, PROT_READ, MAP_SHARED, fd, (off_t)(first * (uint64_t)page));
+  if (addr == MAP_FAILED) return -errno;
+  int result = all_resident(addr, pages, (uint64_t)page);
   munmap(addr, pages * (uint64_t)page);
   return result;
 }
@@ -246,6 +251,29 @@ static napi_value MapFile(napi_env env, napi_callback_info info) {
 }
 
 /**
+ * releaseMapping(mapping): lets go of a mapFile() mapping's file now, before the ArrayBuffer is
+ * collected: its range becomes an inaccessible anonymous reservation (so an unlinked file's blocks
+ * are freed, and no later mapping can take the address while a stale view still points there: a
+ * write of one fails with EFAULT instead of sending another file's bytes). The finalizer unmaps the
+ * reservation. 0 or -errno.
+ */
+static napi_value ReleaseMapping(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  void* data;
+  size_t size;
+  bool is_arraybuffer = false;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
+      napi_is_arraybuffer(env, argv[0], &is_arraybuffer) != napi_ok || !is_arraybuffer ||
+      napi_get_arraybuffer_info(env, argv[0], &data, &size) != napi_ok || data == NULL || size == 0) {
+    napi_throw_type_error(env, NULL, "kernel-io: releaseMapping needs a mapFile() mapping");
+    return NULL;
+  }
+  void* at = mmap(data, size, PROT_NONE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return number(env, at == MAP_FAILED ? -errno : 0);
+}
+
+/**
  * mappedResidency(mapping, position, length): 1 when every page of bytes position..+length of a
  * mapFile() mapping is in memory, 0 when not, -errno. mincore(2) over the mapping itself: pages
  * this process already wrote from are answered from its page tables, without the page cache's
@@ -272,22 +300,7 @@ static napi_value MappedResidency(napi_env env, napi_callback_info info) {
   uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
   uint64_t first = position / page;
   uint64_t pages = (position + length - 1) / page - first + 1;
-  unsigned char stack[STACK_PAGES];
-  unsigned char* vec = pages <= STACK_PAGES ? stack : malloc(pages);
-  if (vec == NULL) return number(env, -ENOMEM);
-  int result = 1;
-  if (mincore((char*)data + first * page, pages * page, vec) != 0) {
-    result = -errno;
-  } else {
-    for (uint64_t i = 0; i < pages; i++) {
-      if (!(vec[i] & 1)) {
-        result = 0;
-        break;
-      }
-    }
-  }
-  if (vec != stack) free(vec);
-  return number(env, result);
+  return number(env, all_resident((char*)data + first * page, pages, page));
 }
 
 /** dup(fd) with close-on-exec: the new descriptor, or -errno. */
@@ -536,6 +549,7 @@ NAPI_MODULE_INIT() {
       {"readNoWait", NULL, ReadNoWait, NULL, NULL, NULL, napi_enumerable, NULL},
       {"mapFile", NULL, MapFile, NULL, NULL, NULL, napi_enumerable, NULL},
       {"mappedResidency", NULL, MappedResidency, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"releaseMapping", NULL, ReleaseMapping, NULL, NULL, NULL, napi_enumerable, NULL},
       {"dup", NULL, Dup, NULL, NULL, NULL, napi_enumerable, NULL},
       {"close", NULL, Close, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setCork", NULL, SetCork, NULL, NULL, NULL, napi_enumerable, NULL},

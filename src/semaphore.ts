@@ -3,8 +3,9 @@
 // `maxWaiting`, a caller that finds that many already waiting is refused at once
 // (SemaphoreFullError) instead of joining the line.
 // Used for base images fetched and verified at once (IMAGE_DOWNLOAD_CONCURRENCY,
-// src/images/loader/image-loader.ts) and the PXE front door's decisions in flight
-// (src/front-door/front-door.ts).
+// src/images/loader/image-loader.ts), the PXE front door's decisions in flight
+// (src/front-door/front-door.ts) and the Redfish calls in the call worker threads
+// (src/bmc/redfish/call-pool.ts).
 // Does NOT: know what it guards, or time anything itself (the signal does).
 
 /** The line of waiters is full: the caller is refused rather than queued. */

@@ -23,6 +23,12 @@ export interface KernelIo {
    * cachestat's ~5.5 µs on the bench machine); throws RangeError outside the mapping.
    */
   mappedResidency(mapping: ArrayBuffer, position: number, length: number): number;
+  /**
+   * Lets go of a mapFile() mapping's file now (an unlinked file's blocks are freed), keeping its
+   * addresses reserved until the ArrayBuffer is collected: a stale view's write fails with EFAULT,
+   * and never reaches another mapping. 0 or -errno.
+   */
+  releaseMapping(mapping: ArrayBuffer): number;
   /** A close-on-exec duplicate of `fd`, or -errno. */
   dup(fd: number): number;
   close(fd: number): number;

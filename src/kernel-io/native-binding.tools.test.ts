@@ -4,7 +4,7 @@
 // read refuses bytes that only the disk holds (written with O_DIRECT, where the file system allows
 // it); a file's mapping written to a socket by Node gives the file's bytes, and once the file is
 // truncated under it the write of a lost page fails with EFAULT (no SIGBUS: the kernel, not this
-// process, touches the bytes); dup and close; TCP_CORK on a TCP socket. Skips outside
+// process, touches the bytes), as does a view's write once the mapping let go of its file; dup and close; TCP_CORK on a TCP socket. Skips outside
 // CI when the addon was not built (no compiler at `npm ci`); fails under CI=true.
 import {
   closeSync,
@@ -87,11 +87,25 @@ describe.skipIf(missing)('the kernel I/O addon', () => {
       server.write(view.subarray(1_000_000, 1_300_000));
       expect((await got).equals(bytes.subarray(1_000_000, 1_300_000))).toBe(true);
 
+      const maps = () => readFileSync('/proc/self/maps', 'utf8');
+      expect(maps()).toContain(copy);
       ftruncateSync(fd, 1024 * 1024); // the mapping's pages past 1 MiB are gone
       expect(k.mappedResidency(mapped as ArrayBuffer, 2 * 1024 * 1024, 65_536)).toBe(0);
       const failed = new Promise<NodeJS.ErrnoException>((resolve) => server.once('error', resolve));
       server.write(view.subarray(2 * 1024 * 1024, 2 * 1024 * 1024 + 65_536));
       expect((await failed).code).toBe('EFAULT');
+
+      // let go of the file now: it leaves the process's mappings, and a stale view's write is EFAULT
+      expect(k.releaseMapping(mapped as ArrayBuffer)).toBe(0);
+      expect(maps()).not.toContain(copy);
+      const again = await connectedPair();
+      try {
+        const refused = new Promise<NodeJS.ErrnoException>((resolve) => again.server.once('error', resolve));
+        again.server.write(view.subarray(0, 65_536));
+        expect((await refused).code).toBe('EFAULT');
+      } finally {
+        again.close();
+      }
     } finally {
       close();
       closeSync(fd);

@@ -26,6 +26,7 @@ const FUNCTIONS = [
   'readNoWait',
   'mapFile',
   'mappedResidency',
+  'releaseMapping',
   'dup',
   'close',
   'setCork',

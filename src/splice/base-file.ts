@@ -16,7 +16,8 @@
 // is a third way out for bytes: a view of a read-only mapping of the whole file (made once) over a
 // range whose pages are all cached, for a writer that hands it to a socket (the kernel copies from
 // the page cache: one copy fewer than a read); like descriptor(), its caller reads the last bytes
-// it sends through read() or readCached(), after the view left.
+// it sends through read() or readCached() once the kernel took the view. close() lets go of the
+// mapping's file at once (the kernel I/O addon's releaseMapping).
 // It does not parse anything and does not know about patches (src/splice/spliced-file.ts).
 import { constants as bufferConstants } from 'node:buffer';
 import fs from 'node:fs';
@@ -39,6 +40,7 @@ export interface NoWaitReader {
 export interface MappingIo {
   mapFile(fd: number, length: number): ArrayBuffer | number;
   mappedResidency(mapping: ArrayBuffer, position: number, length: number): number;
+  releaseMapping(mapping: ArrayBuffer): number;
 }
 
 export interface BaseFileIdentity {
@@ -66,8 +68,11 @@ export class BaseFile implements BaseFileIdentity {
   private changed: string | undefined;
   /** The file system refused no-wait reads once (EOPNOTSUPP): readCached() stops trying. */
   private noWaitRefused = false;
-  /** The whole file, mapped read-only on the first cachedView(), and a Buffer over it; null once mapping was refused. */
-  private mapping: { pages: ArrayBuffer; bytes: Buffer } | null | undefined;
+  /**
+   * The whole file, mapped read-only on the first cachedView(), a Buffer over it and the addon that
+   * made it (close() lets go of the file through it); null once mapping was refused.
+   */
+  private mapping: { pages: ArrayBuffer; bytes: Buffer; io: MappingIo } | null | undefined;
 
   /** For subclasses that supply bytes another way (read/close/isOpen overridden); `fd` may be undefined then. */
   protected constructor(path: string, fd: number | undefined, size: number, mtime: Date, identity: string) {
@@ -164,8 +169,9 @@ export class BaseFile implements BaseFileIdentity {
    * is open, its fence has not tripped and every page of the range is in the page cache (so writing
    * the view never waits for the disk); undefined otherwise. Only for the kernel: hand it to a
    * socket write and never read it here (a page that a truncation took away is a SIGBUS in user
-   * space, and EFAULT in a write). As with descriptor(), the caller then reads the last bytes it
-   * sends through read() or readCached(): their fence check covers the view.
+   * space, and EFAULT in a write). As with descriptor(), the caller reads the last bytes it sends
+   * through read() or readCached() once the kernel took the view (the write's callback): their
+   * fence check then covers every byte of it.
    */
   cachedView(io: MappingIo, position: number, length: number): Buffer | undefined {
     const fd = this.fd;
@@ -176,7 +182,7 @@ export class BaseFile implements BaseFileIdentity {
         this.mapping = null;
         return undefined;
       }
-      this.mapping = { pages, bytes: Buffer.from(pages) };
+      this.mapping = { pages, bytes: Buffer.from(pages), io };
     }
     if (io.mappedResidency(this.mapping.pages, position, length) !== 1) return undefined;
     return this.mapping.bytes.subarray(position, position + length);
@@ -237,7 +243,10 @@ export class BaseFile implements BaseFileIdentity {
     if (this.fd === undefined) return;
     const fd = this.fd;
     this.fd = undefined;
-    this.mapping = undefined; // unmapped once the views still being written are collected
+    // the file's blocks are not held by the mapping until the GC runs (an evicted ISO's disk space
+    // is freed now); a view still queued for a socket fails with EFAULT, as a read would fail now
+    if (this.mapping) this.mapping.io.releaseMapping(this.mapping.pages);
+    this.mapping = undefined;
     fs.close(fd, () => undefined);
   }
 }

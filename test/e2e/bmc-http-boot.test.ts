@@ -4,7 +4,7 @@
 // service's boot job sets the one-time UefiHttp override with the job's short-token URL of the
 // InfraEnv's MINIMAL ISO and powers the host on; the emulated BMC hands that URI to the firmware
 // (dnsmasq in the guest's private network namespace answers the firmware's HTTPClient DHCP with
-// it: support/http-boot-lan.ts — standing in for the BMC writing it into the firmware's boot
+// it: support/netboot-lan.ts — standing in for the BMC writing it into the firmware's boot
 // option); OVMF reads the ISO (HEAD, one GET) into a RAM disk and boots shim → GRUB → kernel; the
 // live system fetches its rootfs, applies its Ignition and registers. The job follows it exactly
 // as a virtual-media boot (reads of its token → booted → registered) and then clears the override.
@@ -21,7 +21,7 @@ import {
 } from '../support/redfish-emulator/index.js';
 import { bootSuite } from './support/boot-suite.js';
 import { agentOutcome, expectSecureBoot } from './support/guest-checks.js';
-import { createHttpBootLan, HAVE_HTTP_BOOT_LAN, type HttpBootLan } from './support/http-boot-lan.js';
+import { createNetbootLan, HAVE_NETBOOT_LAN, type NetbootLan } from './support/netboot-lan.js';
 import { createInfraEnv } from './support/infraenv.js';
 import { firmwareArgs, HAVE_OVMF } from './support/machine.js';
 import { parseSerialReport } from './support/serial-report.js';
@@ -45,16 +45,16 @@ bootSuite(
   'UEFI HTTP Boot through the BMC: the minimal ISO to registration (qemu, TCG, OVMF, dnsmasq)',
   {
     'ovmf (OVMF_CODE_4M.ms.fd)': HAVE_OVMF,
-    'root, ip, dnsmasq and /dev/net/tun (a network namespace with a DHCP server)': HAVE_HTTP_BOOT_LAN,
+    'root, ip, dnsmasq and /dev/net/tun (a network namespace with a DHCP server)': HAVE_NETBOOT_LAN,
   },
   (suite) => {
-    let lan: HttpBootLan;
+    let lan: NetbootLan;
     let certs: TestCertificates;
     let guest: QemuGuest | undefined;
     let bmc: EmulatedBmc | undefined;
 
     suite.startService(() => {
-      lan = createHttpBootLan(suite.ctx.runDir, 'bmc-http-boot');
+      lan = createNetbootLan(suite.ctx.runDir, 'bmc-http-boot');
       return { name: 'bmc-http-boot', listenAddress: lan.hostAddress };
     });
     beforeAll(() => {

@@ -1,6 +1,6 @@
 // The PXE front door from the firmware's first DHCP packet (issue 32): a LAN in a network
 // namespace where Debian's dnsmasq is the site's DHCP server and hands out addresses and nothing
-// else (support/http-boot-lan.ts), and bootsmith's own ProxyDHCP and TFTP on the host end of it
+// else (support/netboot-lan.ts), and bootsmith's own ProxyDHCP and TFTP on the host end of it
 // (PXE_INTERFACE) with the front door on (PXE_FRONT_DOOR=on). The guests boot with the firmware's
 // own network stacks — nothing is configured in them but their MAC:
 //   1. UEFI: OVMF's PXE (virtio-net with no option ROM) → ProxyDHCP → TFTP ipxe.efi → iPXE's own
@@ -29,7 +29,7 @@ import { afterAll, expect, it, type TestContext } from 'vitest';
 import { unavailable } from '../support/requirements.js';
 import { bootSuite } from './support/boot-suite.js';
 import { agentOutcome, expectIgnitionApplied, expectSecureBoot } from './support/guest-checks.js';
-import { createHttpBootLan, HAVE_HTTP_BOOT_LAN, type HttpBootLan } from './support/http-boot-lan.js';
+import { createNetbootLan, HAVE_NETBOOT_LAN, type NetbootLan } from './support/netboot-lan.js';
 import { createInfraEnv, type E2eInfraEnv } from './support/infraenv.js';
 import { firmwareArgs, HAVE_OVMF } from './support/machine.js';
 import { type BootResult } from './support/qemu.js';
@@ -70,11 +70,11 @@ bootSuite(
   'the PXE front door: ProxyDHCP, TFTP, iPXE and signed GRUB beside the site DHCP (qemu, TCG, OVMF, dnsmasq)',
   {
     'ovmf (OVMF_CODE_4M.fd, OVMF_CODE_4M.ms.fd)': HAVE_OVMF,
-    'root, ip, dnsmasq and /dev/net/tun (a network namespace with a DHCP server)': HAVE_HTTP_BOOT_LAN,
+    'root, ip, dnsmasq and /dev/net/tun (a network namespace with a DHCP server)': HAVE_NETBOOT_LAN,
     "Debian's loaders (ipxe, shim-signed, grub-efi-amd64-signed)": DEBIAN_LOADERS.every((f) => existsSync(f)),
   },
   (suite) => {
-    let lan: HttpBootLan;
+    let lan: NetbootLan;
     let trixieGrub: { path: string } | { why: string };
 
     suite.startService(async () => {
@@ -93,7 +93,7 @@ bootSuite(
         await rm(path.join(loaders, name), { force: true });
         await symlink(target, path.join(loaders, name));
       }
-      lan = createHttpBootLan(suite.ctx.runDir, 'pxe');
+      lan = createNetbootLan(suite.ctx.runDir, 'pxe');
       // dnsmasq first: the site's server is there before bootsmith, as on a real network.
       await lan.startDnsmasq(undefined);
       return {

@@ -1,6 +1,6 @@
 // UEFI HTTP Boot of the minimal ISO (issue 26): OVMF with Secure Boot enforced, on a LAN in a
 // network namespace where Debian's dnsmasq answers the `HTTPClient` vendor class with the
-// InfraEnv's minimal-ISO URL (support/http-boot-lan.ts). OVMF's own network stack (no iPXE:
+// InfraEnv's minimal-ISO URL (support/netboot-lan.ts). OVMF's own network stack (no iPXE:
 // PXE turned off through its fw_cfg switches, so HTTP Boot is the first thing it tries) reads the
 // ISO over HTTP into a RAM disk and starts the El Torito EFI image from it: shim → GRUB → kernel,
 // as from a CD. The live system then fetches coreos.live.rootfs_url from the service, Ignition
@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, expect, it } from 'vitest';
 import { bootSuite } from './support/boot-suite.js';
 import { agentOutcome, expectIgnitionApplied, expectSecureBoot } from './support/guest-checks.js';
-import { createHttpBootLan, HAVE_HTTP_BOOT_LAN, type HttpBootLan } from './support/http-boot-lan.js';
+import { createNetbootLan, HAVE_NETBOOT_LAN, type NetbootLan } from './support/netboot-lan.js';
 import { createInfraEnv } from './support/infraenv.js';
 import { isoExtract } from './support/iso-tools.js';
 import { firmwareArgs, HAVE_OVMF } from './support/machine.js';
@@ -26,13 +26,13 @@ bootSuite(
   'UEFI HTTP Boot of the minimal ISO (qemu, TCG, OVMF, dnsmasq)',
   {
     'ovmf (OVMF_CODE_4M.ms.fd)': HAVE_OVMF,
-    'root, ip, dnsmasq and /dev/net/tun (a network namespace with a DHCP server)': HAVE_HTTP_BOOT_LAN,
+    'root, ip, dnsmasq and /dev/net/tun (a network namespace with a DHCP server)': HAVE_NETBOOT_LAN,
   },
   (suite) => {
-    let lan: HttpBootLan;
+    let lan: NetbootLan;
 
     suite.startService(() => {
-      lan = createHttpBootLan(suite.ctx.runDir, 'http-boot');
+      lan = createNetbootLan(suite.ctx.runDir, 'http-boot');
       return { name: 'http-boot', listenAddress: lan.hostAddress };
     });
     afterAll(async () => {

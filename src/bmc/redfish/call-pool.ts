@@ -7,7 +7,8 @@
 //   threads     CALL_WORKER_THREADS, started on the first call, unref'd (they never keep the
 //               process alive), each with a capped heap; a BMC's calls always go to the same one
 //               (by its address), where its keep-alive sockets and TLS session live
-//   slots       MAX_CALLS_IN_FLIGHT calls in the threads at once; the rest wait in line
+//   slots       MAX_CALLS_IN_FLIGHT calls in the threads at once; the rest wait in line, first come
+//               first served (src/semaphore.ts)
 //   line        MAX_QUEUED_CALLS; one more fails at once (`busy`). The wait counts as connecting:
 //               a call not sent within its connect clock fails as `connect-timeout`
 //   deadline    every call in a thread ends by its own clocks (http-call.ts); the main thread
@@ -20,6 +21,7 @@
 // Does NOT: retry, scrub, or decide what an answer means (transport.ts, session-auth.ts), or know Redfish.
 // Next: call-worker-entry.ts, the worker's side.
 import { Worker } from 'node:worker_threads';
+import { Semaphore, SemaphoreFullError } from '../../semaphore.js';
 import type { CallAnswer, CallReply, CallRequest } from './call-worker-protocol.js';
 import type { HttpCall } from './http-call.js';
 import {
@@ -57,10 +59,6 @@ interface Thread {
   calls: Set<number>;
 }
 
-interface Waiting {
-  start: () => void;
-}
-
 export interface CallPoolStats {
   threads: number;
   inFlight: number;
@@ -72,77 +70,53 @@ export interface CallPoolStats {
 export class CallPool {
   private readonly threads: (Thread | undefined)[];
   private readonly pending = new Map<number, Pending>();
-  private readonly line: Waiting[] = [];
+  /** MAX_CALLS_IN_FLIGHT slots, MAX_QUEUED_CALLS waiting at most. */
+  private readonly slots: Semaphore;
   private nextId = 1;
-  private inFlight = 0;
   private sent = 0;
-  private readonly maxInFlight: number;
-  private readonly maxQueued: number;
   private readonly heapMb: number;
 
   constructor(options: CallPoolOptions = {}) {
     this.threads = new Array<Thread | undefined>(Math.max(1, options.threads ?? CALL_WORKER_THREADS)).fill(undefined);
-    this.maxInFlight = options.maxInFlight ?? MAX_CALLS_IN_FLIGHT;
-    this.maxQueued = options.maxQueued ?? MAX_QUEUED_CALLS;
+    this.slots = new Semaphore(options.maxInFlight ?? MAX_CALLS_IN_FLIGHT, options.maxQueued ?? MAX_QUEUED_CALLS);
     this.heapMb = (options.heapMb ?? CALL_WORKER_HEAP_MB) + (FROM_SOURCES ? SOURCE_RUNNER_HEAP_MB : 0);
   }
 
   stats(): CallPoolStats {
     return {
       threads: this.threads.filter((t) => t !== undefined).length,
-      inFlight: this.inFlight,
-      queued: this.line.length,
+      inFlight: this.slots.active,
+      queued: this.slots.waiting,
       calls: this.sent,
     };
   }
 
   /** One call in a worker thread: its outcome, never a throw. */
   async call(call: HttpCall & { keepAlive: boolean }): Promise<PooledOutcome> {
-    if (this.inFlight >= this.maxInFlight) {
-      const waited = await this.waitForSlot(call.timeouts.connectMs);
-      if (waited) return waited;
-    } else this.inFlight++;
+    const connectMs = call.timeouts.connectMs;
+    let release: () => void;
+    try {
+      release = await this.slots.acquire(AbortSignal.timeout(connectMs));
+    } catch (err) {
+      const under = `${this.slots.active} Redfish calls are under way`;
+      return err instanceof SemaphoreFullError
+        ? { ok: false, failure: 'busy', detail: `${under} and ${this.slots.waiting} wait; not sent` }
+        : {
+            ok: false,
+            failure: 'connect-timeout',
+            detail: `not sent within ${connectMs} ms: ${under} (the wait counts as connecting)`,
+          };
+    }
     try {
       return await this.send(call);
     } finally {
-      const next = this.line.shift();
-      if (next) next.start();
-      else this.inFlight--;
+      release();
     }
   }
 
   /** Ends the threads (tests, service shutdown); calls in them fail as `connection-reset`. */
   async close(): Promise<void> {
     await Promise.all(this.threads.map((t) => t?.worker.terminate()));
-  }
-
-  /** Undefined once the call holds a slot (handed over by the call that freed it), else its failure. */
-  private waitForSlot(connectMs: number): Promise<PooledOutcome | undefined> {
-    if (this.line.length >= this.maxQueued) {
-      return Promise.resolve({
-        ok: false,
-        failure: 'busy',
-        detail: `${this.inFlight} Redfish calls are under way and ${this.line.length} wait; not sent`,
-      });
-    }
-    return new Promise((resolve) => {
-      const entry: Waiting = {
-        start: () => {
-          clearTimeout(timer);
-          resolve(undefined);
-        },
-      };
-      const timer = setTimeout(() => {
-        const at = this.line.indexOf(entry);
-        if (at >= 0) this.line.splice(at, 1);
-        resolve({
-          ok: false,
-          failure: 'connect-timeout',
-          detail: `not sent within ${connectMs} ms: ${this.inFlight} Redfish calls were under way (the wait counts as connecting)`,
-        });
-      }, connectMs);
-      this.line.push(entry);
-    });
   }
 
   private send(call: HttpCall & { keepAlive: boolean }): Promise<PooledOutcome> {

@@ -1,7 +1,7 @@
 // Builds and starts the PXE wing's child processes: the standalone runner (standalone-runner.ts)
 // and the packet-level client fleet (fleet-runner.ts), compiled once per test process with the
-// project's TypeScript into .cache/pxe-runner/ (Node 20 cannot run .ts), then started inside a
-// network namespace with `ip netns exec`. start() waits for the runner's ready line (bounded) and
+// project's TypeScript and runners.tsconfig.json into .cache/pxe-runner/ (Node 20 cannot run .ts),
+// then started inside a network namespace with `ip netns exec`. start() waits for the runner's ready line (bounded) and
 // turns a `failed` line into an Error carrying the wing's message.
 // Does: tsc, spawn, line protocol over stdio. Does NOT: create namespaces (netns-lan.ts).
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -14,6 +14,8 @@ import type { FleetConfig } from './fleet-runner.js';
 import type { RunnerConfig } from './standalone-runner.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+/** The runners' compiler options and files, shared with bench/pxe-fleet.mjs. */
+export const RUNNERS_TSCONFIG = path.join(REPO_ROOT, 'src', 'pxe', 'test-support', 'runners.tsconfig.json');
 /** tsc of the wing and its test support on a loaded two-core machine. */
 const BUILD_TIMEOUT_MS = 240_000;
 /** Binding, reading the loaders (a few MiB) and printing a line. */
@@ -30,13 +32,10 @@ export function buildRunners(): Promise<string> {
     mkdirSync(parent, { recursive: true });
     const out = mkdtempSync(path.join(parent, 'build-'));
     chmodSync(out, 0o755); // runners started as another user (the privilege test) read it
-    const here = path.join(REPO_ROOT, 'src', 'pxe', 'test-support');
     const tsc = path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     execFile(
       process.execPath,
-      [tsc, '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--strict', '--skipLibCheck',
-        '--types', 'node', '--rootDir', REPO_ROOT, '--outDir', out,
-        path.join(here, 'standalone-runner.ts'), path.join(here, 'fleet-runner.ts')], // prettier-ignore
+      [tsc, '-p', RUNNERS_TSCONFIG, '--outDir', out],
       { cwd: REPO_ROOT, timeout: BUILD_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 },
       (err, stdout, stderr) => (err ? reject(new Error(`tsc failed: ${stdout}${stderr}`)) : resolve(out)),
     );

@@ -25,7 +25,7 @@
 // through Redfish is recorded by the BMC but does not change the firmware.
 // UEFI HTTP Boot (issue 33): with OVMF and a NIC in `qemuArgs` (no option ROM: `romfile=`, so
 // OVMF's own HTTP Boot runs; PXE off through its fw_cfg switches) and an `httpBoot` hand-off, a
-// reset with a URI first hands the URI to the guest's network (test/e2e/support/http-boot-lan.ts:
+// reset with a URI first hands the URI to the guest's network (test/e2e/support/netboot-lan.ts:
 // dnsmasq in the guest's private network namespace answers the firmware's `HTTPClient` DHCP with
 // it), a reset without one takes it back (a plain lease only), so the firmware HTTP-boots exactly
 // the boots the BMC's UefiHttp override applies to. Real BMCs write the URI into the firmware's

@@ -20,13 +20,13 @@ const DNSMASQ_START_MS = 15_000;
 /** Bound on each `ip` call. */
 const IP_TIMEOUT_MS = 15_000;
 
-export const HAVE_HTTP_BOOT_LAN =
+export const HAVE_NETBOOT_LAN =
   process.getuid?.() === 0 &&
   toolWorks('ip', ['-V']) &&
   toolWorks('dnsmasq', ['--version']) &&
   spawnSync('sh', ['-c', 'test -c /dev/net/tun']).status === 0;
 
-export interface HttpBootLan {
+export interface NetbootLan {
   ns: string;
   /** The host end of the veth (the service listens here; the guests' gateway). */
   hostAddress: string;
@@ -55,7 +55,7 @@ function ip(args: string[], ns?: string): void {
   if (r.status !== 0) throw new Error(`ip ${argv.join(' ')}: ${(r.stderr || r.error?.message || '').trim()}`);
 }
 
-export function createHttpBootLan(runDir: string, name: string): HttpBootLan {
+export function createNetbootLan(runDir: string, name: string): NetbootLan {
   const tag = String(process.pid % 100000);
   const ns = `bsboot${tag}`;
   const hostIf = `bsh${tag}`;
