@@ -26,9 +26,14 @@ function handleOf(socket: Socket): TcpHandle | undefined {
   return (socket as unknown as { _handle?: TcpHandle | null })._handle ?? undefined;
 }
 
+/** The socket carries no TLS: what is written to it goes to the kernel as it is, never read in this process. */
+export function isPlainSocket(socket: Socket): boolean {
+  return (socket as { encrypted?: boolean }).encrypted !== true;
+}
+
 /** The socket's own descriptor when it is a plain TCP socket Node drives; undefined for TLS and anything else. */
 function plainDescriptor(socket: Socket): number | undefined {
-  if ((socket as { encrypted?: boolean }).encrypted) return undefined;
+  if (!isPlainSocket(socket)) return undefined;
   const fd = handleOf(socket)?.fd;
   return typeof fd === 'number' && fd >= 0 ? fd : undefined;
 }

@@ -23,7 +23,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { KernelIo } from '../../kernel-io/kernel-io.js';
-import { nodeQueueEmpty, SocketFileSender } from '../../kernel-io/socket-file-sender.js';
+import { isPlainSocket, nodeQueueEmpty, SocketFileSender } from '../../kernel-io/socket-file-sender.js';
 import type { BodySink, SegmentCopier } from './body-sink.js';
 import { PositionalCopier, type PositionalRepresentation } from './positional-copier.js';
 import type { Representation } from './representation.js';
@@ -91,12 +91,6 @@ interface ZeroCopy {
   io: KernelIo;
   sender: SocketFileSender;
   rep: ZeroCopyRepresentation;
-}
-
-/** The response goes to a socket without TLS: bytes written to it are never read in this process. */
-function isPlainSocket(res: ServerResponse): boolean {
-  const socket = res.socket;
-  return socket !== null && (socket as { encrypted?: boolean }).encrypted !== true;
 }
 
 /** The sender of this response when its body may go through the kernel: a plain socket that is the response's own. */
@@ -207,7 +201,7 @@ class BodyPump implements BodySink {
         segment.end,
         this,
         this.io,
-        this.io !== undefined && isPlainSocket(this.res),
+        this.io !== undefined && this.res.socket !== null && isPlainSocket(this.res.socket),
       );
       this.current = copier;
       copier.resume();
