@@ -23,6 +23,7 @@
 #include <netinet/tcp.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -250,6 +251,19 @@ static napi_value MapFile(napi_env env, napi_callback_info info) {
   return buffer;
 }
 
+/** The address and length of a mapFile() mapping passed to `fn`; 0 (a TypeError thrown) when it is not one. */
+static int mapping_of(napi_env env, napi_value value, const char* fn, void** data, size_t* size) {
+  bool is_arraybuffer = false;
+  if (napi_is_arraybuffer(env, value, &is_arraybuffer) != napi_ok || !is_arraybuffer ||
+      napi_get_arraybuffer_info(env, value, data, size) != napi_ok || *data == NULL || *size == 0) {
+    char message[96];
+    snprintf(message, sizeof message, "kernel-io: %s needs a mapFile() mapping", fn);
+    napi_throw_type_error(env, NULL, message);
+    return 0;
+  }
+  return 1;
+}
+
 /**
  * releaseMapping(mapping): lets go of a mapFile() mapping's file now, before the ArrayBuffer is
  * collected: its range becomes an inaccessible anonymous reservation (so an unlinked file's blocks
@@ -258,17 +272,12 @@ static napi_value MapFile(napi_env env, napi_callback_info info) {
  * reservation. 0 or -errno.
  */
 static napi_value ReleaseMapping(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
+  double unused[1];
+  napi_value mapping = NULL;
   void* data;
   size_t size;
-  bool is_arraybuffer = false;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
-      napi_is_arraybuffer(env, argv[0], &is_arraybuffer) != napi_ok || !is_arraybuffer ||
-      napi_get_arraybuffer_info(env, argv[0], &data, &size) != napi_ok || data == NULL || size == 0) {
-    napi_throw_type_error(env, NULL, "kernel-io: releaseMapping needs a mapFile() mapping");
+  if (!numbers(env, info, 1, unused, 0, &mapping) || !mapping_of(env, mapping, "releaseMapping", &data, &size))
     return NULL;
-  }
   void* at = mmap(data, size, PROT_NONE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   return number(env, at == MAP_FAILED ? -errno : 0);
 }
@@ -282,15 +291,10 @@ static napi_value ReleaseMapping(napi_env env, napi_callback_info info) {
 static napi_value MappedResidency(napi_env env, napi_callback_info info) {
   double a[3];
   napi_value mapping = NULL;
-  if (!numbers(env, info, 3, a, 0, &mapping)) return NULL;
   void* data;
   size_t size;
-  bool is_arraybuffer = false;
-  if (napi_is_arraybuffer(env, mapping, &is_arraybuffer) != napi_ok || !is_arraybuffer ||
-      napi_get_arraybuffer_info(env, mapping, &data, &size) != napi_ok) {
-    napi_throw_type_error(env, NULL, "kernel-io: mappedResidency needs a mapFile() mapping");
+  if (!numbers(env, info, 3, a, 0, &mapping) || !mapping_of(env, mapping, "mappedResidency", &data, &size))
     return NULL;
-  }
   uint64_t position = (uint64_t)a[1], length = (uint64_t)a[2];
   if (position > size || length > size - position) {
     napi_throw_range_error(env, NULL, "kernel-io: mappedResidency outside the mapping");
