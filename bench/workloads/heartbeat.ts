@@ -250,7 +250,7 @@ export async function heartbeatRate(ctx: Context): Promise<Figure[]> {
   const pairs = await embeddedPairs(ctx);
   const rates = (auth: Auth) => pairs.map((p) => round(p[auth].okPerSecond, 0));
   const keyCost = pairs.map((p) => round(p.none.okPerSecond / p.local.okPerSecond, 3));
-  // the figure's run is the pair whose local rate is the median one; its value the median of all
+  // each figure's details are the run nearest its median rate; its value is the median of all
   const middle = (auth: Auth) => {
     const m = median(rates(auth));
     return pairs
@@ -264,7 +264,7 @@ export async function heartbeatRate(ctx: Context): Promise<Figure[]> {
     noneOverLocalMedian: round(median(keyCost), 3),
     ratioSpread: round(spread(keyCost), 3),
     note:
-      `${pairs.length} pairs of fresh processes on the same 5,000 hosts, local and none in turns; ` +
+      `${pairs.length} pairs of fresh processes on the same ${pairs[0]!.local.hosts} hosts, local and none in turns; ` +
       `AUTH_TYPE=none answered ${round((median(keyCost) - 1) * 100, 1)} % more per pair at the median ` +
       `(per pair ${keyCost.join(', ')})`,
   };
