@@ -41,6 +41,7 @@ const ROOM_IMPORTS = {
   'src/image-ports': [
     'src/errors.ts',
     'src/fs/key-file.ts',
+    'src/metric-cell.ts',
     'src/metrics.ts',
     'src/redact.ts',
     'src/url-grammar.ts',

@@ -43,12 +43,22 @@ export interface ServedArtifact {
   bootExtents?: readonly Extent[];
 }
 
+/** Boot extents already worked out, per manifest (a manifest does not change once read). */
+const bootExtentsByManifest = new WeakMap<LiveManifest, readonly Extent[]>();
+
 /** The kernel, the initramfs and the Ignition embed area of a live ISO's manifest. */
-export function bootExtentsOf(manifest: LiveManifest): Extent[] {
-  const { kernel, initrd } = manifest.files;
-  return [kernel, initrd, { offset: manifest.ignition.offset, length: manifest.ignition.length }].filter(
-    (e): e is Extent => e !== undefined && e.length > 0,
-  );
+export function bootExtentsOf(manifest: LiveManifest): readonly Extent[] {
+  let known = bootExtentsByManifest.get(manifest);
+  if (known === undefined) {
+    const { kernel, initrd } = manifest.files;
+    known = Object.freeze(
+      [kernel, initrd, { offset: manifest.ignition.offset, length: manifest.ignition.length }].filter(
+        (e): e is Extent => e !== undefined && e.length > 0,
+      ),
+    );
+    bootExtentsByManifest.set(manifest, known);
+  }
+  return known;
 }
 
 export type BootArtifactKind = 'kernel' | 'rootfs' | 'initrd' | 'ins-file';
@@ -76,17 +86,17 @@ export class ArtifactService {
   async discoveryIso(request: ArtifactRequest, imageType: DiscoveryImageType): Promise<ServedArtifact> {
     const image = this.images.resolve(request.version, request.arch);
     if (imageType === 'full-iso') {
-      const served = await this.customized(image.base, request, 'full-iso', (c) =>
+      const { file, lastModified } = await this.customized(image.base, request, 'full-iso', (c) =>
         buildDiscoveryIso(image, c, this.compression),
       );
-      return { ...served, bootExtents: bootExtentsOf(image.manifest) };
+      return { file, lastModified, bootExtents: bootExtentsOf(image.manifest) };
     }
     const minimal = minimalVariant(image);
     const plan = await this.minimalPlans.get(minimal, this.rootfsUrl(image));
-    const served = await this.customized(minimal.base, request, 'minimal-iso', (c) =>
+    const { file, lastModified } = await this.customized(minimal.base, request, 'minimal-iso', (c) =>
       buildMinimalIso(minimal, plan, c, this.compression),
     );
-    return { ...served, bootExtents: bootExtentsOf(minimal.manifest) };
+    return { file, lastModified, bootExtents: bootExtentsOf(minimal.manifest) };
   }
 
   async pxeInitrd(request: ArtifactRequest): Promise<ServedArtifact> {

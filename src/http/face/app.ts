@@ -19,6 +19,7 @@ import type { Logger } from 'pino';
 import type { ArtifactService } from '../../artifacts/artifact-service.js';
 import type { UrlTokenResolver } from '../../image-ports/url-token-resolver.js';
 import type { Metrics } from '../../metrics.js';
+import { type MetricCell, metricCell } from '../../metric-cell.js';
 import type { ArtifactObserver } from '../../image-ports/boot-event-observer.js';
 import type { TokenReadObserver } from '../../image-ports/token-read-observer.js';
 import { answerImageError, imageErrorHandler } from './error-mapping.js';
@@ -124,12 +125,13 @@ export function createApp(parts: AppParts): RequestListener {
 function requestRecorder(
   parts: Pick<AppParts, 'logger' | 'metrics'>,
 ): (req: IncomingMessage, res: ServerResponse, route: () => string) => void {
+  const count = requestCounter(parts.metrics);
   return (req, res, route) => {
-    const started = process.hrtime.bigint();
+    // the access line's fields (a clock, a redacted path) cost per request: only made when logged
+    const started = parts.logger.isLevelEnabled('debug') ? process.hrtime.bigint() : undefined;
     res.on('finish', () => {
-      parts.metrics.requests.inc({ route: route(), method: req.method ?? '', status: String(res.statusCode) });
-      // the access line's fields (a redacted path) cost per request: only build them when logged
-      if (!parts.logger.isLevelEnabled('debug')) return;
+      count(route(), req.method ?? '', res.statusCode);
+      if (started === undefined || !parts.logger.isLevelEnabled('debug')) return;
       parts.logger.debug(
         {
           method: req.method,
@@ -140,6 +142,27 @@ function requestRecorder(
         'request',
       );
     });
+  };
+}
+
+/**
+ * Counts a request in bootsmith_http_requests_total through a cell of its labels (src/metric-cell.ts),
+ * made once per (route, method, status). The labels are bounded: routes are the app's own
+ * patterns, methods those Node's parser accepts.
+ */
+function requestCounter(metrics: AppParts['metrics']): (route: string, method: string, status: number) => void {
+  const cells = new Map<string, Map<string, Map<number, MetricCell>>>();
+  return (route, method, status) => {
+    let byMethod = cells.get(route);
+    if (byMethod === undefined) cells.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
+    let cell = byStatus.get(status);
+    if (cell === undefined) {
+      cell = metricCell(metrics.requests, { route, method, status: String(status) });
+      byStatus.set(status, cell);
+    }
+    cell.add();
   };
 }
 

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { ArtifactService, ServedArtifact } from '../../artifacts/artifact-service.js';
 import type { UrlTokenResolver } from '../../image-ports/url-token-resolver.js';
 import type { Metrics } from '../../metrics.js';
+import { metricCell } from '../../metric-cell.js';
 import type { SplicedFile } from '../../splice/spliced-file.js';
 import type { ArtifactObserver } from '../../image-ports/boot-event-observer.js';
 import type { TokenReadObserver } from '../../image-ports/token-read-observer.js';
@@ -69,7 +70,7 @@ interface LabelledHooks {
   onStreamEnd(): void;
 }
 
-/** Metric hooks of one artifact label, made once per Metrics (prom-client children skip the label hashing). */
+/** Metric hooks of one artifact label, made once per Metrics (cells: src/metric-cell.ts). */
 const hooksByMetrics = new WeakMap<Metrics, Map<ArtifactLabel, LabelledHooks>>();
 
 function labelled(metrics: Metrics, label: ArtifactLabel): LabelledHooks {
@@ -80,12 +81,12 @@ function labelled(metrics: Metrics, label: ArtifactLabel): LabelledHooks {
   }
   let hooks = byLabel.get(label);
   if (hooks === undefined) {
-    const bytes = metrics.bytesServed.labels({ artifact: label });
-    const streams = metrics.streamsInFlight.labels({ artifact: label });
+    const bytes = metricCell(metrics.bytesServed, { artifact: label });
+    const streams = metricCell(metrics.streamsInFlight, { artifact: label });
     hooks = {
-      onBytes: (n) => bytes.inc(n),
-      onStreamStart: () => streams.inc(),
-      onStreamEnd: () => streams.dec(),
+      onBytes: (n) => bytes.add(n),
+      onStreamStart: () => streams.add(1),
+      onStreamEnd: () => streams.add(-1),
     };
     byLabel.set(label, hooks);
   }

@@ -96,6 +96,8 @@ export class RequestCap {
   private readonly refusals = { global_cap: 0, address_share: 0 };
   private readonly cuts = { min_progress: 0, preempted: 0 };
   private lastGlobalRefusalAt = Number.NEGATIVE_INFINITY;
+  /** Each connection's share key, worked out once (a keep-alive connection asks for every request). */
+  private readonly keyOfSocket = new WeakMap<Socket, string>();
 
   constructor(
     private readonly settings: RequestCapSettings,
@@ -131,7 +133,11 @@ export class RequestCap {
    */
   admit(req: IncomingMessage, res: ServerResponse): UnavailableError | undefined {
     const socket = req.socket;
-    const key = clientAddressKey(socket.remoteAddress);
+    let key = this.keyOfSocket.get(socket);
+    if (key === undefined) {
+      key = clientAddressKey(socket.remoteAddress);
+      this.keyOfSocket.set(socket, key);
+    }
     const own = this.byAddress.get(key);
     // A share equal to the cap is no share: reaching it means the cap is reached (reported as such).
     if (this.perAddress < this.max && own !== undefined && own.size >= this.perAddress && !this.preempt(own)) {
@@ -212,9 +218,10 @@ export class RequestCap {
     addressSlots.add(slot);
     this.metrics.artifactRequestsInFlight.set(this.slots.size);
     // 'close' follows every response (finished, failed, or its client gone); 'finish' comes first
-    // when the body was handed over whole. Either releases; the guard makes it exactly once.
-    res.once('finish', slot.release);
-    res.once('close', slot.release);
+    // when the body was handed over whole. Either releases; the guard makes it exactly once (so
+    // plain listeners do: a response emits each event once, and is dropped after it).
+    res.on('finish', slot.release);
+    res.on('close', slot.release);
   }
 
   /** Frees a slot among `candidates` for a newcomer; false when none has been behind long enough. */
