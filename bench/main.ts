@@ -59,6 +59,7 @@ const USAGE = `usage: node bench/run.mjs [options]            (npm run bench -- 
                          ISO 9660 level 1 allows in one file; 4096 with --sparse)
   --repeats N            side-by-side repeats of workloads 1 and 2 (default 3)
   --storm-seconds N      range storm duration (default 20)
+  --storm-warmup N       seconds of unmeasured storm per server before the measured ones (default 10; 0: none)
   --fresh N              InfraEnvs for workload 3 (default 200)
   --memory-clients N     concurrent downloads for workload 4 (default 200)
   --memory-seconds N     how long they run (default 20)
@@ -108,6 +109,7 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
     repeats: smoke ? 1 : 3,
     downloadClients: [1, 8],
     stormSeconds: smoke ? 2 : 20,
+    stormWarmupSeconds: smoke ? 1 : 10,
     stormConnections: 64,
     freshCount: smoke ? 20 : 200,
     copyRepeats: smoke ? 1 : 3,
@@ -190,6 +192,9 @@ function parseOptions(argv: readonly string[], benchDir: string): Options | stri
         break;
       case '--storm-seconds':
         o.stormSeconds = Math.max(1, int());
+        break;
+      case '--storm-warmup':
+        o.stormWarmupSeconds = Math.max(0, int());
         break;
       case '--fresh':
         o.freshCount = Math.max(1, int());
@@ -461,6 +466,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         wrkThreads: options.wrkThreads,
         downloadClients: options.downloadClients,
         stormSeconds: options.stormSeconds,
+        stormWarmupSeconds: options.stormWarmupSeconds,
         stormConnections: options.stormConnections,
         freshCount: options.freshCount,
         memoryClients: options.memoryClients,

@@ -18,6 +18,8 @@ export interface Options {
   repeats: number;
   downloadClients: number[];
   stormSeconds: number;
+  /** An unmeasured storm per server before the measured ones (`--storm-warmup`): both reach steady state. */
+  stormWarmupSeconds: number;
   stormConnections: number;
   freshCount: number;
   copyRepeats: number;

@@ -124,7 +124,6 @@ class BodyPump implements BodySink {
 
   start(): void {
     const res = this.res;
-    res.on('drain', this.onDrain);
     res.on('finish', this.onFinish);
     res.on('close', this.onResClose);
     res.on('error', this.onResError);
@@ -136,7 +135,10 @@ class BodyPump implements BodySink {
   }
 
   write(chunk: Uint8Array, sent?: () => void): void {
-    if (!(sent === undefined ? this.res.write(chunk) : this.res.write(chunk, sent))) this.full = true;
+    if (!(sent === undefined ? this.res.write(chunk) : this.res.write(chunk, sent)) && !this.full) {
+      this.full = true;
+      this.res.once('drain', this.onDrain); // only while full: most answers never fill the socket
+    }
     this.hooks?.onBytes?.(chunk.length);
   }
 
@@ -231,7 +233,7 @@ class BodyPump implements BodySink {
     this.done = true;
     this.uncork();
     const res = this.res;
-    res.off('drain', this.onDrain);
+    if (this.full) res.off('drain', this.onDrain);
     res.off('finish', this.onFinish);
     res.off('close', this.onResClose);
     res.off('error', this.onResError);

@@ -98,15 +98,16 @@ export class StoreCatalog implements ImageStore, ImageCatalog {
   resolve(version: string | undefined, arch: string | undefined): LiveImage {
     if (!version) throw new BadRequestError("'version' parameter required");
     const { entry, slot } = this.memberFor(version, arch ?? 'x86_64');
-    const context = { version, arch };
     const status = slot.status;
+    if (status.state === 'ready') {
+      slot.lastServedAt = Date.now();
+      this.hooks.served(slot);
+      // entries sharing the file differ in what the serving path reads of the entry (rootfs_url, names)
+      return status.image.entry === entry ? status.image : { ...status.image, entry };
+    }
+    const context = { version, arch };
     const label = labelOf(entry);
     switch (status.state) {
-      case 'ready':
-        slot.lastServedAt = Date.now();
-        this.hooks.served(slot);
-        // entries sharing the file differ in what the serving path reads of the entry (rootfs_url, names)
-        return status.image.entry === entry ? status.image : { ...status.image, entry };
       case 'pending':
       case 'downloading':
       case 'extracting':

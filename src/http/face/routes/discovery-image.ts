@@ -89,7 +89,7 @@ export async function serveDiscoveryIso(
       ? watchTokenRead(context.tokenReads, req, res, target.credential.value, artifact.file.size, artifact.bootExtents)
       : undefined;
   const filename = `${target.infraEnvId}-discovery.iso`;
-  await sendArtifact(req, res, context, target.type, artifactRepresentation(artifact, filename), onPlan);
+  return sendArtifact(req, res, context, target.type, artifactRepresentation(artifact, filename), onPlan);
 }
 
 export function discoveryImageRoutes(context: ImageRouteContext, shapes: readonly UrlShape[] = URL_SHAPES): Router {
