@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 35's figures in one go (`npm run bench:issue-35`; ~40 min on the 2-vCPU machine; run it
 # on a quiet machine): the range storm, full downloads, a new connection per request and HTTPS
-# against nginx on the 47 MB and 1 GiB real-bytes ISOs, with HTTP_BODY_IO=portable (the default),
-# auto and sendfile; the new connection per request again with AUTH_TYPE=local (the download_url's
+# against nginx on the 47 MB and 1 GiB real-bytes ISOs, with HTTP_BODY_IO=portable,
+# auto (the default) and sendfile; the new connection per request again with AUTH_TYPE=local (the download_url's
 # short token, then an HS256 image token); the agent heartbeat with the default auth and without;
 # then CPU profiles of the storm, before (HTTP_BODY_IO=portable: every read on libuv's pool, the
 # path before issue 35) and after, summarized by `node bench/run.mjs profile`. Results in
