@@ -3,12 +3,14 @@
 // does not have): its blocks marked `<!-- doc-test: disconnected-site -->`, in order, in one bash session (`set -euo pipefail`), in a directory set up like a
 // checkout holding `rhcos-live.x86_64.iso` (the bootable fixture ISO), inside a network namespace
 // of its own (`unshare -n`, root: loopback up, plus a veth pair with an address and a default route
-// so bootsmith has an address to hand out, as a real host has). The one substitution:
+// so bootsmith has an address to hand out, as a real host has) and a PID namespace (`-p -f`). The one substitution:
 // MIRROR=localhost:5000, which the blocks read. Debian's docker-registry (TLS with the CA the block
 // makes, htpasswd), umoci and skopeo push the ISO; `npx bootsmith serve` pulls it from there.
 // Then what the blocks promise: /health shows the image ready, pulled from the mirror by digest,
 // with the fixture's sha256; the files the blocks write exist. Everything started is stopped when
-// the session ends (its EXIT trap), the namespace goes with it.
+// the session ends: its EXIT trap stops the background jobs, and the kernel ends whatever they
+// started in turn (`npx` does not pass its signal on to `bootsmith serve`) when the session, the
+// PID namespace's first process, exits.
 import { spawn } from 'node:child_process';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -50,7 +52,7 @@ describe.skipIf(
   unavailable({
     ...HAVE_REGISTRY_TOOLS,
     curl: toolWorks('curl'),
-    'unshare -n and ip (root)': toolWorks('unshare', ['-n', 'ip', 'link', 'set', 'lo', 'up']),
+    'unshare -n -p and ip (root)': toolWorks('unshare', ['-n', '-p', '-f', 'ip', 'link', 'set', 'lo', 'up']),
   }),
 )('"Disconnected sites": the blocks run as written', () => {
   let built: BuiltCli;
@@ -69,7 +71,7 @@ describe.skipIf(
       await writeFile(file, b.code);
       files.push(file);
     }
-    const child = spawn('unshare', ['-n', 'bash', '-c', SESSION, 'doc-test', ...files], {
+    const child = spawn('unshare', ['-n', '-p', '-f', 'bash', '-c', SESSION, 'doc-test', ...files], {
       cwd: dir,
       env: { PATH: process.env.PATH ?? '', HOME: dir, LANG: 'C.UTF-8', MIRROR: 'localhost:5000' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,17 +4,9 @@
 // error, 5xx with a parsed ExtendedInfo message). If the emulator drifted from real Redfish, these
 // clients — not ours — would notice.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type IsoServer,
-  makeTestCertificates,
-  startIsoServer,
-  startVirtualBmc,
-  type TestCertificates,
-} from '../../../test/support/redfish-emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import { isoSuite, startVirtualBmc } from '../../../test/support/redfish-emulator/index.js';
 import { HAVE_OPENSSL, REPO_ROOT } from '../../../test/support/probes.js';
 import { toolWorks, unavailable } from '../../../test/support/requirements.js';
 
@@ -63,22 +55,7 @@ async function sushy(args: Record<string, unknown>): Promise<SushyRun> {
 describe.skipIf(unavailable({ openssl: HAVE_OPENSSL, 'python3-sushy': HAVE_SUSHY }))(
   'sushy drives the emulator',
   () => {
-    let dir: string;
-    let certs: TestCertificates;
-    let httpIso: IsoServer;
-    let httpsIso: IsoServer;
-
-    beforeAll(async () => {
-      dir = mkdtempSync(path.join(tmpdir(), 'bmc-sushy-'));
-      certs = makeTestCertificates(dir);
-      httpIso = await startIsoServer({ file: ISO, name: 'discovery.iso' });
-      httpsIso = await startIsoServer({ file: ISO, name: 'discovery.iso', tls: certs });
-    });
-    afterAll(async () => {
-      await httpIso?.close();
-      await httpsIso?.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
-    });
+    const isos = isoSuite(ISO, 'discovery.iso');
 
     // profile, power at start, slot that takes the image, boot target sushy ends up setting, extra script args
     const ROWS: [string, 'On' | 'Off', string, string, Record<string, unknown>][] = [
@@ -96,20 +73,20 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL, 'python3-sushy': HAVE_SUSHY
         const { bmc, guest } = await startVirtualBmc({
           name: profile,
           profile,
-          tls: certs,
-          imageCa: certs.caPem,
+          tls: isos.certs,
+          imageCa: isos.certs.caPem,
           initialPower: power,
         });
         try {
           // A previous image in the slot, so sushy's eject path runs too.
           const slot = bmc.model.slots.find((s) => s.spec.id === slotId);
           if (slot) Object.assign(slot, { image: 'https://192.0.2.1/old.iso', inserted: true });
-          const iso = extra.https ? httpsIso : httpIso;
+          const iso = extra.https ? isos.https : isos.http;
           const run = await sushy({
             base_url: bmc.origin,
             username: 'admin',
             password: PASSWORD,
-            verify: certs.caFile,
+            verify: isos.certs.caFile,
             image: iso.url,
             transfer_method: extra.transfer_method ?? null,
           });
@@ -154,13 +131,13 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL, 'python3-sushy': HAVE_SUSHY
     it.each(['dell-idrac', 'dell-idrac10'])(
       '%s: sushy 4.3 reads the System, sets the boot override and resets (it has no System-level VirtualMedia, which iDRAC ≥ 6.00.02 uses)',
       async (profile) => {
-        const { bmc, guest } = await startVirtualBmc({ name: profile, profile, tls: certs, initialPower: 'On' });
+        const { bmc, guest } = await startVirtualBmc({ name: profile, profile, tls: isos.certs, initialPower: 'On' });
         try {
           const run = await sushy({
             base_url: bmc.origin,
             username: 'admin',
             password: PASSWORD,
-            verify: certs.caFile,
+            verify: isos.certs.caFile,
             only: 'system',
           });
           expect(run.error).toBeUndefined();
@@ -180,13 +157,13 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL, 'python3-sushy': HAVE_SUSHY
     );
 
     it('uefi-http: sushy 4.3 reads the System (HttpBootUri shown), sets the one-time UefiHttp override and resets; without a URI nothing HTTP-boots', async () => {
-      const { bmc, guest } = await startVirtualBmc({ name: 'uefi-http', profile: 'uefi-http', tls: certs });
+      const { bmc, guest } = await startVirtualBmc({ name: 'uefi-http', profile: 'uefi-http', tls: isos.certs });
       try {
         const run = await sushy({
           base_url: bmc.origin,
           username: 'admin',
           password: PASSWORD,
-          verify: certs.caFile,
+          verify: isos.certs.caFile,
           only: 'system',
           target: 'UefiHttp',
         });
@@ -207,14 +184,14 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL, 'python3-sushy': HAVE_SUSHY
     });
 
     it('wrong password: sushy falls back from sessions to Basic, then gets 401 AccessError with the Redfish code', async () => {
-      const { bmc, guest } = await startVirtualBmc({ name: 'b', profile: 'generic', tls: certs });
+      const { bmc, guest } = await startVirtualBmc({ name: 'b', profile: 'generic', tls: isos.certs });
       try {
         const run = await sushy({
           base_url: bmc.origin,
           username: 'admin',
           password: 'wrong',
-          verify: certs.caFile,
-          image: httpIso.url,
+          verify: isos.certs.caFile,
+          image: isos.http.url,
         });
         expect(run.ok).toBe(false);
         expect(run.error).toMatchObject({ class: 'AccessError', status: 401, code: 'Base.1.8.NoValidSession' });
@@ -229,7 +206,7 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL, 'python3-sushy': HAVE_SUSHY
       const { bmc, guest } = await startVirtualBmc({
         name: 'b',
         profile: 'generic',
-        tls: certs,
+        tls: isos.certs,
         faults: { serverErrors: { times: 'always', status: 503, match: { path: 'InsertMedia' } } },
       });
       try {
@@ -237,8 +214,8 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL, 'python3-sushy': HAVE_SUSHY
           base_url: bmc.origin,
           username: 'admin',
           password: PASSWORD,
-          verify: certs.caFile,
-          image: httpIso.url,
+          verify: isos.certs.caFile,
+          image: isos.http.url,
         });
         expect(run.ok).toBe(false);
         expect(run.error).toMatchObject({
@@ -258,19 +235,7 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL, 'python3-sushy': HAVE_SUSHY
 describe.skipIf(unavailable({ openssl: HAVE_OPENSSL, redfishtool: HAVE_REDFISHTOOL }))(
   'redfishtool drives the emulator',
   () => {
-    let dir: string;
-    let certs: TestCertificates;
-    let iso: IsoServer;
-
-    beforeAll(async () => {
-      dir = mkdtempSync(path.join(tmpdir(), 'bmc-redfishtool-'));
-      certs = makeTestCertificates(dir);
-      iso = await startIsoServer({ file: ISO, name: 'discovery.iso' });
-    });
-    afterAll(async () => {
-      await iso?.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
-    });
+    const isos = isoSuite(ISO, 'discovery.iso');
 
     function redfishtool(
       origin: string,
@@ -285,7 +250,7 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL, redfishtool: HAVE_REDFISHTO
     it.each(['generic', 'dell-idrac', 'supermicro', 'cisco'])(
       '%s: root, System, boot override, raw InsertMedia, reset — the guest boots from the CD',
       async (profile) => {
-        const { bmc, guest } = await startVirtualBmc({ name: profile, profile, tls: certs, initialPower: 'Off' });
+        const { bmc, guest } = await startVirtualBmc({ name: profile, profile, tls: isos.certs, initialPower: 'Off' });
         try {
           const root = await redfishtool(bmc.origin, PASSWORD, ['root']);
           expect(root.status, root.err).toBe(0);
@@ -311,7 +276,7 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL, redfishtool: HAVE_REDFISHTO
           if (slot?.inserted) {
             // iDRAC: the stale image must come out first, or InsertMedia answers 500.
             const refused = await redfishtool(bmc.origin, PASSWORD, [
-            'raw', 'POST', `${bmc.model.mediaPath}/${slot.spec.id}/Actions/VirtualMedia.InsertMedia`, '-d', JSON.stringify({ Image: iso.url }),
+            'raw', 'POST', `${bmc.model.mediaPath}/${slot.spec.id}/Actions/VirtualMedia.InsertMedia`, '-d', JSON.stringify({ Image: isos.http.url }),
           ]); // prettier-ignore
             expect(refused.status).not.toBe(0);
             expect(refused.err).toMatch(/500/);
@@ -321,10 +286,10 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL, redfishtool: HAVE_REDFISHTO
             expect(eject.status, eject.err).toBe(0);
           }
           const insert = await redfishtool(bmc.origin, PASSWORD, [
-          'raw', 'POST', `${bmc.model.mediaPath}/${slot?.spec.id}/Actions/VirtualMedia.InsertMedia`, '-d', JSON.stringify({ Image: iso.url }),
+          'raw', 'POST', `${bmc.model.mediaPath}/${slot?.spec.id}/Actions/VirtualMedia.InsertMedia`, '-d', JSON.stringify({ Image: isos.http.url }),
         ]); // prettier-ignore
           expect(insert.status, insert.err).toBe(0);
-          expect(slot?.image).toBe(iso.url);
+          expect(slot?.image).toBe(isos.http.url);
 
           const reset = await redfishtool(bmc.origin, PASSWORD, ['Systems', '-1', 'reset', 'On']);
           expect(reset.status, reset.err).toBe(0);
@@ -339,7 +304,7 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL, redfishtool: HAVE_REDFISHTO
     );
 
     it('wrong password: redfishtool fails with the 401', async () => {
-      const { bmc, guest } = await startVirtualBmc({ name: 'b', profile: 'generic', tls: certs });
+      const { bmc, guest } = await startVirtualBmc({ name: 'b', profile: 'generic', tls: isos.certs });
       try {
         const r = await redfishtool(bmc.origin, 'wrong', ['Systems', '-1']);
         expect(r.status).not.toBe(0);

@@ -5,17 +5,9 @@
 // HTTP Boot reads), that nothing else is written (no virtual media), and that a BMC that cannot
 // HTTP-boot is refused with `unsupported` before any write. Virtual guests (no VM); the qemu proof
 // is test/e2e/bmc-http-boot.test.ts.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type IsoServer,
-  makeTestCertificates,
-  startIsoServer,
-  startVirtualBmc,
-  type TestCertificates,
-} from '../../../test/support/redfish-emulator/index.js';
+import { describe, expect, it } from 'vitest';
+import { isoSuite, startVirtualBmc } from '../../../test/support/redfish-emulator/index.js';
 import { HAVE_OPENSSL, REPO_ROOT } from '../../../test/support/probes.js';
 import { unavailable } from '../../../test/support/requirements.js';
 import { statusForError } from '../../error-status.js';
@@ -43,29 +35,14 @@ const ROWS: Row[] = [
 ]; // prettier-ignore
 
 describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('UEFI HTTP Boot through the emulated BMC', () => {
-  let dir: string;
-  let certs: TestCertificates;
-  let httpIso: IsoServer;
-  let httpsIso: IsoServer;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'bmc-http-boot-'));
-    certs = makeTestCertificates(dir);
-    httpIso = await startIsoServer({ file: ISO, name: 'minimal.iso' });
-    httpsIso = await startIsoServer({ file: ISO, name: 'minimal.iso', tls: certs });
-  });
-  afterAll(async () => {
-    await httpIso?.close();
-    await httpsIso?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  const isos = isoSuite(ISO, 'minimal.iso');
 
   async function open(profile: string, initialPower: 'On' | 'Off' = 'Off') {
     const { bmc, guest } = await startVirtualBmc({
       name: profile,
       profile,
-      tls: certs,
-      imageCa: certs.caPem,
+      tls: isos.certs,
+      imageCa: isos.certs.caPem,
       initialPower,
     });
     const client = await RedfishClient.open({
@@ -73,7 +50,7 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('UEFI HTTP Boot through 
       address: bmc.rootUrl,
       username: 'admin',
       password: 'emulator-password',
-      trust: { verify: 'ca-file', caFile: certs.caFile },
+      trust: { verify: 'ca-file', caFile: isos.certs.caFile },
       sleep: instant,
     });
     return { bmc, guest, client };
@@ -95,11 +72,11 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('UEFI HTTP Boot through 
     async (_name, row) => {
       const { bmc, guest, client } = await open(row.emulator);
       try {
-        const iso = row.https ? httpsIso : httpIso;
+        const iso = row.https ? isos.https : isos.http;
         const before = iso.requests.length;
         const result = await runBootDiscovery(client, {
-          imageUrl: httpIso.url,
-          imageHttpsUrl: httpsIso.url,
+          imageUrl: isos.http.url,
+          imageHttpsUrl: isos.https.url,
           bootMethod: 'http',
         });
         expect(result.error?.message).toBeUndefined();
@@ -155,8 +132,8 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('UEFI HTTP Boot through 
   it('clearBootOverride takes back an override not yet used (a cancelled boot)', async () => {
     const { bmc, guest, client } = await open('uefi-http');
     try {
-      await client.setHttpBoot(httpIso.url);
-      expect(bmc.model.boot).toMatchObject({ enabled: 'Once', target: 'UefiHttp', httpBootUri: httpIso.url });
+      await client.setHttpBoot(isos.http.url);
+      expect(bmc.model.boot).toMatchObject({ enabled: 'Once', target: 'UefiHttp', httpBootUri: isos.http.url });
       expect(await client.clearBootOverride()).toEqual({ was: 'UefiHttp' });
       expect(bmc.model.boot).toMatchObject({ enabled: 'Disabled', target: 'None' });
       await client.setPower('on');
@@ -174,7 +151,7 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('UEFI HTTP Boot through 
     ] as const) {
       const { bmc, guest, client } = await open(profile);
       try {
-        const result = await runBootDiscovery(client, { imageUrl: httpIso.url, bootMethod: 'auto' });
+        const result = await runBootDiscovery(client, { imageUrl: isos.http.url, bootMethod: 'auto' });
         expect(result.ok).toBe(true);
         const insert = result.steps.find((s) => s.step === 'insert');
         expect(insert?.data?.method === 'http' ? 'http' : 'virtual-media').toBe(method);
@@ -189,7 +166,7 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('UEFI HTTP Boot through 
   it('a BMC that lists no UefiHttp: unsupported (422) before anything is written', async () => {
     const { bmc, guest, client } = await open('lenovo-xcc', 'On');
     try {
-      const result = await runBootDiscovery(client, { imageUrl: httpIso.url, bootMethod: 'http' });
+      const result = await runBootDiscovery(client, { imageUrl: isos.http.url, bootMethod: 'http' });
       expect(result.ok).toBe(false);
       expect(result.failedStep).toBe('boot-override');
       expect(result.error?.failure).toBe('unsupported');
@@ -211,7 +188,7 @@ describe.skipIf(unavailable({ openssl: HAVE_OPENSSL }))('UEFI HTTP Boot through 
     try {
       // What a client that skips the job (or keeps TlsMode OneWay) would get: no HTTP boot at all.
       bmc.model.bios.pending.HttpDev1EnDis = 'Enabled';
-      bmc.model.bios.pending.HttpDev1Uri = httpIso.url;
+      bmc.model.bios.pending.HttpDev1Uri = isos.http.url;
       await client.setBootOnce('UEFI'); // Cd: the override alone
       await client.setPower('on');
       expect(bmc.model.bios.attributes.HttpDev1Uri).toBe('');

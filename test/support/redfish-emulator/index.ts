@@ -6,6 +6,7 @@ export type { Faults, RequestMatch } from './faults.js';
 export { type EmulatedGuest, GuestMediaError, type GuestPower } from './guest.js';
 export { type BootRecord, BmcModel, type SlotState } from './handler.js';
 export { type IsoServer, startIsoServer } from './iso-server.js';
+export { type IsoSuite, isoSuite } from './iso-suite.js';
 export { EMULATOR_PROFILES, emulatorProfile, type EmulatorProfile } from './profiles.js';
 export { QemuGuest, type QemuGuestOptions } from './qemu-guest.js';
 export { type EmulatedBmc, type EmulatedBmcOptions, type RequestRecord, startEmulatedBmc } from './server.js';
