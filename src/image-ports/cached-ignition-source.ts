@@ -7,7 +7,7 @@
 //
 // Failures are not cached: a 401 or an outage is asked again on the next request.
 import { LRUCache } from 'lru-cache';
-import { metricCell } from '../metric-cell.js';
+import { type MetricCell, metricCell } from '../metric-cell.js';
 import type { Metrics } from '../metrics.js';
 import { credentialFingerprint } from './credential.js';
 import type { DiscoveryCustomization, DiscoveryRequest, IgnitionSource } from './ignition-source.js';
@@ -25,17 +25,17 @@ interface Lookup {
 
 export class CachedIgnitionSource implements IgnitionSource {
   private readonly cache: LRUCache<string, DiscoveryCustomization, Lookup>;
-  /** The lookup counters (a range storm counts one per request: src/metric-cell.ts). */
-  private readonly counted: { hit(): void; miss(): void };
+  /** The lookup counters, hit and miss (a range storm counts one per request: src/metric-cell.ts). */
+  private readonly hits: MetricCell | undefined;
+  private readonly misses: MetricCell | undefined;
 
   constructor(
     private readonly inner: IgnitionSource,
     private readonly options: CachedSourceOptions,
   ) {
     const lookups = options.metrics?.ignitionLookups;
-    const hits = lookups && metricCell(lookups, { result: 'hit' });
-    const misses = lookups && metricCell(lookups, { result: 'miss' });
-    this.counted = { hit: () => hits?.add(), miss: () => misses?.add() };
+    this.hits = lookups && metricCell(lookups, { result: 'hit' });
+    this.misses = lookups && metricCell(lookups, { result: 'miss' });
     this.cache = new LRUCache<string, DiscoveryCustomization, Lookup>({
       max: options.maxEntries ?? 10_000,
       ttl: options.ttlMs,
@@ -47,23 +47,17 @@ export class CachedIgnitionSource implements IgnitionSource {
   }
 
   async discoveryCustomization(request: DiscoveryRequest): Promise<DiscoveryCustomization> {
-    const key = `${request.infraEnvId}|${request.imageType}|${credentialFingerprint(request.credential)}`;
     if (this.options.ttlMs <= 0) {
-      this.counted.miss();
+      this.misses?.add();
       return this.inner.discoveryCustomization(request);
     }
-    // A fresh entry is read without fetch()'s promise (a range storm's every request but the first).
-    const cached = this.cache.get(key);
-    if (cached !== undefined) {
-      this.counted.hit();
-      await this.inner.checkCredential?.(request);
-      return cached;
-    }
+    const key = `${request.infraEnvId}|${request.imageType}|${credentialFingerprint(request.credential)}`;
     const lookup: Lookup = { request, fetched: false };
-    const value = await this.cache.fetch(key, { context: lookup });
+    // A fresh entry is read without fetch()'s promise (a range storm's every request but the first).
+    const value = this.cache.get(key) ?? (await this.cache.fetch(key, { context: lookup }));
     // A caller that joined another caller's in-flight lookup counts as a hit: it cost nothing upstream.
-    if (lookup.fetched) this.counted.miss();
-    else this.counted.hit();
+    if (lookup.fetched) this.misses?.add();
+    else this.hits?.add();
     if (value === undefined) throw new Error('ignition lookup returned nothing');
     // Served from memory: the credential is asked again (a revocation on another replica must not
     // wait for the TTL); a lookup of its own checked it already.
